@@ -1,0 +1,519 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Default endpoints of the Kimi K3.1 provider.
+const (
+	DefaultBaseURL     = "https://direct.evolink.ai"
+	DefaultFallbackURL = "https://api.evolink.ai"
+)
+
+// Defaults of Options.
+const (
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultFirstByteTimeout = 120 * time.Second
+	DefaultChunkTimeout     = 90 * time.Second
+	DefaultMaxAttempts      = 3
+	DefaultMaxRetryWait     = 60 * time.Second
+	DefaultRetryBaseDelay   = 500 * time.Millisecond
+	DefaultMaxRetryDelay    = 8 * time.Second
+)
+
+// Options configure a Client. Zero values take the defaults.
+type Options struct {
+	// BaseURL is the provider, with or without /v1 (DefaultBaseURL if empty).
+	// A URL ending in /chat/completions is used as it is.
+	BaseURL string
+	// FallbackURL is tried after 5xx and connection failures on BaseURL.
+	// Empty means DefaultFallbackURL when BaseURL is the default, and no
+	// fallback otherwise; "none" disables it.
+	FallbackURL string
+	// APIKey is sent as a bearer token; empty sends no Authorization header
+	// (local servers need none).
+	APIKey string
+	// HTTPClient sends the requests. Nil means a client of the package's
+	// own: proxies from HTTPS_PROXY/HTTP_PROXY/NO_PROXY, ConnectTimeout,
+	// keep-alive connection reuse and no total timeout. A caller's client
+	// should have no Timeout either: it would cut long thinking phases.
+	HTTPClient *http.Client
+	// Logger receives debug and warning records (never the key). Nil
+	// discards them.
+	Logger *slog.Logger
+	// ConnectTimeout bounds TCP connect and TLS handshake (own client only).
+	ConnectTimeout time.Duration
+	// FirstByteTimeout bounds the wait from sending a streaming request to
+	// the first byte of its reply body. Negative disables it. Non-streaming
+	// requests (Complete) have no first-byte limit: their first byte comes
+	// only after the whole thinking phase.
+	FirstByteTimeout time.Duration
+	// ChunkTimeout bounds the silence between two reads of a streaming
+	// reply (time the caller spends between Next calls does not count).
+	// Negative disables it.
+	ChunkTimeout time.Duration
+	// MaxAttempts is how many times a request is sent to one URL before
+	// giving up (429) or moving to the fallback (5xx, connection errors).
+	MaxAttempts int
+	// MaxRetryWait bounds the total time spent waiting between attempts of
+	// one call; a Retry-After beyond what is left ends the retries.
+	MaxRetryWait time.Duration
+	// RetryBaseDelay is the first backoff; it doubles per attempt, jittered.
+	RetryBaseDelay time.Duration
+	// MaxRetryDelay caps one backoff (not a Retry-After the provider asks).
+	MaxRetryDelay time.Duration
+	// UserAgent is sent as User-Agent ("kimi-lsp" if empty).
+	UserAgent string
+}
+
+// Client sends chat-completions requests. It is safe for concurrent use and
+// reuses connections.
+type Client struct {
+	opts      Options
+	endpoints []string // chat-completions URLs: base, then fallback
+	shown     []string // the same, redacted, for logs and errors
+	setupErr  error
+	http      *http.Client
+	log       *slog.Logger
+}
+
+// New returns a client. A malformed BaseURL or FallbackURL is reported by
+// every call.
+func New(opts Options) *Client {
+	if opts.ConnectTimeout == 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.FirstByteTimeout == 0 {
+		opts.FirstByteTimeout = DefaultFirstByteTimeout
+	}
+	if opts.ChunkTimeout == 0 {
+		opts.ChunkTimeout = DefaultChunkTimeout
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = DefaultMaxAttempts
+	}
+	if opts.MaxRetryWait == 0 {
+		opts.MaxRetryWait = DefaultMaxRetryWait
+	}
+	if opts.RetryBaseDelay <= 0 {
+		opts.RetryBaseDelay = DefaultRetryBaseDelay
+	}
+	if opts.MaxRetryDelay <= 0 {
+		opts.MaxRetryDelay = DefaultMaxRetryDelay
+	}
+	if opts.UserAgent == "" {
+		opts.UserAgent = "kimi-lsp"
+	}
+	c := &Client{opts: opts, http: opts.HTTPClient, log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.http == nil {
+		c.http = newHTTPClient(opts.ConnectTimeout)
+	}
+	base := strings.TrimSpace(opts.BaseURL)
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	fallback := strings.TrimSpace(opts.FallbackURL)
+	if fallback == "" && strings.TrimRight(base, "/") == DefaultBaseURL {
+		fallback = DefaultFallbackURL
+	}
+	for _, b := range []string{base, fallback} {
+		if b == "" || b == "none" {
+			continue
+		}
+		ep, shown, err := Endpoint(b)
+		if err != nil {
+			c.setupErr = err
+			break
+		}
+		c.endpoints = append(c.endpoints, ep)
+		c.shown = append(c.shown, shown)
+	}
+	if c.setupErr == nil && strings.ContainsFunc(opts.APIKey, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		c.setupErr = errors.New("the API key (KIMI_API_KEY) contains control characters")
+	}
+	return c
+}
+
+// newHTTPClient returns the package's own HTTP client.
+func newHTTPClient(connect time.Duration) *http.Client {
+	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          32,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   connect,
+		ExpectContinueTimeout: time.Second,
+	}}
+}
+
+// Endpoint returns the chat-completions URL for a base URL given with or
+// without /v1 (a bare host gets /v1; a path is kept and /chat/completions
+// appended, unless it already ends with it), and the same URL with any
+// password redacted, for display.
+func Endpoint(base string) (endpoint, shown string, err error) {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil {
+		return "", "", fmt.Errorf("base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", "", fmt.Errorf("base URL %q: want an http or https URL with a host", u.Redacted())
+	}
+	p := strings.TrimRight(u.Path, "/")
+	switch {
+	case strings.HasSuffix(p, "/chat/completions"):
+	case p == "":
+		p = "/v1/chat/completions"
+	default:
+		p += "/chat/completions"
+	}
+	u.Path, u.RawPath = p, ""
+	u.Fragment = ""
+	return u.String(), u.Redacted(), nil
+}
+
+// Stream sends req with "stream": true and returns the reply as a Stream of
+// events. Retries (429, 5xx, connection errors, then the fallback URL) happen
+// here, before the first byte of a 200 reply; a Stream is never retried. The
+// caller must Close the stream. req is not modified.
+func (c *Client) Stream(ctx context.Context, req *Request) (*Stream, error) {
+	r := *req
+	r.Stream = true
+	return c.send(ctx, &r)
+}
+
+// Complete sends req without streaming and returns the whole reply. On an
+// error after the reply started (a torn body, ErrNoAnswer) the Response holds
+// what arrived, with usage when known; otherwise it is nil. req is not
+// modified.
+func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) {
+	r := *req
+	r.Stream = false
+	r.StreamOptions = nil
+	s, err := c.send(ctx, &r)
+	if err != nil {
+		return nil, err
+	}
+	return Collect(s)
+}
+
+// send marshals req once and sends it with retries and fallback.
+func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
+	if c.setupErr != nil {
+		return nil, c.setupErr
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := req.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("request: %w", err)
+	}
+	var waited time.Duration
+	var last error
+	for ui, ep := range c.endpoints {
+		if ui > 0 {
+			c.log.Warn("model: trying the fallback URL", "url", c.shown[ui], "after", last)
+		}
+		for attempt := 1; attempt <= c.opts.MaxAttempts; attempt++ {
+			c.log.Debug("model: request", "url", c.shown[ui], "model", req.Model, "stream", req.Stream, "attempt", attempt, "bytes", len(body))
+			s, err := c.try(ctx, ep, c.shown[ui], body, req.Stream)
+			if err == nil {
+				return s, nil
+			}
+			err = redact(err, c.opts.APIKey)
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			var apiErr *APIError
+			isAPI := errors.As(err, &apiErr)
+			if isAPI {
+				apiErr.Attempts = attempt
+			}
+			last = err
+			switch {
+			case isAPI && apiErr.StatusCode == http.StatusTooManyRequests:
+				wait := c.backoff(attempt, apiErr.RetryAfter)
+				if attempt == c.opts.MaxAttempts || waited+wait > c.opts.MaxRetryWait {
+					return nil, err // rate limits are per account: no fallback
+				}
+				c.log.Warn("model: rate limited, waiting", "url", c.shown[ui], "attempt", attempt, "wait", wait)
+				if err := sleep(ctx, wait); err != nil {
+					return nil, err
+				}
+				waited += wait
+			case isAPI && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusRequestTimeout:
+				if apiErr.StatusCode == http.StatusUnauthorized && c.opts.APIKey == "" {
+					return nil, fmt.Errorf("no API key: set KIMI_API_KEY: %w", err)
+				}
+				return nil, err // 400, 401…: the same request would fail again
+			default: // 5xx, 408, connection errors, timeouts
+				var ra time.Duration
+				if isAPI {
+					ra = apiErr.RetryAfter
+				}
+				wait := c.backoff(attempt, ra)
+				if attempt == c.opts.MaxAttempts || waited+wait > c.opts.MaxRetryWait {
+					attempt = c.opts.MaxAttempts // go on with the fallback URL
+					break
+				}
+				c.log.Warn("model: request failed, retrying", "url", c.shown[ui], "attempt", attempt, "wait", wait, "err", err)
+				if err := sleep(ctx, wait); err != nil {
+					return nil, err
+				}
+				waited += wait
+			}
+		}
+	}
+	return nil, last
+}
+
+// backoff returns the wait before attempt+1: at least retryAfter, else an
+// exponential delay with jitter (between half and all of it).
+func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := c.opts.RetryBaseDelay << (attempt - 1)
+	if d > c.opts.MaxRetryDelay || d <= 0 {
+		d = c.opts.MaxRetryDelay
+	}
+	d = d/2 + rand.N(d/2+1)
+	if retryAfter > 0 {
+		// Honour the provider, plus a little jitter so that clients told
+		// the same time do not come back at once.
+		return retryAfter + rand.N(min(retryAfter/10, time.Second)+1)
+	}
+	return d
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// try sends body once to ep. On success the returned Stream owns the
+// response and the request context.
+func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream bool) (*Stream, error) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	first := c.opts.FirstByteTimeout
+	if !stream {
+		first = -1
+	}
+	wd := newWatchdog(cancel, first, c.opts.ChunkTimeout)
+	fail := func(err error) (*Stream, error) {
+		wd.stop()
+		cause := context.Cause(rctx)
+		cancel(context.Canceled)
+		if errors.Is(cause, ErrTimeout) {
+			return nil, cause
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrTimeout, shown, err)
+		}
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(rctx, http.MethodPost, ep, bytes.NewReader(body))
+	if err != nil {
+		return fail(err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if stream {
+		hreq.Header.Set("Accept", "text/event-stream")
+	} else {
+		hreq.Header.Set("Accept", "application/json")
+	}
+	hreq.Header.Set("User-Agent", c.opts.UserAgent)
+	if c.opts.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.opts.APIKey)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return fail(err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, rerr := io.ReadAll(io.LimitReader(&watchedBody{resp.Body, wd}, 64<<10))
+		resp.Body.Close()
+		if rerr != nil && len(b) == 0 {
+			return fail(fmt.Errorf("HTTP %d from %s: reading the error body: %w", resp.StatusCode, shown, rerr))
+		}
+		wd.stop()
+		cancel(context.Canceled)
+		e := errorFromBody(resp.StatusCode, b)
+		e.URL = shown
+		e.Message = redactString(e.Message, c.opts.APIKey)
+		e.RetryAfter = retryAfter(resp.Header, time.Now())
+		return nil, e
+	}
+	isJSON := !stream
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil {
+		switch {
+		case mt == "text/event-stream":
+			isJSON = false
+		case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+			isJSON = true
+		}
+	}
+	s := newStream(&watchedBody{resp.Body, wd}, isJSON)
+	var once sync.Once
+	s.closeFn = func() {
+		once.Do(func() {
+			wd.stop()
+			cancel(context.Canceled)
+		})
+	}
+	key := c.opts.APIKey
+	s.wrapErr = func(err error) error {
+		if cause := context.Cause(rctx); errors.Is(cause, ErrTimeout) {
+			err = cause
+		} else if ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
+		return redact(err, key)
+	}
+	return s, nil
+}
+
+// errorFromBody builds an APIError from an error reply body: the
+// provider's {"error": {...}} object, or the start of a non-JSON body.
+func errorFromBody(status int, b []byte) *APIError {
+	var w wireErrorBody
+	if json.Unmarshal(b, &w) == nil && w.Error != nil {
+		return apiErrorFromWire(status, w.Error)
+	}
+	msg := strings.TrimSpace(string(b))
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &APIError{StatusCode: status, Message: msg}
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date) or OpenAI's
+// retry-after-ms. Zero when absent or unreadable.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// watchdog cancels a request when the provider is silent too long: first
+// until the first body byte, then between reads. The time a caller spends
+// between reads does not count.
+type watchdog struct {
+	mu       sync.Mutex
+	timer    *time.Timer
+	cancel   context.CancelCauseFunc
+	idle     time.Duration
+	gotFirst bool
+	stopped  bool
+}
+
+func newWatchdog(cancel context.CancelCauseFunc, first, idle time.Duration) *watchdog {
+	w := &watchdog{cancel: cancel, idle: idle}
+	if first > 0 {
+		w.timer = time.AfterFunc(first, func() {
+			cancel(fmt.Errorf("%w: no reply within %v (first-byte timeout)", ErrTimeout, first))
+		})
+	}
+	return w
+}
+
+// arm starts the silence timer before a read (after the first byte).
+func (w *watchdog) arm() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.gotFirst || w.stopped || w.idle <= 0 {
+		return
+	}
+	if w.timer == nil {
+		idle, cancel := w.idle, w.cancel
+		w.timer = time.AfterFunc(idle, func() {
+			cancel(fmt.Errorf("%w: the stream was silent for %v (chunk timeout)", ErrTimeout, idle))
+		})
+		return
+	}
+	w.timer.Reset(w.idle)
+}
+
+// disarm stops the timer after a read that returned data.
+func (w *watchdog) disarm(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n == 0 && !w.gotFirst {
+		return // still waiting for the first byte: keep its timer running
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	if !w.gotFirst {
+		w.gotFirst = true
+		w.timer = nil // the first-byte timer is spent; arm makes the idle one
+	}
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// watchedBody runs the watchdog around each read of a reply body.
+type watchedBody struct {
+	rc io.ReadCloser
+	wd *watchdog
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	b.wd.arm()
+	n, err := b.rc.Read(p)
+	b.wd.disarm(n)
+	return n, err
+}
+
+func (b *watchedBody) Close() error { return b.rc.Close() }

@@ -1,0 +1,131 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrUnauthorized: the provider refused the API key (401 or 403).
+	ErrUnauthorized = errors.New("the provider refused the API key: set KIMI_API_KEY to a valid key")
+	// ErrBadRequest: the provider rejected the request (400 and other 4xx).
+	ErrBadRequest = errors.New("the provider rejected the request")
+	// ErrRateLimited: 429, still after the bounded retries.
+	ErrRateLimited = errors.New("rate limited by the provider")
+	// ErrServer: 5xx, still after the bounded retries and the fallback URL.
+	ErrServer = errors.New("the provider failed")
+	// ErrTruncated: the stream ended before [DONE] and finish_reason, or
+	// inside a frame. The answer so far is incomplete.
+	ErrTruncated = errors.New("the reply stream was cut off")
+	// ErrNoAnswer: finish_reason "length" with no answer text and no tool
+	// call — thinking used the whole max_completion_tokens budget.
+	ErrNoAnswer = errors.New("the model used the whole completion budget on thinking and wrote no answer: raise maxCompletionTokens or lower reasoningEffort")
+	// ErrTimeout: connecting, the first byte or the next chunk took longer
+	// than the configured limit.
+	ErrTimeout = errors.New("the provider did not answer in time")
+	// ErrMalformed: a reply that is not the JSON the API defines.
+	ErrMalformed = errors.New("malformed reply from the provider")
+)
+
+// APIError is an HTTP error answer from the provider, or an error object in
+// a stream. Its text carries the provider's message, never the API key.
+type APIError struct {
+	// StatusCode is the HTTP status (0 for an error inside a stream).
+	StatusCode int
+	// Message, Type and Code are the provider's error object fields.
+	Message, Type, Code string
+	// RetryAfter is the wait the provider asked for (429, 503), if any.
+	RetryAfter time.Duration
+	// URL is the endpoint that answered.
+	URL string
+	// Attempts is how many times the request was sent to this URL.
+	Attempts int
+}
+
+// Error returns a one-line description with the provider's message.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	switch {
+	case e.StatusCode == 401 || e.StatusCode == 403:
+		fmt.Fprintf(&b, "%v (HTTP %d", ErrUnauthorized, e.StatusCode)
+	case e.StatusCode == 429:
+		fmt.Fprintf(&b, "%v (HTTP 429", ErrRateLimited)
+	case e.StatusCode >= 500:
+		fmt.Fprintf(&b, "%v (HTTP %d", ErrServer, e.StatusCode)
+	case e.StatusCode == 0:
+		b.WriteString("the provider reported an error in the stream (")
+	default:
+		fmt.Fprintf(&b, "%v (HTTP %d", ErrBadRequest, e.StatusCode)
+	}
+	if e.URL != "" {
+		fmt.Fprintf(&b, " from %s", e.URL)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
+	}
+	b.WriteString(")")
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Type != "" || e.Code != "" {
+		fmt.Fprintf(&b, " [%s", e.Type)
+		if e.Code != "" {
+			fmt.Fprintf(&b, " %s", e.Code)
+		}
+		b.WriteString("]")
+	}
+	if e.StatusCode == 429 && e.RetryAfter > 0 {
+		fmt.Fprintf(&b, "; retry after %v", e.RetryAfter)
+	}
+	return b.String()
+}
+
+// Unwrap maps the status to a sentinel error.
+func (e *APIError) Unwrap() error {
+	switch {
+	case e.StatusCode == 401 || e.StatusCode == 403:
+		return ErrUnauthorized
+	case e.StatusCode == 429:
+		return ErrRateLimited
+	case e.StatusCode >= 500:
+		return ErrServer
+	case e.StatusCode == 0:
+		return nil
+	default:
+		return ErrBadRequest
+	}
+}
+
+// redactedError hides the API key in an error text while keeping the chain
+// for errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact returns err with every occurrence of key in its text replaced.
+func redact(err error, key string) error {
+	if err == nil || len(key) < 4 {
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, key) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(msg, key, "[redacted]"), err: err}
+}
+
+// redactString replaces every occurrence of key in s.
+func redactString(s, key string) string {
+	if len(key) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
+}

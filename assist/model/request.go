@@ -1,0 +1,441 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Model names served by the default provider.
+const (
+	ModelPro       = "kimi-k3.1-pro"
+	ModelHighspeed = "kimi-k3.1-pro-highspeed"
+	ModelK3        = "kimi-k3"
+)
+
+// Roles of a Message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Reasoning efforts the provider recommends (it also accepts the OpenAI
+// aliases medium, xhigh, minimal and none).
+const (
+	EffortLow  = "low"
+	EffortHigh = "high"
+	EffortMax  = "max"
+)
+
+// Tool and tool-call types.
+const (
+	ToolTypeFunction     = "function"
+	ToolTypeWebSearch    = "web_search"
+	ToolCallTypeFunction = "function"
+	ToolCallTypeBuiltin  = "builtin_function"
+)
+
+// MaxCompletionTokensMax is the largest max_completion_tokens the provider
+// accepts (its context window).
+const MaxCompletionTokensMax = 1048576
+
+const maxToolsPerRequest = 128
+
+// emptyObjectSchema is the parameters schema of a function without arguments.
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Request is one chat-completions request. Field order is the order of the
+// JSON keys on the wire; zero-valued optional fields are omitted.
+type Request struct {
+	// Model is the model name, e.g. ModelPro.
+	Model string `json:"model"`
+	// Messages is the conversation, oldest first. At least one.
+	Messages []Message `json:"messages"`
+	// ReasoningEffort is low, high or max ("" leaves it to the provider).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// MaxCompletionTokens bounds thinking plus answer (1..1048576; 0 omits it).
+	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
+	// MaxTokens is the deprecated alias some older OpenAI-compatible servers
+	// still need. Never set together with MaxCompletionTokens.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Stream asks for an SSE reply. Client.Stream and Client.Complete set it.
+	Stream bool `json:"stream,omitempty"`
+	// StreamOptions is OpenAI's stream_options; the Kimi API does not define
+	// it, so it is sent only when set (e.g. {IncludeUsage: true} for OpenAI).
+	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	// Tools are function tools and the built-in web search (at most 128).
+	Tools []Tool `json:"tools,omitempty"`
+	// ToolChoice is auto, none, required or a named function; zero omits it.
+	ToolChoice ToolChoice `json:"tool_choice,omitzero"`
+	// PromptCache sets prompt_cache_options (implicit, ttl 5m or 1h).
+	PromptCache *PromptCacheOptions `json:"prompt_cache_options,omitempty"`
+	// ResponseFormat is text, json_object or json_schema.
+	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
+}
+
+// StreamOptions is OpenAI's stream_options object.
+type StreamOptions struct {
+	// IncludeUsage asks for a final usage-only chunk.
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// PromptCacheOptions is the provider's prompt_cache_options object.
+type PromptCacheOptions struct {
+	// Mode is "implicit" (the only mode the provider defines).
+	Mode string `json:"mode"`
+	// TTL is "5m" or "1h".
+	TTL string `json:"ttl"`
+}
+
+// ImplicitCache returns prompt cache options for the given TTL ("5m" or "1h").
+func ImplicitCache(ttl string) *PromptCacheOptions {
+	return &PromptCacheOptions{Mode: "implicit", TTL: ttl}
+}
+
+// ResponseFormat selects plain text, a JSON object or JSON-Schema output.
+type ResponseFormat struct {
+	// Type is "text", "json_object" or "json_schema".
+	Type string `json:"type"`
+	// JSONSchema is required when Type is "json_schema".
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+// JSONSchema names a schema for structured output.
+type JSONSchema struct {
+	// Name identifies the schema.
+	Name string `json:"name"`
+	// Strict asks the provider to follow the schema strictly (its default is
+	// true; nil omits the field).
+	Strict *bool `json:"strict,omitempty"`
+	// Schema is the JSON Schema, sent as the caller's bytes.
+	Schema json.RawMessage `json:"schema"`
+}
+
+// Tool is a function tool or the built-in web search.
+type Tool struct {
+	// Type is ToolTypeFunction or ToolTypeWebSearch.
+	Type string `json:"type"`
+	// Function describes a function tool; nil for web search.
+	Function *FunctionDef `json:"function,omitempty"`
+}
+
+// FunctionDef describes a function the model may call.
+type FunctionDef struct {
+	// Name is the function name.
+	Name string `json:"name"`
+	// Description helps the model decide when to call it.
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments, sent as the caller's
+	// bytes (keep them byte-stable: they sit at the very start of the prompt).
+	Parameters json.RawMessage `json:"parameters"`
+	// Strict asks that arguments follow Parameters strictly.
+	Strict bool `json:"strict,omitempty"`
+}
+
+// FunctionTool returns a function tool. Nil parameters stand for a
+// function without arguments ({"type":"object","properties":{}}).
+func FunctionTool(name, description string, parameters json.RawMessage) Tool {
+	if parameters == nil {
+		parameters = emptyObjectSchema
+	}
+	return Tool{Type: ToolTypeFunction, Function: &FunctionDef{Name: name, Description: description, Parameters: parameters}}
+}
+
+// WebSearchTool returns the provider's built-in web search tool, which is
+// opt-in: add it to Request.Tools only when web search is wanted.
+func WebSearchTool() Tool { return Tool{Type: ToolTypeWebSearch} }
+
+// ToolChoice is "auto", "none", "required" or a named function. The zero
+// value is omitted from the request.
+type ToolChoice struct {
+	// Mode is auto, none or required; ignored when Function is set.
+	Mode string
+	// Function forces a call of the named function.
+	Function string
+}
+
+// Tool choices.
+var (
+	ToolChoiceAuto     = ToolChoice{Mode: "auto"}
+	ToolChoiceNone     = ToolChoice{Mode: "none"}
+	ToolChoiceRequired = ToolChoice{Mode: "required"}
+)
+
+// ToolChoiceFunction forces a call of the named function.
+func ToolChoiceFunction(name string) ToolChoice { return ToolChoice{Function: name} }
+
+// IsZero reports whether c is unset.
+func (c ToolChoice) IsZero() bool { return c.Mode == "" && c.Function == "" }
+
+type namedToolChoice struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
+}
+
+// MarshalJSON writes a string or a named-function object.
+func (c ToolChoice) MarshalJSON() ([]byte, error) {
+	if c.Function != "" {
+		var n namedToolChoice
+		n.Type = "function"
+		n.Function.Name = c.Function
+		return marshal(n)
+	}
+	return marshal(c.Mode)
+}
+
+// UnmarshalJSON reads a string or a named-function object.
+func (c *ToolChoice) UnmarshalJSON(b []byte) error {
+	*c = ToolChoice{}
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &c.Mode)
+	}
+	var n namedToolChoice
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	c.Function = n.Function.Name
+	return nil
+}
+
+// Message is one message of a conversation.
+type Message struct {
+	// Role is system, user, assistant or tool.
+	Role string
+	// Content is the text. For an assistant message that only calls tools it
+	// may be empty, and is then sent as null.
+	Content string
+	// Parts, when not nil, replaces Content with multimodal content parts.
+	Parts []ContentPart
+	// ReasoningContent is the assistant's thinking; send it back unchanged.
+	ReasoningContent string
+	// ToolCalls are the assistant's tool calls; send them back unchanged.
+	ToolCalls []ToolCall
+	// ToolCallID links a tool message to the call it answers.
+	ToolCallID string
+}
+
+// ContentPart is one multimodal content part.
+type ContentPart struct {
+	// Type is "text", "image_url" or "video_url".
+	Type string `json:"type"`
+	// Text is set for text parts.
+	Text string `json:"text,omitempty"`
+	// ImageURL is set for image parts.
+	ImageURL *MediaURL `json:"image_url,omitempty"`
+	// VideoURL is set for video parts.
+	VideoURL *MediaURL `json:"video_url,omitempty"`
+}
+
+// MediaURL is an image or video URL (often a base64 data URL).
+type MediaURL struct {
+	// URL is the address or data URL.
+	URL string `json:"url"`
+}
+
+// ToolCall is one tool call made by the assistant.
+type ToolCall struct {
+	// ID links the tool message that answers it.
+	ID string `json:"id"`
+	// Type is "function", or "builtin_function" for the built-in $web_search.
+	Type string `json:"type"`
+	// Function is the called function and its JSON arguments.
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall is a function name and its arguments as a JSON string.
+type FunctionCall struct {
+	// Name is the function name.
+	Name string `json:"name"`
+	// Arguments is the JSON text of the arguments.
+	Arguments string `json:"arguments"`
+}
+
+// wireMessage is Message on the wire. Content is a string, an array of parts
+// or null.
+type wireMessage struct {
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall      `json:"tool_calls,omitempty"`
+	ToolCallID       string          `json:"tool_call_id,omitempty"`
+}
+
+var jsonNull = json.RawMessage("null")
+
+// MarshalJSON writes the message in the provider's form: content as a
+// string, as an array when Parts is set, or null for an assistant message
+// that only calls tools.
+func (m Message) MarshalJSON() ([]byte, error) {
+	w := wireMessage{Role: m.Role, ReasoningContent: m.ReasoningContent, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+	var err error
+	switch {
+	case m.Parts != nil:
+		w.Content, err = marshal(m.Parts)
+	case m.Content == "" && m.Role == RoleAssistant && len(m.ToolCalls) > 0:
+		w.Content = jsonNull
+	default:
+		w.Content, err = marshal(m.Content)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return marshal(w)
+}
+
+// UnmarshalJSON reads a message whose content is a string, parts or null.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var w wireMessage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Message{Role: w.Role, ReasoningContent: w.ReasoningContent, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID}
+	c := bytes.TrimSpace(w.Content)
+	switch {
+	case len(c) == 0 || bytes.Equal(c, jsonNull):
+	case c[0] == '"':
+		return json.Unmarshal(c, &m.Content)
+	case c[0] == '[':
+		if err := json.Unmarshal(c, &m.Parts); err != nil {
+			return err
+		}
+		for _, p := range m.Parts {
+			m.Content += p.Text
+		}
+	default:
+		return fmt.Errorf("message content: want a string, an array or null, got %.20s", c)
+	}
+	return nil
+}
+
+// SystemMessage returns a system message.
+func SystemMessage(text string) Message { return Message{Role: RoleSystem, Content: text} }
+
+// UserMessage returns a user message.
+func UserMessage(text string) Message { return Message{Role: RoleUser, Content: text} }
+
+// ToolMessage returns the tool message answering the call with id callID.
+func ToolMessage(callID, content string) Message {
+	return Message{Role: RoleTool, Content: content, ToolCallID: callID}
+}
+
+// AppendAssistant appends the assistant's reply to the conversation whole,
+// with its reasoning_content and tool_calls, as the provider requires for the
+// next turn.
+func (r *Request) AppendAssistant(m Message) {
+	m.Role = RoleAssistant
+	r.Messages = append(r.Messages, m)
+}
+
+// AppendToolResult appends one tool message answering the call with id
+// callID.
+func (r *Request) AppendToolResult(callID, content string) {
+	r.Messages = append(r.Messages, ToolMessage(callID, content))
+}
+
+// PendingToolCalls returns the tool calls of the last assistant message that
+// no later tool message answers yet, in call order.
+func (r *Request) PendingToolCalls() []ToolCall {
+	last := -1
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	answered := make([]bool, len(r.Messages[last].ToolCalls))
+	for _, m := range r.Messages[last+1:] {
+		if m.Role != RoleTool {
+			continue
+		}
+		for i, c := range r.Messages[last].ToolCalls {
+			if c.ID == m.ToolCallID {
+				answered[i] = true
+			}
+		}
+	}
+	var out []ToolCall
+	for i, c := range r.Messages[last].ToolCalls {
+		if !answered[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Validate checks what any OpenAI-compatible server would reject, before
+// a request is sent. It does not restrict the model name.
+func (r *Request) Validate() error {
+	switch {
+	case r.Model == "":
+		return errors.New("request: model is empty")
+	case len(r.Messages) == 0:
+		return errors.New("request: no messages")
+	case r.MaxCompletionTokens < 0 || r.MaxCompletionTokens > MaxCompletionTokensMax:
+		return fmt.Errorf("request: max_completion_tokens %d out of range 1..%d", r.MaxCompletionTokens, MaxCompletionTokensMax)
+	case r.MaxTokens < 0 || r.MaxTokens > MaxCompletionTokensMax:
+		return fmt.Errorf("request: max_tokens %d out of range 1..%d", r.MaxTokens, MaxCompletionTokensMax)
+	case r.MaxTokens > 0 && r.MaxCompletionTokens > 0:
+		return errors.New("request: set max_completion_tokens or max_tokens, not both")
+	case len(r.Tools) > maxToolsPerRequest:
+		return fmt.Errorf("request: %d tools, at most %d", len(r.Tools), maxToolsPerRequest)
+	}
+	for i, m := range r.Messages {
+		switch m.Role {
+		case RoleSystem, RoleUser, RoleAssistant:
+		case RoleTool:
+			if m.ToolCallID == "" {
+				return fmt.Errorf("request: message %d: tool message without tool_call_id", i)
+			}
+		default:
+			return fmt.Errorf("request: message %d: unknown role %q", i, m.Role)
+		}
+	}
+	for i, t := range r.Tools {
+		switch t.Type {
+		case ToolTypeFunction:
+			if t.Function == nil || t.Function.Name == "" {
+				return fmt.Errorf("request: tool %d: function tool without a name", i)
+			}
+			if len(t.Function.Parameters) == 0 {
+				return fmt.Errorf("request: tool %q: no parameters schema (use FunctionTool)", t.Function.Name)
+			}
+			if !json.Valid(t.Function.Parameters) {
+				return fmt.Errorf("request: tool %q: parameters are not valid JSON", t.Function.Name)
+			}
+		case ToolTypeWebSearch:
+		default:
+			return fmt.Errorf("request: tool %d: unknown type %q", i, t.Type)
+		}
+	}
+	if f := r.ResponseFormat; f != nil && f.Type == "json_schema" && (f.JSONSchema == nil || f.JSONSchema.Name == "") {
+		return errors.New("request: response_format json_schema needs a named json_schema")
+	}
+	return nil
+}
+
+// Marshal returns the request's JSON body: deterministic (struct field
+// order, no maps) and without HTML escaping.
+func (r *Request) Marshal() ([]byte, error) {
+	return marshal(r)
+}
+
+// marshal encodes v as compact JSON without HTML escaping, so code in
+// prompts keeps its <, > and & (fewer bytes, same tokens for the provider).
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	return b[:len(b)-1], nil // drop Encode's newline
+}
