@@ -1,0 +1,416 @@
+// Extension entry point: starts kimi-lsp through vscode-languageclient, keeps
+// the API key in SecretStorage and hands it to the server only through
+// initializationOptions, workspace/configuration answers and
+// didChangeConfiguration, runs the palette commands as server jobs with a
+// progress notification, and shows the running job and the cache hit ratio
+// in the status bar.
+
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ResponseError,
+  ServerOptions,
+  WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
+} from 'vscode-languageclient/node';
+import { INSTALL_COMMAND, findServer } from './server';
+import {
+  KimiSection,
+  SECRET_KEY,
+  SECTION,
+  answerConfiguration,
+  buildSection,
+  initializationOptions,
+  redact,
+  validateApiKey,
+} from './settings';
+import { JobTracker, ProgressValue, Stats, formatStats, lastLine, statusView } from './jobs';
+
+/** The server commands the palette commands map to. */
+const SERVER_COMMANDS = new Set([
+  'kimi.explain',
+  'kimi.fix',
+  'kimi.rewrite',
+  'kimi.document',
+  'kimi.tests',
+  'kimi.action',
+]);
+
+const TITLES: { [command: string]: string } = {
+  'kimi.explain': 'Kimi: Explain',
+  'kimi.fix': 'Kimi: Fix',
+  'kimi.rewrite': 'Kimi: Rewrite',
+  'kimi.document': 'Kimi: Document',
+  'kimi.tests': 'Kimi: Write tests',
+  'kimi.action': 'Kimi',
+};
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+let statusItem: vscode.StatusBarItem;
+let secrets: vscode.SecretStorage;
+const jobs = new JobTracker();
+let stats: Stats | undefined;
+let tokenSeq = 0;
+/** Cancels, per progress token, the notification shown for it. */
+const cancellers = new Map<string, () => void>();
+
+function readSetting(key: string): unknown {
+  return vscode.workspace.getConfiguration(SECTION).get(key);
+}
+
+async function currentSection(): Promise<KimiSection> {
+  return buildSection(readSetting, await secrets.get(SECRET_KEY));
+}
+
+/** activate is called by VS Code once startup has finished. */
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('Kimi');
+  secrets = context.secrets;
+  statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
+  context.subscriptions.push(output, statusItem);
+  refreshStatus();
+  statusItem.show();
+
+  const reg = (id: string, fn: (...args: any[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  reg('kimi-lsp.setApiKey', setApiKey);
+  reg('kimi-lsp.clearApiKey', clearApiKey);
+  reg('kimi-lsp.explainSelection', () => runOnSelection('kimi.explain'));
+  reg('kimi-lsp.fix', () => runOnSelection('kimi.fix'));
+  reg('kimi-lsp.rewrite', rewrite);
+  reg('kimi-lsp.document', () => runOnSelection('kimi.document'));
+  reg('kimi-lsp.writeTests', () => runOnSelection('kimi.tests'));
+  reg('kimi-lsp.cancel', cancel);
+  reg('kimi-lsp.showStats', showStats);
+  reg('kimi-lsp.showOutput', () => output.show(true));
+  reg('kimi-lsp.restartServer', restart);
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (!e.affectsConfiguration(SECTION)) return;
+      if (e.affectsConfiguration('kimi.serverPath') || e.affectsConfiguration('kimi.serverArgs')) {
+        await restart();
+      } else {
+        await pushConfiguration();
+      }
+    }),
+    secrets.onDidChange(async (e) => {
+      if (e.key === SECRET_KEY) await pushConfiguration();
+    }),
+  );
+  await start();
+}
+
+/** deactivate stops the server. */
+export async function deactivate(): Promise<void> {
+  await stop();
+}
+
+async function start(): Promise<void> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const found = findServer({
+    configured: String(readSetting('serverPath') ?? ''),
+    env: process.env,
+    workspaceFolders: folders,
+    isExecutable,
+    platform: process.platform,
+  });
+  if (!found.found) {
+    output.appendLine(`[kimi] ${found.message}`);
+    output.appendLine(`[kimi] looked in: ${found.tried.join(', ')}`);
+    refreshStatus('kimi-lsp not found');
+    const choice = await vscode.window.showErrorMessage(
+      found.message,
+      'Copy Install Command',
+      'Open Settings',
+    );
+    if (choice === 'Copy Install Command') {
+      await vscode.env.clipboard.writeText(INSTALL_COMMAND);
+    } else if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'kimi.serverPath');
+    }
+    return;
+  }
+  output.appendLine(`[kimi] starting ${found.path} (found via ${found.source})`);
+  const args = ((readSetting('serverArgs') as string[] | undefined) ?? []).map(String);
+  const serverOptions: ServerOptions = {
+    run: { command: found.path, args },
+    debug: { command: found.path, args },
+  };
+  const section = await currentSection();
+  output.appendLine(`[kimi] configuration: ${JSON.stringify(redact(section))}`);
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+    outputChannel: output,
+    traceOutputChannel: output,
+    initializationOptions: initializationOptions(section),
+    middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const answers = await next(params, token);
+          if (answers instanceof ResponseError) return answers;
+          return answerConfiguration(params.items, answers as unknown[], await currentSection());
+        },
+      },
+      // Code actions chosen from the light bulb run here too, so every job
+      // gets our progress token and shows in the status bar.
+      executeCommand: async (command, args, next) => {
+        if (SERVER_COMMANDS.has(command)) return runJob(command, args[0] ?? {});
+        return next(command, args);
+      },
+      window: {
+        showDocument: async (params, next) => {
+          const uri = vscode.Uri.parse(params.uri);
+          if (params.external || uri.scheme !== 'file' || !uri.fsPath.endsWith('.md')) {
+            const r = await next(params, new vscode.CancellationTokenSource().token);
+            return r instanceof ResponseError ? { success: false } : r;
+          }
+          try {
+            const doc = await vscode.workspace.openTextDocument(uri);
+            await vscode.window.showTextDocument(doc, {
+              viewColumn: vscode.ViewColumn.Beside,
+              preserveFocus: !params.takeFocus,
+              preview: true,
+            });
+            return { success: true };
+          } catch (err) {
+            output.appendLine(`[kimi] cannot open ${uri.fsPath}: ${String(err)}`);
+            return { success: false };
+          }
+        },
+      },
+    },
+  };
+  client = new LanguageClient('kimi-lsp', 'Kimi', serverOptions, clientOptions);
+  try {
+    await client.start();
+    refreshStatus();
+  } catch (err) {
+    output.appendLine(`[kimi] the server failed to start: ${String(err)}`);
+    refreshStatus('kimi-lsp failed to start');
+    void vscode.window.showErrorMessage(`Kimi: the server failed to start (see the Kimi output).`);
+  }
+}
+
+async function stop(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) {
+    try {
+      await c.stop();
+    } catch (err) {
+      output.appendLine(`[kimi] stopping the server: ${String(err)}`);
+    }
+  }
+}
+
+async function restart(): Promise<void> {
+  await stop();
+  await start();
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    const st = fs.statSync(p);
+    if (!st.isFile()) return false;
+    if (process.platform === 'win32') return true;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function pushConfiguration(): Promise<void> {
+  if (!client || !client.isRunning()) return;
+  const section = await currentSection();
+  output.appendLine(`[kimi] configuration changed: ${JSON.stringify(redact(section))}`);
+  await client.sendNotification(DidChangeConfigurationNotification.type, {
+    settings: { [SECTION]: section },
+  });
+}
+
+async function setApiKey(): Promise<void> {
+  const key = await vscode.window.showInputBox({
+    title: 'Kimi: Set API Key',
+    prompt: 'The key is kept in VS Code\'s secret storage, never in settings.json.',
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: validateApiKey,
+  });
+  if (key === undefined) return;
+  await secrets.store(SECRET_KEY, key.trim());
+  void vscode.window.showInformationMessage('Kimi: API key stored.');
+}
+
+async function clearApiKey(): Promise<void> {
+  await secrets.delete(SECRET_KEY);
+  void vscode.window.showInformationMessage('Kimi: API key removed; KIMI_API_KEY or the user config file apply.');
+}
+
+function requireClient(): LanguageClient | undefined {
+  if (client && client.isRunning()) return client;
+  void vscode.window.showErrorMessage('Kimi: the kimi-lsp server is not running (see the Kimi output).');
+  return undefined;
+}
+
+/** selectionArgument builds `{uri, range}` for the active editor's selection. */
+function selectionArgument(c: LanguageClient): { [k: string]: unknown } | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage('Kimi: open a file and select some code first.');
+    return undefined;
+  }
+  let range: vscode.Range = editor.selection;
+  if (range.isEmpty) range = editor.document.lineAt(editor.selection.active.line).range;
+  return {
+    uri: c.code2ProtocolConverter.asUri(editor.document.uri),
+    range: c.code2ProtocolConverter.asRange(range),
+  };
+}
+
+async function runOnSelection(command: string, extra: { [k: string]: unknown } = {}): Promise<void> {
+  const c = requireClient();
+  if (!c) return;
+  const arg = selectionArgument(c);
+  if (!arg) return;
+  if (command === 'kimi.fix') {
+    const editor = vscode.window.activeTextEditor!;
+    const sel = editor.selection.isEmpty
+      ? editor.document.lineAt(editor.selection.active.line).range
+      : editor.selection;
+    const diags = vscode.languages.getDiagnostics(editor.document.uri).filter((d) => d.range.intersection(sel));
+    if (diags.length > 0) arg.diagnostics = await c.code2ProtocolConverter.asDiagnostics(diags);
+  }
+  await runJob(command, { ...arg, ...extra });
+}
+
+async function rewrite(): Promise<void> {
+  const instruction = await vscode.window.showInputBox({
+    title: 'Kimi: Rewrite',
+    prompt: 'How should the selection be rewritten? (empty: a `kimi:` comment in the selection, or a general clean-up)',
+    ignoreFocusOut: true,
+  });
+  if (instruction === undefined) return;
+  await runOnSelection('kimi.rewrite', instruction.trim() === '' ? {} : { instruction: instruction.trim() });
+}
+
+/**
+ * runJob sends one command with our own work-done token, shows the streamed
+ * text in a cancellable notification and the status bar until the server
+ * ends the progress, then refreshes the cache stats.
+ */
+async function runJob(command: string, arg: unknown): Promise<unknown> {
+  const c = requireClient();
+  if (!c) return undefined;
+  const token = `kimi-vscode-${process.pid}-${++tokenSeq}`;
+  let resolveEnd: () => void = () => undefined;
+  const ended = new Promise<void>((r) => (resolveEnd = r));
+  let report: (message: string) => void = () => undefined;
+  const sub = c.onProgress(WorkDoneProgress.type, token, (v) => {
+    const value = v as ProgressValue;
+    jobs.update(token, value);
+    if (value.kind === 'begin' || value.kind === 'report') {
+      report(lastLine(value.message ?? '', 120));
+    } else if (value.kind === 'end') {
+      output.appendLine(`[kimi] ${TITLES[command] ?? command}: ${value.message ?? 'done'}`);
+      resolveEnd();
+    }
+    refreshStatus();
+  });
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: TITLES[command] ?? command, cancellable: true },
+    async (progress, cancelToken) => {
+      report = (message) => progress.report({ message });
+      const cancelIt = () => {
+        void c.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+      };
+      cancellers.set(token, cancelIt);
+      cancelToken.onCancellationRequested(cancelIt);
+      await ended;
+    },
+  );
+  let result: unknown;
+  try {
+    result = await c.sendRequest(ExecuteCommandRequest.type, {
+      command,
+      arguments: [arg],
+      workDoneToken: token,
+    });
+    output.appendLine(`[kimi] ${command} started: ${JSON.stringify(result)}`);
+  } catch (err) {
+    resolveEnd();
+    const msg = err instanceof Error ? err.message : String(err);
+    output.appendLine(`[kimi] ${command} failed: ${msg}`);
+    void vscode.window.showErrorMessage(`${TITLES[command] ?? command}: ${msg}`);
+  }
+  void ended.then(async () => {
+    sub.dispose();
+    cancellers.delete(token);
+    await refreshStats();
+  });
+  return result;
+}
+
+async function cancel(): Promise<void> {
+  const c = requireClient();
+  if (!c) return;
+  const running = jobs.running();
+  if (running.length === 1) {
+    cancellers.get(running[0].token)?.();
+    return;
+  }
+  if (running.length > 1) {
+    const pick = await vscode.window.showQuickPick(
+      [{ label: 'All jobs', token: '' }].concat(
+        running.map((j) => ({ label: j.title, description: lastLine(j.message, 60), token: j.token })),
+      ),
+      { title: 'Kimi: Cancel' },
+    );
+    if (!pick) return;
+    if (pick.token !== '') {
+      cancellers.get(pick.token)?.();
+      return;
+    }
+  }
+  // Nothing tracked here (or "All"): ask the server to cancel every job.
+  await c.sendRequest(ExecuteCommandRequest.type, { command: 'kimi.cancel', arguments: [{}] });
+}
+
+async function refreshStats(): Promise<Stats | undefined> {
+  if (!client || !client.isRunning()) return undefined;
+  try {
+    stats = (await client.sendRequest(ExecuteCommandRequest.type, { command: 'kimi.stats', arguments: [] })) as Stats;
+  } catch (err) {
+    output.appendLine(`[kimi] kimi.stats failed: ${String(err)}`);
+  }
+  refreshStatus();
+  return stats;
+}
+
+async function showStats(): Promise<void> {
+  if (!requireClient()) return;
+  const s = await refreshStats();
+  if (!s) return;
+  output.appendLine(`[kimi] stats: ${JSON.stringify(s)}`);
+  void vscode.window.showInformationMessage(`Kimi cache: ${formatStats(s)}`);
+}
+
+function refreshStatus(problem?: string): void {
+  if (!statusItem) return;
+  if (problem) {
+    statusItem.text = '$(warning) Kimi';
+    statusItem.tooltip = `Kimi: ${problem} (click for the output)`;
+    statusItem.command = 'kimi-lsp.showOutput';
+    return;
+  }
+  const view = statusView(jobs.running(), stats, jobs.lastOutcome);
+  statusItem.text = view.text;
+  statusItem.tooltip = view.tooltip;
+  statusItem.command = view.busy ? 'kimi-lsp.cancel' : 'kimi-lsp.showStats';
+}

@@ -1,0 +1,143 @@
+// Jobs: follows the `$/progress` stream of the server's jobs and words the
+// status-bar item. Pure logic, no `vscode` import.
+
+/** A work-done progress value as sent in `$/progress`. */
+export interface ProgressValue {
+  kind: 'begin' | 'report' | 'end';
+  title?: string;
+  message?: string;
+  percentage?: number;
+  cancellable?: boolean;
+}
+
+/** One job as the status bar shows it. */
+export interface Job {
+  token: string;
+  title: string;
+  message: string;
+  done: boolean;
+  outcome?: string;
+}
+
+/** The server's `kimi.stats` answer; only the fields the extension reads. */
+export interface Stats {
+  requests?: number;
+  promptTokens?: number;
+  cachedTokens?: number;
+  cacheWriteTokens?: number;
+  hitRatio?: number;
+  cost?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * JobTracker keeps the jobs that are running, fed by progress values, so the
+ * status bar can show the newest running job and the last outcome.
+ */
+export class JobTracker {
+  private readonly jobs = new Map<string, Job>();
+  private order: string[] = [];
+  /** lastOutcome is the end message of the most recent finished job. */
+  lastOutcome: string | undefined;
+
+  /** update applies one progress value for a token; returns the job. */
+  update(token: string | number, v: ProgressValue): Job | undefined {
+    const key = String(token);
+    let job = this.jobs.get(key);
+    if (v.kind === 'begin') {
+      job = { token: key, title: v.title ?? 'Kimi', message: v.message ?? '', done: false };
+      this.jobs.set(key, job);
+      this.order = this.order.filter((k) => k !== key).concat(key);
+      return job;
+    }
+    if (job === undefined) return undefined;
+    if (v.kind === 'report') {
+      if (v.message !== undefined) job.message = v.message;
+    } else if (v.kind === 'end') {
+      job.done = true;
+      job.outcome = v.message ?? 'done';
+      this.lastOutcome = `${job.title}: ${job.outcome}`;
+      this.jobs.delete(key);
+      this.order = this.order.filter((k) => k !== key);
+    }
+    return job;
+  }
+
+  /** running lists the running jobs, oldest first. */
+  running(): Job[] {
+    return this.order.map((k) => this.jobs.get(k)).filter((j): j is Job => j !== undefined);
+  }
+
+  /** tokens lists the progress tokens of the running jobs. */
+  tokens(): string[] {
+    return [...this.order];
+  }
+}
+
+/** lastLine returns the last non-empty line of a streamed text, shortened. */
+export function lastLine(text: string, max = 60): string {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const l = lines.length > 0 ? lines[lines.length - 1] : '';
+  return l.length > max ? '…' + l.slice(l.length - max + 1) : l;
+}
+
+/** hitRatio reads the cache hit ratio from stats, or computes it from the token counts. */
+export function hitRatio(s: Stats | undefined): number | undefined {
+  if (s === undefined || s === null) return undefined;
+  if (typeof s.hitRatio === 'number' && Number.isFinite(s.hitRatio)) return s.hitRatio;
+  if (typeof s.promptTokens === 'number' && s.promptTokens > 0 && typeof s.cachedTokens === 'number') {
+    return s.cachedTokens / s.promptTokens;
+  }
+  return undefined;
+}
+
+/** percent words a ratio in [0,1] as a whole percentage. */
+export function percent(r: number): string {
+  return `${Math.round(Math.max(0, Math.min(1, r)) * 100)}%`;
+}
+
+/** StatusView is what the status-bar item shows. */
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  busy: boolean;
+}
+
+/**
+ * statusView words the status bar: the running job (with the tail of its
+ * streamed text in the tooltip) or "Kimi" when idle, and the session's
+ * cache hit ratio once a request has been made.
+ */
+export function statusView(running: Job[], stats: Stats | undefined, lastOutcome?: string): StatusView {
+  const r = hitRatio(stats);
+  const cache = r === undefined || !stats || !stats.requests ? '' : ` · cache ${percent(r)}`;
+  if (running.length > 0) {
+    const job = running[running.length - 1];
+    const more = running.length > 1 ? ` (+${running.length - 1})` : '';
+    const title = job.title.replace(/^Kimi:\s*/, '');
+    const tail = lastLine(job.message, 400);
+    return {
+      text: `$(sync~spin) Kimi: ${title}${more}${cache}`,
+      tooltip: tail === '' ? `${job.title} — running (click to cancel)` : `${job.title} — ${tail}\n(click to cancel)`,
+      busy: true,
+    };
+  }
+  const lines = ['Kimi'];
+  if (lastOutcome) lines.push(`Last: ${lastOutcome}`);
+  if (stats && stats.requests !== undefined) lines.push(formatStats(stats));
+  return { text: `$(sparkle) Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
+}
+
+/** formatStats words a stats answer on a few lines for a message or tooltip. */
+export function formatStats(s: Stats): string {
+  const r = hitRatio(s);
+  const parts = [
+    `requests ${s.requests ?? 0}`,
+    `prompt tokens ${s.promptTokens ?? 0}`,
+    `cached ${s.cachedTokens ?? 0}`,
+    `cache writes ${s.cacheWriteTokens ?? 0}`,
+    `hit ratio ${r === undefined ? 'n/a' : percent(r)}`,
+  ];
+  if (typeof s.cost === 'number') parts.push(`cost ${s.cost.toFixed(4)}`);
+  return parts.join(' · ');
+}

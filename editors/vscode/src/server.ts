@@ -1,0 +1,98 @@
+// Server: finds the kimi-lsp binary and words the message shown when it is
+// missing. Pure functions over an injected file check, tested without VS Code.
+
+import * as path from 'path';
+
+/** The command that installs the server from source. */
+export const INSTALL_COMMAND = 'go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest';
+
+/** The command that builds the server inside a clone of the repository. */
+export const LOCAL_BUILD_COMMAND = 'go build -o kimi-lsp ./cmd/kimi-lsp';
+
+/** What findServer looks at. */
+export interface FindOptions {
+  /** The `kimi.serverPath` setting ('' when unset). `~` and `${workspaceFolder}` are expanded. */
+  configured: string;
+  /** The process environment (PATH, GOBIN, GOPATH, HOME). */
+  env: { [name: string]: string | undefined };
+  /** Paths of the open workspace folders. */
+  workspaceFolders: string[];
+  /** Reports whether a path is an executable regular file. */
+  isExecutable: (p: string) => boolean;
+  /** process.platform; decides the `.exe` suffix and the PATH separator. */
+  platform: string;
+}
+
+/** Result of findServer. */
+export type FindResult =
+  | { found: true; path: string; source: string }
+  | { found: false; tried: string[]; message: string };
+
+function exeName(platform: string): string {
+  return platform === 'win32' ? 'kimi-lsp.exe' : 'kimi-lsp';
+}
+
+/** expand replaces a leading `~` and `${workspaceFolder}` in a configured path. */
+export function expand(p: string, env: FindOptions['env'], folders: string[]): string {
+  let out = p.trim();
+  const home = env.HOME ?? env.USERPROFILE ?? '';
+  if (home !== '' && (out === '~' || out.startsWith('~/') || out.startsWith('~\\'))) {
+    out = path.join(home, out.slice(1));
+  }
+  if (folders.length > 0) out = out.split('${workspaceFolder}').join(folders[0]);
+  return out;
+}
+
+/**
+ * findServer returns the binary to start. A configured path is used alone:
+ * when it does not exist the user is told so rather than silently getting
+ * another binary. Otherwise it looks on PATH, in $GOBIN, $GOPATH/bin and
+ * ~/go/bin (where `go install` puts it), then for a repository-local build in
+ * each workspace folder.
+ */
+export function findServer(o: FindOptions): FindResult {
+  const exe = exeName(o.platform);
+  if (o.configured.trim() !== '') {
+    const p = expand(o.configured, o.env, o.workspaceFolders);
+    if (o.isExecutable(p)) return { found: true, path: p, source: 'kimi.serverPath' };
+    return {
+      found: false,
+      tried: [p],
+      message: missingMessage([p], true),
+    };
+  }
+  const candidates: Array<[string, string]> = [];
+  const sep = o.platform === 'win32' ? ';' : ':';
+  for (const dir of (o.env.PATH ?? '').split(sep)) {
+    if (dir !== '') candidates.push([path.join(dir, exe), 'PATH']);
+  }
+  if (o.env.GOBIN) candidates.push([path.join(o.env.GOBIN, exe), 'GOBIN']);
+  for (const gp of (o.env.GOPATH ?? '').split(sep)) {
+    if (gp !== '') candidates.push([path.join(gp, 'bin', exe), 'GOPATH']);
+  }
+  const home = o.env.HOME ?? o.env.USERPROFILE;
+  if (home) candidates.push([path.join(home, 'go', 'bin', exe), '~/go/bin']);
+  for (const f of o.workspaceFolders) {
+    candidates.push([path.join(f, exe), 'workspace build']);
+    candidates.push([path.join(f, 'bin', exe), 'workspace build']);
+  }
+  const tried: string[] = [];
+  for (const [p, source] of candidates) {
+    if (tried.includes(p)) continue;
+    tried.push(p);
+    if (o.isExecutable(p)) return { found: true, path: p, source };
+  }
+  return { found: false, tried, message: missingMessage(tried, false) };
+}
+
+/** missingMessage says what is missing and the commands that fix it. */
+export function missingMessage(tried: string[], configured: boolean): string {
+  const where = configured
+    ? `The kimi-lsp binary set in "kimi.serverPath" was not found (${tried[0]}).`
+    : 'The kimi-lsp language server was not found on PATH or in your Go bin directory.';
+  return (
+    `${where} Install it with \`${INSTALL_COMMAND}\`, ` +
+    `or, in a clone of the repository, build it with \`${LOCAL_BUILD_COMMAND}\` ` +
+    'and set "kimi.serverPath" to the result.'
+  );
+}

@@ -1,0 +1,116 @@
+// Settings: turns the extension's `kimi.*` settings and the API key kept in
+// SecretStorage into the `kimi` configuration section the server reads
+// (initializationOptions, workspace/configuration, didChangeConfiguration).
+// Pure functions: no `vscode` import, so `npm test` runs them without VS Code.
+
+/** Keys of the server's `kimi` section that the extension mirrors as settings. */
+export const SECTION_KEYS = [
+  'baseURL',
+  'model',
+  'fastModel',
+  'reasoningEffort',
+  'maxCompletionTokens',
+  'cacheTTL',
+  'actions',
+  'context',
+  'progress',
+] as const;
+
+/** Name of the configuration section shared by the extension and the server. */
+export const SECTION = 'kimi';
+
+/** Key under which the API key is kept in VS Code's SecretStorage. */
+export const SECRET_KEY = 'kimi-lsp.apiKey';
+
+/** The `kimi` configuration section as the server reads it. */
+export type KimiSection = { [key: string]: unknown };
+
+/** Reads one setting below `kimi.`; returns undefined when unset. */
+export type SettingReader = (key: string) => unknown;
+
+/**
+ * isEmpty tells whether a setting value means "let the server decide":
+ * undefined, null, an empty string, an empty array or an empty object.
+ */
+export function isEmpty(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (typeof v === 'string') return v.trim() === '';
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === 'object') return Object.keys(v as object).length === 0;
+  return false;
+}
+
+/**
+ * buildSection builds the `kimi` section from the settings and the API key.
+ * Empty settings are left out so the server's own defaults, its user file
+ * and the environment (KIMI_API_KEY, KIMI_BASE_URL, KIMI_MODEL) still apply:
+ * the precedence is defaults < user file < environment < editor settings.
+ * The key is added only when one is stored; it never comes from settings.json.
+ */
+export function buildSection(read: SettingReader, apiKey?: string): KimiSection {
+  const out: KimiSection = {};
+  for (const key of SECTION_KEYS) {
+    const v = read(key);
+    if (!isEmpty(v)) out[key] = typeof v === 'string' ? v.trim() : v;
+  }
+  if (apiKey !== undefined && apiKey.trim() !== '') out.apiKey = apiKey.trim();
+  return out;
+}
+
+/** initializationOptions wraps the section as `{ kimi: {...} }`. */
+export function initializationOptions(section: KimiSection): { [SECTION]: KimiSection } {
+  return { [SECTION]: section };
+}
+
+/** One item of a workspace/configuration request. */
+export interface ConfigurationItem {
+  scopeUri?: string;
+  section?: string;
+}
+
+/**
+ * answerConfiguration completes the client library's answer to a
+ * workspace/configuration request: for every item asking for the `kimi`
+ * section (or a key inside it, like `kimi.model`) it returns the section
+ * built from the settings and the secret key, so the key reaches the server
+ * without ever being written to settings.json. Other items keep the library's
+ * answer.
+ */
+export function answerConfiguration(
+  items: ConfigurationItem[],
+  answers: unknown[],
+  section: KimiSection,
+): unknown[] {
+  return items.map((item, i) => {
+    const name = item.section ?? '';
+    if (name === SECTION) return section;
+    if (name.startsWith(SECTION + '.')) {
+      const v = section[name.slice(SECTION.length + 1)];
+      return v === undefined ? null : v;
+    }
+    return i < answers.length ? answers[i] : null;
+  });
+}
+
+/**
+ * redact returns a copy of the section fit for logs: the key, when present,
+ * is replaced by a marker that says only that one is set.
+ */
+export function redact(section: KimiSection): KimiSection {
+  const copy: KimiSection = { ...section };
+  if ('apiKey' in copy) copy.apiKey = '<set>';
+  return copy;
+}
+
+/**
+ * validateApiKey checks text typed into the "Kimi: Set API Key" box and
+ * returns an error message, or undefined when it is acceptable. It never
+ * echoes the key.
+ */
+export function validateApiKey(text: string): string | undefined {
+  const t = text.trim();
+  if (t === '') return 'The key is empty.';
+  if (/\s/.test(t)) return 'The key must not contain spaces or line breaks.';
+  if (t.length < 8) return 'The key looks too short.';
+  return undefined;
+}

@@ -1,0 +1,97 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import {
+  SECTION_KEYS,
+  answerConfiguration,
+  buildSection,
+  initializationOptions,
+  isEmpty,
+  redact,
+  validateApiKey,
+} from '../src/settings';
+
+const pkg = require('../../package.json');
+
+function reader(values: { [k: string]: unknown }) {
+  return (key: string) => values[key];
+}
+
+test('buildSection drops empty settings so server defaults and env apply', () => {
+  const got = buildSection(
+    reader({ baseURL: '', model: ' kimi-k3 ', reasoningEffort: '', maxCompletionTokens: null, actions: [], context: {} }),
+  );
+  assert.deepEqual(got, { model: 'kimi-k3' });
+});
+
+test('buildSection adds the stored key and only that', () => {
+  const got = buildSection(reader({ cacheTTL: '1h', maxCompletionTokens: 4096 }), '  sk-test-123456  ');
+  assert.deepEqual(got, { cacheTTL: '1h', maxCompletionTokens: 4096, apiKey: 'sk-test-123456' });
+  assert.equal('apiKey' in buildSection(reader({}), ''), false);
+  assert.equal('apiKey' in buildSection(reader({}), undefined), false);
+});
+
+test('buildSection never reads an apiKey setting', () => {
+  const got = buildSection(reader({ apiKey: 'from-settings-json' }));
+  assert.equal('apiKey' in got, false);
+});
+
+test('initializationOptions nests the section under kimi', () => {
+  assert.deepEqual(initializationOptions({ model: 'm' }), { kimi: { model: 'm' } });
+});
+
+test('answerConfiguration answers the kimi section and keys inside it, leaves others', () => {
+  const section = { model: 'm', apiKey: 'sk-xyz-12345678' };
+  const got = answerConfiguration(
+    [{ section: 'kimi' }, { section: 'editor' }, { section: 'kimi.model' }, { section: 'kimi.baseURL' }, {}],
+    [{ stale: true }, { tabSize: 4 }, 'stale', 'stale', 'whole'],
+    section,
+  );
+  assert.deepEqual(got, [section, { tabSize: 4 }, 'm', null, 'whole']);
+});
+
+test('redact hides the key', () => {
+  const s = { apiKey: 'sk-secret-value', model: 'm' };
+  const r = redact(s);
+  assert.equal(r.apiKey, '<set>');
+  assert.equal(JSON.stringify(r).includes('sk-secret-value'), false);
+  assert.equal(s.apiKey, 'sk-secret-value', 'the original is not changed');
+});
+
+test('validateApiKey', () => {
+  const cases: Array<[string, boolean]> = [
+    ['', false],
+    ['   ', false],
+    ['ab1c2', false],
+    ['sk-has space-1234', false],
+    ['sk-line\nbreak-1234', false],
+    ['sk-0123456789abcdef', true],
+  ];
+  for (const [input, ok] of cases) {
+    const msg = validateApiKey(input);
+    assert.equal(msg === undefined, ok, `validateApiKey(${JSON.stringify(input)}) = ${msg}`);
+    if (msg) assert.equal(msg.includes(input.trim()) && input.trim() !== '', false, 'the message never echoes the key');
+  }
+});
+
+test('isEmpty', () => {
+  for (const v of [undefined, null, '', '  ', [], {}]) assert.equal(isEmpty(v), true, JSON.stringify(v));
+  for (const v of [0, false, 'x', [1], { a: 1 }]) assert.equal(isEmpty(v), false, JSON.stringify(v));
+});
+
+test('package.json mirrors every key of the server section and has no apiKey setting', () => {
+  const props = pkg.contributes.configuration.properties as { [k: string]: { scope?: string } };
+  for (const key of SECTION_KEYS) assert.ok(`kimi.${key}` in props, `setting kimi.${key} missing`);
+  assert.equal('kimi.apiKey' in props, false, 'the API key must never be a setting');
+  assert.equal(props['kimi.baseURL'].scope, 'machine', 'a workspace must not be able to redirect the key');
+});
+
+test('package.json contributes every palette command the issue asks for', () => {
+  const titles = (pkg.contributes.commands as Array<{ command: string; title: string }>).map((c) => c.title);
+  for (const t of ['Set API Key', 'Explain Selection', 'Fix', 'Rewrite…', 'Document', 'Write Tests', 'Cancel', 'Show Cache Stats']) {
+    assert.ok(titles.includes(t), `command "${t}" missing`);
+  }
+  const ids = (pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command);
+  for (const id of ids) {
+    assert.ok(id.startsWith('kimi-lsp.'), `${id}: palette ids must not clash with the server's kimi.* commands`);
+  }
+});
