@@ -79,14 +79,14 @@ type Stream struct {
 	sse     *sseReader
 	json    bool // the body is a whole JSON reply, not SSE
 
-	pending []Event // events decoded from one chunk, not yet returned
+	pending   []Event // events decoded from one chunk, not yet returned
 	calls     []ToolCall
 	callsDone bool // complete calls were queued
-	finish  FinishReason
-	usage   *Usage
-	text    int // bytes of answer content seen
-	done    bool
-	err     error
+	finish    FinishReason
+	usage     *Usage
+	text      int // bytes of answer content seen
+	done      bool
+	err       error
 
 	// ID, Model and Created come from the first chunk.
 	id, model string
