@@ -1,0 +1,703 @@
+package workspace
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// This file holds the text representation behind every Snapshot: a
+// persistent (copy-on-write) B+tree of immutable string chunks, a rope.
+//
+// Leaves hold chunks of minLeaf..maxLeaf bytes (only a document smaller
+// than that is a single shorter leaf, possibly empty); every internal node
+// holds fanout/2..fanout children (only the root may hold fewer) and all
+// leaves are at the same depth. Every node carries a summary of its subtree
+// (bytes, line breaks, UTF-16 units, code points), which are additive, so a
+// position is found by one descent: O(fanout·height + chunk), i.e. O(log n).
+//
+// An edit rebuilds only the one or two leaves it touches (plus at most one
+// neighbour on each side, see below) and copies the nodes on the path from
+// those leaves to the root; all other nodes are shared with the previous
+// version. An old root therefore stays a valid, unchanged text: a Snapshot
+// is just a root pointer. A keystroke costs O(chunk + fanout·height)
+// whatever the size of the document.
+//
+// Seam invariant: a chunk boundary never falls inside a valid UTF-8
+// sequence, nor between the '\r' and '\n' of a CRLF. So each chunk can be
+// measured on its own (decoding a chunk alone gives the same runes as
+// decoding the whole text there, and a '\r' that ends a chunk is a lone CR
+// line break) and the summaries add up. An edit that would create a bad seam
+// (an inserted "\n" right after a chunk ending in '\r', a deleted range that
+// joins the halves of a multi-byte rune, …) absorbs the neighbouring chunk
+// into the rebuilt region, which moves the seam to an old, unchanged one.
+//
+// Invalid UTF-8 is kept byte for byte: each byte that does not start a
+// valid sequence decodes (as utf8.DecodeRuneInString does) to U+FFFD of
+// width one byte, which is one UTF-16 unit and one code point.
+
+// summary holds the additive measures of a piece of text.
+type summary struct {
+	bytes  int // length in bytes
+	breaks int // line terminators: "\n", "\r\n" (one), lone "\r"
+	u16    int // UTF-16 code units
+	runes  int // code points
+}
+
+func (s summary) add(t summary) summary {
+	return summary{s.bytes + t.bytes, s.breaks + t.breaks, s.u16 + t.u16, s.runes + t.runes}
+}
+
+func (s summary) sub(t summary) summary {
+	return summary{s.bytes - t.bytes, s.breaks - t.breaks, s.u16 - t.u16, s.runes - t.runes}
+}
+
+// units returns the length in the code units of enc. Unknown encodings count
+// as UTF-16, the LSP default.
+func (s summary) units(enc Encoding) int {
+	switch enc {
+	case UTF8:
+		return s.bytes
+	case UTF32:
+		return s.runes
+	default:
+		return s.u16
+	}
+}
+
+// node is a rope node. A leaf (height 0) holds text; an internal node holds
+// kids, all of height-1. Nodes are never modified once built.
+type node struct {
+	sum    summary
+	height uint8
+	ascii  bool // leaf: every byte is < 0x80
+	cr     bool // leaf: contains '\r'
+	text   string
+	kids   []*node
+}
+
+// shape holds the tree's size parameters. Production uses defaultShape;
+// tests use tiny shapes to build deep trees from short texts.
+type shape struct {
+	minLeaf, maxLeaf int // bytes per leaf; minLeaf ≥ 4
+	target           int // leaf size when cutting a long text; 2·minLeaf+8 ≤ target ≤ maxLeaf-3
+	fanout           int // maximum kids per internal node; ≥ 4
+}
+
+// defaultShape keeps a keystroke's work small: a leaf of at most 1 KiB is
+// copied and re-measured, and with 32 kids a node a 5 MB document is three
+// levels deep, a 50 KB one two.
+var defaultShape = &shape{minLeaf: 256, maxLeaf: 1024, target: 768, fanout: 32}
+
+// rope is an immutable text. The zero rope is not valid; use newRope.
+type rope struct {
+	root *node
+	sh   *shape
+}
+
+// newRope builds a rope holding s. The leaves share s's memory.
+func newRope(s string, sh *shape) rope {
+	return rope{root: build(chunk(s, sh), sh), sh: sh}
+}
+
+func (r rope) len() int    { return r.root.sum.bytes }
+func (r rope) breaks() int { return r.root.sum.breaks }
+
+// newLeaf measures s and wraps it in a leaf.
+func newLeaf(s string) *node {
+	n := &node{text: s}
+	n.sum, n.ascii, n.cr = measure(s)
+	return n
+}
+
+// measure returns the summary of s, measured on its own, and whether s is
+// pure ASCII and whether it contains '\r'.
+func measure(s string) (sum summary, ascii, cr bool) {
+	sum.bytes = len(s)
+	sum.breaks = strings.Count(s, "\n")
+	if strings.IndexByte(s, '\r') >= 0 {
+		cr = true
+		sum.breaks += strings.Count(s, "\r") - strings.Count(s, "\r\n")
+	}
+	ascii = isASCII(s)
+	if ascii {
+		sum.u16, sum.runes = len(s), len(s)
+		return sum, true, cr
+	}
+	sum.runes, sum.u16 = countRunes(s)
+	return sum, false, cr
+}
+
+// measureLeafPrefix returns the summary of leaf.text[:k]. Precondition: k is
+// a rune boundary and not between the '\r' and '\n' of a CRLF.
+func measureLeafPrefix(leaf *node, k int) summary {
+	t := leaf.text
+	switch {
+	case k <= 0:
+		return summary{}
+	case k >= len(t):
+		return leaf.sum
+	}
+	if leaf.ascii && !leaf.cr {
+		n := strings.Count(t[:k], "\n")
+		return summary{k, n, k, k}
+	}
+	if k > len(t)/2 { // measure the shorter side
+		s, _, _ := measure(t[k:])
+		return leaf.sum.sub(s)
+	}
+	s, _, _ := measure(t[:k])
+	return s
+}
+
+// isASCII reports whether every byte of s is below 0x80.
+func isASCII(s string) bool {
+	for len(s) >= 8 {
+		if (s[0] | s[1] | s[2] | s[3] | s[4] | s[5] | s[6] | s[7]) >= utf8.RuneSelf {
+			return false
+		}
+		s = s[8:]
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// countRunes returns the code points and UTF-16 units of s, each invalid
+// byte counting as one of each.
+func countRunes(s string) (runes, u16 int) {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			runes++
+			u16++
+			continue
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+		runes++
+		u16++
+		if w == 4 { // only valid runes ≥ U+10000 are 4 bytes: a surrogate pair
+			u16++
+		}
+	}
+	return runes, u16
+}
+
+// runeUnits returns how many code units of enc a rune of w bytes at s takes.
+func runeUnits(w int, enc Encoding) int {
+	switch enc {
+	case UTF8:
+		return w
+	case UTF32:
+		return 1
+	default:
+		if w == 4 {
+			return 2
+		}
+		return 1
+	}
+}
+
+// seamBad reports whether a chunk boundary between a and b would break the
+// seam invariant: a CRLF split in two, or a valid UTF-8 sequence that starts
+// in a and ends in b.
+func seamBad(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if a[len(a)-1] == '\r' && b[0] == '\n' {
+		return true
+	}
+	if b[0] < 0x80 || b[0] >= 0xC0 {
+		return false // b does not start with a continuation byte
+	}
+	for q := len(a) - 1; q >= 0 && q >= len(a)-3; q-- {
+		c := a[q]
+		if c < 0x80 {
+			return false
+		}
+		if c < 0xC0 {
+			continue // continuation byte: look further back for the leader
+		}
+		var w [8]byte
+		n := copy(w[:], a[q:])
+		n += copy(w[n:], b[:min(len(b), 3)])
+		_, size := utf8.DecodeRune(w[:n])
+		return size > 1 && q+size > len(a)
+	}
+	return false
+}
+
+// chunk cuts s into leaves of at most sh.maxLeaf bytes at safe seams. The
+// leaves share s's memory. An empty s gives one empty leaf.
+func chunk(s string, sh *shape) []*node {
+	if len(s) <= sh.maxLeaf {
+		return []*node{newLeaf(s)}
+	}
+	n := (len(s) + sh.target - 1) / sh.target
+	leaves := make([]*node, 0, n)
+	prev := 0
+	for i := 1; i < n; i++ {
+		p := i * len(s) / n
+		for p > prev+1 && seamBad(s[:p], s[p:]) {
+			p-- // at most three steps back: to the rune's leader, or before the '\r'
+		}
+		leaves = append(leaves, newLeaf(s[prev:p]))
+		prev = p
+	}
+	return append(leaves, newLeaf(s[prev:]))
+}
+
+// newInternal returns the parent of kids, which it keeps (the caller must
+// not modify the slice afterwards).
+func newInternal(kids []*node) *node {
+	n := &node{height: kids[0].height + 1, kids: kids}
+	for _, k := range kids {
+		n.sum = n.sum.add(k.sum)
+	}
+	return n
+}
+
+// pack groups nodes of one height under as few parents as fanout allows,
+// spreading them evenly, so every parent gets at least fanout/2 kids unless
+// there are fewer than that in all. It keeps sub-slices of nodes.
+func pack(nodes []*node, fanout int) []*node {
+	n := len(nodes)
+	if n == 0 {
+		return nil
+	}
+	count := (n + fanout - 1) / fanout
+	out := make([]*node, 0, count)
+	for i := 0; i < count; i++ {
+		lo, hi := i*n/count, (i+1)*n/count
+		out = append(out, newInternal(nodes[lo:hi:hi]))
+	}
+	return out
+}
+
+// build returns the root of a tree over leaves.
+func build(leaves []*node, sh *shape) *node {
+	if len(leaves) == 0 {
+		return newLeaf("")
+	}
+	if len(leaves) == 1 {
+		return leaves[0]
+	}
+	nodes := pack(leaves, sh.fanout)
+	for len(nodes) > 1 {
+		nodes = pack(nodes, sh.fanout)
+	}
+	return nodes[0]
+}
+
+// leafAt returns the leaf holding byte off (start ≤ off < end) and its start
+// offset; for off ≥ len, the last leaf.
+func (r rope) leafAt(off int) (*node, int) {
+	n, start := r.root, 0
+	for n.height > 0 {
+		last := len(n.kids) - 1
+		i := 0
+		for ; i < last; i++ {
+			b := n.kids[i].sum.bytes
+			if off < start+b {
+				break
+			}
+			start += b
+		}
+		n = n.kids[i]
+	}
+	return n, start
+}
+
+// replace returns a rope whose bytes [s, e) are replaced by t. Offsets are
+// clamped to the text; e < s counts as e = s. r is not changed.
+func (r rope) replace(s, e int, t string) rope {
+	n := r.len()
+	s = min(max(s, 0), n)
+	e = min(max(e, s), n)
+	if s == e && t == "" {
+		return r
+	}
+	sh := r.sh
+	// The region [S, E) of whole leaves that the edit touches.
+	li, S := r.leafAt(s)
+	lj, sj := li, S
+	if e > s {
+		lj, sj = r.leafAt(e - 1)
+	}
+	E := sj + len(lj.text)
+
+	var b strings.Builder
+	b.Grow(s - S + len(t) + E - e)
+	b.WriteString(li.text[:s-S])
+	b.WriteString(t)
+	b.WriteString(lj.text[e-sj:])
+	m := b.String()
+
+	// Absorb a neighbour where the new region is too small to be a leaf or
+	// would meet it at a bad seam; the outer seam is then an old one whose
+	// bytes are unchanged (neighbours have at least minLeaf ≥ 4 bytes).
+	if S > 0 {
+		p, ps := r.leafAt(S - 1)
+		if len(m) < sh.minLeaf || seamBad(p.text, m) {
+			m = p.text + m
+			S = ps
+		}
+	}
+	if E < n {
+		q, _ := r.leafAt(E)
+		if len(m) < sh.minLeaf || seamBad(m, q.text) {
+			m += q.text
+			E += len(q.text)
+		}
+	}
+	leaves := chunk(m, sh)
+	if r.root.height == 0 || (S == 0 && E == n) {
+		return rope{root: build(leaves, sh), sh: sh}
+	}
+	nodes := splice(r.root, S, E, leaves, sh)
+	for len(nodes) > 1 {
+		nodes = pack(nodes, sh.fanout)
+	}
+	if len(nodes) == 0 {
+		return rope{root: newLeaf(""), sh: sh}
+	}
+	root := nodes[0]
+	for root.height > 0 && len(root.kids) == 1 {
+		root = root.kids[0]
+	}
+	return rope{root: root, sh: sh}
+}
+
+// splice replaces the leaves covering bytes [S, E) of n's subtree (S and E
+// are leaf boundaries, S < E) by repl and returns the nodes, of n's height,
+// that take n's place: usually one; none if everything went; several if
+// repl overflowed n. A single returned node may be underfull; the caller
+// merges it with a sibling. Precondition: n.height ≥ 1.
+func splice(n *node, S, E int, repl []*node, sh *shape) []*node {
+	kids := n.kids
+	if n.height == 1 {
+		a, b := boundaryIndex(kids, S), boundaryIndex(kids, E)
+		nk := make([]*node, 0, a+len(repl)+len(kids)-b)
+		nk = append(nk, kids[:a]...)
+		nk = append(nk, repl...)
+		nk = append(nk, kids[b:]...)
+		return pack(nk, sh.fanout)
+	}
+	a, sa := kidAt(kids, S)
+	b, sb := kidAt(kids, E-1)
+	var mid []*node
+	if a == b {
+		mid = splice(kids[a], S-sa, E-sa, repl, sh)
+	} else {
+		mid = splice(kids[a], S-sa, kids[a].sum.bytes, repl, sh)
+		mid = append(mid, splice(kids[b], 0, E-sb, nil, sh)...)
+	}
+	nk := make([]*node, 0, a+len(mid)+len(kids)-b-1)
+	nk = append(nk, kids[:a]...)
+	nk = append(nk, mid...)
+	nk = append(nk, kids[b+1:]...)
+	nk = fixUnderfull(nk, sh)
+	return pack(nk, sh.fanout)
+}
+
+// boundaryIndex returns the index of the kid that starts at byte off, or
+// len(kids) when off is the end. Precondition: off is a kid boundary.
+func boundaryIndex(kids []*node, off int) int {
+	start := 0
+	for i, k := range kids {
+		if start >= off {
+			return i
+		}
+		start += k.sum.bytes
+	}
+	return len(kids)
+}
+
+// kidAt returns the index and start of the kid holding byte off, or the last
+// kid when off is past the end.
+func kidAt(kids []*node, off int) (int, int) {
+	start := 0
+	last := len(kids) - 1
+	for i := 0; i < last; i++ {
+		b := kids[i].sum.bytes
+		if off < start+b {
+			return i, start
+		}
+		start += b
+	}
+	return last, start
+}
+
+// underfull reports whether an internal node has fewer kids than a non-root
+// node may have.
+func underfull(n *node, sh *shape) bool {
+	return n.height > 0 && len(n.kids) < sh.fanout/2
+}
+
+// fixUnderfull merges every underfull node of nodes (siblings of one height
+// ≥ 1, in a fresh slice it may reuse) with a neighbour.
+func fixUnderfull(nodes []*node, sh *shape) []*node {
+	for i := 0; i < len(nodes) && len(nodes) > 1; {
+		if !underfull(nodes[i], sh) {
+			i++
+			continue
+		}
+		j := i
+		if j == len(nodes)-1 {
+			j--
+		}
+		m := mergeNodes(nodes[j], nodes[j+1], sh)
+		rest := nodes[j+2:]
+		out := make([]*node, 0, j+len(m)+len(rest))
+		out = append(out, nodes[:j]...)
+		out = append(out, m...)
+		nodes = append(out, rest...)
+		i = j
+	}
+	return nodes
+}
+
+// mergeNodes joins two adjacent nodes of one height ≥ 1 into one or two,
+// merging their touching kids too when either is underfull (an underfull
+// node is only ever alone at the edge of a subtree, so the seam is where it
+// can be).
+func mergeNodes(x, y *node, sh *shape) []*node {
+	kids := make([]*node, 0, len(x.kids)+len(y.kids))
+	lx, fy := x.kids[len(x.kids)-1], y.kids[0]
+	if x.height >= 2 && (underfull(lx, sh) || underfull(fy, sh)) {
+		kids = append(kids, x.kids[:len(x.kids)-1]...)
+		kids = append(kids, mergeNodes(lx, fy, sh)...)
+		kids = append(kids, y.kids[1:]...)
+	} else {
+		kids = append(kids, x.kids...)
+		kids = append(kids, y.kids...)
+	}
+	return pack(kids, sh.fanout)
+}
+
+// snap moves off (clamped to the text) back to the start of the valid UTF-8
+// sequence it falls inside, or before the '\r' when it falls inside a CRLF.
+func (r rope) snap(off int) int {
+	off = min(max(off, 0), r.len())
+	leaf, start := r.leafAt(off)
+	k := off - start
+	t := leaf.text
+	if k <= 0 || k >= len(t) {
+		return off // chunk boundaries are always safe
+	}
+	if t[k-1] == '\r' && t[k] == '\n' {
+		return off - 1
+	}
+	if c := t[k]; c < 0x80 || c >= 0xC0 {
+		return off
+	}
+	for q := k - 1; q >= 0 && q >= k-3; q-- {
+		c := t[q]
+		if c < 0x80 {
+			break
+		}
+		if c >= 0xC0 {
+			if _, w := utf8.DecodeRuneInString(t[q:]); w > 1 && q+w > k {
+				return start + q
+			}
+			break
+		}
+	}
+	return off
+}
+
+// prefix returns the summary of bytes [0, off). Precondition: off is a rune
+// boundary, not inside a CRLF (see snap), and within the text.
+func (r rope) prefix(off int) summary {
+	var acc summary
+	n := r.root
+	for n.height > 0 {
+		last := len(n.kids) - 1
+		i := 0
+		for ; i < last; i++ {
+			k := n.kids[i]
+			if off < acc.bytes+k.sum.bytes {
+				break
+			}
+			acc = acc.add(k.sum)
+		}
+		n = n.kids[i]
+	}
+	return acc.add(measureLeafPrefix(n, off-acc.bytes))
+}
+
+// breakAt returns the start and end offsets of the k-th line terminator
+// (k ≥ 1). Precondition: k ≤ r.breaks().
+func (r rope) breakAt(k int) (start, end int) {
+	n, off, seen := r.root, 0, 0
+	for n.height > 0 {
+		last := len(n.kids) - 1
+		i := 0
+		for ; i < last; i++ {
+			kid := n.kids[i]
+			if seen+kid.sum.breaks >= k {
+				break
+			}
+			seen += kid.sum.breaks
+			off += kid.sum.bytes
+		}
+		n = n.kids[i]
+	}
+	s, e := leafBreak(n, k-seen)
+	return off + s, off + e
+}
+
+// leafBreak returns the start and end of the j-th (j ≥ 1) line terminator
+// in a leaf, or the leaf's end if it has fewer.
+func leafBreak(leaf *node, j int) (int, int) {
+	t := leaf.text
+	if !leaf.cr {
+		i := 0
+		for {
+			x := strings.IndexByte(t[i:], '\n')
+			if x < 0 {
+				return len(t), len(t)
+			}
+			i += x
+			if j--; j == 0 {
+				return i, i + 1
+			}
+			i++
+		}
+	}
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '\n':
+			if j--; j == 0 {
+				return i, i + 1
+			}
+		case '\r':
+			w := 1
+			if i+1 < len(t) && t[i+1] == '\n' {
+				w = 2
+			}
+			if j--; j == 0 {
+				return i, i + w
+			}
+			i += w - 1
+		}
+	}
+	return len(t), len(t)
+}
+
+// unitsOffset returns the offset where the text's first u code units of enc
+// (UTF-16 or UTF-32) end; if that is inside a surrogate pair, the offset of
+// the pair's rune. Past the end it returns the text's length.
+func (r rope) unitsOffset(enc Encoding, u int) int {
+	n, off, acc := r.root, 0, 0
+	for n.height > 0 {
+		last := len(n.kids) - 1
+		i := 0
+		for ; i < last; i++ {
+			kid := n.kids[i]
+			ku := kid.sum.units(enc)
+			if u < acc+ku {
+				break
+			}
+			acc += ku
+			off += kid.sum.bytes
+		}
+		n = n.kids[i]
+	}
+	rem := u - acc
+	t := n.text
+	if rem >= n.sum.units(enc) {
+		return off + len(t)
+	}
+	if n.ascii {
+		return off + rem
+	}
+	pos, cu := 0, 0
+	for pos < len(t) && cu < rem {
+		w := 1
+		if t[pos] >= utf8.RuneSelf {
+			_, w = utf8.DecodeRuneInString(t[pos:])
+		}
+		k := runeUnits(w, enc)
+		if cu+k > rem {
+			break
+		}
+		cu += k
+		pos += w
+	}
+	return off + pos
+}
+
+// slice returns bytes [start, end), clamped. Within one leaf it shares the
+// leaf's memory; otherwise it copies.
+func (r rope) slice(start, end int) string {
+	n := r.len()
+	start = min(max(start, 0), n)
+	end = min(max(end, start), n)
+	if start == end {
+		return ""
+	}
+	leaf, ls := r.leafAt(start)
+	if end <= ls+len(leaf.text) {
+		return leaf.text[start-ls : end-ls]
+	}
+	var b strings.Builder
+	b.Grow(end - start)
+	appendRange(&b, r.root, 0, start, end)
+	return b.String()
+}
+
+func appendRange(b *strings.Builder, n *node, nodeStart, start, end int) {
+	if n.height == 0 {
+		lo := max(start-nodeStart, 0)
+		hi := min(end-nodeStart, len(n.text))
+		b.WriteString(n.text[lo:hi])
+		return
+	}
+	s := nodeStart
+	for _, k := range n.kids {
+		if s >= end {
+			return
+		}
+		e := s + k.sum.bytes
+		if e > start {
+			appendRange(b, k, s, start, end)
+		}
+		s = e
+	}
+}
+
+// equalString reports whether the rope's text is s, without materialising it.
+func (r rope) equalString(s string) bool {
+	if r.len() != len(s) {
+		return false
+	}
+	off := 0
+	ok := true
+	walkLeaves(r.root, func(t string) bool {
+		if s[off:off+len(t)] != t {
+			ok = false
+			return false
+		}
+		off += len(t)
+		return true
+	})
+	return ok
+}
+
+// walkLeaves calls f with each leaf's text in order until f returns false.
+func walkLeaves(n *node, f func(string) bool) bool {
+	if n.height == 0 {
+		return f(n.text)
+	}
+	for _, k := range n.kids {
+		if !walkLeaves(k, f) {
+			return false
+		}
+	}
+	return true
+}
