@@ -14,6 +14,7 @@ export const SECTION_KEYS = [
   'actions',
   'context',
   'progress',
+  'logLevel',
 ] as const;
 
 /** Name of the configuration section shared by the extension and the server. */

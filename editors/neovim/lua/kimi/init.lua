@@ -1,0 +1,423 @@
+-- kimi: Neovim client for the kimi-lsp language server.
+--
+--   require("kimi").setup{ settings = { model = "kimi-k3.1-pro" } }
+--
+-- Starts kimi-lsp beside your other language servers (vim.lsp.config and
+-- vim.lsp.enable on 0.11+, vim.lsp.start on 0.8-0.10, vim.lsp.start_client on
+-- 0.7), and adds :KimiExplain, :KimiFix, :KimiRewrite {instruction},
+-- :KimiDocument, :KimiTests, :KimiCancel [job], :KimiStats working on the
+-- visual range. Progress streams into a small floating window (or your
+-- statusline via require("kimi").statusline()); explanations open in a
+-- scratch markdown split; edits arrive through workspace/applyEdit, so `u`
+-- undoes them.
+local util = require('kimi.util')
+local progress = require('kimi.progress')
+local explain = require('kimi.explain')
+
+local M = {}
+
+M.name = 'kimi'
+M.install_hint = 'go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest'
+
+local defaults = {
+  -- The server command; --stdio is accepted and harmless.
+  cmd = { 'kimi-lsp' },
+  -- Extra environment for the server (e.g. { KIMI_BASE_URL = "..." }).
+  cmd_env = nil,
+  -- Filetypes to attach to; nil: every buffer backed by a file.
+  filetypes = nil,
+  -- Files or directories that mark a workspace root.
+  root_markers = { '.git', 'go.mod', 'package.json', 'Cargo.toml', 'pyproject.toml', '.hg' },
+  -- The server's `kimi` section: model, fastModel, baseURL, reasoningEffort,
+  -- maxCompletionTokens, cacheTTL, actions, context, progress.
+  settings = {},
+  -- Optional command whose output is the API key, e.g. { "pass", "show", "kimi" }.
+  -- Otherwise the server reads KIMI_API_KEY or its config file.
+  api_key_cmd = nil,
+  -- Advertise window/showDocument and open explanation files ourselves (also
+  -- on 0.7). false: the server sends the text with window/showMessage.
+  show_document = true,
+  -- 'float', 'statusline' (only require("kimi").statusline()) or 'none'.
+  progress = 'float',
+  -- Split command for explanations, and whether the split takes the cursor.
+  explanation_split = 'botright vsplit',
+  explanation_focus = false,
+  -- Called after the client attached to a buffer.
+  on_attach = nil,
+}
+
+M.config = vim.deepcopy(defaults)
+--- jobs maps a job id returned by the server to {command, bufnr}.
+M.jobs = {}
+--- last_stats is the latest kimi.stats answer.
+M.last_stats = nil
+--- last_error is the latest error a command reported.
+M.last_error = nil
+
+local warned_missing = false
+local clients_by_root = {} -- 0.7 only: root -> client id
+
+local function notify(msg, level)
+  vim.notify('Kimi: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function api_key()
+  local c = M.config.api_key_cmd
+  if not c then
+    return nil
+  end
+  local out = vim.fn.system(c)
+  if vim.v.shell_error ~= 0 then
+    notify('api_key_cmd failed (exit ' .. vim.v.shell_error .. ')', vim.log.levels.ERROR)
+    return nil
+  end
+  out = out:gsub('%s+$', '')
+  if out == '' then
+    return nil
+  end
+  return out
+end
+
+--- section returns the `kimi` configuration section sent to the server.
+function M.section()
+  local s = vim.deepcopy(M.config.settings or {})
+  local key = api_key()
+  if key then
+    s.apiKey = key
+  end
+  return s
+end
+
+local function progress_handler(default)
+  return function(err, result, ctx, config)
+    if result then
+      progress.update(ctx.client_id, result)
+    end
+    if default then
+      return default(err, result, ctx, config)
+    end
+  end
+end
+
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.window = caps.window or {}
+  caps.window.workDoneProgress = true
+  caps.window.showDocument = { support = M.config.show_document and true or false }
+  return caps
+end
+
+local function handlers()
+  local h = {
+    ['window/showMessage'] = explain.show_message,
+  }
+  if M.config.show_document then
+    h['window/showDocument'] = explain.show_document
+  end
+  -- 0.10+ fires LspProgress, which setup() listens to; older versions need
+  -- the $/progress handler wrapped.
+  if not util.has('0.10') then
+    h['$/progress'] = progress_handler(vim.lsp.handlers['$/progress'])
+  end
+  return h
+end
+
+local function on_attach(client, bufnr)
+  if M.config.on_attach then
+    M.config.on_attach(client, bufnr)
+  end
+end
+
+local function base_config()
+  local section = M.section()
+  return {
+    name = M.name,
+    cmd = M.config.cmd,
+    cmd_env = M.config.cmd_env,
+    init_options = { kimi = section },
+    settings = { kimi = section },
+    capabilities = capabilities(),
+    handlers = handlers(),
+    on_attach = on_attach,
+    on_exit = function()
+      progress.reset()
+    end,
+    flags = { debounce_text_changes = 150 },
+  }
+end
+
+local function check_binary()
+  local exe = M.config.cmd[1]
+  if vim.fn.executable(exe) == 1 then
+    return true
+  end
+  if not warned_missing then
+    warned_missing = true
+    notify(string.format('cannot find %q. Install it with `%s` (or build it in the repository: '
+      .. '`go build -o kimi-lsp ./cmd/kimi-lsp`) and set cmd in require("kimi").setup{}.',
+      exe, M.install_hint), vim.log.levels.ERROR)
+  end
+  return false
+end
+
+local function wanted(bufnr)
+  if vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= '' then
+    return false
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or name:match('^%a[%w+.-]*://') then
+    return false
+  end
+  local ft = vim.api.nvim_buf_get_option(bufnr, 'filetype')
+  if M.config.filetypes then
+    return vim.tbl_contains(M.config.filetypes, ft)
+  end
+  return true
+end
+
+--- attach starts (or reuses) the kimi client for bufnr's root and attaches it.
+--- Returns the client id, or nil.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not wanted(bufnr) or not check_binary() then
+    return nil
+  end
+  local existing = util.clients(M.name, bufnr)[1]
+  if existing then
+    return existing.id
+  end
+  local root = util.root(vim.api.nvim_buf_get_name(bufnr), M.config.root_markers)
+  local cfg = base_config()
+  cfg.root_dir = root
+  cfg.workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } }
+  if vim.lsp.start then
+    return vim.lsp.start(cfg, { bufnr = bufnr })
+  end
+  local id = clients_by_root[root]
+  if not id or not vim.lsp.get_client_by_id(id) then
+    id = vim.lsp.start_client(cfg)
+    if not id then
+      notify('failed to start ' .. table.concat(M.config.cmd, ' '), vim.log.levels.ERROR)
+      return nil
+    end
+    clients_by_root[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+local function client_for(bufnr)
+  local c = util.clients(M.name, bufnr)[1]
+  if c then
+    return c
+  end
+  local id = M.attach(bufnr)
+  if id then
+    return vim.lsp.get_client_by_id(id)
+  end
+  return nil
+end
+
+local function any_client()
+  return util.clients(M.name, vim.api.nvim_get_current_buf())[1] or util.clients(M.name)[1]
+end
+
+--- execute sends workspace/executeCommand; on_result gets the result.
+function M.execute(client, command, argument, bufnr, on_result)
+  local params = { command = command, arguments = argument and { argument } or {} }
+  util.request(client, 'workspace/executeCommand', params, function(err, result)
+    if err then
+      M.last_error = err.message or tostring(err)
+      notify(command .. ' failed: ' .. M.last_error, vim.log.levels.ERROR)
+      return
+    end
+    if on_result then
+      on_result(result)
+    end
+  end, bufnr)
+end
+
+--- run starts one of the server's edit/explain commands on the range.
+--- opts: user-command opts (line1, line2, range); extra: added argument fields.
+function M.run(command, opts, extra)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    notify('kimi-lsp is not attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  local encoding = client.offset_encoding or 'utf-16'
+  local range = util.range(bufnr, opts or {}, encoding)
+  local arg = { uri = vim.uri_from_bufnr(bufnr), range = range }
+  if command == 'kimi.fix' then
+    local diags = util.diagnostics(bufnr, range.start.line, range['end'].line)
+    if #diags > 0 then
+      arg.diagnostics = diags
+    end
+  end
+  for k, v in pairs(extra or {}) do
+    arg[k] = v
+  end
+  M.execute(client, command, arg, bufnr, function(result)
+    if type(result) == 'table' and result.job ~= nil then
+      M.jobs[tostring(result.job)] = { command = command, bufnr = bufnr }
+    end
+  end)
+end
+
+--- cancel stops one job (by id) or all of them through kimi.cancel.
+function M.cancel(job)
+  local client = any_client()
+  if not client then
+    notify('kimi-lsp is not running', vim.log.levels.WARN)
+    return
+  end
+  local arg = vim.empty_dict()
+  if job and job ~= '' then
+    arg = { job = job }
+  end
+  M.execute(client, 'kimi.cancel', arg, nil, nil)
+end
+
+local function format_stats(s)
+  local ratio = s.hitRatio
+  if type(ratio) ~= 'number' and type(s.promptTokens) == 'number' and s.promptTokens > 0 then
+    ratio = (s.cachedTokens or 0) / s.promptTokens
+  end
+  local parts = {
+    string.format('requests %s', s.requests or 0),
+    string.format('prompt tokens %s', s.promptTokens or 0),
+    string.format('cached %s', s.cachedTokens or 0),
+    string.format('cache writes %s', s.cacheWriteTokens or 0),
+    type(ratio) == 'number' and string.format('hit ratio %d%%', math.floor(ratio * 100 + 0.5)) or 'hit ratio n/a',
+  }
+  if type(s.cost) == 'number' then
+    table.insert(parts, string.format('cost %.4f', s.cost))
+  end
+  return table.concat(parts, ' · ')
+end
+M.format_stats = format_stats
+
+--- stats asks for kimi.stats and shows it; cb (optional) gets the table.
+function M.stats(cb)
+  local client = any_client()
+  if not client then
+    notify('kimi-lsp is not running', vim.log.levels.WARN)
+    return
+  end
+  M.execute(client, 'kimi.stats', nil, nil, function(result)
+    if type(result) == 'string' then
+      local ok, decoded = pcall(vim.fn.json_decode, result)
+      if ok then
+        result = decoded
+      end
+    end
+    if type(result) ~= 'table' then
+      notify('kimi.stats returned no table', vim.log.levels.WARN)
+      return
+    end
+    M.last_stats = result
+    notify('cache: ' .. format_stats(result))
+    if cb then
+      cb(result)
+    end
+  end)
+end
+
+--- statusline returns the running job for a statusline component ('' when idle).
+function M.statusline()
+  return progress.statusline()
+end
+
+local function define_commands()
+  local cmd = vim.api.nvim_create_user_command
+  local simple = {
+    KimiExplain = { 'kimi.explain', 'Explain the selected code' },
+    KimiFix = { 'kimi.fix', 'Fix the selected code (with its diagnostics)' },
+    KimiDocument = { 'kimi.document', 'Add documentation to the selected code' },
+    KimiTests = { 'kimi.tests', 'Write tests for the selected code' },
+  }
+  for name, def in pairs(simple) do
+    cmd(name, function(o)
+      M.run(def[1], o)
+    end, { range = true, desc = def[2] })
+  end
+  cmd('KimiRewrite', function(o)
+    local instruction = vim.trim(o.args or '')
+    M.run('kimi.rewrite', o, instruction ~= '' and { instruction = instruction } or nil)
+  end, { range = true, nargs = '*', desc = 'Rewrite the selected code following {instruction}' })
+  cmd('KimiCancel', function(o)
+    M.cancel(o.args)
+  end, {
+    nargs = '?',
+    desc = 'Cancel a Kimi job (all when no id is given)',
+    complete = function()
+      return vim.tbl_keys(M.jobs)
+    end,
+  })
+  cmd('KimiStats', function()
+    M.stats()
+  end, { desc = 'Show the prompt-cache statistics of this session' })
+  cmd('KimiProgress', function()
+    local lines = {}
+    for _, j in ipairs(progress.running()) do
+      table.insert(lines, string.format('%s [%s]: %s', j.title or 'Kimi', j.token, (j.message or ''):gsub('\n', ' ')))
+    end
+    if #lines == 0 then
+      table.insert(lines, progress.last_outcome or 'no Kimi job running')
+    end
+    notify(table.concat(lines, '\n'))
+  end, { desc = 'Show the running Kimi jobs' })
+end
+
+--- setup configures the plugin and starts attaching kimi-lsp to buffers.
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if type(M.config.cmd) == 'string' then
+    M.config.cmd = { M.config.cmd }
+  end
+  progress.configure({ mode = M.config.progress })
+  explain.configure({ split = M.config.explanation_split, focus = M.config.explanation_focus })
+  define_commands()
+
+  local group = vim.api.nvim_create_augroup('kimi', { clear = true })
+  if util.has('0.10') then
+    vim.api.nvim_create_autocmd('LspProgress', {
+      group = group,
+      callback = function(ev)
+        local data = ev.data or {}
+        local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+        if client and client.name == M.name and data.params then
+          progress.update(data.client_id, data.params)
+        end
+      end,
+    })
+  end
+
+  if util.has('0.11') and vim.lsp.config and vim.lsp.enable then
+    if not check_binary() then
+      return
+    end
+    local cfg = base_config()
+    cfg.filetypes = M.config.filetypes
+    cfg.root_markers = M.config.root_markers
+    cfg.root_dir = nil
+    vim.lsp.config(M.name, cfg)
+    vim.lsp.enable(M.name)
+    return
+  end
+
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    callback = function(ev)
+      M.attach(ev.buf)
+    end,
+  })
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_option(b, 'filetype') ~= '' then
+      M.attach(b)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,209 @@
+-- kimi.progress: follows the server's $/progress stream, shows it in a small
+-- floating window (or only in the statusline), and keeps a short history
+-- that :KimiProgress and the tests read.
+local M = {}
+
+--- active maps a progress token to {title, message, percentage, client_id}.
+M.active = {}
+--- order lists active tokens, oldest first.
+M.order = {}
+--- history keeps the last events: {token, kind, title, message}.
+M.history = {}
+M.max_history = 500
+--- last_outcome is "Title: end message" of the latest finished job.
+M.last_outcome = nil
+
+local opts = { mode = 'float', width = 60, lines = 4, linger_ms = 3000 }
+local float = { buf = nil, win = nil, timer = nil }
+
+--- configure sets the display: mode is 'float', 'statusline' or 'none'.
+function M.configure(o)
+  opts = vim.tbl_extend('force', opts, o or {})
+end
+
+local function tail_lines(text, n, width)
+  local lines = {}
+  for l in (text or ''):gmatch('[^\n]+') do
+    l = l:gsub('%s+$', '')
+    if l ~= '' then
+      table.insert(lines, l)
+    end
+  end
+  local out = {}
+  for i = math.max(1, #lines - n + 1), #lines do
+    local l = lines[i]
+    if vim.fn.strdisplaywidth(l) > width then
+      l = vim.fn.strcharpart(l, 0, width - 1) .. '…'
+    end
+    table.insert(out, l)
+  end
+  return out
+end
+
+local function close_float()
+  if float.win and vim.api.nvim_win_is_valid(float.win) then
+    pcall(vim.api.nvim_win_close, float.win, true)
+  end
+  float.win = nil
+end
+
+local function render()
+  if opts.mode ~= 'float' then
+    return
+  end
+  local token = M.order[#M.order]
+  local lines
+  if token then
+    local p = M.active[token]
+    local title = p.title or 'Kimi'
+    if p.percentage then
+      title = string.format('%s %d%%', title, p.percentage)
+    end
+    lines = { title }
+    vim.list_extend(lines, tail_lines(p.message, opts.lines, opts.width))
+  elseif M.last_outcome then
+    lines = { M.last_outcome }
+  else
+    close_float()
+    return
+  end
+  local width = 10
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l))
+  end
+  width = math.min(width, opts.width)
+  if not (float.buf and vim.api.nvim_buf_is_valid(float.buf)) then
+    float.buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_option(float.buf, 'bufhidden', 'hide')
+  end
+  vim.api.nvim_buf_set_lines(float.buf, 0, -1, false, lines)
+  local cfg = {
+    relative = 'editor',
+    anchor = 'SE',
+    row = math.max(vim.o.lines - vim.o.cmdheight - 1, 1),
+    col = vim.o.columns,
+    width = width,
+    height = #lines,
+    style = 'minimal',
+    focusable = false,
+  }
+  if float.win and vim.api.nvim_win_is_valid(float.win) then
+    pcall(vim.api.nvim_win_set_config, float.win, cfg)
+  else
+    cfg.noautocmd = true
+    local ok, win = pcall(vim.api.nvim_open_win, float.buf, false, cfg)
+    if ok then
+      float.win = win
+    end
+  end
+end
+
+local function linger()
+  if float.timer then
+    float.timer:stop()
+    float.timer:close()
+  end
+  float.timer = vim.loop.new_timer()
+  float.timer:start(opts.linger_ms, 0, vim.schedule_wrap(function()
+    if float.timer then
+      float.timer:close()
+      float.timer = nil
+    end
+    if #M.order == 0 then
+      close_float()
+    end
+  end))
+end
+
+local function record(token, kind, title, message)
+  table.insert(M.history, { token = token, kind = kind, title = title, message = message })
+  if #M.history > M.max_history then
+    table.remove(M.history, 1)
+  end
+end
+
+--- update applies one $/progress params table ({token, value}) of a kimi client.
+function M.update(client_id, params)
+  local token, v = params.token, params.value
+  if type(v) ~= 'table' then
+    return
+  end
+  local key = tostring(token)
+  if v.kind == 'begin' then
+    M.active[key] = { title = v.title, message = v.message or '', percentage = v.percentage, client_id = client_id }
+    table.insert(M.order, key)
+  elseif v.kind == 'report' then
+    local p = M.active[key]
+    if not p then
+      return
+    end
+    if v.message then
+      p.message = v.message
+    end
+    p.percentage = v.percentage or p.percentage
+  elseif v.kind == 'end' then
+    local p = M.active[key]
+    local title = p and p.title or 'Kimi'
+    M.active[key] = nil
+    for i, k in ipairs(M.order) do
+      if k == key then
+        table.remove(M.order, i)
+        break
+      end
+    end
+    M.last_outcome = string.format('%s: %s', title, v.message or 'done')
+    record(key, 'end', title, v.message)
+    pcall(render)
+    linger()
+    pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'KimiProgress', modeline = false })
+    return
+  else
+    return
+  end
+  local p = M.active[key]
+  record(key, v.kind, p and p.title, v.message)
+  pcall(render)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'KimiProgress', modeline = false })
+end
+
+--- running returns the active jobs, oldest first: {token, title, message}.
+function M.running()
+  local out = {}
+  for _, k in ipairs(M.order) do
+    local p = M.active[k]
+    table.insert(out, { token = k, title = p.title, message = p.message, client_id = p.client_id })
+  end
+  return out
+end
+
+--- statusline returns a short text for a statusline: the newest running job
+--- with the last line of its text, else ''.
+function M.statusline()
+  local token = M.order[#M.order]
+  if not token then
+    return ''
+  end
+  local p = M.active[token]
+  local last = tail_lines(p.message, 1, 40)[1]
+  local more = #M.order > 1 and string.format(' (+%d)', #M.order - 1) or ''
+  if last then
+    return string.format('%s%s: %s', p.title or 'Kimi', more, last)
+  end
+  return (p.title or 'Kimi') .. more
+end
+
+--- reset forgets all progress (used by tests and on server exit).
+function M.reset()
+  M.active, M.order, M.history, M.last_outcome = {}, {}, {}, nil
+  close_float()
+end
+
+--- window returns the floating window's id while it is shown.
+function M.window()
+  if float.win and vim.api.nvim_win_is_valid(float.win) then
+    return float.win
+  end
+  return nil
+end
+
+return M
