@@ -1,0 +1,172 @@
+package patch
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// variants returns the readings of a hunk's lines: unchanged when every
+// line has a marker; otherwise unmarked lines read as context, and read as
+// added lines.
+func variants(lines []Line) [][]Line {
+	has := false
+	for _, l := range lines {
+		if l.Kind == Unmarked {
+			has = true
+		}
+	}
+	if !has {
+		return [][]Line{lines}
+	}
+	asCtx := make([]Line, len(lines))
+	asAdd := make([]Line, len(lines))
+	for i, l := range lines {
+		asCtx[i], asAdd[i] = l, l
+		if l.Kind == Unmarked {
+			asCtx[i].Kind = Context
+			asAdd[i].Kind = Add
+		}
+	}
+	return [][]Line{asCtx, asAdd}
+}
+
+// placed is a located hunk with its replacement lines.
+type placed struct {
+	*place
+	out []string // the lines replacing [start, end), without terminators
+	idx int      // hunk index
+}
+
+// output renders the lines that replace the place, keeping context lines
+// and blank lines skipped by drift as the file has them.
+func (p *place) output(f *fileText) []string {
+	var out []string
+	j := p.start
+	for k, l := range p.lines {
+		if l.Kind == Add {
+			t := l.Text
+			if p.re != nil {
+				t, _ = p.re.render(t)
+			}
+			out = append(out, t)
+			continue
+		}
+		a := p.align[k]
+		if a < 0 {
+			continue
+		}
+		for ; j < a; j++ {
+			out = append(out, f.lines[j])
+		}
+		if l.Kind == Context {
+			out = append(out, f.lines[a])
+		}
+		j = a + 1
+	}
+	return out
+}
+
+// applyHunks applies hunks to text, all or none. name is the file as the
+// model named it, for messages.
+func applyHunks(name, text string, hunks []*Hunk) (string, []*ApplyError) {
+	f := splitText(text)
+	m := newMatcher(f)
+	var ps []placed
+	var probs []*ApplyError
+	for i, h := range hunks {
+		var found []placed
+		var firstErr *locateError
+		for _, lines := range variants(h.Lines) {
+			p, lerr := m.locate(lines, h.OldStart)
+			if lerr != nil {
+				if firstErr == nil {
+					firstErr = lerr
+				}
+				continue
+			}
+			found = append(found, placed{place: p, out: p.output(f), idx: i})
+		}
+		switch {
+		case len(found) == 2 && (found[0].start != found[1].start || found[0].end != found[1].end ||
+			strings.Join(found[0].out, "\n") != strings.Join(found[1].out, "\n")):
+			probs = append(probs, &ApplyError{Path: name, Hunk: i + 1, Header: h.Header, Err: ErrAmbiguous,
+				Level: max(found[0].level, found[1].level), Places: []int{found[0].start + 1, found[1].start + 1},
+				Detail: "some lines have no diff marker and the hunk fits both as context and as added lines; prefix every line with \" \", \"-\" or \"+\""})
+		case len(found) > 0:
+			ps = append(ps, found[0])
+		default:
+			e := &ApplyError{Path: name, Hunk: i + 1, Header: h.Header, Err: firstErr.err,
+				Level: firstErr.level, Detail: firstErr.detail}
+			for _, s := range firstErr.places {
+				e.Places = append(e.Places, s+1)
+			}
+			if e.Err == ErrNoMatch {
+				e.Nearest = nearest(f, variants(h.Lines)[0])
+			}
+			probs = append(probs, e)
+		}
+	}
+	if len(probs) > 0 {
+		return "", probs
+	}
+	sort.SliceStable(ps, func(a, b int) bool { return ps[a].start < ps[b].start })
+	for i := 1; i < len(ps); i++ {
+		a, b := ps[i-1], ps[i]
+		if b.start < a.end || (b.start == a.start && a.start == a.end) {
+			probs = append(probs, &ApplyError{Path: name, Hunk: b.idx + 1, Header: hunks[b.idx].Header, Err: ErrOverlap,
+				Detail: fmt.Sprintf("it claims lines %d-%d, which hunk %d (lines %d-%d) also claims", b.start+1, b.end, a.idx+1, a.start+1, a.end)})
+		}
+	}
+	if len(probs) > 0 {
+		return "", probs
+	}
+	var lines, eols []string
+	cur := 0
+	emitFile := func(j int) {
+		lines = append(lines, f.lines[j])
+		eol := f.eols[j]
+		if eol == "" {
+			eol = f.eol
+		}
+		eols = append(eols, eol)
+	}
+	for _, p := range ps {
+		for ; cur < p.start; cur++ {
+			emitFile(cur)
+		}
+		// Context lines keep their own terminators; new lines take the
+		// file's dominant one.
+		j := p.start
+		for k, l := range p.lines {
+			if l.Kind == Add {
+				t := l.Text
+				if p.re != nil {
+					t, _ = p.re.render(t)
+				}
+				lines = append(lines, t)
+				eols = append(eols, f.eol)
+				continue
+			}
+			a := p.align[k]
+			if a < 0 {
+				continue
+			}
+			for ; j < a; j++ {
+				emitFile(j)
+			}
+			if l.Kind == Context {
+				emitFile(a)
+			}
+			j = a + 1
+		}
+		cur = p.end
+	}
+	for ; cur < len(f.lines); cur++ {
+		emitFile(cur)
+	}
+	if len(eols) > 0 && !f.finalNewline() {
+		eols[len(eols)-1] = ""
+	}
+	return f.render(lines, eols), nil
+}

@@ -1,0 +1,372 @@
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// ChangeKind says what a FileChange does to its file.
+type ChangeKind uint8
+
+const (
+	// ModifyFile changes the text of an existing file.
+	ModifyFile ChangeKind = iota
+	// CreateFile makes a new file with After as its text.
+	CreateFile
+	// DeleteFile removes the file.
+	DeleteFile
+	// RenameFile moves OldPath to Path, with After as the new text.
+	RenameFile
+)
+
+// String returns "modify", "create", "delete" or "rename".
+func (k ChangeKind) String() string {
+	switch k {
+	case CreateFile:
+		return "create"
+	case DeleteFile:
+		return "delete"
+	case RenameFile:
+		return "rename"
+	}
+	return "modify"
+}
+
+// FileChange is the net change of one file in an edit set.
+type FileChange struct {
+	// Path is the resolved absolute path (the new path of a rename).
+	Path string
+	Kind ChangeKind
+	// OldPath is the resolved absolute path a RenameFile moves from.
+	OldPath string
+	// Before is the text the change was computed against (empty for
+	// CreateFile); After is the text it leaves (empty for DeleteFile).
+	Before, After string
+	// Version is the version Files.Read reported for Before: the editor
+	// buffer's version, or NoVersion for a file read from disk.
+	Version int32
+}
+
+// Options tunes the checks of an edit set.
+type Options struct {
+	// AllowBrokenGo accepts edits after which a Go file that parsed no
+	// longer does. By default they are refused.
+	AllowBrokenGo bool
+}
+
+// EditSet accumulates edits over files, each edit all or nothing, and hands
+// out the net changes at the end. Reads through the set see its pending
+// edits. An EditSet is not safe for concurrent use.
+type EditSet struct {
+	files   Files
+	opts    Options
+	entries map[string]*entry
+	order   []string
+}
+
+// entry is the state of one file in the set.
+type entry struct {
+	path       string
+	name       string // as the model first named it
+	origExists bool
+	orig       string
+	version    int32
+	exists     bool
+	text       string
+	from       string // resolved path whose original text this entry holds after renames
+	movedTo    string // set on a rename source
+}
+
+// NewEditSet returns an empty edit set reading through files.
+func NewEditSet(files Files, opts Options) *EditSet {
+	return &EditSet{files: files, opts: opts, entries: map[string]*entry{}}
+}
+
+// tx stages changes to a set and commits them only if all succeed.
+type tx struct {
+	set    *EditSet
+	staged map[string]*entry
+	order  []string
+}
+
+func (s *EditSet) begin() *tx { return &tx{set: s, staged: map[string]*entry{}} }
+
+// get returns the staged entry for a resolved path, loading it on first use.
+func (t *tx) get(path, name string) (*entry, error) {
+	if e, ok := t.staged[path]; ok {
+		return e, nil
+	}
+	if e, ok := t.set.entries[path]; ok {
+		c := *e
+		t.staged[path] = &c
+		t.order = append(t.order, path)
+		return &c, nil
+	}
+	text, version, err := t.set.files.Read(path)
+	e := &entry{path: path, name: name, version: version}
+	switch {
+	case err == nil:
+		e.origExists, e.exists, e.orig, e.text = true, true, text, text
+	case errors.Is(err, fs.ErrNotExist):
+		e.version = NoVersion
+	default:
+		return nil, err
+	}
+	t.staged[path] = e
+	t.order = append(t.order, path)
+	return e, nil
+}
+
+func (t *tx) commit() {
+	for _, p := range t.order {
+		if _, ok := t.set.entries[p]; !ok {
+			t.set.order = append(t.set.order, p)
+		}
+		t.set.entries[p] = t.staged[p]
+	}
+}
+
+// before returns the text of a path before this transaction.
+func (t *tx) before(path string) (string, bool) {
+	if e, ok := t.set.entries[path]; ok {
+		return e.text, e.exists
+	}
+	e := t.staged[path]
+	return e.orig, e.origExists
+}
+
+// resolve resolves a path as the model wrote it.
+func (t *tx) resolve(name string) (string, *ApplyError) {
+	p, err := t.set.files.Resolve(name)
+	if err != nil {
+		return "", &ApplyError{Path: name, Err: err}
+	}
+	return p, nil
+}
+
+// exists reports whether a name resolves to an existing file.
+func (t *tx) exists(name string) bool {
+	p, err := t.set.files.Resolve(name)
+	if err != nil {
+		return false
+	}
+	e, err := t.get(p, name)
+	return err == nil && e.exists
+}
+
+// diffName strips git's a/ or b/ prefix from a diff file name: always with
+// git headers, otherwise only when the name without it is the one that
+// exists (or, for a new file, when the prefixed directory does not).
+func (t *tx) diffName(raw, prefix string, git bool) string {
+	if !strings.HasPrefix(raw, prefix) {
+		if (prefix == "b/" && strings.HasPrefix(raw, "a/")) || (prefix == "a/" && strings.HasPrefix(raw, "b/")) {
+			prefix = raw[:2]
+		} else {
+			return raw
+		}
+	}
+	stripped := raw[len(prefix):]
+	if git || t.exists(stripped) || !t.exists(raw) {
+		return stripped
+	}
+	return raw
+}
+
+// ApplyDiff parses a model's reply (see Parse) and applies every file diff
+// in it, all or nothing. On failure the set is unchanged and the error is a
+// *Refusal (format it for the model with Feedback).
+func (s *EditSet) ApplyDiff(text string) error {
+	diffs, err := Parse(text, "")
+	if err != nil {
+		return refuse(&ApplyError{Err: err})
+	}
+	return s.ApplyFileDiffs(diffs)
+}
+
+// ApplyFileDiffs applies parsed file diffs, all or nothing.
+func (s *EditSet) ApplyFileDiffs(diffs []*FileDiff) error {
+	t := s.begin()
+	var probs []*ApplyError
+	touched := map[string]string{} // resolved path -> name
+	for _, fd := range diffs {
+		probs = append(probs, t.applyFile(fd, touched)...)
+	}
+	if len(probs) == 0 {
+		for path, name := range touched {
+			if e := t.staged[path]; e != nil && e.exists {
+				if p := s.checkText(t, path, name, e.text, true); p != nil {
+					probs = append(probs, p)
+				}
+			}
+		}
+	}
+	if len(probs) > 0 {
+		sortProblems(probs)
+		return refuse(probs...)
+	}
+	t.commit()
+	return nil
+}
+
+func sortProblems(ps []*ApplyError) {
+	// Stable order for messages: by path, then hunk.
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && (ps[j].Path < ps[j-1].Path || ps[j].Path == ps[j-1].Path && ps[j].Hunk < ps[j-1].Hunk); j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+func fileProblem(name string, err error, format string, args ...any) []*ApplyError {
+	return []*ApplyError{{Path: name, Err: err, Detail: fmt.Sprintf(format, args...)}}
+}
+
+func (t *tx) applyFile(fd *FileDiff, touched map[string]string) []*ApplyError {
+	oldName := t.diffName(fd.OldName, "a/", fd.GitPrefixes)
+	newName := t.diffName(fd.NewName, "b/", fd.GitPrefixes)
+	switch {
+	case fd.Create:
+		path, perr := t.resolve(newName)
+		if perr != nil {
+			return []*ApplyError{perr}
+		}
+		e, err := t.get(path, newName)
+		if err != nil {
+			return fileProblem(newName, err, "")
+		}
+		if e.exists {
+			return fileProblem(newName, ErrFileState, "the diff creates it (--- /dev/null) but it already exists; send a diff against its current text")
+		}
+		var b strings.Builder
+		for _, h := range fd.Hunks {
+			for _, l := range h.Lines {
+				if l.Kind == Context || l.Kind == Delete {
+					if l.Text == "" && l.Kind == Context {
+						b.WriteString("\n") // a blank line written without "+"
+						continue
+					}
+					return fileProblem(newName, ErrFileState, "a new file's hunk may only add lines")
+				}
+				b.WriteString(l.Text)
+				b.WriteString("\n")
+			}
+		}
+		e.exists, e.text = true, b.String()
+		touched[path] = newName
+		return nil
+	case fd.Delete:
+		path, perr := t.resolve(oldName)
+		if perr != nil {
+			return []*ApplyError{perr}
+		}
+		e, err := t.get(path, oldName)
+		if err != nil {
+			return fileProblem(oldName, err, "")
+		}
+		if !e.exists {
+			return fileProblem(oldName, ErrFileState, "the diff deletes it but it does not exist")
+		}
+		if len(fd.Hunks) > 0 {
+			var old []string
+			for _, h := range fd.Hunks {
+				for _, l := range h.Lines {
+					if l.Kind != Add {
+						old = append(old, trimRightSpace(l.Text))
+					}
+				}
+			}
+			have := splitText(e.text).lines
+			same := len(have) == len(old)
+			for i := 0; same && i < len(have); i++ {
+				same = trimRightSpace(have[i]) == old[i]
+			}
+			if !same {
+				return fileProblem(oldName, ErrFileState, "the diff deletes the file but its removed lines are not the file's current text")
+			}
+		}
+		e.exists, e.text = false, ""
+		return nil
+	}
+	oldPath, perr := t.resolve(oldName)
+	if perr != nil {
+		return []*ApplyError{perr}
+	}
+	newPath, perr := t.resolve(newName)
+	if perr != nil {
+		return []*ApplyError{perr}
+	}
+	rename := fd.Rename && oldPath != newPath
+	if !fd.Rename && oldPath != newPath {
+		// Different names without rename headers: the one that exists.
+		oe, ne := t.exists(oldName), t.exists(newName)
+		switch {
+		case oe && ne:
+			return fileProblem(newName, ErrFileState, "the header names two existing files (%s and %s); use the same name on both lines", oldName, newName)
+		case oe:
+			rename = true
+		case ne:
+			oldPath, oldName = newPath, newName
+		default:
+			return fileProblem(oldName, ErrFileState, "no such file")
+		}
+	}
+	src, err := t.get(oldPath, oldName)
+	if err != nil {
+		return fileProblem(oldName, err, "")
+	}
+	if !src.exists {
+		return fileProblem(oldName, ErrFileState, "no such file; to create it, use --- /dev/null")
+	}
+	text := src.text
+	if len(fd.Hunks) > 0 {
+		out, probs := applyHunks(oldName, text, fd.Hunks)
+		if len(probs) > 0 {
+			return probs
+		}
+		text = out
+	}
+	if !rename {
+		src.text = text
+		touched[oldPath] = oldName
+		return nil
+	}
+	dst, err := t.get(newPath, newName)
+	if err != nil {
+		return fileProblem(newName, err, "")
+	}
+	if dst.exists {
+		return fileProblem(newName, ErrFileState, "the diff renames %s to it but it already exists", oldName)
+	}
+	dst.exists, dst.text = true, text
+	dst.from = src.path
+	if src.from != "" {
+		dst.from = src.from
+	}
+	src.exists, src.text, src.movedTo = false, "", newPath
+	touched[newPath] = newName
+	return nil
+}
+
+// checkText runs the file-level checks on a file's new text: no new
+// placeholder for elided code and, for Go files, no syntax error that the
+// text before did not have.
+func (s *EditSet) checkText(t *tx, path, name, text string, goCheck bool) *ApplyError {
+	before, existed := t.before(path)
+	if !existed {
+		before = ""
+	}
+	if n, line, ok := newPlaceholder(before, text); ok {
+		return &ApplyError{Path: name, Err: ErrPlaceholder,
+			Detail: fmt.Sprintf("line %d %q stands for code left out", n, line)}
+	}
+	if goCheck && !s.opts.AllowBrokenGo && strings.HasSuffix(path, ".go") {
+		if err := goSyntaxError(name, text); err != nil {
+			if !existed || goSyntaxError(name, before) == nil {
+				return &ApplyError{Path: name, Err: ErrBrokenSyntax, Detail: err.Error()}
+			}
+		}
+	}
+	return nil
+}

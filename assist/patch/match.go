@@ -1,0 +1,344 @@
+package patch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Level names how far matching went to place a hunk. Levels are tried in
+// order and the first one that finds exactly one place wins; a level that
+// finds several places fails the hunk.
+type Level uint8
+
+const (
+	// LevelHint: exact at the line the hunk header names.
+	LevelHint Level = iota + 1
+	// LevelExact: exact, anywhere in the file.
+	LevelExact
+	// LevelTrailingSpace: trailing whitespace ignored.
+	LevelTrailingSpace
+	// LevelBlankLines: blank context lines missing or extra between two
+	// context lines, away from any change.
+	LevelBlankLines
+	// LevelIndent: every line shifted by one consistent indentation, the
+	// added lines re-indented in the file's own style.
+	LevelIndent
+	// LevelTrimmed: up to two outer context lines dropped.
+	LevelTrimmed
+)
+
+var levelNames = [...]string{"", "hinted line", "exact", "trailing whitespace ignored",
+	"blank-line drift", "indentation shift", "outer context trimmed"}
+
+// String returns a short description of the level for messages.
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("level(%d)", l)
+}
+
+// tinyAnchor is the number of non-space bytes under which a hunk's old
+// lines are too small to be located by content when they occur more than
+// once.
+const tinyAnchor = 10
+
+// place is where a hunk applies.
+type place struct {
+	start, end int   // file lines [start, end) covered by the old lines
+	align      []int // per hunk line: matched file line, -1 when unmatched (adds, dropped blanks)
+	lines      []Line
+	level      Level
+	re         *reindent
+}
+
+// locateError says why a hunk could not be placed.
+type locateError struct {
+	err    error // ErrNoMatch or ErrAmbiguous
+	level  Level // the last level tried
+	places []int // 0-based start lines when ambiguous
+	detail string
+}
+
+// matcher locates hunks in one file.
+type matcher struct {
+	f     *fileText
+	style indentStyle
+}
+
+func newMatcher(f *fileText) *matcher {
+	return &matcher{f: f, style: detectStyle(f.lines)}
+}
+
+func oldLines(lines []Line) []Line {
+	var out []Line
+	for _, l := range lines {
+		if l.Kind != Add {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// locate places one hunk (whose lines are Context, Delete or Add only).
+func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
+	old := oldLines(lines)
+	if len(old) == 0 {
+		if len(m.f.lines) == 0 {
+			return &place{start: 0, end: 0, align: fill(len(lines), -1), lines: lines, level: LevelExact}, nil
+		}
+		return nil, &locateError{err: ErrNoMatch, level: LevelHint,
+			detail: "the hunk has no context or removed lines to locate it; include the lines around the change"}
+	}
+	n := 0
+	for _, l := range old {
+		n += nonSpaceLen(l.Text)
+	}
+	exact := m.scan(lines, eqExact)
+	if n < tinyAnchor && len(exact) > 1 {
+		return nil, &locateError{err: ErrAmbiguous, level: LevelExact, places: starts(exact),
+			detail: fmt.Sprintf("its context and removed lines hold only %d non-space characters and occur %d times; include more context", n, len(exact))}
+	}
+	if hint > 0 {
+		if p := m.at(lines, hint-1, eqExact); p != nil {
+			p.level = LevelHint
+			return p, nil
+		}
+	}
+	ps, lerr := m.ladder(lines, exact)
+	if lerr != nil || len(ps) == 1 {
+		if lerr == nil {
+			return ps[0], nil
+		}
+		return nil, lerr
+	}
+	// Trimmed outer context: one line, then two, in total.
+	lead, trail := 0, 0
+	for lead < len(lines) && lines[lead].Kind == Context {
+		lead++
+	}
+	for trail < len(lines)-lead && lines[len(lines)-1-trail].Kind == Context {
+		trail++
+	}
+	for total := 1; total <= 2; total++ {
+		var found []*place
+		for a := total; a >= 0; a-- {
+			b := total - a
+			if a > lead || b > trail {
+				continue
+			}
+			sub := lines[a : len(lines)-b]
+			if len(oldLines(sub)) == 0 {
+				continue
+			}
+			ex := m.scan(sub, eqExact)
+			sn := 0
+			for _, l := range oldLines(sub) {
+				sn += nonSpaceLen(l.Text)
+			}
+			if sn < tinyAnchor && len(ex) > 1 {
+				return nil, &locateError{err: ErrAmbiguous, level: LevelTrimmed, places: starts(ex),
+					detail: "with outer context trimmed, the rest is too small to be located"}
+			}
+			sps, serr := m.ladder(sub, ex)
+			if serr != nil {
+				return nil, &locateError{err: serr.err, level: LevelTrimmed, places: serr.places, detail: serr.detail}
+			}
+			found = appendDistinct(found, sps...)
+		}
+		if len(found) == 1 {
+			found[0].level = LevelTrimmed
+			return found[0], nil
+		}
+		if len(found) > 1 {
+			return nil, &locateError{err: ErrAmbiguous, level: LevelTrimmed, places: starts(found)}
+		}
+	}
+	return nil, &locateError{err: ErrNoMatch, level: LevelTrimmed}
+}
+
+// ladder runs the levels from exact to indentation. It returns the places
+// of the first level that finds any (one place is a match), or an error for
+// an ambiguous level; no places and no error means nothing matched.
+func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) {
+	type level struct {
+		l    Level
+		find func() []*place
+	}
+	levels := []level{
+		{LevelExact, func() []*place { return exact }},
+		{LevelTrailingSpace, func() []*place { return m.scan(lines, eqTrailing) }},
+		{LevelBlankLines, func() []*place { return m.scanDrift(lines) }},
+		{LevelIndent, func() []*place { return m.scanIndent(lines) }},
+	}
+	for _, lv := range levels {
+		ps := lv.find()
+		switch {
+		case len(ps) == 1:
+			ps[0].level = lv.l
+			return ps, nil
+		case len(ps) > 1:
+			return nil, &locateError{err: ErrAmbiguous, level: lv.l, places: starts(ps)}
+		}
+	}
+	return nil, nil
+}
+
+func eqExact(a, b string) bool    { return a == b }
+func eqTrailing(a, b string) bool { return trimRightSpace(a) == trimRightSpace(b) }
+
+func fill(n, v int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func starts(ps []*place) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.start
+	}
+	return out
+}
+
+func appendDistinct(ps []*place, more ...*place) []*place {
+outer:
+	for _, q := range more {
+		for _, p := range ps {
+			if p.start == q.start && p.end == q.end {
+				continue outer
+			}
+		}
+		ps = append(ps, q)
+	}
+	return ps
+}
+
+// at matches the hunk's old lines one to one from file line start.
+func (m *matcher) at(lines []Line, start int, eq func(a, b string) bool) *place {
+	fl := m.f.lines
+	if start < 0 {
+		return nil
+	}
+	align := fill(len(lines), -1)
+	j := start
+	for k, l := range lines {
+		if l.Kind == Add {
+			continue
+		}
+		if j >= len(fl) || !eq(fl[j], l.Text) {
+			return nil
+		}
+		align[k] = j
+		j++
+	}
+	return &place{start: start, end: j, align: align, lines: lines}
+}
+
+func (m *matcher) scan(lines []Line, eq func(a, b string) bool) []*place {
+	var out []*place
+	n := len(oldLines(lines))
+	for s := 0; s+n <= len(m.f.lines); s++ {
+		if p := m.at(lines, s, eq); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// scanDrift matches with trailing whitespace ignored and blank lines
+// allowed to differ between two context lines that have no change between
+// them, so that where added lines go never depends on the drift.
+func (m *matcher) scanDrift(lines []Line) []*place {
+	hasBlank := false
+	for _, l := range lines {
+		if l.Kind == Context && isBlank(l.Text) {
+			hasBlank = true
+		}
+	}
+	fl := m.f.lines
+	var out []*place
+	for s := 0; s < len(fl); s++ {
+		if !hasBlank && isBlank(fl[s]) {
+			continue
+		}
+		p := m.driftAt(lines, s)
+		if p != nil && p.start < p.end {
+			out = appendDistinct(out, p)
+		}
+	}
+	// A drift place that is a plain trailing-space place was already
+	// rejected by the previous level; keep only places that drift.
+	return out
+}
+
+func (m *matcher) driftAt(lines []Line, start int) *place {
+	fl := m.f.lines
+	align := fill(len(lines), -1)
+	j := start
+	prevOld := -1
+	addsBetween := false
+	ctx := func(k int) bool { return k < 0 || k >= len(lines) || lines[k].Kind == Context }
+	first := -1
+	for k, l := range lines {
+		if l.Kind == Add {
+			addsBetween = true
+			continue
+		}
+		for {
+			if j < len(fl) && eqTrailing(fl[j], l.Text) {
+				align[k] = j
+				if first < 0 {
+					first = j
+				}
+				j++
+				break
+			}
+			fileBlank := j < len(fl) && isBlank(fl[j])
+			hunkBlank := isBlank(l.Text)
+			if hunkBlank && !fileBlank && l.Kind == Context && ctx(k-1) && ctx(k+1) {
+				break // a blank context line the file does not have
+			}
+			if fileBlank && !hunkBlank && prevOld >= 0 && lines[prevOld].Kind == Context &&
+				l.Kind == Context && !addsBetween {
+				j++ // a blank line the hunk left out
+				continue
+			}
+			return nil
+		}
+		prevOld = k
+		addsBetween = false
+	}
+	if first != start {
+		return nil
+	}
+	return &place{start: start, end: j, align: align, lines: lines}
+}
+
+// scanIndent matches lines whose content agrees once leading whitespace is
+// set aside, when one consistent re-indentation maps the hunk's old lines
+// onto the file's and can render the added lines.
+func (m *matcher) scanIndent(lines []Line) []*place {
+	var out []*place
+	n := len(oldLines(lines))
+	fl := m.f.lines
+	eq := func(a, b string) bool {
+		a, b = trimRightSpace(a), trimRightSpace(b)
+		return strings.TrimLeft(a, " \t") == strings.TrimLeft(b, " \t")
+	}
+	for s := 0; s+n <= len(fl); s++ {
+		p := m.at(lines, s, eq)
+		if p == nil {
+			continue
+		}
+		re := m.reindentFor(lines, p.align)
+		if re == nil {
+			continue
+		}
+		p.re = re
+		out = append(out, p)
+	}
+	return out
+}

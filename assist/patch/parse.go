@@ -1,0 +1,535 @@
+package patch
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// LineKind is the role of a line inside a hunk.
+type LineKind uint8
+
+const (
+	// Context lines are kept; they locate the hunk.
+	Context LineKind = iota
+	// Delete lines are removed; they locate the hunk too.
+	Delete
+	// Add lines are inserted.
+	Add
+	// Unmarked is a non-blank line written without a diff marker: either
+	// an added line that lost its "+" or a context line that lost its " ".
+	// The applier tries both readings and accepts only an unambiguous one.
+	Unmarked
+)
+
+// Line is one line of a hunk, without its marker and line terminator.
+type Line struct {
+	Kind LineKind
+	Text string
+}
+
+// Hunk is one "@@" section of a file diff.
+type Hunk struct {
+	// OldStart is the 1-based line the header claims for the hunk's first
+	// old line; 0 when the header has no numbers (bare "@@", "@@ ... @@").
+	OldStart int
+	// OldLines and NewLines are the header's counts, meaningful only when
+	// HasCounts is set. They are never trusted for parsing: the hunk is
+	// recounted from its lines.
+	OldLines, NewLines int
+	HasCounts          bool
+	// Header is the "@@" line as written, for messages.
+	Header string
+	Lines  []Line
+	// Pos is the 1-based line of the header in the parsed text.
+	Pos int
+}
+
+// FileDiff is the part of a diff about one file.
+type FileDiff struct {
+	// OldName and NewName are the names as written (timestamps and quotes
+	// removed, prefixes kept); "/dev/null" stands for no file.
+	OldName, NewName string
+	// GitPrefixes is set when the names carry git's "a/" and "b/" prefixes
+	// (a "diff --git" header, or both names prefixed).
+	GitPrefixes bool
+	// Create, Delete and Rename say what happens to the file as a whole.
+	Create, Delete, Rename bool
+	Hunks                  []*Hunk
+	// Pos is the 1-based line of the file header in the parsed text.
+	Pos int
+}
+
+// DevNull is the name diffs use for the missing side of a creation or a
+// deletion.
+const DevNull = "/dev/null"
+
+var hunkHeaderRE = regexp.MustCompile(`^@@+\s*-(\d+)(,(\d+))?\s+\+(\d+)(,(\d+))?\s*(@@+|$)`)
+
+// textLine is a line of the input with its 1-based position.
+type textLine struct {
+	s   string
+	pos int
+}
+
+// segment is a run of input lines that may hold a diff: a fenced code
+// block, or the whole text when no fence holds a diff.
+type segment struct {
+	lines  []textLine
+	fenced bool
+	closed bool
+}
+
+// Parse reads the unified diffs in a model's reply. The diff may be bare or
+// inside one or more fenced code blocks, with prose around it. defaultPath,
+// if not empty, names the file for hunks that come before any file header.
+//
+// Parse checks what it can without the files: a hunk must have lines, a diff
+// must name its files, and a hunk that ends the text (or an unclosed fence)
+// with fewer lines than its header counts is refused as truncated
+// (ErrTruncated). Everything else, including wrong counts, is left to Apply.
+func Parse(text, defaultPath string) ([]*FileDiff, error) {
+	segs := segments(text)
+	var files []*FileDiff
+	for i, seg := range segs {
+		p := &parser{seg: seg, defaultPath: defaultPath, last: i == len(segs)-1}
+		fs, err := p.parse()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no file header (--- a/path, +++ b/path) or @@ hunk found", ErrParse)
+	}
+	return files, nil
+}
+
+// fenceOpen reports whether l opens a fence, returning its marker run and
+// indentation.
+func fenceOpen(l string) (marker string, indent int, ok bool) {
+	t := strings.TrimLeft(l, " ")
+	indent = len(l) - len(t)
+	if indent > 3 || len(t) < 3 {
+		return "", 0, false
+	}
+	c := t[0]
+	if c != '`' && c != '~' {
+		return "", 0, false
+	}
+	n := 0
+	for n < len(t) && t[n] == c {
+		n++
+	}
+	if n < 3 || (c == '`' && strings.ContainsRune(t[n:], '`')) {
+		return "", 0, false
+	}
+	return t[:n], indent, true
+}
+
+func fenceCloses(l, marker string, indent int) bool {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) != indent {
+		return false
+	}
+	t = trimRightSpace(t)
+	return len(t) >= len(marker) && strings.Trim(t, marker[:1]) == "" && t[0] == marker[0]
+}
+
+func splitLines(text string) []textLine {
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return nil
+	}
+	raw := strings.Split(text, "\n")
+	out := make([]textLine, len(raw))
+	for i, s := range raw {
+		out[i] = textLine{strings.TrimSuffix(s, "\r"), i + 1}
+	}
+	return out
+}
+
+func segments(text string) []segment {
+	all := splitLines(text)
+	var fenced []segment
+	for i := 0; i < len(all); i++ {
+		marker, indent, ok := fenceOpen(all[i].s)
+		if !ok {
+			continue
+		}
+		seg := segment{fenced: true}
+		j := i + 1
+		for ; j < len(all); j++ {
+			if fenceCloses(all[j].s, marker, indent) {
+				seg.closed = true
+				break
+			}
+			seg.lines = append(seg.lines, all[j])
+		}
+		if looksLikeDiff(seg.lines) {
+			fenced = append(fenced, seg)
+		}
+		i = j
+	}
+	if len(fenced) > 0 {
+		return fenced
+	}
+	return []segment{{lines: all}}
+}
+
+func looksLikeDiff(lines []textLine) bool {
+	for i, l := range lines {
+		if strings.HasPrefix(l.s, "@@") || strings.HasPrefix(l.s, "diff --git ") {
+			return true
+		}
+		if strings.HasPrefix(l.s, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, "+++ ") {
+			return true
+		}
+	}
+	return false
+}
+
+type parser struct {
+	seg         segment
+	defaultPath string
+	last        bool // the last segment of the text
+
+	files []*FileDiff
+	file  *FileDiff
+	// gitHeader is set between "diff --git" and the first hunk, while
+	// "---"/"+++" may still name the same file.
+	gitHeader bool
+	hunk      *Hunk
+	body      []textLine // the current hunk's lines so far
+}
+
+func (p *parser) errorf(pos int, format string, args ...any) error {
+	return fmt.Errorf("%w: line %d: %s", ErrParse, pos, fmt.Sprintf(format, args...))
+}
+
+func (p *parser) parse() ([]*FileDiff, error) {
+	lines := p.seg.lines
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l.s, "diff --git "):
+			if err := p.finishHunk(false); err != nil {
+				return nil, err
+			}
+			old, nw, err := gitNames(strings.TrimPrefix(l.s, "diff --git "))
+			if err != nil {
+				return nil, p.errorf(l.pos, "%v", err)
+			}
+			p.file = &FileDiff{OldName: old, NewName: nw, GitPrefixes: true, Pos: l.pos}
+			p.files = append(p.files, p.file)
+			p.gitHeader = true
+			for i+1 < len(lines) {
+				if !p.gitExtended(lines[i+1].s) {
+					break
+				}
+				i++
+			}
+			if p.file.Rename && p.file.OldName == p.file.NewName {
+				return nil, p.errorf(l.pos, "rename from and to the same path %q", p.file.OldName)
+			}
+		case strings.HasPrefix(l.s, "GIT binary patch"), strings.HasPrefix(l.s, "Binary files "):
+			return nil, p.errorf(l.pos, "binary patches are not supported")
+		case strings.HasPrefix(l.s, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, "+++ ") && !p.hunkNeedsMore():
+			if err := p.finishHunk(false); err != nil {
+				return nil, err
+			}
+			old := headerName(strings.TrimPrefix(l.s, "--- "))
+			nw := headerName(strings.TrimPrefix(lines[i+1].s, "+++ "))
+			if old == "" || nw == "" {
+				return nil, p.errorf(l.pos, "file header without a file name")
+			}
+			if p.gitHeader && p.file != nil && len(p.file.Hunks) == 0 {
+				// "---"/"+++" after "diff --git": the same file.
+				if old == DevNull {
+					p.file.Create = true
+				}
+				if nw == DevNull {
+					p.file.Delete = true
+				}
+			} else {
+				p.file = &FileDiff{OldName: old, NewName: nw, Pos: l.pos,
+					GitPrefixes: strings.HasPrefix(old, "a/") && strings.HasPrefix(nw, "b/")}
+				p.files = append(p.files, p.file)
+				p.file.Create = old == DevNull
+				p.file.Delete = nw == DevNull
+			}
+			if p.file.Create && p.file.Delete {
+				return nil, p.errorf(l.pos, "both file names are %s", DevNull)
+			}
+			p.gitHeader = false
+			i++
+		case strings.HasPrefix(l.s, "@@"):
+			if err := p.finishHunk(false); err != nil {
+				return nil, err
+			}
+			if p.file == nil {
+				if p.defaultPath == "" {
+					return nil, p.errorf(l.pos, "hunk before any file header; start each file with --- a/path and +++ b/path lines")
+				}
+				p.file = &FileDiff{OldName: p.defaultPath, NewName: p.defaultPath, Pos: l.pos}
+				p.files = append(p.files, p.file)
+			}
+			p.gitHeader = false
+			p.hunk = parseHunkHeader(l)
+		case p.hunk != nil:
+			p.body = append(p.body, l)
+		}
+	}
+	if err := p.finishHunk(true); err != nil {
+		return nil, err
+	}
+	for _, f := range p.files {
+		if f.Rename || f.Create || f.Delete {
+			continue
+		}
+		if len(f.Hunks) == 0 {
+			return nil, p.errorf(f.Pos, "no hunks for %s", f.NewName)
+		}
+	}
+	return p.files, nil
+}
+
+// hunkNeedsMore reports whether the current hunk's header counts ask for
+// more lines, so that a "--- " line is a removed line starting with "--"
+// rather than a new file header.
+func (p *parser) hunkNeedsMore() bool {
+	if p.hunk == nil || !p.hunk.HasCounts {
+		return false
+	}
+	old, nw := 0, 0
+	for _, l := range p.body {
+		switch {
+		case strings.HasPrefix(l.s, "-"):
+			old++
+		case strings.HasPrefix(l.s, "+"):
+			nw++
+		case strings.HasPrefix(l.s, "\\"):
+		default:
+			old++
+			nw++
+		}
+	}
+	return old < p.hunk.OldLines && nw < p.hunk.NewLines
+}
+
+func (p *parser) gitExtended(s string) bool {
+	f := p.file
+	switch {
+	case strings.HasPrefix(s, "new file mode "):
+		f.Create = true
+	case strings.HasPrefix(s, "deleted file mode "):
+		f.Delete = true
+	case strings.HasPrefix(s, "rename from "):
+		f.Rename = true
+		f.OldName = "a/" + unquote(strings.TrimPrefix(s, "rename from "))
+	case strings.HasPrefix(s, "rename to "):
+		f.Rename = true
+		f.NewName = "b/" + unquote(strings.TrimPrefix(s, "rename to "))
+	case strings.HasPrefix(s, "old mode "), strings.HasPrefix(s, "new mode "),
+		strings.HasPrefix(s, "similarity index "), strings.HasPrefix(s, "dissimilarity index "),
+		strings.HasPrefix(s, "index "), strings.HasPrefix(s, "copy from "), strings.HasPrefix(s, "copy to "):
+	default:
+		return false
+	}
+	return true
+}
+
+func parseHunkHeader(l textLine) *Hunk {
+	h := &Hunk{Header: l.s, Pos: l.pos}
+	m := hunkHeaderRE.FindStringSubmatch(l.s)
+	if m == nil {
+		return h
+	}
+	h.OldStart, _ = strconv.Atoi(m[1])
+	if m[2] != "" && m[5] != "" {
+		h.HasCounts = true
+		h.OldLines, _ = strconv.Atoi(m[3])
+		h.NewLines, _ = strconv.Atoi(m[6])
+	}
+	return h
+}
+
+// bodyLine is a hunk line being classified.
+type bodyLine struct {
+	Line
+	marked bool // written with a marker (" ", "-", "+")
+	blank  bool // an empty line, taken as blank context
+	pos    int
+}
+
+// finishHunk classifies the collected body lines of the current hunk. atEnd
+// is set when the hunk runs to the end of its segment.
+func (p *parser) finishHunk(atEnd bool) error {
+	h := p.hunk
+	if h == nil {
+		return nil
+	}
+	body := p.body
+	p.hunk, p.body = nil, nil
+
+	var ls []bodyLine
+	for _, l := range body {
+		s := l.s
+		switch {
+		case s == "":
+			ls = append(ls, bodyLine{Line{Context, ""}, false, true, l.pos})
+		case s[0] == ' ':
+			ls = append(ls, bodyLine{Line{Context, s[1:]}, true, false, l.pos})
+		case s[0] == '-':
+			ls = append(ls, bodyLine{Line{Delete, s[1:]}, true, false, l.pos})
+		case s[0] == '+':
+			ls = append(ls, bodyLine{Line{Add, s[1:]}, true, false, l.pos})
+		case s[0] == '\\':
+			// "\ No newline at end of file": the file keeps its own
+			// final-newline state, so the marker only needs skipping.
+		default:
+			ls = append(ls, bodyLine{Line{Unmarked, s}, false, false, l.pos})
+		}
+	}
+	// Find the trailing run after the last marked line.
+	lastMarked := -1
+	for i, l := range ls {
+		if l.marked {
+			lastMarked = i
+		}
+	}
+	tail := ls[lastMarked+1:]
+	ls = ls[:lastMarked+1]
+	cutProse := false
+	if len(tail) > 0 {
+		hasUnmarked := false
+		for _, l := range tail {
+			if !l.blank {
+				hasUnmarked = true
+			}
+		}
+		switch {
+		case !hasUnmarked:
+			// Trailing blank lines: separators or blank context at the
+			// end, which only anchors. Dropping them changes no result.
+		case tail[0].blank:
+			cutProse = true // prose after a blank line
+		case p.countsSatisfied(h, ls):
+			cutProse = true // the header's counts end the hunk here
+		case p.seg.fenced:
+			// Inside a diff fence: lines that lost their marker.
+			for len(tail) > 0 && tail[len(tail)-1].blank {
+				tail = tail[:len(tail)-1]
+			}
+			ls = append(ls, tail...)
+		default:
+			return p.errorf(tail[0].pos, "line has no diff marker right after hunk %q; prefix added lines with \"+\", context lines with a space, and separate prose from the diff with a blank line", h.Header)
+		}
+	}
+	if atEnd && p.last && !cutProse && (!p.seg.fenced || !p.seg.closed) {
+		// The hunk runs to the end of the reply: was it cut off?
+		if !p.seg.closed && p.seg.fenced && !h.HasCounts {
+			return fmt.Errorf("%w: the code fence holding hunk %q is never closed", ErrTruncated, h.Header)
+		}
+		if h.HasCounts {
+			old, nw := 0, 0
+			for _, l := range ls {
+				switch l.Kind {
+				case Context, Unmarked:
+					old++
+					nw++
+				case Delete:
+					old++
+				case Add:
+					nw++
+				}
+			}
+			old += len(tail) // trailing blank context may have been dropped
+			nw += len(tail)
+			if old < h.OldLines || nw < h.NewLines {
+				return fmt.Errorf("%w: hunk %q ends the reply with %d old and %d new lines where its header says %d and %d",
+					ErrTruncated, h.Header, old, nw, h.OldLines, h.NewLines)
+			}
+		}
+	}
+	changes := false
+	for _, l := range ls {
+		h.Lines = append(h.Lines, l.Line)
+		if l.Kind != Context {
+			changes = true
+		}
+	}
+	if len(h.Lines) == 0 {
+		return p.errorf(h.Pos, "hunk %q has no lines", h.Header)
+	}
+	if changes {
+		p.file.Hunks = append(p.file.Hunks, h)
+	}
+	return nil
+}
+
+// countsSatisfied reports whether the classified lines fill the header's
+// counts exactly.
+func (p *parser) countsSatisfied(h *Hunk, ls []bodyLine) bool {
+	if !h.HasCounts {
+		return false
+	}
+	old, nw := 0, 0
+	for _, l := range ls {
+		switch l.Kind {
+		case Context, Unmarked:
+			old++
+			nw++
+		case Delete:
+			old++
+		case Add:
+			nw++
+		}
+	}
+	return old == h.OldLines && nw == h.NewLines
+}
+
+// headerName extracts the file name from a ---/+++ header: it drops a
+// timestamp after a tab and quotes.
+func headerName(s string) string {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	return unquote(s)
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return s
+}
+
+// gitNames splits the names of a "diff --git a/x b/y" line.
+func gitNames(s string) (string, string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, `"`) {
+		// Quoted names: find the closing quote of the first.
+		for i := 1; i < len(s); i++ {
+			if s[i] == '\\' {
+				i++
+				continue
+			}
+			if s[i] == '"' {
+				return unquote(s[:i+1]), unquote(strings.TrimSpace(s[i+1:])), nil
+			}
+		}
+		return "", "", fmt.Errorf("unterminated quoted name in diff --git header")
+	}
+	if i := strings.LastIndex(s, " b/"); i > 0 {
+		return s[:i], unquote(s[i+1:]), nil
+	}
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		return s[:i], strings.TrimSpace(s[i+1:]), nil
+	}
+	return "", "", fmt.Errorf("cannot read the file names of diff --git %s", s)
+}
