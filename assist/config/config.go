@@ -1,0 +1,402 @@
+package config
+
+import (
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Defaults and limits.
+const (
+	// DefaultBaseURL is the provider's recommended endpoint for text models.
+	DefaultBaseURL = "https://direct.evolink.ai"
+	// DefaultFallbackURL is the provider's backup endpoint, which the model
+	// client may use after a 5xx from DefaultBaseURL (see Config.FallbackURL).
+	DefaultFallbackURL = "https://api.evolink.ai"
+	// DefaultModel answers edits (fix, rewrite, document, tests).
+	DefaultModel = "kimi-k3.1-pro"
+	// DefaultFastModel answers explanations.
+	DefaultFastModel = "kimi-k3.1-pro-highspeed"
+	// DefaultCacheTTL is the prompt-cache lifetime asked of the provider.
+	DefaultCacheTTL = "5m"
+	// DefaultContextMaxTokens is the prompt budget for context, in tokens.
+	DefaultContextMaxTokens = 64000
+	// DefaultMaxFileSize is the largest file, in bytes, read into a prompt.
+	DefaultMaxFileSize = 1 << 20
+	// DefaultMaxReportsPerSecond caps $/progress reports per job.
+	DefaultMaxReportsPerSecond = 10
+	// DefaultExplainTokens is maxCompletionTokens for explanations.
+	DefaultExplainTokens = 8192
+	// DefaultEditTokens is maxCompletionTokens for edits: thinking counts
+	// against it, and an edit's answer (a diff) can be long.
+	DefaultEditTokens = 32768
+	// MaxCompletionTokensLimit is the provider's upper bound.
+	MaxCompletionTokensLimit = 1048576
+	// WorkspaceFileName is the workspace-local file read at the root of each
+	// workspace folder. It may tune actions, context, models, reasoning
+	// effort, completion tokens, cacheTTL and progress; it can never set
+	// apiKey or baseURL (nor webSearch, allowInvalidGo, prices, logLevel).
+	WorkspaceFileName = ".kimi-lsp.toml"
+)
+
+// ErrNoAPIKey is returned by Config.Key when no API key is configured.
+var ErrNoAPIKey = errors.New("no API key: set KIMI_API_KEY or kimi.apiKey in your editor settings (or apiKey in the user config file)")
+
+// Effort is a canonical reasoning effort: low, high or max. The provider's
+// aliases are accepted on input and mapped as the provider does: medium to
+// high, xhigh to max, minimal and none to low (none does not turn thinking
+// off).
+type Effort string
+
+// The canonical reasoning efforts.
+const (
+	EffortLow  Effort = "low"
+	EffortHigh Effort = "high"
+	EffortMax  Effort = "max"
+)
+
+// ParseEffort maps a reasoning effort or one of its aliases to its canonical
+// form. The comparison ignores case and surrounding spaces.
+func ParseEffort(s string) (Effort, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "low", "minimal", "none":
+		return EffortLow, true
+	case "high", "medium":
+		return EffortHigh, true
+	case "max", "xhigh":
+		return EffortMax, true
+	}
+	return "", false
+}
+
+// Result is what an action produces.
+type Result string
+
+// The kinds of result.
+const (
+	ResultExplain Result = "explain" // markdown shown to the user
+	ResultEdit    Result = "edit"    // changes applied through workspace/applyEdit
+)
+
+// Names of the built-in actions.
+const (
+	ActionExplain  = "explain"
+	ActionFix      = "fix"
+	ActionRewrite  = "rewrite"
+	ActionDocument = "document"
+	ActionTests    = "tests"
+)
+
+// builtins lists the built-in actions in menu order.
+var builtins = []struct {
+	name, title, kind string
+	result            Result
+}{
+	{ActionExplain, "Kimi: Explain", "refactor", ResultExplain},
+	{ActionFix, "Kimi: Fix", "quickfix", ResultEdit},
+	{ActionRewrite, "Kimi: Rewrite", "refactor.rewrite", ResultEdit},
+	{ActionDocument, "Kimi: Add documentation", "refactor.rewrite", ResultEdit},
+	{ActionTests, "Kimi: Write tests", "source", ResultEdit},
+}
+
+func isBuiltin(name string) bool {
+	for _, b := range builtins {
+		if b.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Action is one action with every setting resolved: the built-in ones and
+// the user-defined ones of the "actions" key.
+type Action struct {
+	Name  string // "explain", "fix", … or the user's name
+	Title string // menu title, e.g. "Kimi: Explain"
+	// Kind is the code action kind. For built-ins it is a suggestion
+	// (explain "refactor", fix "quickfix", rewrite and document
+	// "refactor.rewrite", tests "source"); lsp may choose otherwise.
+	Kind string
+	// Prompt is the user's template (see Placeholders); empty for built-ins,
+	// whose wording belongs to assist.
+	Prompt              string
+	Model               string
+	ReasoningEffort     Effort
+	MaxCompletionTokens int
+	Result              Result
+	Builtin             bool
+}
+
+// Context says what may enter a prompt besides the selection.
+type Context struct {
+	// MaxTokens is the token budget for context.
+	MaxTokens int
+	// Include says which kinds of context enter prompts.
+	Include Include
+	// Exclude holds globs (slash-separated, relative to a workspace folder,
+	// `**` allowed) of files never put in a prompt. Globs from every source
+	// accumulate.
+	Exclude []string
+	// MaxFileSize is the largest file, in bytes, read into a prompt.
+	MaxFileSize int64
+	// Secrets holds globs of secret files added to the built-in list
+	// (.env*, *.pem, …); they accumulate across sources, so that a workspace
+	// file can add to them but never remove the user's.
+	Secrets []string
+}
+
+// Include says which kinds of context enter prompts.
+type Include struct {
+	OpenBuffers bool // other open buffers
+	Related     bool // files related to the active one (same package, imports)
+	Recent      bool // recently viewed files
+}
+
+// Progress tunes the $/progress reports of a job.
+type Progress struct {
+	ShowThinking        bool // report a "thinking…" line while the model reasons
+	MaxReportsPerSecond int  // throttle
+}
+
+// Price is a model's price in USD per million tokens.
+type Price struct {
+	Input      float64 // uncached input
+	CachedRead float64 // input served from the prompt cache
+	Write5m    float64 // input written to the cache with a 5m TTL
+	Write1h    float64 // input written to the cache with a 1h TTL
+	Output     float64 // output, thinking included
+}
+
+// defaultPrices are editable assumptions. Only the kimi-k3.1-pro input and
+// cache prices come from the project's issue; the output price and the
+// other models' prices are assumptions to be corrected in configuration.
+var defaultPrices = map[string]Price{
+	"kimi-k3.1-pro":           {Input: 2.00, CachedRead: 0.20, Write5m: 2.00, Write1h: 4.00, Output: 8.00},
+	"kimi-k3.1-pro-highspeed": {Input: 2.00, CachedRead: 0.20, Write5m: 2.00, Write1h: 4.00, Output: 8.00},
+	"kimi-k3":                 {Input: 2.00, CachedRead: 0.20, Write5m: 2.00, Write1h: 4.00, Output: 8.00},
+}
+
+// Config is the effective configuration. It is a value: copies are
+// independent, and nothing in a Config is changed after it is built (the
+// slices in exported fields are shared between copies and must be treated
+// as read-only). Build one with Default or Load and refine it with the With
+// methods, which never modify their receiver.
+//
+// Printing a Config with fmt or log/slog shows the redacted form; the API key
+// is only available through Key or APIKey.Reveal.
+type Config struct {
+	APIKey    Secret
+	BaseURL   string // without a trailing slash or /v1
+	Model     string // for edits
+	FastModel string // for explanations
+	CacheTTL  string // "5m" or "1h"
+	Context   Context
+	Progress  Progress
+	LogLevel  string // "debug", "info", "warn" or "error"
+	// AllowInvalidGo lets the edit applier apply Go edits that do not parse.
+	AllowInvalidGo bool
+	// WebSearch offers the provider's web_search tool to the model.
+	WebSearch bool
+
+	effort     map[string]Effort // action name or "default"
+	maxTokens  map[string]int    // action name or "default"
+	actions    []actionDef       // user-defined, in definition order
+	prices     map[string]Price
+	excludeSrc []Source // parallel to Context.Exclude
+	secretsSrc []Source // parallel to Context.Secrets
+	src        map[string]Source
+	stack      stack
+}
+
+// actionDef is a user-defined action as written in a source.
+type actionDef struct {
+	name, title, kind, prompt, model string
+	effort                           Effort
+	maxTokens                        int
+	result                           Result
+	src                              Source
+}
+
+// Default returns the built-in configuration.
+func Default() Config {
+	c := Config{
+		BaseURL:   DefaultBaseURL,
+		Model:     DefaultModel,
+		FastModel: DefaultFastModel,
+		CacheTTL:  DefaultCacheTTL,
+		Context: Context{
+			MaxTokens:   DefaultContextMaxTokens,
+			Include:     Include{OpenBuffers: true, Related: true, Recent: true},
+			MaxFileSize: DefaultMaxFileSize,
+		},
+		Progress:  Progress{ShowThinking: true, MaxReportsPerSecond: DefaultMaxReportsPerSecond},
+		LogLevel:  "info",
+		effort:    map[string]Effort{},
+		maxTokens: map[string]int{},
+		prices:    make(map[string]Price, len(defaultPrices)),
+		src:       map[string]Source{},
+	}
+	for m, p := range defaultPrices {
+		c.prices[m] = p
+	}
+	return c
+}
+
+// Key returns the API key, or ErrNoAPIKey when none is configured.
+func (c Config) Key() (string, error) {
+	if !c.APIKey.IsSet() {
+		return "", ErrNoAPIKey
+	}
+	return c.APIKey.Reveal(), nil
+}
+
+// FallbackURL returns the endpoint to retry on after a 5xx from BaseURL:
+// DefaultFallbackURL when BaseURL is the default endpoint, and "" when the
+// user chose another endpoint (there is then no fallback).
+func (c Config) FallbackURL() string {
+	if c.BaseURL == DefaultBaseURL {
+		return DefaultFallbackURL
+	}
+	return ""
+}
+
+// CacheTTLDuration returns CacheTTL as a duration (5m or 1h).
+func (c Config) CacheTTLDuration() time.Duration {
+	if c.CacheTTL == "1h" {
+		return time.Hour
+	}
+	return 5 * time.Minute
+}
+
+// Level returns LogLevel as a slog level.
+func (c Config) Level() slog.Level {
+	switch c.LogLevel {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// Actions returns every action, resolved: the built-ins in menu order
+// (explain, fix, rewrite, document, tests), then the user-defined ones in
+// the order they were first defined.
+func (c Config) Actions() []Action {
+	out := make([]Action, 0, len(builtins)+len(c.actions))
+	for _, b := range builtins {
+		a, _ := c.ActionFor(b.name)
+		out = append(out, a)
+	}
+	for _, d := range c.actions {
+		a, _ := c.ActionFor(d.name)
+		out = append(out, a)
+	}
+	return out
+}
+
+// ActionFor resolves the action called name (built-in or user-defined) and
+// reports whether it exists.
+//
+// Model: the action's own model, else FastModel for explanations and Model
+// for edits. Reasoning effort and completion tokens: the entry for the
+// action's name in the reasoningEffort (maxCompletionTokens) table, else the
+// action's own value, else the table's "default" entry (which a single value
+// for all actions sets), else low and DefaultExplainTokens for explanations,
+// high and DefaultEditTokens for edits.
+func (c Config) ActionFor(name string) (Action, bool) {
+	var a Action
+	var own actionDef
+	found := false
+	for _, b := range builtins {
+		if b.name == name {
+			a = Action{Name: b.name, Title: b.title, Kind: b.kind, Result: b.result, Builtin: true}
+			found = true
+		}
+	}
+	if !found {
+		i := c.actionIndex(name)
+		if i < 0 {
+			return Action{}, false
+		}
+		own = c.actions[i]
+		a = Action{Name: own.name, Title: own.title, Kind: own.kind, Prompt: own.prompt, Result: own.result}
+	}
+	a.Model, _ = c.actionModel(a.Result, own)
+	a.ReasoningEffort, _ = c.actionEffort(name, a.Result, own)
+	a.MaxCompletionTokens, _ = c.actionTokens(name, a.Result, own)
+	return a, true
+}
+
+func (c Config) actionIndex(name string) int {
+	return slices.IndexFunc(c.actions, func(d actionDef) bool { return d.name == name })
+}
+
+func (c Config) actionModel(r Result, own actionDef) (string, Source) {
+	switch {
+	case own.model != "":
+		return own.model, own.src
+	case r == ResultExplain:
+		return c.FastModel, c.srcOf("fastModel")
+	}
+	return c.Model, c.srcOf("model")
+}
+
+func (c Config) actionEffort(name string, r Result, own actionDef) (Effort, Source) {
+	if e, ok := c.effort[name]; ok {
+		return e, c.srcOf("reasoningEffort." + name)
+	}
+	if own.effort != "" {
+		return own.effort, own.src
+	}
+	if e, ok := c.effort["default"]; ok {
+		return e, c.srcOf("reasoningEffort.default")
+	}
+	if r == ResultExplain {
+		return EffortLow, defaultSource
+	}
+	return EffortHigh, defaultSource
+}
+
+func (c Config) actionTokens(name string, r Result, own actionDef) (int, Source) {
+	if n, ok := c.maxTokens[name]; ok {
+		return n, c.srcOf("maxCompletionTokens." + name)
+	}
+	if own.maxTokens != 0 {
+		return own.maxTokens, own.src
+	}
+	if n, ok := c.maxTokens["default"]; ok {
+		return n, c.srcOf("maxCompletionTokens.default")
+	}
+	if r == ResultExplain {
+		return DefaultExplainTokens, defaultSource
+	}
+	return DefaultEditTokens, defaultSource
+}
+
+// PriceFor returns the price of model and whether one is configured.
+func (c Config) PriceFor(model string) (Price, bool) {
+	p, ok := c.prices[model]
+	return p, ok
+}
+
+// Prices returns a copy of the price table, by model.
+func (c Config) Prices() map[string]Price {
+	out := make(map[string]Price, len(c.prices))
+	for m, p := range c.prices {
+		out[m] = p
+	}
+	return out
+}
+
+// srcOf returns where key's value came from (default when no source set it).
+func (c Config) srcOf(key string) Source {
+	if s, ok := c.src[key]; ok {
+		return s
+	}
+	return defaultSource
+}

@@ -1,0 +1,98 @@
+package config
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var editorSeeds = []string{
+	`{"kimi": {"apiKey": "sk-fuzz-000000000000abcd", "model": "m", "cacheTTL": "1h"}}`,
+	`{"reasoningEffort": {"explain": "low", "default": "xhigh"}, "maxCompletionTokens": 4096}`,
+	`{"actions": [{"name": "a", "prompt": "{{selection}} {{bogus}}", "result": "edit", "kind": "refactor.x"}]}`,
+	`{"actions": {"r": {"prompt": "x", "result": "explain"}}}`,
+	`{"context": {"maxTokens": 1e3, "include": {"related": false}, "exclude": ["[", "a/**"], "secrets": "*.key"}}`,
+	`{"prices": {"m": {"input": 1.5, "output": "x"}}, "progress": {"maxReportsPerSecond": 1e400}}`,
+	`[{"baseURL": "http://[::1]:8080/v1/"}]`,
+	`{"maxCompletionTokens": 9223372036854775808}`,
+	`{"baseURL": "https://user:pass@host", "apiKey": "Bearer x"}`,
+	`null`, `[]`, `"x"`, `{"kimi": []}`, "{\"model\": \"\xff\"}",
+}
+
+// FuzzWithEditor feeds arbitrary editor settings: no panic; an accepted
+// section yields a printable configuration; a refused one leaves the
+// configuration as it was; no message ever quotes the API key.
+func FuzzWithEditor(f *testing.F) {
+	for _, s := range editorSeeds {
+		f.Add([]byte(s))
+	}
+	base, _ := Default().WithEditor(json.RawMessage(`{"model": "base-model"}`))
+	baseText := base.Redacted()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c, errs := base.WithEditor(raw)
+		if HasErrors(errs) && c.Redacted() != baseText {
+			t.Fatalf("a refused section changed the configuration")
+		}
+		_ = c.Sources()
+		_ = c.Actions()
+		if c.Context.MaxTokens < 1000 || c.Progress.MaxReportsPerSecond < 1 || (c.CacheTTL != "5m" && c.CacheTTL != "1h") {
+			t.Fatalf("invalid value accepted: %v", c.Redacted())
+		}
+		for _, a := range c.Actions() {
+			if a.MaxCompletionTokens < 1 || a.MaxCompletionTokens > MaxCompletionTokensLimit || a.Model == "" {
+				t.Fatalf("invalid action accepted: %+v", a)
+			}
+		}
+		m, err := decodeEditor(raw)
+		if err != nil || m == nil {
+			return
+		}
+		key, _ := m["apiKey"].(string)
+		key = strings.TrimSpace(key)
+		if len(key) < 12 || strings.ContainsFunc(key, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) {
+			return
+		}
+		for _, err := range errs {
+			if strings.Contains(err.Error(), key) {
+				t.Fatalf("message quotes the API key: %v", err)
+			}
+		}
+		if strings.Contains(c.Redacted(), key) {
+			t.Fatalf("Redacted() shows the API key")
+		}
+	})
+}
+
+// FuzzWorkspaceFile feeds arbitrary TOML as a workspace file: no panic, and
+// the result never takes apiKey, baseURL or webSearch from it.
+func FuzzWorkspaceFile(f *testing.F) {
+	for _, s := range []string{
+		"apiKey = \"sk-x\"\nbaseURL = \"https://evil.example\"\n",
+		"[kimi]\napiKey = \"sk-x\"\nwebSearch = true\n",
+		"[[actions]]\nname = \"a\"\nprompt = \"{{selection}}\"\nresult = \"edit\"\n",
+		"[context]\nexclude = [\"**/x\"]\nmaxTokens = 2000\n[context.include]\nrecent = false\n",
+		"reasoningEffort = { explain = \"max\" }\nmaxCompletionTokens = 10\n",
+		"model = kimi\n", "a = 2023-01-01T00:00:00Z\n", "x = [1, \"a\"]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	base := Default()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, errs := parseTOML(data, Source{Kind: FromWorkspaceFile, Name: "/ws/" + WorkspaceFileName})
+		if HasErrors(errs) || l == nil {
+			return
+		}
+		if l.apiKey != nil || l.baseURL != nil || l.webSearch != nil {
+			t.Fatalf("workspace layer sets a refused key")
+		}
+		st := base.stack
+		st.workspace = []*layer{l}
+		c, _ := build(st, l)
+		if c.APIKey.IsSet() || c.BaseURL != DefaultBaseURL || c.WebSearch {
+			t.Fatalf("workspace file changed a refused key")
+		}
+		_ = c.Redacted()
+	})
+}

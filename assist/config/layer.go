@@ -1,0 +1,777 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// layer is what one source says, parsed and checked. A nil pointer or map
+// means the source does not set the key. Layers are never modified after
+// parsing, so Configs may share them.
+type layer struct {
+	src Source
+
+	apiKey                                     *Secret
+	baseURL, model, fastModel, cacheTTL, level *string
+
+	effort    map[string]Effort
+	effortAll bool // a single value: replaces every entry of lower sources
+	maxTok    map[string]int
+	maxTokAll bool
+
+	actions []actionDef
+
+	ctxMaxTokens                   *int
+	inclOpen, inclRelated, inclRec *bool
+	exclude, secrets               []string
+	maxFileSize                    *int64
+
+	showThinking *bool
+	maxReports   *int
+
+	prices map[string]pricePatch
+
+	allowInvalidGo, webSearch *bool
+}
+
+type pricePatch struct {
+	input, cachedRead, write5m, write1h, output *float64
+}
+
+// topKeys are the keys of the "kimi" section, in the order doctor lists them.
+var topKeys = []string{
+	"apiKey", "baseURL", "model", "fastModel", "reasoningEffort", "maxCompletionTokens",
+	"cacheTTL", "actions", "context", "progress", "prices", "logLevel", "allowInvalidGo", "webSearch",
+}
+
+// workspaceAllowed are the top-level keys a workspace file may set; the
+// others are ignored with a warning.
+var workspaceAllowed = map[string]bool{
+	"model": true, "fastModel": true, "reasoningEffort": true, "maxCompletionTokens": true,
+	"cacheTTL": true, "actions": true, "context": true, "progress": true,
+}
+
+// Placeholders are the names a prompt template may use, each written as
+// {{name}}.
+var Placeholders = []string{"selection", "file", "language", "diagnostics", "instruction"}
+
+const (
+	effortValues = "low, high, max (or the aliases medium, xhigh, minimal, none)"
+	kindValues   = "quickfix, refactor, refactor.extract, refactor.inline, refactor.rewrite, source, or a sub-kind of one of them (e.g. refactor.rewrite.kimi)"
+	smallTokens  = 1024
+)
+
+// parser collects the problems of one source.
+type parser struct {
+	src    Source
+	probs  []error
+	failed bool
+}
+
+func (p *parser) fail(key, format string, args ...any) {
+	p.failed = true
+	p.probs = append(p.probs, &Problem{Source: p.src, Key: key, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) warn(key, format string, args ...any) {
+	p.probs = append(p.probs, &Problem{Source: p.src, Key: key, Message: fmt.Sprintf(format, args...), Warning: true})
+}
+
+// parseSection turns a decoded "kimi" section (from TOML or JSON) into a
+// layer. It reports every problem it finds, not just the first.
+func parseSection(m map[string]any, src Source) (*layer, []error) {
+	p := &parser{src: src}
+	l := &layer{src: src}
+	for _, k := range sortedKeys(m) {
+		v := m[k]
+		if src.Kind == FromWorkspaceFile && slices.Contains(topKeys, k) && !workspaceAllowed[k] {
+			why := "only your user config file, the environment or your editor settings may set it"
+			if k == "apiKey" || k == "baseURL" {
+				why = "a cloned repository must not be able to send your key or your code to another host; set it in your user config file, the environment or your editor settings"
+			} else if k == "webSearch" {
+				why = "a cloned repository must not be able to send your code to a search engine; " + why
+			}
+			p.warn(k, "ignored: a workspace file cannot set %s (%s)", k, why)
+			continue
+		}
+		switch k {
+		case "apiKey":
+			if s, ok := p.str(k, v); ok {
+				if key, ok := p.secret(k, s); ok {
+					l.apiKey = &key
+				}
+			}
+		case "baseURL":
+			if s, ok := p.str(k, v); ok {
+				if u, ok := p.url(k, s); ok {
+					l.baseURL = &u
+				}
+			}
+		case "model":
+			l.model = p.modelName(k, v)
+		case "fastModel":
+			l.fastModel = p.modelName(k, v)
+		case "reasoningEffort":
+			eff := map[string]Effort{}
+			all := false
+			if tbl, ok := v.(map[string]any); ok {
+				for _, name := range sortedKeys(tbl) {
+					if e, ok := p.effort(k+"."+name, tbl[name]); ok {
+						eff[name] = e
+					}
+				}
+			} else if v != nil {
+				if e, ok := p.effort(k, v); ok {
+					eff["default"] = e
+					all = true
+				}
+			}
+			if len(eff) > 0 || all {
+				l.effort, l.effortAll = eff, all
+			}
+		case "maxCompletionTokens":
+			tok := map[string]int{}
+			all := false
+			if tbl, ok := v.(map[string]any); ok {
+				for _, name := range sortedKeys(tbl) {
+					if n, ok := p.tokens(k+"."+name, tbl[name]); ok {
+						tok[name] = n
+					}
+				}
+			} else if v != nil {
+				if n, ok := p.tokens(k, v); ok {
+					tok["default"] = n
+					all = true
+				}
+			}
+			if len(tok) > 0 || all {
+				l.maxTok, l.maxTokAll = tok, all
+			}
+		case "cacheTTL":
+			if s, ok := p.str(k, v); ok {
+				if s != "5m" && s != "1h" {
+					p.fail(k, "%s is not one of 5m, 1h", quote(s))
+				} else {
+					l.cacheTTL = &s
+				}
+			}
+		case "actions":
+			l.actions = p.actions(k, v)
+		case "context":
+			p.context(l, k, v)
+		case "progress":
+			p.progress(l, k, v)
+		case "prices":
+			l.prices = p.prices(k, v)
+		case "logLevel":
+			if s, ok := p.str(k, v); ok {
+				switch lv := strings.ToLower(s); lv {
+				case "debug", "info", "warn", "error":
+					l.level = &lv
+				case "warning":
+					lv = "warn"
+					l.level = &lv
+				default:
+					p.fail(k, "%s is not one of debug, info, warn, error", quote(s))
+				}
+			}
+		case "allowInvalidGo":
+			l.allowInvalidGo = p.boolean(k, v)
+		case "webSearch":
+			l.webSearch = p.boolean(k, v)
+		default:
+			p.unknown("", k, topKeys)
+		}
+	}
+	// Messages never quote the key; strike it anyway in case another value
+	// repeats it (a second line of defence).
+	if k, ok := m["apiKey"].(string); ok {
+		if k = strings.TrimSpace(k); len(k) >= 4 {
+			for _, err := range p.probs {
+				pr := err.(*Problem)
+				pr.Message = strings.ReplaceAll(pr.Message, k, "[REDACTED]")
+			}
+		}
+	}
+	return l, p.probs
+}
+
+func (p *parser) effort(key string, v any) (Effort, bool) {
+	s, ok := p.str(key, v)
+	if !ok {
+		return "", false
+	}
+	e, ok := ParseEffort(s)
+	if !ok {
+		p.fail(key, "%s is not one of %s", quote(s), effortValues)
+	}
+	return e, ok
+}
+
+func (p *parser) tokens(key string, v any) (int, bool) {
+	n, ok := p.integer(key, v, 1, MaxCompletionTokensLimit)
+	if ok && n < smallTokens {
+		p.warn(key, "%d is very small: thinking counts against it and may leave no room for the answer", n)
+	}
+	return int(n), ok
+}
+
+func (p *parser) modelName(key string, v any) *string {
+	s, ok := p.str(key, v)
+	if !ok {
+		return nil
+	}
+	if len(s) > 128 || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		p.fail(key, "%s is not a model name (no spaces or control characters, at most 128 bytes)", quote(s))
+		return nil
+	}
+	return &s
+}
+
+func (p *parser) secret(key, s string) (Secret, bool) {
+	if strings.HasPrefix(strings.ToLower(s), "bearer ") {
+		p.fail(key, "give the key alone, without the \"Bearer \" prefix (value not shown)")
+		return Secret{}, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			p.fail(key, "contains spaces, control or non-ASCII characters, which cannot go in an HTTP header (value not shown)")
+			return Secret{}, false
+		}
+	}
+	return NewSecret(s), true
+}
+
+func (p *parser) url(key, s string) (string, bool) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "" || u.Opaque != "":
+		p.fail(key, "%s is not an absolute http or https URL such as %s", quote(s), DefaultBaseURL)
+		return "", false
+	case u.Scheme != "https" && u.Scheme != "http":
+		p.fail(key, "scheme %s is not one of https, http", quote(u.Scheme))
+		return "", false
+	case u.User != nil:
+		p.fail(key, "must not contain a user name or password (value not shown); put the key in apiKey")
+		return "", false
+	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		p.fail(key, "%s must not have a query or fragment", quote(s))
+		return "", false
+	}
+	// The client appends /v1/chat/completions: drop a trailing slash and a
+	// trailing /v1, which people often copy from other tools' settings.
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	out := strings.TrimRight(u.String(), "/")
+	out = strings.TrimSuffix(out, "/v1")
+	return strings.TrimRight(out, "/"), true
+}
+
+var (
+	actionNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	kindRE       = regexp.MustCompile(`^(quickfix|refactor|source)(\.[A-Za-z0-9_-]+)*$`)
+)
+
+var actionKeys = []string{"name", "title", "kind", "prompt", "model", "reasoningEffort", "maxCompletionTokens", "result"}
+
+// actions parses the "actions" key: a list of tables (TOML [[actions]]), or
+// a table of tables keyed by name (TOML [actions.review]).
+func (p *parser) actions(k string, v any) []actionDef {
+	type entry struct {
+		key, name string
+		tbl       any
+	}
+	var entries []entry
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		for i, e := range x {
+			entries = append(entries, entry{key: fmt.Sprintf("%s[%d]", k, i), tbl: e})
+		}
+	case []map[string]any:
+		for i, e := range x {
+			entries = append(entries, entry{key: fmt.Sprintf("%s[%d]", k, i), tbl: e})
+		}
+	case map[string]any:
+		for _, name := range sortedKeys(x) {
+			entries = append(entries, entry{key: k + "." + name, name: name, tbl: x[name]})
+		}
+	default:
+		p.fail(k, "got %s, want a list of action tables ([[actions]] in TOML)", typeName(v))
+		return nil
+	}
+	var out []actionDef
+	seen := map[string]string{}
+	for _, e := range entries {
+		tbl, ok := p.table(e.key, e.tbl)
+		if !ok {
+			if e.tbl == nil {
+				p.fail(e.key, "got null, want an action table")
+			}
+			continue
+		}
+		d := actionDef{src: p.src}
+		bad := false
+		for _, f := range sortedKeys(tbl) {
+			fk, fv := e.key+"."+f, tbl[f]
+			switch f {
+			case "name":
+				d.name, _ = p.str(fk, fv)
+			case "title":
+				d.title, _ = p.str(fk, fv)
+			case "kind":
+				if s, ok := p.str(fk, fv); ok {
+					if !kindRE.MatchString(s) {
+						p.fail(fk, "%s is not a code action kind: use %s", quote(s), kindValues)
+						bad = true
+					}
+					d.kind = s
+				}
+			case "prompt":
+				if s, ok := p.str(fk, fv); ok {
+					if err := checkTemplate(s); err != nil {
+						p.fail(fk, "%v", err)
+						bad = true
+					}
+					d.prompt = s
+				}
+			case "model":
+				if s := p.modelName(fk, fv); s != nil {
+					d.model = *s
+				}
+			case "reasoningEffort":
+				d.effort, _ = p.effort(fk, fv)
+			case "maxCompletionTokens":
+				d.maxTokens, _ = p.tokens(fk, fv)
+			case "result":
+				if s, ok := p.str(fk, fv); ok {
+					switch Result(s) {
+					case ResultExplain, ResultEdit:
+						d.result = Result(s)
+					default:
+						p.fail(fk, "%s is not one of explain, edit", quote(s))
+						bad = true
+					}
+				}
+			default:
+				p.unknown(e.key, f, actionKeys)
+			}
+		}
+		if e.name != "" {
+			if d.name != "" && d.name != e.name {
+				p.fail(e.key+".name", "%s differs from the table's name %s", quote(d.name), quote(e.name))
+				continue
+			}
+			d.name = e.name
+		}
+		switch {
+		case d.name == "":
+			p.fail(e.key+".name", "missing: every action needs a name (letters, digits, _ . -)")
+			continue
+		case !actionNameRE.MatchString(d.name):
+			p.fail(e.key+".name", "%s is not a valid action name: start with a letter or digit, then letters, digits, _ . - (at most 64)", quote(d.name))
+			continue
+		case isBuiltin(d.name) || d.name == "default":
+			p.fail(e.key+".name", "%s is a built-in name (explain, fix, rewrite, document, tests, default); choose another", quote(d.name))
+			continue
+		case seen[d.name] != "":
+			p.fail(e.key+".name", "%s is already defined by %s", quote(d.name), seen[d.name])
+			continue
+		}
+		seen[d.name] = e.key
+		if d.prompt == "" && !bad {
+			p.fail(e.key+".prompt", "missing: a user-defined action needs a prompt template (placeholders: %s)", placeholderList())
+			bad = true
+		}
+		if d.result == "" && !bad {
+			p.fail(e.key+".result", "missing: one of explain, edit")
+			bad = true
+		}
+		if bad {
+			continue
+		}
+		if d.title == "" {
+			d.title = "Kimi: " + d.name
+		}
+		if d.kind == "" {
+			d.kind = "refactor.rewrite"
+			if d.result == ResultExplain {
+				d.kind = "refactor"
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+var contextKeys = []string{"maxTokens", "include", "exclude", "maxFileSize", "secrets"}
+var includeKeys = []string{"openBuffers", "related", "recent"}
+
+func (p *parser) context(l *layer, k string, v any) {
+	tbl, ok := p.table(k, v)
+	if !ok {
+		return
+	}
+	for _, f := range sortedKeys(tbl) {
+		fk, fv := k+"."+f, tbl[f]
+		switch f {
+		case "maxTokens":
+			if n, ok := p.integer(fk, fv, 1000, MaxCompletionTokensLimit); ok {
+				i := int(n)
+				l.ctxMaxTokens = &i
+			}
+		case "include":
+			inc, ok := p.table(fk, fv)
+			if !ok {
+				continue
+			}
+			for _, g := range sortedKeys(inc) {
+				gk := fk + "." + g
+				switch g {
+				case "openBuffers":
+					l.inclOpen = p.boolean(gk, inc[g])
+				case "related":
+					l.inclRelated = p.boolean(gk, inc[g])
+				case "recent":
+					l.inclRec = p.boolean(gk, inc[g])
+				default:
+					p.unknown(fk, g, includeKeys)
+				}
+			}
+		case "exclude":
+			l.exclude = p.globs(fk, fv)
+		case "secrets":
+			l.secrets = p.globs(fk, fv)
+		case "maxFileSize":
+			if n, ok := p.integer(fk, fv, 1, 1<<30); ok {
+				l.maxFileSize = &n
+			}
+		default:
+			p.unknown(k, f, contextKeys)
+		}
+	}
+}
+
+func (p *parser) globs(key string, v any) []string {
+	list, ok := p.list(key, v)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i, e := range list {
+		ek := fmt.Sprintf("%s[%d]", key, i)
+		s, ok := p.str(ek, e)
+		if !ok {
+			if e == nil || e == "" {
+				p.fail(ek, "empty glob")
+			}
+			continue
+		}
+		if _, err := path.Match(s, ""); err != nil {
+			p.fail(ek, "%s is not a valid glob (use *, ?, [a-z] and ** with / separators)", quote(s))
+			continue
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+var progressKeys = []string{"showThinking", "maxReportsPerSecond"}
+
+func (p *parser) progress(l *layer, k string, v any) {
+	tbl, ok := p.table(k, v)
+	if !ok {
+		return
+	}
+	for _, f := range sortedKeys(tbl) {
+		fk, fv := k+"."+f, tbl[f]
+		switch f {
+		case "showThinking":
+			l.showThinking = p.boolean(fk, fv)
+		case "maxReportsPerSecond":
+			if n, ok := p.integer(fk, fv, 1, 100); ok {
+				i := int(n)
+				l.maxReports = &i
+			}
+		default:
+			p.unknown(k, f, progressKeys)
+		}
+	}
+}
+
+var priceKeys = []string{"input", "cachedRead", "write5m", "write1h", "output"}
+
+func (p *parser) prices(k string, v any) map[string]pricePatch {
+	tbl, ok := p.table(k, v)
+	if !ok {
+		return nil
+	}
+	out := map[string]pricePatch{}
+	for _, model := range sortedKeys(tbl) {
+		mk := k + "." + model
+		if p.modelName(mk, model) == nil {
+			continue
+		}
+		fields, ok := p.table(mk, tbl[model])
+		if !ok {
+			continue
+		}
+		var pp pricePatch
+		for _, f := range sortedKeys(fields) {
+			fk := mk + "." + f
+			var dst **float64
+			switch f {
+			case "input":
+				dst = &pp.input
+			case "cachedRead":
+				dst = &pp.cachedRead
+			case "write5m":
+				dst = &pp.write5m
+			case "write1h":
+				dst = &pp.write1h
+			case "output":
+				dst = &pp.output
+			default:
+				p.unknown(mk, f, priceKeys)
+				continue
+			}
+			if x, ok := p.number(fk, fields[f], 0, 10000); ok {
+				*dst = &x
+			}
+		}
+		out[model] = pp
+	}
+	return out
+}
+
+// --- typed access with messages that name the key and what is wanted ---
+
+// str returns a non-empty string. An empty string or null means "not set"
+// (editors often send "" for settings the user left alone).
+func (p *parser) str(key string, v any) (string, bool) {
+	switch s := v.(type) {
+	case nil:
+		return "", false
+	case string:
+		s = strings.TrimSpace(s)
+		if !utf8.ValidString(s) {
+			p.fail(key, "is not valid UTF-8")
+			return "", false
+		}
+		return s, s != ""
+	}
+	p.fail(key, "got %s, want a string", typeName(v))
+	return "", false
+}
+
+func (p *parser) boolean(key string, v any) *bool {
+	switch b := v.(type) {
+	case nil:
+		return nil
+	case bool:
+		return &b
+	}
+	p.fail(key, "got %s, want true or false", typeName(v))
+	return nil
+}
+
+func (p *parser) integer(key string, v any, lo, hi int64) (int64, bool) {
+	var n int64
+	switch x := v.(type) {
+	case nil:
+		return 0, false
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) || x < math.MinInt64 || x > math.MaxInt64 {
+			p.fail(key, "%v is not a whole number between %d and %d", x, lo, hi)
+			return 0, false
+		}
+		n = int64(x)
+	case json.Number:
+		i, err := x.Int64()
+		if err != nil {
+			f, ferr := x.Float64()
+			if ferr != nil || f != math.Trunc(f) || f < math.MinInt64 || f > math.MaxInt64 {
+				p.fail(key, "%s is not a whole number between %d and %d", x.String(), lo, hi)
+				return 0, false
+			}
+			i = int64(f)
+		}
+		n = i
+	default:
+		p.fail(key, "got %s, want a whole number between %d and %d", typeName(v), lo, hi)
+		return 0, false
+	}
+	if n < lo || n > hi {
+		p.fail(key, "%d is out of range: want %d to %d", n, lo, hi)
+		return 0, false
+	}
+	return n, true
+}
+
+func (p *parser) number(key string, v any, lo, hi float64) (float64, bool) {
+	var f float64
+	switch x := v.(type) {
+	case nil:
+		return 0, false
+	case int64:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case float64:
+		f = x
+	case json.Number:
+		var err error
+		if f, err = x.Float64(); err != nil {
+			p.fail(key, "%s is not a number", x.String())
+			return 0, false
+		}
+	default:
+		p.fail(key, "got %s, want a number from %g to %g", typeName(v), lo, hi)
+		return 0, false
+	}
+	if math.IsNaN(f) || f < lo || f > hi {
+		p.fail(key, "%g is out of range: want %g to %g (USD per million tokens)", f, lo, hi)
+		return 0, false
+	}
+	return f, true
+}
+
+func (p *parser) table(key string, v any) (map[string]any, bool) {
+	switch t := v.(type) {
+	case nil:
+		return nil, false
+	case map[string]any:
+		return t, true
+	}
+	p.fail(key, "got %s, want a table (an object in JSON)", typeName(v))
+	return nil, false
+}
+
+func (p *parser) list(key string, v any) ([]any, bool) {
+	switch t := v.(type) {
+	case nil:
+		return nil, false
+	case []any:
+		return t, true
+	case []string:
+		out := make([]any, len(t))
+		for i, s := range t {
+			out[i] = s
+		}
+		return out, true
+	case string:
+		// A single glob where a list is expected: accept it.
+		return []any{t}, true
+	}
+	p.fail(key, "got %s, want a list of strings", typeName(v))
+	return nil, false
+}
+
+// unknown warns about an unknown key, suggesting the closest known one.
+func (p *parser) unknown(parent, k string, known []string) {
+	key := k
+	if parent != "" {
+		key = parent + "." + k
+	}
+	msg := "unknown key (ignored)"
+	if s := closest(k, known); s != "" {
+		msg += "; did you mean " + s + "?"
+	} else {
+		msg += "; known keys: " + strings.Join(known, ", ")
+	}
+	p.warn(key, "%s", msg)
+}
+
+// closest returns the known key nearest to k when it is a likely typo.
+func closest(k string, known []string) string {
+	best, bestD := "", 3
+	for _, c := range known {
+		if strings.EqualFold(c, k) {
+			return c
+		}
+		if d := editDistance(strings.ToLower(k), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, float64, json.Number:
+		return "a number"
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any, []string:
+		return "a list"
+	case time.Time:
+		return "a date"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// quote quotes a value for a message, shortened so that a pasted blob does
+// not flood the editor.
+func quote(s string) string {
+	const max = 60
+	if utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		s = string(r[:max]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

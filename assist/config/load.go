@@ -1,0 +1,459 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// maxFileBytes bounds the configuration files read.
+const maxFileBytes = 1 << 20
+
+// envVars are the environment variables read, with the key each sets.
+var envVars = []struct{ name, key string }{
+	{"KIMI_API_KEY", "apiKey"},
+	{"KIMI_BASE_URL", "baseURL"},
+	{"KIMI_MODEL", "model"},
+}
+
+// stack holds the last good layer of every source, in increasing
+// precedence. Its slices are replaced, never modified in place.
+type stack struct {
+	user      *layer
+	workspace []*layer
+	env       []*layer
+	editor    *layer
+}
+
+func (s stack) layers() []*layer {
+	var out []*layer
+	if s.user != nil {
+		out = append(out, s.user)
+	}
+	out = append(out, s.workspace...)
+	out = append(out, s.env...)
+	if s.editor != nil {
+		out = append(out, s.editor)
+	}
+	return out
+}
+
+// UserFilePath returns the user configuration file's path:
+// $XDG_CONFIG_HOME/kimi-lsp/config.toml when XDG_CONFIG_HOME is an absolute
+// path, else $HOME/.config/kimi-lsp/config.toml, else "" (no user file).
+// env looks up environment variables (os.Getenv in production).
+func UserFilePath(env func(string) string) string {
+	if env == nil {
+		return ""
+	}
+	if x := env("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "kimi-lsp", "config.toml")
+	}
+	if h := env("HOME"); h != "" {
+		return filepath.Join(h, ".config", "kimi-lsp", "config.toml")
+	}
+	return ""
+}
+
+// WorkspaceFile returns the path of the workspace-local file of the
+// workspace folder root (root/.kimi-lsp.toml).
+func WorkspaceFile(root string) string { return filepath.Join(root, WorkspaceFileName) }
+
+// Load returns the defaults overlaid with the user file (userFile; "" for
+// none; a missing file is not an error) and the environment (env looks up a
+// variable: os.Getenv in production, nil for none). Every problem is
+// returned; a user file with errors is not applied at all, an invalid
+// environment variable is ignored, and the result is always usable.
+func Load(env func(string) string, userFile string) (Config, []error) {
+	c, errs := Default().WithUserFile(userFile)
+	c, errs2 := c.WithEnv(env)
+	return c, append(errs, errs2...)
+}
+
+// WithUserFile returns c with its user-file source replaced by the file at
+// path ("" or a missing file: no user file). If the file cannot be read or
+// has errors, the result keeps the user file's previous good values and the
+// errors say why.
+func (c Config) WithUserFile(path string) (Config, []error) {
+	if path == "" {
+		st := c.stack
+		st.user = nil
+		return build(st, nil)
+	}
+	src := Source{Kind: FromUserFile, Name: path}
+	l, errs := readTOML(path, src)
+	if HasErrors(errs) {
+		return c.keep(errs)
+	}
+	st := c.stack
+	st.user = l
+	n, w := build(st, l)
+	return n, c.redact(append(errs, w...))
+}
+
+// WithWorkspaceFiles returns c with its workspace sources replaced by the
+// files at paths (usually WorkspaceFile of each workspace folder; missing
+// files are skipped; a later path takes precedence over an earlier one). A
+// file with errors keeps its previous good values (from c) if it had any.
+// A workspace file never sets apiKey or baseURL: such keys are ignored with
+// a warning.
+func (c Config) WithWorkspaceFiles(paths ...string) (Config, []error) {
+	var errs []error
+	var ls []*layer
+	for _, path := range paths {
+		src := Source{Kind: FromWorkspaceFile, Name: path}
+		l, perrs := readTOML(path, src)
+		errs = append(errs, perrs...)
+		if HasErrors(perrs) {
+			l = nil
+			for _, old := range c.stack.workspace {
+				if old.src == src {
+					l = old
+				}
+			}
+		}
+		if l != nil {
+			ls = append(ls, l)
+		}
+	}
+	st := c.stack
+	st.workspace = ls
+	n, w := build(st, ls...)
+	return n, c.redact(append(errs, w...))
+}
+
+// WithEnv returns c with its environment source replaced by the variables
+// KIMI_API_KEY, KIMI_BASE_URL and KIMI_MODEL looked up with env (nil: none).
+// An empty variable is unset; an invalid one is ignored with an error.
+func (c Config) WithEnv(env func(string) string) (Config, []error) {
+	var errs []error
+	var ls []*layer
+	for _, v := range envVars {
+		val := ""
+		if env != nil {
+			val = env(v.name)
+		}
+		if strings.TrimSpace(val) == "" {
+			continue
+		}
+		l, perrs := parseSection(map[string]any{v.key: val}, Source{Kind: FromEnv, Name: v.name})
+		errs = append(errs, perrs...)
+		if !HasErrors(perrs) {
+			ls = append(ls, l)
+		}
+	}
+	st := c.stack
+	st.env = ls
+	n, w := build(st, ls...)
+	return n, c.redact(append(errs, w...))
+}
+
+// WithEditor returns c with its editor source replaced by raw, the "kimi"
+// settings the editor sent (initializationOptions,
+// workspace/didChangeConfiguration's settings or a workspace/configuration
+// result): either {"kimi": {...}} (other sections are ignored) or the bare
+// section, or a one-element array of either; null or empty clears the
+// editor's settings. Keys with null or "" values count as unset. If raw has
+// errors, the result keeps the editor's previous good settings.
+func (c Config) WithEditor(raw json.RawMessage) (Config, []error) {
+	src := Source{Kind: FromEditor}
+	m, err := decodeEditor(raw)
+	if err != nil {
+		return c.keep([]error{&Problem{Source: src, Message: err.Error()}})
+	}
+	l, errs := parseSection(m, src)
+	if HasErrors(errs) {
+		return c.keep(errs)
+	}
+	st := c.stack
+	st.editor = l
+	n, w := build(st, l)
+	return n, c.redact(append(errs, w...))
+}
+
+// keep returns c unchanged with errs, for a source that was refused.
+func (c Config) keep(errs []error) (Config, []error) {
+	if c.src == nil { // the zero Config: start from the defaults
+		n, _ := build(c.stack)
+		return n, c.redact(errs)
+	}
+	return c, c.redact(errs)
+}
+
+// redact removes every known API key from the problems' messages. Messages
+// are built not to contain it; this is a second line of defence.
+func (c Config) redact(errs []error) []error {
+	var keys []string
+	if c.APIKey.IsSet() {
+		keys = append(keys, c.APIKey.Reveal())
+	}
+	for _, l := range c.stack.layers() {
+		if l.apiKey != nil {
+			keys = append(keys, l.apiKey.Reveal())
+		}
+	}
+	for _, err := range errs {
+		var p *Problem
+		if errors.As(err, &p) {
+			for _, k := range keys {
+				if len(k) >= 4 {
+					p.Message = strings.ReplaceAll(p.Message, k, "[REDACTED]")
+				}
+			}
+		}
+	}
+	return errs
+}
+
+func readTOML(path string, src Source) (*layer, []error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []error{&Problem{Source: src, Message: fmt.Sprintf("cannot read: %v", errors.Unwrap(err))}}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, []error{&Problem{Source: src, Message: fmt.Sprintf("cannot read: %v", err)}}
+	}
+	if len(data) > maxFileBytes {
+		return nil, []error{&Problem{Source: src, Message: fmt.Sprintf("larger than %d bytes; is this the right file?", maxFileBytes)}}
+	}
+	return parseTOML(data, src)
+}
+
+// parseTOML parses a TOML configuration file. The file holds the section's
+// keys at the top level; a file that wraps them all in a [kimi] table is
+// accepted too.
+func parseTOML(data []byte, src Source) (*layer, []error) {
+	var m map[string]any
+	if _, err := toml.Decode(string(data), &m); err != nil {
+		return nil, []error{&Problem{Source: src, Message: tomlError(data, err)}}
+	}
+	if k, ok := m["kimi"].(map[string]any); ok && len(m) == 1 {
+		m = k
+	}
+	return parseSection(m, src)
+}
+
+// tomlError formats a TOML syntax error as "line L, column C: message". The
+// parser's message may quote the offending text; when the line holds the
+// API key, only the position is given.
+func tomlError(data []byte, err error) string {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return "invalid TOML: " + err.Error()
+	}
+	line := ""
+	if lines := bytes.Split(data, []byte("\n")); pe.Position.Line >= 1 && pe.Position.Line <= len(lines) {
+		line = string(lines[pe.Position.Line-1])
+	}
+	if strings.Contains(strings.ToLower(line), "apikey") {
+		return fmt.Sprintf("invalid TOML at line %d, column %d (the line sets apiKey, so the text is not shown; is the value in double quotes?)",
+			pe.Position.Line, pe.Position.Col)
+	}
+	return fmt.Sprintf("invalid TOML at line %d, column %d: %s", pe.Position.Line, pe.Position.Col, pe.Message)
+}
+
+// decodeEditor extracts the "kimi" section from raw editor settings.
+func decodeEditor(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonError(raw, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: data after the settings object")
+	}
+	if a, ok := v.([]any); ok {
+		i := slices.IndexFunc(a, func(e any) bool { return e != nil })
+		if i < 0 {
+			return nil, nil
+		}
+		v = a[i]
+	}
+	switch t := v.(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		if k, ok := t["kimi"]; ok {
+			switch kt := k.(type) {
+			case nil:
+				return nil, nil
+			case map[string]any:
+				return kt, nil
+			}
+			return nil, fmt.Errorf("kimi: got %s, want an object", typeName(k))
+		}
+		return t, nil
+	}
+	return nil, fmt.Errorf("got %s, want an object with the kimi settings", typeName(v))
+}
+
+func jsonError(raw []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		// Offset counts the bytes read, the offending one included.
+		for _, b := range raw[:max(0, min(int(se.Offset)-1, len(raw)))] {
+			if b == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Errorf("invalid JSON at line %d, column %d: %s", line, col, se.Error())
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("invalid JSON: unexpected end of input")
+	}
+	return fmt.Errorf("invalid JSON: %w", err)
+}
+
+// build composes the defaults and the stack's layers into a Config, and
+// returns warnings about the changed layers' references to actions that do
+// not exist.
+func build(st stack, changed ...*layer) (Config, []error) {
+	c := Default()
+	c.stack = st
+	for _, l := range st.layers() {
+		c.apply(l)
+	}
+	c.Context.Exclude = slices.Clip(c.Context.Exclude)
+	c.Context.Secrets = slices.Clip(c.Context.Secrets)
+	var warns []error
+	for _, l := range changed {
+		if l == nil {
+			continue
+		}
+		check := func(key string, names []string) {
+			for _, n := range names {
+				if n != "default" && !isBuiltin(n) && c.actionIndex(n) < 0 {
+					warns = append(warns, &Problem{Source: l.src, Key: key + "." + n, Warning: true,
+						Message: "no such action (built-ins: explain, fix, rewrite, document, tests; or a name from actions; or default)"})
+				}
+			}
+		}
+		check("reasoningEffort", sortedKeys(l.effort))
+		check("maxCompletionTokens", sortedKeys(l.maxTok))
+	}
+	return c, warns
+}
+
+// apply overlays one layer. Precondition: c's maps are its own.
+func (c *Config) apply(l *layer) {
+	set := func(key string) { c.src[key] = l.src }
+	if l.apiKey != nil {
+		c.APIKey = *l.apiKey
+		set("apiKey")
+	}
+	str := func(dst *string, v *string, key string) {
+		if v != nil {
+			*dst = *v
+			set(key)
+		}
+	}
+	str(&c.BaseURL, l.baseURL, "baseURL")
+	str(&c.Model, l.model, "model")
+	str(&c.FastModel, l.fastModel, "fastModel")
+	str(&c.CacheTTL, l.cacheTTL, "cacheTTL")
+	str(&c.LogLevel, l.level, "logLevel")
+
+	if l.effortAll {
+		for k := range c.effort {
+			delete(c.effort, k)
+			delete(c.src, "reasoningEffort."+k)
+		}
+	}
+	for k, e := range l.effort {
+		c.effort[k] = e
+		set("reasoningEffort." + k)
+	}
+	if l.maxTokAll {
+		for k := range c.maxTokens {
+			delete(c.maxTokens, k)
+			delete(c.src, "maxCompletionTokens."+k)
+		}
+	}
+	for k, n := range l.maxTok {
+		c.maxTokens[k] = n
+		set("maxCompletionTokens." + k)
+	}
+
+	for _, d := range l.actions {
+		if i := c.actionIndex(d.name); i >= 0 {
+			c.actions = slices.Clone(c.actions)
+			c.actions[i] = d
+		} else {
+			c.actions = append(slices.Clip(c.actions), d)
+		}
+	}
+
+	if l.ctxMaxTokens != nil {
+		c.Context.MaxTokens = *l.ctxMaxTokens
+		set("context.maxTokens")
+	}
+	boolean := func(dst *bool, v *bool, key string) {
+		if v != nil {
+			*dst = *v
+			set(key)
+		}
+	}
+	boolean(&c.Context.Include.OpenBuffers, l.inclOpen, "context.include.openBuffers")
+	boolean(&c.Context.Include.Related, l.inclRelated, "context.include.related")
+	boolean(&c.Context.Include.Recent, l.inclRec, "context.include.recent")
+	for _, g := range l.exclude {
+		if !slices.Contains(c.Context.Exclude, g) {
+			c.Context.Exclude = append(c.Context.Exclude, g)
+			c.excludeSrc = append(c.excludeSrc, l.src)
+		}
+	}
+	for _, g := range l.secrets {
+		if !slices.Contains(c.Context.Secrets, g) {
+			c.Context.Secrets = append(c.Context.Secrets, g)
+			c.secretsSrc = append(c.secretsSrc, l.src)
+		}
+	}
+	if l.maxFileSize != nil {
+		c.Context.MaxFileSize = *l.maxFileSize
+		set("context.maxFileSize")
+	}
+	boolean(&c.Progress.ShowThinking, l.showThinking, "progress.showThinking")
+	if l.maxReports != nil {
+		c.Progress.MaxReportsPerSecond = *l.maxReports
+		set("progress.maxReportsPerSecond")
+	}
+	for m, pp := range l.prices {
+		p := c.prices[m]
+		f := func(dst *float64, v *float64, field string) {
+			if v != nil {
+				*dst = *v
+				set("prices." + m + "." + field)
+			}
+		}
+		f(&p.Input, pp.input, "input")
+		f(&p.CachedRead, pp.cachedRead, "cachedRead")
+		f(&p.Write5m, pp.write5m, "write5m")
+		f(&p.Write1h, pp.write1h, "write1h")
+		f(&p.Output, pp.output, "output")
+		c.prices[m] = p
+	}
+	boolean(&c.AllowInvalidGo, l.allowInvalidGo, "allowInvalidGo")
+	boolean(&c.WebSearch, l.webSearch, "webSearch")
+}

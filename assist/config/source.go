@@ -1,0 +1,112 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+)
+
+// SourceKind says which kind of source a setting came from. The kinds are
+// listed in increasing precedence, except that a workspace file can set only
+// some keys (see WorkspaceFileName).
+type SourceKind int
+
+// The kinds of source, in increasing precedence.
+const (
+	FromDefault       SourceKind = iota // built-in default
+	FromUserFile                        // $XDG_CONFIG_HOME/kimi-lsp/config.toml
+	FromWorkspaceFile                   // .kimi-lsp.toml at a workspace folder root
+	FromEnv                             // KIMI_API_KEY, KIMI_BASE_URL, KIMI_MODEL
+	FromEditor                          // the "kimi" section of the editor's settings
+)
+
+// Source names where one effective value came from.
+type Source struct {
+	Kind SourceKind
+	// Name is the file path for FromUserFile and FromWorkspaceFile, the
+	// variable name for FromEnv, and empty otherwise.
+	Name string
+}
+
+// String describes the source for people: "default", "user file PATH",
+// "workspace file PATH", the environment variable's name, or
+// "editor settings".
+func (s Source) String() string {
+	switch s.Kind {
+	case FromDefault:
+		return "default"
+	case FromUserFile:
+		return "user file " + s.Name
+	case FromWorkspaceFile:
+		return "workspace file " + s.Name
+	case FromEnv:
+		return s.Name
+	case FromEditor:
+		return "editor settings"
+	}
+	return fmt.Sprintf("source(%d)", int(s.Kind))
+}
+
+var defaultSource = Source{Kind: FromDefault}
+
+// Setting is one effective value and where it came from, as listed by
+// Config.Sources for `kimi-lsp doctor`.
+type Setting struct {
+	// Key is the dotted key, for example "context.maxTokens",
+	// "reasoningEffort.explain" or "prices.kimi-k3.1-pro.output".
+	Key string
+	// Value is the value written as in the TOML file ("5m", 8192, true,
+	// ["a", "b"]); the API key appears only in its redacted form.
+	Value string
+	// Source is where the value came from.
+	Source Source
+}
+
+// String formats the setting as one line, for example
+// `apiKey = sk-…abcd (from KIMI_API_KEY)`.
+func (s Setting) String() string {
+	return s.Key + " = " + s.Value + " (from " + s.Source.String() + ")"
+}
+
+// Problem is an invalid or ignored value found while reading one source. The
+// error slices returned by this package hold *Problem values.
+//
+// An error (Warning false) means the source was not applied: the returned
+// Config keeps what that source last gave when it was valid. A warning means
+// the source was applied without the offending key (an unknown key, or a key
+// a workspace file may not set) or with a questionable value.
+type Problem struct {
+	Source  Source
+	Key     string // dotted key, or "" for a problem with the whole source (syntax)
+	Message string // names the accepted values where there is a fixed set
+	Warning bool
+}
+
+// Error formats the problem as "SOURCE: KEY: MESSAGE".
+func (p *Problem) Error() string {
+	s := p.Source.String() + ": "
+	if p.Warning {
+		s = "warning: " + s
+	}
+	if p.Key != "" {
+		s += p.Key + ": "
+	}
+	return s + p.Message
+}
+
+// IsWarning reports whether err is a *Problem that did not stop its source
+// from being applied.
+func IsWarning(err error) bool {
+	var p *Problem
+	return errors.As(err, &p) && p.Warning
+}
+
+// HasErrors reports whether errs holds anything other than warnings, that is
+// whether some source was refused and its previous good values kept.
+func HasErrors(errs []error) bool {
+	for _, err := range errs {
+		if !IsWarning(err) {
+			return true
+		}
+	}
+	return false
+}

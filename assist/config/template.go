@@ -1,0 +1,125 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PromptVars are the values substituted into a prompt template.
+type PromptVars struct {
+	Selection   string // the selected text (or the cursor window)
+	File        string // the file's path relative to its workspace folder
+	Language    string // the LSP language id, e.g. "go"
+	Diagnostics string // the diagnostics in the range, one per line
+	Instruction string // the user's instruction, if any
+}
+
+// ExpandPrompt substitutes the placeholders of tmpl ({{selection}},
+// {{file}}, {{language}}, {{diagnostics}}, {{instruction}}; spaces inside
+// the braces allowed) in one pass: text coming from vars is never expanded
+// again. Anything else between {{ and }} is left as it is.
+func ExpandPrompt(tmpl string, vars PromptVars) string {
+	var b strings.Builder
+	b.Grow(len(tmpl) + len(vars.Selection) + len(vars.Diagnostics))
+	rest := tmpl
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i+2:], "}}")
+		if j < 0 {
+			break
+		}
+		name := strings.TrimSpace(rest[i+2 : i+2+j])
+		val, ok := "", true
+		switch name {
+		case "selection":
+			val = vars.Selection
+		case "file":
+			val = vars.File
+		case "language":
+			val = vars.Language
+		case "diagnostics":
+			val = vars.Diagnostics
+		case "instruction":
+			val = vars.Instruction
+		default:
+			ok = false
+		}
+		if !ok {
+			b.WriteString(rest[:i+2])
+			rest = rest[i+2:]
+			continue
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(val)
+		rest = rest[i+2+j+2:]
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// checkTemplate reports placeholders that look like names ({{word}}) but
+// are not one of Placeholders, so that a typo such as {{selecton}} is caught
+// when the configuration is read. Other uses of braces ({{ .X }}, {{a|b}})
+// are left alone as literal text.
+func checkTemplate(tmpl string) error {
+	var bad []string
+	rest := tmpl
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i+2:], "}}")
+		if j < 0 {
+			break
+		}
+		name := strings.TrimSpace(rest[i+2 : i+2+j])
+		if isWord(name) && !isPlaceholder(name) {
+			bad = append(bad, "{{"+name+"}}")
+			rest = rest[i+2+j+2:]
+			continue
+		}
+		rest = rest[i+2:]
+	}
+	if len(bad) > 0 {
+		s := "s"
+		if len(bad) == 1 {
+			s = ""
+		}
+		return fmt.Errorf("unknown placeholder%s %s; known: %s", s, quote(strings.Join(bad, ", ")), placeholderList())
+	}
+	return nil
+}
+
+func isPlaceholder(name string) bool {
+	for _, p := range Placeholders {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+func isWord(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func placeholderList() string {
+	parts := make([]string, len(Placeholders))
+	for i, p := range Placeholders {
+		parts[i] = "{{" + p + "}}"
+	}
+	return strings.Join(parts, ", ")
+}
