@@ -1,0 +1,107 @@
+// Shared helpers for the editor end-to-end tests: the binaries, the
+// stand-in provider on loopback, and a scratch Go workspace.
+import { spawn } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const fixtures = path.join(here, 'fixtures');
+export const KEY = 'sk-e2e-0123456789abcdef';
+
+/** bin returns the path of a binary given by an environment variable (set by run.sh). */
+export function bin(envName) {
+  const p = process.env[envName];
+  if (!p || !existsSync(p)) {
+    throw new Error(`${envName} is not set to a built binary (run editors/test/run.sh, which builds it)`);
+  }
+  return p;
+}
+
+/** tmpdir makes a fresh temporary directory. */
+export function tmpdir(prefix = 'kimi-e2e-') {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * workspace copies the Go fixture to a temporary folder and returns its
+ * paths, with private cache and config homes so no user file leaks in.
+ */
+export function workspace() {
+  const root = tmpdir();
+  const ws = path.join(root, 'ws');
+  cpSync(path.join(fixtures, 'workspace'), ws, { recursive: true });
+  return {
+    root,
+    ws,
+    file: path.join(ws, 'main.go'),
+    text: readFileSync(path.join(ws, 'main.go'), 'utf8'),
+    cacheHome: path.join(root, 'cache'),
+    configHome: path.join(root, 'config'),
+  };
+}
+
+/**
+ * startStandin runs kimi-standin with a fixture script and resolves once it
+ * prints its base URL. stderr (-v: one line per request, with hung_up=) is
+ * kept for assertions; the stand-in exits when stop() closes its stdin.
+ */
+export function startStandin(scriptName) {
+  const dir = tmpdir('kimi-standin-');
+  const logFile = path.join(dir, 'requests.jsonl');
+  const stderrFile = path.join(dir, 'stderr.log');
+  const child = spawn(
+    bin('KIMI_STANDIN_BIN'),
+    ['-addr', '127.0.0.1:0', '-key', KEY, '-script', path.join(fixtures, scriptName), '-log', logFile, '-v'],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    appendFileSync(stderrFile, d);
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`kimi-standin printed no URL in 30 s; stderr:\n${stderr}`)), 30000);
+    child.on('exit', (code) => reject(new Error(`kimi-standin exited with ${code}; stderr:\n${stderr}`)));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      const url = out.slice(0, nl).trim();
+      resolve({
+        url,
+        stderrFile,
+        stderr: () => stderr,
+        requests: () =>
+          existsSync(logFile)
+            ? readFileSync(logFile, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l))
+            : [],
+        /** hungUp counts requests the stand-in saw the client abandon. */
+        hungUp: () => (stderr.match(/hung_up=true/g) ?? []).length,
+        stop: () => {
+          child.stdin.end();
+          setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+        },
+      });
+    });
+  });
+}
+
+/** waitFor polls cond every 20 ms until it returns truthy or timeoutMs passes. */
+export async function waitFor(cond, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await cond();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const EXPLAIN_MARKER = 'KIMI-E2E-EXPLANATION';
+export const SLOW_MARKER = 'KIMI-E2E-SLOW';
+export const FIXED_LINE = '\treturn a + b';
+export { writeFileSync };

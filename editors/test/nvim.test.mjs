@@ -1,0 +1,91 @@
+// Headless Neovim (Debian's nvim, 0.7 on bookworm) with the kimi plugin, the
+// real kimi-lsp binary and the stand-in provider on loopback. Each scenario
+// runs nvim/scenario.lua in its own nvim process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { bin, here, KEY, startStandin, waitFor, workspace } from './lib.mjs';
+
+const NVIM = process.env.NVIM_BIN || 'nvim';
+
+function runNvim(scenario, standin, ws) {
+  return new Promise((resolve) => {
+    const child = spawn(
+      NVIM,
+      ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '-c', `luafile ${path.join(here, 'nvim', 'scenario.lua')}`],
+      {
+        cwd: ws.ws,
+        env: {
+          ...process.env,
+          KIMI_SCENARIO: scenario,
+          KIMI_FILE: ws.file,
+          KIMI_PLUGIN_DIR: path.join(here, '..', 'neovim'),
+          KIMI_LSP_BIN: bin('KIMI_LSP_BIN'),
+          KIMI_API_KEY: KEY,
+          KIMI_BASE_URL: standin.url,
+          KIMI_STANDIN_STDERR: standin.stderrFile,
+          XDG_CACHE_HOME: ws.cacheHome,
+          XDG_CONFIG_HOME: ws.configHome,
+          XDG_STATE_HOME: path.join(ws.root, 'state'),
+          XDG_DATA_HOME: path.join(ws.root, 'data'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, out });
+    });
+  });
+}
+
+async function scenario(name, script, extra) {
+  const standin = await startStandin(script);
+  const ws = workspace();
+  try {
+    const r = await runNvim(name, standin, ws);
+    const detail = `nvim output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
+    assert.equal(r.code, 0, `nvim scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
+    assert.match(r.out, new RegExp(`PASS ${name}`), detail);
+    if (extra) await extra(standin, detail);
+  } finally {
+    standin.stop();
+  }
+}
+
+test('nvim: version', async () => {
+  const r = await new Promise((resolve) => {
+    const c = spawn(NVIM, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.on('error', (e) => resolve({ code: -1, out: String(e) }));
+    c.on('exit', (code) => resolve({ code, out }));
+  });
+  assert.equal(r.code, 0, `nvim not runnable (install Debian's neovim): ${r.out}`);
+  console.log(r.out.split('\n')[0]);
+});
+
+test('nvim: :KimiExplain on a visual range opens the explanation, progress on the way', async () => {
+  await scenario('explain', 'explain.json', async (standin) => {
+    assert.equal(standin.requests().length, 1, 'one request reached the provider');
+  });
+});
+
+test('nvim: the window/showMessage fallback also opens a scratch markdown split', async () => {
+  await scenario('explain_showmessage', 'explain.json');
+});
+
+test('nvim: :KimiFix applies the diff and u restores the text', async () => {
+  await scenario('fix', 'fix.json');
+});
+
+test('nvim: :KimiCancel stops a slow stream', async () => {
+  // scenario.lua itself waits for the stand-in's "hung_up=true" line while
+  // nvim and the server still run, so an exiting editor cannot fake it.
+  await scenario('cancel', 'slow.json');
+});

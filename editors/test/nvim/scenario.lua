@@ -1,0 +1,164 @@
+-- One end-to-end scenario of the kimi Neovim plugin against the real
+-- kimi-lsp binary, run by nvim.test.mjs as
+--   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
+-- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel.
+-- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
+local scenario = os.getenv('KIMI_SCENARIO')
+local file = os.getenv('KIMI_FILE')
+vim.opt.runtimepath:prepend(os.getenv('KIMI_PLUGIN_DIR'))
+vim.cmd('filetype on')
+
+local failures = 0
+local function out(s)
+  io.stdout:write(s .. '\n')
+end
+local function check(cond, what, detail)
+  if cond then
+    out('ok: ' .. what)
+  else
+    failures = failures + 1
+    out('FAIL: ' .. what .. (detail and (' -- ' .. detail) or ''))
+  end
+  return cond
+end
+local function finish()
+  if failures == 0 then
+    out('PASS ' .. scenario)
+    vim.cmd('qall!')
+  else
+    out(string.format('FAILED %s (%d checks)', scenario, failures))
+    vim.cmd('cquit 1')
+  end
+end
+local function wait(ms, cond, what)
+  local ok = vim.wait(ms, cond, 20)
+  if not ok then
+    check(false, 'waiting for ' .. what, 'timed out after ' .. ms .. ' ms')
+    finish()
+  end
+  return ok
+end
+
+-- A stuck scenario still ends, with a failure.
+vim.defer_fn(function()
+  check(false, 'scenario finished in time')
+  finish()
+end, 90000)
+
+local ok, err = pcall(function()
+  local kimi = require('kimi')
+  local progress = require('kimi.progress')
+  local explain = require('kimi.explain')
+  kimi.setup({
+    cmd = { os.getenv('KIMI_LSP_BIN') },
+    show_document = scenario ~= 'explain_showmessage',
+    progress = 'float',
+  })
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local code_win = vim.api.nvim_get_current_win()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local original = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+
+  local client
+  wait(15000, function()
+    client = require('kimi.util').clients('kimi', bufnr)[1]
+    return client ~= nil and client.initialized == true
+  end, 'kimi-lsp to attach and initialize')
+  check(vim.bo[bufnr].filetype == 'go', 'the Go file is open')
+
+  local function has(kind, pred)
+    for _, e in ipairs(progress.history) do
+      if e.kind == kind and (not pred or pred(e)) then
+        return e
+      end
+    end
+  end
+
+  if scenario == 'explain' or scenario == 'explain_showmessage' then
+    -- A charwise visual selection over the function, as a user would make it.
+    vim.cmd('normal! 6G0v8G$\27')
+    vim.cmd("'<,'>KimiExplain")
+    local float_seen = false
+    wait(30000, function()
+      if progress.window() then
+        float_seen = true
+      end
+      return explain.last ~= nil
+    end, 'the explanation buffer')
+    local text = table.concat(explain.last.lines, '\n')
+    check(text:find('KIMI-E2E-EXPLANATION', 1, true) ~= nil, 'the explanation holds the scripted text', text)
+    check(text:find('which is `-1` today', 1, true) ~= nil, 'the whole explanation, not a tail', text)
+    local eb = explain.last.bufnr
+    check(vim.bo[eb].filetype == 'markdown', 'the explanation buffer is markdown')
+    check(vim.bo[eb].buftype == 'nofile', 'the explanation buffer is a scratch buffer')
+    check(vim.fn.bufwinid(eb) ~= -1, 'the explanation is shown in a window')
+    check(vim.api.nvim_get_current_win() == code_win, 'the cursor stays in the code window')
+    if scenario == 'explain' then
+      check((explain.last.source or ''):match('%.md$') ~= nil, 'opened from the markdown file (window/showDocument)', tostring(explain.last.source))
+    else
+      check(explain.last.source == nil, 'came from window/showMessage', tostring(explain.last.source))
+    end
+    wait(10000, function()
+      return has('end') ~= nil
+    end, 'progress end')
+    local begin = has('begin')
+    check(begin ~= nil and (begin.title or ''):match('^Kimi: Explain') ~= nil, 'progress begin titled Kimi: Explain', vim.inspect(begin))
+    check(has('report', function(e)
+      return (e.message or ''):find('sum', 1, true) or (e.message or ''):find('KIMI%-E2E')
+    end) ~= nil, 'progress reports carried the streamed text', vim.inspect(progress.history))
+    check(float_seen, 'the progress float was shown while streaming')
+    check(#progress.running() == 0, 'no job left running')
+    check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
+  elseif scenario == 'fix' then
+    vim.cmd('6,8KimiFix')
+    wait(30000, function()
+      return has('end') ~= nil
+    end, 'progress end')
+    local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    local want = vim.deepcopy(original)
+    want[7] = '\treturn a + b'
+    check(vim.deep_equal(lines, want), 'the buffer holds the fix', table.concat(lines, '\n'))
+    local e = has('end')
+    check((e.message or ''):match('1 edit') or (e.message or ''):match('applied'), 'the end message reports the edit', e.message)
+    vim.api.nvim_set_current_win(code_win)
+    vim.cmd('normal! u')
+    check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'u restores the original text',
+      table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n'))
+    vim.cmd('redo')
+    check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), want), 'redo brings the fix back')
+  elseif scenario == 'cancel' then
+    vim.cmd('6,8KimiExplain')
+    wait(30000, function()
+      return has('report') ~= nil
+    end, 'the first report of the slow stream')
+    check(kimi.statusline():match('^Kimi: Explain') ~= nil, 'the statusline shows the running job', kimi.statusline())
+    vim.cmd('KimiCancel')
+    wait(10000, function()
+      return has('end') ~= nil
+    end, 'progress end after :KimiCancel')
+    local e = has('end')
+    check((e.message or ''):lower():find('cancel') ~= nil, 'the job ended as cancelled', e.message)
+    local hung = vim.wait(10000, function()
+      local f = io.open(os.getenv('KIMI_STANDIN_STDERR') or '', 'r')
+      if not f then
+        return false
+      end
+      local s = f:read('*a')
+      f:close()
+      return s:find('hung_up=true', 1, true) ~= nil
+    end, 50)
+    check(hung, 'the stand-in saw the server hang up while nvim still ran')
+    vim.wait(500, function()
+      return false
+    end, 50)
+    check(explain.last == nil, 'no explanation was opened')
+    check(kimi.statusline() == '', 'the statusline is empty again')
+    check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
+  else
+    check(false, 'known scenario', tostring(scenario))
+  end
+end)
+if not ok then
+  check(false, 'scenario ran without a Lua error', tostring(err))
+end
+finish()

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every editor test: builds kimi-lsp and the stand-in provider, the VS
+# Code extension's compile and unit tests, the Helix config check, the
+# protocol harness on vscode-languageserver-protocol, and headless Neovim.
+# Needs go, node/npm and nvim (Debian's neovim) on PATH. Exits non-zero on
+# any failure.
+#
+#   editors/test/run.sh            # everything
+#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, lsp, nvim
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+only="${KIMI_E2E_ONLY:-}"
+want() { [[ -z "$only" || "$only" == "$1" ]]; }
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+if want lsp || want nvim; then
+  echo "== building kimi-lsp and kimi-standin"
+  (cd "$repo" && go build -o "$tmp/kimi-lsp" ./cmd/kimi-lsp)
+  (cd "$repo" && go build -o "$tmp/kimi-standin" ./assist/model/modeltest/cmd/kimi-standin)
+  export KIMI_LSP_BIN="$tmp/kimi-lsp" KIMI_STANDIN_BIN="$tmp/kimi-standin"
+fi
+
+if want vscode; then
+  echo "== editors/vscode: npm ci, compile, unit tests, package"
+  (cd "$repo/editors/vscode" && npm ci --no-audit --no-fund --loglevel=error && npm test)
+  (cd "$repo/editors/vscode" && npx vsce package --skip-license --out "$tmp/kimi-lsp.vsix" >/dev/null && test -s "$tmp/kimi-lsp.vsix")
+  echo "packaged $(du -h "$tmp/kimi-lsp.vsix" | cut -f1) .vsix"
+fi
+
+files=()
+want helix && files+=(helix.test.mjs)
+want lsp && files+=(lsp.test.mjs)
+want nvim && files+=(nvim.test.mjs)
+if ((${#files[@]} > 0)); then
+  echo "== editors/test: ${files[*]}"
+  cd "$here"
+  npm ci --no-audit --no-fund --loglevel=error
+  node --test --test-concurrency=1 "${files[@]}"
+fi
