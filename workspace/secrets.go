@@ -1,0 +1,89 @@
+package workspace
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/ignore"
+)
+
+// DefaultSecretGlobs name files whose bytes never leave the machine: they
+// are kept out of every prompt and every read_file result, even while open
+// in the editor. Globs are gitignore syntax, matched case-insensitively; a
+// glob without a slash matches a file or directory name at any depth.
+var DefaultSecretGlobs = []string{
+	".env*", ".envrc",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.gpg",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	".npmrc", ".yarnrc.yml", ".pypirc", ".netrc", "_netrc", ".git-credentials", ".htpasswd", ".pgpass",
+	"credentials*", "*.tfvars", "*.tfstate",
+	".ssh/", ".aws/", ".gnupg/", ".docker/config.json", ".kube/config",
+}
+
+// Secrets decides which paths are secret: DefaultSecretGlobs plus the
+// user's globs. It is safe for concurrent use.
+type Secrets struct {
+	list *ignore.List
+
+	once   sync.Once
+	notice func(path string)
+}
+
+// NewSecrets returns the secret matcher for DefaultSecretGlobs and extra,
+// the user's globs (gitignore syntax; "!" lines cannot un-secret a default).
+// notice, if not nil, is called once, with the first path refused (see
+// Refused).
+func NewSecrets(extra []string, notice func(path string)) *Secrets {
+	var lines []string
+	for _, g := range extra {
+		g = strings.TrimSpace(g)
+		if g == "" || strings.HasPrefix(g, "!") {
+			continue
+		}
+		lines = append(lines, g)
+	}
+	return &Secrets{list: compileSecrets(lines), notice: notice}
+}
+
+func compileSecrets(extra []string) *ignore.List {
+	lines := make([]string, 0, len(DefaultSecretGlobs)+len(extra))
+	for _, g := range append(append([]string(nil), DefaultSecretGlobs...), extra...) {
+		lines = append(lines, strings.ToLower(g))
+	}
+	return ignore.Compile(lines)
+}
+
+var defaultSecrets = compileSecrets(nil)
+
+// IsSecret reports whether path names a secret file by DefaultSecretGlobs
+// (see Secrets.IsSecret for the user's globs too). path may be absolute,
+// or relative and slash- or OS-separated; a path below a secret directory
+// (.ssh/, .aws/) is secret.
+func IsSecret(path string) bool {
+	return defaultSecrets.Match(secretKey(path), false)
+}
+
+// IsSecret reports whether path is secret by the default or the user's
+// globs. A relative path is taken relative to its workspace folder, where
+// globs with a slash are anchored; an absolute path is matched whole.
+func (s *Secrets) IsSecret(path string) bool {
+	if s == nil {
+		return IsSecret(path)
+	}
+	return s.list.Match(secretKey(path), false)
+}
+
+// Refused records that a secret was kept from a prompt or a read: the first
+// time only, it calls the notice callback so that the user is told once
+// why a file is missing from the model's view.
+func (s *Secrets) Refused(path string) {
+	if s == nil || s.notice == nil {
+		return
+	}
+	s.once.Do(func() { s.notice(path) })
+}
+
+func secretKey(path string) string {
+	return strings.ToLower(strings.TrimPrefix(filepath.ToSlash(path), "/"))
+}

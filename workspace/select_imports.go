@@ -1,0 +1,243 @@
+package workspace
+
+import (
+	"bufio"
+	"go/parser"
+	"go/token"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// languages maps file extensions to LSP language identifiers.
+var languages = map[string]string{
+	".go": "go", ".mod": "go.mod", ".sum": "go.sum",
+	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+	".py": "python", ".pyi": "python",
+	".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+	".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".swift": "swift",
+	".rb": "ruby", ".php": "php", ".cs": "csharp", ".fs": "fsharp", ".lua": "lua", ".zig": "zig",
+	".sh": "shellscript", ".bash": "shellscript", ".zsh": "shellscript",
+	".json": "json", ".jsonc": "jsonc", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".xml": "xml",
+	".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".less": "less",
+	".md": "markdown", ".markdown": "markdown", ".sql": "sql", ".proto": "proto",
+	".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+	".erl": "erlang", ".hs": "haskell", ".ml": "ocaml", ".clj": "clojure", ".r": "r", ".jl": "julia",
+	".tf": "terraform", ".nix": "nix", ".txt": "plaintext",
+}
+
+// LanguageOf returns the LSP language identifier for a file name, from its
+// extension ("go", "typescript", "python"…), or "" when unknown. Dockerfile
+// and Makefile are recognised by name.
+func LanguageOf(name string) string {
+	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
+	switch base {
+	case "Dockerfile", "Containerfile":
+		return "dockerfile"
+	case "Makefile", "GNUmakefile", "makefile":
+		return "makefile"
+	}
+	return languages[strings.ToLower(path.Ext(base))]
+}
+
+// family groups languages whose files import each other.
+func family(lang string) string {
+	switch lang {
+	case "typescript", "typescriptreact", "javascript", "javascriptreact":
+		return "js"
+	}
+	return lang
+}
+
+// goImports returns the import paths of a Go file, parsing only its import
+// block. A file that does not parse yields what was parsed before the error.
+func goImports(src string) []string {
+	f, _ := parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly|parser.SkipObjectResolution)
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, imp := range f.Imports {
+		if imp.Path == nil {
+			continue
+		}
+		if p, err := strconv.Unquote(imp.Path.Value); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// goModulePath returns the module path declared by go.mod contents, or "".
+func goModulePath(gomod string) string {
+	sc := bufio.NewScanner(strings.NewReader(gomod))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		rest, ok := strings.CutPrefix(line, "module")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"' && rest[0] != '`') {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		if p, err := strconv.Unquote(rest); err == nil {
+			return p
+		}
+		if rest != "" && !strings.ContainsAny(rest, " \t\"`(") {
+			return rest
+		}
+		return ""
+	}
+	return ""
+}
+
+var (
+	jsFrom    = regexp.MustCompile(`(?m)(?:^|[;\s}])(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"\n]+)['"]`)
+	jsBare    = regexp.MustCompile(`(?m)(?:^|[;\s])import\s*['"]([^'"\n]+)['"]`)
+	jsCall    = regexp.MustCompile(`\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)`)
+	pyImport  = regexp.MustCompile(`^\s*import\s+(.+)$`)
+	pyFrom    = regexp.MustCompile(`^\s*from\s+(\.*)([A-Za-z_][\w.]*)?\s+import\s+(.+)$`)
+	pyIdent   = regexp.MustCompile(`^[A-Za-z_][\w.]*$`)
+	jsExts    = []string{".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}
+	jsToTSExt = map[string][]string{".js": {".ts", ".tsx"}, ".jsx": {".tsx"}, ".mjs": {".mts"}, ".cjs": {".cts"}}
+)
+
+// jsImports returns the module specifiers of a TypeScript or JavaScript
+// file (import … from, export … from, bare import, require(), import()),
+// in order of appearance, without duplicates. Comments are not stripped: a
+// commented-out import may be found, which only adds a related file.
+func jsImports(src string) []string {
+	type hit struct {
+		at   int
+		spec string
+	}
+	var hits []hit
+	for _, re := range []*regexp.Regexp{jsFrom, jsBare, jsCall} {
+		for _, m := range re.FindAllStringSubmatchIndex(src, -1) {
+			hits = append(hits, hit{m[2], src[m[2]:m[3]]})
+		}
+	}
+	// Order of appearance, stable.
+	for i := 1; i < len(hits); i++ {
+		for j := i; j > 0 && hits[j].at < hits[j-1].at; j-- {
+			hits[j], hits[j-1] = hits[j-1], hits[j]
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range hits {
+		if !seen[h.spec] {
+			seen[h.spec] = true
+			out = append(out, h.spec)
+		}
+	}
+	return out
+}
+
+// jsCandidates returns the folder-relative files a relative specifier may
+// name, from the importing file's directory dir, most likely first.
+func jsCandidates(dir, spec string) []string {
+	if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") && spec != "." && spec != ".." {
+		return nil // a package, not a file of the workspace
+	}
+	base := path.Join(dir, spec)
+	if strings.HasPrefix(base, "../") || base == ".." {
+		return nil
+	}
+	var out []string
+	ext := path.Ext(base)
+	if ext != "" {
+		// TypeScript's ESM style names the output: ./x.js is ./x.ts.
+		for _, e := range jsToTSExt[ext] {
+			out = append(out, strings.TrimSuffix(base, ext)+e)
+		}
+		out = append(out, base)
+	}
+	for _, e := range jsExts {
+		out = append(out, base+e)
+	}
+	for _, e := range jsExts {
+		out = append(out, path.Join(base, "index"+e))
+	}
+	return out
+}
+
+// pyImport is one Python import: a module (dots resolved against the
+// importing package for relative imports) and the names taken from it.
+type pyImp struct {
+	level  int    // leading dots: 0 absolute, 1 same package, 2 parent…
+	module string // dotted, may be empty for "from . import x"
+	names  []string
+}
+
+// pyImports returns the imports of a Python file, line by line (statements
+// split over lines with parentheses contribute their first line's names).
+func pyImports(src string) []pyImp {
+	var out []pyImp
+	sc := bufio.NewScanner(strings.NewReader(src))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		if m := pyFrom.FindStringSubmatch(line); m != nil {
+			imp := pyImp{level: len(m[1]), module: m[2]}
+			for _, n := range strings.Split(strings.Trim(m[3], "() \t\\"), ",") {
+				n = strings.TrimSpace(n)
+				if name, _, _ := strings.Cut(n, " "); pyIdent.MatchString(name) && !strings.Contains(name, ".") {
+					imp.names = append(imp.names, name)
+				}
+			}
+			out = append(out, imp)
+			continue
+		}
+		if m := pyImport.FindStringSubmatch(line); m != nil {
+			for _, n := range strings.Split(m[1], ",") {
+				n = strings.TrimSpace(n)
+				if name, _, _ := strings.Cut(n, " "); pyIdent.MatchString(name) {
+					out = append(out, pyImp{module: name})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pyCandidates returns the folder-relative files an import may name, from
+// the importing file's directory dir; absolute imports are looked up from
+// the folder root and from src/.
+func pyCandidates(dir string, imp pyImp) []string {
+	var bases []string
+	if imp.level > 0 {
+		d := dir
+		for i := 1; i < imp.level; i++ {
+			if d == "" || d == "." {
+				return nil
+			}
+			d = path.Dir(d)
+			if d == "." {
+				d = ""
+			}
+		}
+		bases = []string{d}
+	} else {
+		bases = []string{"", "src"}
+	}
+	mod := strings.ReplaceAll(imp.module, ".", "/")
+	var out []string
+	for _, b := range bases {
+		m := path.Join(b, mod)
+		if mod != "" {
+			out = append(out, m+".py", path.Join(m, "__init__.py"))
+		}
+		for _, n := range imp.names {
+			out = append(out, path.Join(m, n+".py"), path.Join(m, n, "__init__.py"))
+		}
+	}
+	return out
+}
