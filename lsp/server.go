@@ -1,0 +1,367 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// RequestCancelled is LSP's error code for a request the client cancelled.
+const RequestCancelled jsonrpc2.Code = -32800
+
+// lifecycle states of a connection.
+const (
+	stateNew int32 = iota
+	stateInitialized
+	stateShutdown
+)
+
+// Options configure a Server.
+type Options struct {
+	// Version is reported in serverInfo.
+	Version string
+	// Logger receives the server's log; nil means slog.Default().
+	Logger *slog.Logger
+	// ParentPollInterval is how often the editor's process (initialize's
+	// processId) is checked for life; 0 means 2 seconds.
+	ParentPollInterval time.Duration
+}
+
+// requestFunc handles one request; it runs in its own goroutine.
+type requestFunc func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
+
+// notifyFunc handles one notification; it runs on the read loop, in order,
+// and must not block.
+type notifyFunc func(s *Server, ctx context.Context, params json.RawMessage) error
+
+// Server is one LSP session over one connection.
+type Server struct {
+	opts   Options
+	log    *slog.Logger
+	stream *stream
+	conn   jsonrpc2.Conn
+
+	// requests and notifications are the method tables, copied per server so
+	// tests can add methods.
+	requests      map[string]requestFunc
+	notifications map[string]notifyFunc
+
+	docs *workspace.Documents
+
+	state    atomic.Int32
+	exitCode atomic.Int32
+	exited   chan struct{} // closed on exit, EOF or parent death
+	exitOnce sync.Once
+
+	// mu guards the session fields below, set by initialize.
+	mu         sync.Mutex
+	enc        workspace.Encoding
+	caps       clientCapabilities
+	client     clientInfo
+	folders    []workspace.URI
+	initParams *initializeParams
+
+	// inflightMu guards inflight: the cancel functions of running requests.
+	inflightMu sync.Mutex
+	inflight   map[jsonrpc2.ID]context.CancelFunc
+}
+
+// NewServer returns a server that will speak LSP over r and w once Run is
+// called. c, if not nil, is closed when the session ends.
+func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if opts.ParentPollInterval == 0 {
+		opts.ParentPollInterval = 2 * time.Second
+	}
+	s := &Server{
+		opts:          opts,
+		log:           log,
+		docs:          workspace.NewDocuments(),
+		exited:        make(chan struct{}),
+		inflight:      make(map[jsonrpc2.ID]context.CancelFunc),
+		requests:      make(map[string]requestFunc, len(requestTable)),
+		notifications: make(map[string]notifyFunc, len(notificationTable)),
+	}
+	for k, v := range requestTable {
+		s.requests[k] = v
+	}
+	for k, v := range notificationTable {
+		s.notifications[k] = v
+	}
+	s.stream = newStream(r, w, c, log)
+	s.conn = jsonrpc2.NewConn(s.stream)
+	return s
+}
+
+// Serve runs an LSP session on r/w until the client sends exit, the input
+// ends or the editor process dies, and returns the process exit code: 0
+// after shutdown+exit or end of input, 1 for exit without shutdown or when
+// the editor died.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
+	return NewServer(r, w, nil, opts).Run(ctx)
+}
+
+// Run serves the connection and returns the exit code (see Serve).
+func (s *Server) Run(ctx context.Context) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.conn.Go(ctx, s.handle)
+	select {
+	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil && !isEOF(err) {
+			s.log.Error("connection failed", "error", err)
+			s.finish(1)
+		} else {
+			s.log.Info("input closed; exiting")
+			s.finish(0)
+		}
+	case <-s.exited:
+	case <-ctx.Done():
+		s.finish(1)
+	}
+	s.cancelAll()
+	s.conn.Close()
+	return int(s.exitCode.Load())
+}
+
+// finish records the exit code (the first caller wins) and ends Run.
+func (s *Server) finish(code int) {
+	s.exitOnce.Do(func() {
+		s.exitCode.Store(int32(code))
+		close(s.exited)
+	})
+}
+
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
+}
+
+// handle is the jsonrpc2 handler. It runs on the connection's read loop:
+// notifications are applied here, in order; each request is answered from
+// its own goroutine so that no request waits for another (PITFALLS #2). It
+// always returns nil: an error would fail the connection (PITFALLS #4).
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	switch req := req.(type) {
+	case *jsonrpc2.Notification:
+		s.handleNotification(ctx, req)
+	case *jsonrpc2.Call:
+		s.handleCall(ctx, reply, req)
+	}
+	return nil
+}
+
+func (s *Server) handleNotification(ctx context.Context, n *jsonrpc2.Notification) {
+	method := n.Method()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic in notification handler", "method", method, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	state := s.state.Load()
+	if method == "exit" {
+		if state == stateShutdown {
+			s.finish(0)
+		} else {
+			s.finish(1)
+		}
+		return
+	}
+	if state == stateNew {
+		s.log.Debug("notification before initialize dropped", "method", method)
+		return
+	}
+	fn, ok := s.notifications[method]
+	if !ok {
+		s.log.Debug("unhandled notification", "method", method)
+		return
+	}
+	if err := fn(s, ctx, json.RawMessage(n.Params())); err != nil {
+		s.log.Warn("notification failed", "method", method, "error", err)
+	}
+}
+
+func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call) {
+	method := call.Method()
+	// Replies are sent on a context that cannot be cancelled: a reply to a
+	// cancelled request must still be written (PITFALLS #3).
+	send := func(result any, err error) {
+		if err != nil {
+			var rpcErr *jsonrpc2.Error
+			if !errors.As(err, &rpcErr) {
+				// Plain errors would go out with code 0 (PITFALLS #5).
+				err = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+			}
+		}
+		if werr := reply(context.WithoutCancel(ctx), result, err); werr != nil {
+			s.log.Debug("reply not written", "method", method, "error", werr)
+		}
+	}
+	state := s.state.Load()
+	switch {
+	case method == "initialize":
+		if state != stateNew {
+			send(nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already called"))
+			return
+		}
+		// initialize runs on the read loop: nothing else may be processed
+		// until the session's encoding and capabilities are known.
+		result, err := s.safeCall(ctx, method, handleInitialize, json.RawMessage(call.Params()))
+		send(result, err)
+		return
+	case state == stateNew:
+		send(nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s: the server is not initialized", method))
+		return
+	case state == stateShutdown:
+		send(nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the server is shutting down", method))
+		return
+	}
+	fn, ok := s.requests[method]
+	if !ok {
+		send(nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method))
+		return
+	}
+	if method == "shutdown" {
+		// Set before anything else is read, so later requests see it, and
+		// stop the work in flight (model streams, jobs) before answering.
+		s.state.Store(stateShutdown)
+		s.cancelAll()
+	}
+	id := call.ID()
+	rctx, cancel := context.WithCancel(ctx)
+	s.inflightMu.Lock()
+	s.inflight[id] = cancel
+	s.inflightMu.Unlock()
+	go func() {
+		defer func() {
+			s.inflightMu.Lock()
+			delete(s.inflight, id)
+			s.inflightMu.Unlock()
+			cancel()
+		}()
+		result, err := s.safeCall(rctx, method, fn, json.RawMessage(call.Params()))
+		if rctx.Err() != nil && ctx.Err() == nil && (err != nil || result == nil) {
+			// Cancelled by $/cancelRequest and the handler gave up.
+			send(nil, jsonrpc2.NewError(RequestCancelled, "request cancelled"))
+			return
+		}
+		send(result, err)
+	}()
+}
+
+// safeCall runs a handler, turning a panic into an internal error reply.
+func (s *Server) safeCall(ctx context.Context, method string, fn requestFunc, params json.RawMessage) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic in request handler", "method", method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
+		}
+	}()
+	return fn(s, ctx, params)
+}
+
+// cancelRequest cancels the request with the given raw id, number or string.
+func (s *Server) cancelRequest(raw json.RawMessage) bool {
+	id, ok := s.stream.lookupID(raw)
+	if !ok {
+		return false
+	}
+	s.inflightMu.Lock()
+	cancel, ok := s.inflight[id]
+	s.inflightMu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+func (s *Server) cancelAll() {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	for _, cancel := range s.inflight {
+		cancel()
+	}
+}
+
+// watchParent ends the session when the editor process dies.
+func (s *Server) watchParent(pid int) {
+	if pid <= 0 || pid == os.Getpid() {
+		return
+	}
+	t := time.NewTicker(s.opts.ParentPollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.exited:
+			return
+		case <-t.C:
+			if !processAlive(pid) {
+				s.log.Warn("editor process has exited; shutting down", "pid", pid)
+				s.finish(1)
+				return
+			}
+		}
+	}
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// decodeParams decodes request params into v, or returns an InvalidParams
+// error that names the method and the problem.
+func decodeParams(method string, params json.RawMessage, v any) error {
+	if len(params) == 0 || string(params) == "null" {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing params", method)
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: invalid params: %v", method, err)
+	}
+	return nil
+}
+
+// notify sends a notification to the client; failures are logged at debug
+// level only (the client may be gone).
+func (s *Server) notify(ctx context.Context, method string, params any) {
+	if err := s.conn.Notify(context.WithoutCancel(ctx), method, params); err != nil {
+		s.log.Debug("notification not sent", "method", method, "error", err)
+	}
+}
+
+// call sends a request to the client and decodes its result into result.
+func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	if _, err := s.conn.Call(ctx, method, params, result); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// encoding returns the negotiated position encoding.
+func (s *Server) encoding() workspace.Encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enc
+}
+
+// clientCaps returns the client's capabilities.
+func (s *Server) clientCaps() clientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}

@@ -1,0 +1,84 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// The text synchronisation notifications run on the read loop, in order, so
+// a request that follows a didChange always sees the change.
+
+func handleDidOpen(s *Server, ctx context.Context, raw json.RawMessage) error {
+	var p didOpenParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("didOpen: %w", err)
+	}
+	uri, err := workspace.ParseURI(p.TextDocument.URI)
+	if err != nil {
+		return fmt.Errorf("didOpen: %w", err)
+	}
+	return s.docs.Open(uri, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text)
+}
+
+func handleDidChange(s *Server, ctx context.Context, raw json.RawMessage) error {
+	var p didChangeParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("didChange: %w", err)
+	}
+	uri, err := workspace.ParseURI(p.TextDocument.URI)
+	if err != nil {
+		return fmt.Errorf("didChange: %w", err)
+	}
+	changes := make([]workspace.Change, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		changes[i].Text = c.Text
+		if c.Range != nil {
+			r := fromProtocolRange(*c.Range)
+			changes[i].Range = &r
+		}
+	}
+	return s.docs.Change(uri, p.TextDocument.Version, changes, s.encoding())
+}
+
+func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
+	var p didCloseParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("didClose: %w", err)
+	}
+	uri, err := workspace.ParseURI(p.TextDocument.URI)
+	if err != nil {
+		return fmt.Errorf("didClose: %w", err)
+	}
+	return s.docs.Close(uri)
+}
+
+func handleDidSave(s *Server, ctx context.Context, raw json.RawMessage) error {
+	var p didSaveParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("didSave: %w", err)
+	}
+	uri, err := workspace.ParseURI(p.TextDocument.URI)
+	if err != nil {
+		return fmt.Errorf("didSave: %w", err)
+	}
+	return s.docs.Save(uri, p.Text)
+}
+
+func fromProtocolRange(r protocol.Range) workspace.Range {
+	return workspace.Range{
+		Start: workspace.Position{Line: r.Start.Line, Character: r.Start.Character},
+		End:   workspace.Position{Line: r.End.Line, Character: r.End.Character},
+	}
+}
+
+func toProtocolRange(r workspace.Range) protocol.Range {
+	return protocol.Range{
+		Start: protocol.Position{Line: r.Start.Line, Character: r.Start.Character},
+		End:   protocol.Position{Line: r.End.Line, Character: r.End.Character},
+	}
+}
