@@ -69,7 +69,7 @@ func (p *place) output(f *fileText) []string {
 
 // applyHunks applies hunks to text, all or none. name is the file as the
 // model named it, for messages.
-func applyHunks(name, text string, hunks []*Hunk) (string, []*ApplyError) {
+func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyError) {
 	f := splitText(text)
 	m := newMatcher(f)
 	var ps []placed
@@ -108,7 +108,7 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []*ApplyError) {
 		}
 	}
 	if len(probs) > 0 {
-		return "", probs
+		return "", nil, probs
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return ps[a].start < ps[b].start })
 	for i := 1; i < len(ps); i++ {
@@ -119,8 +119,13 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []*ApplyError) {
 		}
 	}
 	if len(probs) > 0 {
-		return "", probs
+		return "", nil, probs
 	}
+	matches := make([]Match, len(ps))
+	for i, p := range ps {
+		matches[i] = Match{Path: name, Hunk: p.idx + 1, Level: p.level, Line: p.start + 1}
+	}
+	sort.Slice(matches, func(a, b int) bool { return matches[a].Hunk < matches[b].Hunk })
 	var lines, eols []string
 	cur := 0
 	emitFile := func(j int) {
@@ -168,5 +173,13 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []*ApplyError) {
 	if len(eols) > 0 && !f.finalNewline() {
 		eols[len(eols)-1] = ""
 	}
-	return f.render(lines, eols), nil
+	return f.render(lines, eols), matches, nil
+}
+
+// Match records where and at which level a hunk was placed.
+type Match struct {
+	Path  string // as the model named the file
+	Hunk  int    // 1-based
+	Level Level
+	Line  int // 1-based first line of the hunk's old lines in the file
 }

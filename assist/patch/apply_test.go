@@ -90,7 +90,7 @@ const clean = `--- a/demo.go
  	}
  	fmt.Println("hello,", name)
  }
-@@ -15,6 +15,9 @@
+@@ -14,6 +14,9 @@
  func Sum(xs ...int) int {
  	total := 0
  	for _, x := range xs {
@@ -113,15 +113,15 @@ func TestApplyLevelsAndPerturbations(t *testing.T) {
 		level  patch.Level
 		err    error
 	}{
-		{name: "clean", before: goFile, diff: clean, want: goFileEdited},
+		{name: "clean", before: goFile, diff: clean, want: goFileEdited, level: patch.LevelHint},
 		{name: "fenced with prose", before: goFile, diff: "Here is the fix:\n\n```diff\n" + clean + "```\n\nThis skips negatives.", want: goFileEdited},
-		{name: "bare @@", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "@@ -5,7 +5,7 @@", "@@"), "@@ -15,6 +15,9 @@", "@@"), want: goFileEdited},
-		{name: "@@ ... @@", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "@@ -5,7 +5,7 @@", "@@ ... @@"), "@@ -15,6 +15,9 @@", "@@ ... @@"), want: goFileEdited},
-		{name: "shifted line numbers", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "-5,7 +5,7", "-40,7 +40,7"), "-15,6 +15,9", "-2,6 +2,9"), want: goFileEdited},
-		{name: "wrong counts", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "-5,7 +5,7", "-5,9 +5,3"), "-15,6 +15,9", "-15,2 +15,2"), want: goFileEdited},
+		{name: "bare @@", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "@@ -5,7 +5,7 @@", "@@"), "@@ -14,6 +14,9 @@", "@@"), want: goFileEdited, level: patch.LevelExact},
+		{name: "@@ ... @@", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "@@ -5,7 +5,7 @@", "@@ ... @@"), "@@ -14,6 +14,9 @@", "@@ ... @@"), want: goFileEdited},
+		{name: "shifted line numbers", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "-5,7 +5,7", "-40,7 +40,7"), "-14,6 +14,9", "-2,6 +2,9"), want: goFileEdited},
+		{name: "wrong counts", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "-5,7 +5,7", "-5,9 +5,3"), "-14,6 +14,9", "-15,2 +15,2"), want: goFileEdited},
 		{name: "no prefixes", before: goFile, diff: strings.ReplaceAll(strings.ReplaceAll(clean, "a/demo.go", "demo.go"), "b/demo.go", "demo.go"), want: goFileEdited},
 		{name: "blank context without space", before: goFile, diff: "--- a/demo.go\n+++ b/demo.go\n@@\n \t\tname = \"world\"\n \t}\n \tfmt.Println(\"hello,\", name)\n }\n\n // Sum adds numbers.\n-func Sum(xs ...int) int {\n+func Sum(xs ...int) (total int) {\n", want: strings.Replace(goFile, "func Sum(xs ...int) int {", "func Sum(xs ...int) (total int) {", 1)},
-		{name: "shuffled hunks", before: goFile, diff: "--- a/demo.go\n+++ b/demo.go\n" + clean[strings.Index(clean, "@@ -15"):] + clean[strings.Index(clean, "@@ -5"):strings.Index(clean, "@@ -15")], want: goFileEdited},
+		{name: "shuffled hunks", before: goFile, diff: "--- a/demo.go\n+++ b/demo.go\n" + clean[strings.Index(clean, "@@ -14"):] + clean[strings.Index(clean, "@@ -5"):strings.Index(clean, "@@ -14")], want: goFileEdited},
 		{name: "trailing whitespace in context", before: goFile, diff: strings.Replace(clean, " func Greet(name string) {\n", " func Greet(name string) {  \n", 1), want: goFileEdited, level: patch.LevelTrailingSpace},
 		{name: "tabs as spaces", before: goFile, diff: spaces(clean), want: goFileEdited, level: patch.LevelIndent},
 		{name: "dedented hunk", before: goFile, diff: "--- a/demo.go\n+++ b/demo.go\n@@\n total := 0\n for _, x := range xs {\n+\tif x < 0 {\n+\t\tcontinue\n+\t}\n \ttotal += x\n }\n", want: sumOnly, level: patch.LevelIndent},
@@ -145,7 +145,12 @@ func TestApplyLevelsAndPerturbations(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := workspace(t, map[string]string{"demo.go": tc.before})
-			changes, err := patch.Apply(d, tc.diff, patch.Options{})
+			set := patch.NewEditSet(d, patch.Options{})
+			var changes []patch.FileChange
+			err := set.ApplyDiff(tc.diff)
+			if err == nil {
+				changes, err = set.Changes()
+			}
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) {
 					t.Fatalf("got error %v, want %v", err, tc.err)
@@ -166,6 +171,15 @@ func TestApplyLevelsAndPerturbations(t *testing.T) {
 			}
 			if changes[0].Before != tc.before {
 				t.Errorf("before is not the file's text")
+			}
+			if tc.level != 0 {
+				got := patch.Level(0)
+				for _, m := range set.Matches() {
+					got = max(got, m.Level)
+				}
+				if got != tc.level {
+					t.Errorf("matched at level %v, want %v", got, tc.level)
+				}
 			}
 		})
 	}

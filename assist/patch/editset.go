@@ -64,6 +64,7 @@ type EditSet struct {
 	opts    Options
 	entries map[string]*entry
 	order   []string
+	matches []Match
 }
 
 // entry is the state of one file in the set.
@@ -86,9 +87,10 @@ func NewEditSet(files Files, opts Options) *EditSet {
 
 // tx stages changes to a set and commits them only if all succeed.
 type tx struct {
-	set    *EditSet
-	staged map[string]*entry
-	order  []string
+	set     *EditSet
+	staged  map[string]*entry
+	order   []string
+	matches []Match
 }
 
 func (s *EditSet) begin() *tx { return &tx{set: s, staged: map[string]*entry{}} }
@@ -120,6 +122,7 @@ func (t *tx) get(path, name string) (*entry, error) {
 }
 
 func (t *tx) commit() {
+	t.set.matches = append(t.set.matches, t.matches...)
 	for _, p := range t.order {
 		if _, ok := t.set.entries[p]; !ok {
 			t.set.order = append(t.set.order, p)
@@ -173,6 +176,10 @@ func (t *tx) diffName(raw, prefix string, git bool) string {
 	}
 	return raw
 }
+
+// Matches returns where and at which level each hunk applied so far was
+// placed, for logs and tests.
+func (s *EditSet) Matches() []Match { return append([]Match(nil), s.matches...) }
 
 // ApplyDiff parses a model's reply (see Parse) and applies every file diff
 // in it, all or nothing. On failure the set is unchanged and the error is a
@@ -253,7 +260,11 @@ func (t *tx) applyFile(fd *FileDiff, touched map[string]string) []*ApplyError {
 				b.WriteString("\n")
 			}
 		}
-		e.exists, e.text = true, b.String()
+		text := b.String()
+		if n := len(fd.Hunks); n > 0 && fd.Hunks[n-1].NoNewline {
+			text = strings.TrimSuffix(text, "\n")
+		}
+		e.exists, e.text = true, text
 		touched[path] = newName
 		return nil
 	case fd.Delete:
@@ -321,10 +332,11 @@ func (t *tx) applyFile(fd *FileDiff, touched map[string]string) []*ApplyError {
 	}
 	text := src.text
 	if len(fd.Hunks) > 0 {
-		out, probs := applyHunks(oldName, text, fd.Hunks)
+		out, ms, probs := applyHunks(oldName, text, fd.Hunks)
 		if len(probs) > 0 {
 			return probs
 		}
+		t.matches = append(t.matches, ms...)
 		text = out
 	}
 	if !rename {

@@ -80,7 +80,7 @@ func (s *EditSet) Replace(name, oldText, newText string) error {
 				h.Lines = append(h.Lines, Line{Add, l})
 			}
 		}
-		out, probs := applyHunks(name, text, []*Hunk{h})
+		out, ms, probs := applyHunks(name, text, []*Hunk{h})
 		if len(probs) > 0 {
 			for _, p := range probs {
 				p.Hunk, p.Header = 0, ""
@@ -90,6 +90,7 @@ func (s *EditSet) Replace(name, oldText, newText string) error {
 			}
 			return refuse(probs...)
 		}
+		t.matches = append(t.matches, ms...)
 		e.text = out
 	}
 	if p := s.checkText(t, path, name, e.text, false); p != nil {

@@ -39,6 +39,10 @@ type Hunk struct {
 	// recounted from its lines.
 	OldLines, NewLines int
 	HasCounts          bool
+	// NoNewline is set when a "\ No newline at end of file" marker
+	// follows the hunk's last added or context line. Only created files
+	// use it: an edited file keeps its own final-newline state.
+	NoNewline bool
 	// Header is the "@@" line as written, for messages.
 	Header string
 	Lines  []Line
@@ -386,8 +390,11 @@ func (p *parser) finishHunk(atEnd bool) error {
 		case s[0] == '+':
 			ls = append(ls, bodyLine{Line{Add, s[1:]}, true, false, l.pos})
 		case s[0] == '\\':
-			// "\ No newline at end of file": the file keeps its own
-			// final-newline state, so the marker only needs skipping.
+			// "\ No newline at end of file": an edited file keeps its
+			// own final-newline state; a created one follows the marker.
+			if n := len(ls); n > 0 && ls[n-1].Kind != Delete {
+				h.NoNewline = true
+			}
 		default:
 			ls = append(ls, bodyLine{Line{Unmarked, s}, false, false, l.pos})
 		}
