@@ -1,0 +1,777 @@
+package cache
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults used where a Config field is zero.
+const (
+	DefaultModel         = "kimi-k3.1-pro"
+	DefaultTTL           = 5 * time.Minute
+	DefaultBudgetTokens  = 128_000
+	DefaultCharsPerToken = 3.2
+	// DefaultBlockTokens and DefaultMinCacheTokens are what the tracker
+	// assumes of the provider's cache: 256-token blocks, no caching below
+	// 1024 tokens (the provider does not publish them; predictions are
+	// conservative with these).
+	DefaultBlockTokens    = 256
+	DefaultMinCacheTokens = 1024
+	// DefaultMaxLogTokens is the edit log size (estimated tokens) past which
+	// the edited files are re-snapshotted; chosen by the replay benchmark
+	// (see the package comment and bench/README.md).
+	DefaultMaxLogTokens = 2048
+	// DefaultWindowLines is how many lines around the selection the tail
+	// repeats.
+	DefaultWindowLines = 20
+	// maxWindowSelectionLines: a longer selection is not repeated in the
+	// tail, only named by its lines (the text is in the prefix already).
+	maxWindowSelectionLines = 400
+	// trimTarget is the share of the budget a trim brings the estimate down
+	// to, so that trimming happens in large steps and rarely.
+	trimTarget = 0.75
+	// maxPending bounds the prompts awaiting Record.
+	maxPending = 256
+)
+
+// Config configures a Session. The zero value is usable.
+type Config struct {
+	// System is the system message; empty means DefaultSystem. It must be
+	// the same in every request of the session (it is the first thing the
+	// cache keys on): no dates, paths or ids.
+	System string
+	// Tools is the tool definitions exactly as the caller sends them (say,
+	// the JSON of the request's "tools" array), constant for the session.
+	// Providers render them before the messages, so the Session counts them
+	// in estimates and predictions; it does not put them in Messages.
+	Tools []byte
+	// Model is the default model (for prices); empty means DefaultModel.
+	Model string
+	// Prices is the price table; nil means DefaultPrices().
+	Prices Prices
+	// TTL is the cache lifetime requested: 5m (the default) or 1h.
+	TTL time.Duration
+	// BudgetTokens bounds the estimated prompt size; past it, whole
+	// segments are dropped from the end of the stable part.
+	BudgetTokens int
+	// CharsPerToken is the offline estimate before any usage is recorded;
+	// zero means DefaultCharsPerToken.
+	CharsPerToken float64
+	// BlockTokens and MinCacheTokens describe the provider's cache to the
+	// tracker; zero means the defaults.
+	BlockTokens, MinCacheTokens int
+	// MaxLogTokens is the edit log size that triggers a rebase; zero means
+	// DefaultMaxLogTokens, negative means never (rebase only when cold).
+	MaxLogTokens int
+	// WindowLines is the number of lines around the selection repeated in
+	// the tail; zero means DefaultWindowLines, negative means none.
+	WindowLines int
+	// CountTokens, when set, counts tokens exactly (a test tokenizer); the
+	// tracker then predicts with it instead of the estimate. It is slow on
+	// large prompts: for tests and benchmarks.
+	CountTokens func([]byte) int
+	// Logger receives debug logs (layout breaks, unexpected misses); nil
+	// means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// ErrUnknownHandle is returned by Record for a handle that was never built,
+// was already recorded, or was dropped because too many were pending.
+var ErrUnknownHandle = errors.New("unknown or already recorded prompt handle")
+
+// fileSeg is one file of the stable part.
+type fileSeg struct {
+	path, lang string
+	// snap is the text shown in the file block; cur is the text the
+	// prompt conveys now (snap with this file's edit blocks applied).
+	snap, cur string
+	header    string // "<file ...>\n"
+	// lastEdited is the document's LastEdited when last seen.
+	lastEdited int64
+	logged     bool // the edit log has blocks for this file
+	gone       bool // no longer among the request's documents
+}
+
+const fileFooter = "\n</file>\n\n"
+
+// mark ends a named segment of the context message at offset end.
+type mark struct {
+	end  int
+	name string
+}
+
+// pending is a built prompt awaiting its usage.
+type pending struct {
+	model     string
+	predicted int
+	raw       float64 // uncorrected token estimate
+	diverged  int
+	where     string
+	near      string
+}
+
+// Session builds the prompts of one editing session and accounts for them.
+// It is safe for concurrent use; Build calls are serialised.
+type Session struct {
+	system   string
+	tools    []byte
+	model    string
+	prices   Prices
+	ttl      time.Duration
+	budget   int
+	maxLog   int
+	window   int
+	count    func([]byte) int
+	log      *slog.Logger
+	now      func() time.Time
+	overhead int // bytes of system message and tools, rendered
+
+	mu sync.Mutex
+	// layout
+	projectBlock string
+	order        []*fileSeg
+	byPath       map[string]*fileSeg
+	excluded     map[string]bool // trimmed out until the next relayout
+	editLog      []byte
+	editSeq      int
+	context      string // the stable user message, rendered from the above
+	marks        []mark
+	dirty        bool
+	last         time.Time // time of the previous Build
+	prev         []Message
+	// estimation and tracking
+	est   estimator
+	track tracker
+	// accounting
+	nextHandle Handle
+	pend       map[Handle]pending
+	pendOrder  []Handle
+	stats      Stats
+}
+
+// NewSession returns a Session for cfg, or an error for a bad setting.
+func NewSession(cfg Config) (*Session, error) {
+	s := &Session{
+		system:   cmp.Or(cfg.System, DefaultSystem),
+		tools:    slices.Clone(cfg.Tools),
+		model:    cmp.Or(cfg.Model, DefaultModel),
+		prices:   cfg.Prices,
+		ttl:      cmp.Or(cfg.TTL, DefaultTTL),
+		budget:   cmp.Or(cfg.BudgetTokens, DefaultBudgetTokens),
+		maxLog:   cmp.Or(cfg.MaxLogTokens, DefaultMaxLogTokens),
+		window:   cmp.Or(cfg.WindowLines, DefaultWindowLines),
+		count:    cfg.CountTokens,
+		log:      cfg.Logger,
+		now:      cfg.Now,
+		byPath:   make(map[string]*fileSeg),
+		excluded: make(map[string]bool),
+		pend:     make(map[Handle]pending),
+		est:      estimator{charsPerToken: cmp.Or(cfg.CharsPerToken, DefaultCharsPerToken), ratio: 1},
+		track: tracker{
+			block: cmp.Or(cfg.BlockTokens, DefaultBlockTokens),
+			min:   cmp.Or(cfg.MinCacheTokens, DefaultMinCacheTokens),
+		},
+	}
+	if s.prices == nil {
+		s.prices = DefaultPrices()
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	switch {
+	case s.ttl != 5*time.Minute && s.ttl != time.Hour:
+		return nil, fmt.Errorf("cache: ttl %v not supported: use 5m or 1h", s.ttl)
+	case s.budget < 0:
+		return nil, fmt.Errorf("cache: negative token budget %d", s.budget)
+	case s.est.charsPerToken < 0.5 || s.est.charsPerToken > 16:
+		return nil, fmt.Errorf("cache: chars per token %v out of range [0.5, 16]", s.est.charsPerToken)
+	case s.track.block < 0 || s.track.min < 0:
+		return nil, fmt.Errorf("cache: negative block size or minimum")
+	}
+	s.overhead = renderedLen(s.tools, []Message{{Role: "system", Content: s.system}})
+	return s, nil
+}
+
+// TTL returns the cache lifetime the session's requests should ask for.
+func (s *Session) TTL() time.Duration { return s.ttl }
+
+// Prompt is a built prompt.
+type Prompt struct {
+	// Messages are the system message, the stable context, and the edit
+	// log with the request, in this order.
+	Messages []Message
+	// Model is the request's model.
+	Model string
+	// TTL is the cache lifetime to ask for (prompt_cache_options.ttl).
+	TTL time.Duration
+	// EstimatedTokens estimates the prompt tokens, tools included.
+	EstimatedTokens int
+	// PredictedCachedTokens is how many of them the provider should serve
+	// from its cache, given what this session sent before.
+	PredictedCachedTokens int
+	// Diverged is the offset in the rendering (see Render) of the first
+	// byte that differs from the session's previous prompt, or -1 for the
+	// first prompt; DivergedIn names the segment it falls in ("system",
+	// "project", "file a/b.go", "edits", "request").
+	Diverged   int
+	DivergedIn string
+	// Layout says why the stable part was rewritten in this build, or is
+	// empty: "start", "cold" (idle past the TTL), "project", "rebase"
+	// (edit log past its limit), "trim" (over budget), "open" (new file
+	// appended), "close" (closed files dropped).
+	Layout string
+	// Trimmed lists the paths the budget dropped in this build.
+	Trimmed []string
+	// OverBudget is set when the active file and the request alone exceed
+	// the budget (they are never dropped).
+	OverBudget bool
+	// Handle identifies the prompt to Record.
+	Handle Handle
+}
+
+// Build lays out the prompt for req, updating the session's layout: new
+// documents are appended, edits to documents already shown are appended to
+// the edit log, and the log is folded back into fresh snapshots when it
+// grows past its limit or when the cache has gone cold anyway.
+func (s *Session) Build(req Request) (*Prompt, error) {
+	active, err := validate(req)
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now
+	if now.IsZero() {
+		now = s.now()
+	}
+	model := cmp.Or(req.Model, s.model)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	var reasons []string
+	project := renderProject(req.Project)
+	switch {
+	case s.last.IsZero():
+		reasons = append(reasons, "start")
+	case now.Sub(s.last) >= s.ttl:
+		reasons = append(reasons, "cold")
+	case project != s.projectBlock:
+		reasons = append(reasons, "project")
+	}
+	relaid := len(reasons) > 0
+	if relaid {
+		// Nothing after the point of change is cached: lay everything
+		// out afresh, edits folded in.
+		s.relayoutLocked(req, project)
+	} else if r := s.syncLocked(req); r != "" {
+		reasons = append(reasons, r)
+	}
+	if s.maxLog > 0 && len(s.editLog) > 0 && s.est.tokens(len(s.editLog)) > s.maxLog {
+		s.rebaseLocked(req.Active)
+		reasons = append(reasons, "rebase")
+	}
+
+	tail := s.renderTail(req, active)
+	var trimmed []string
+	over := false
+	if s.budget > 0 && s.estimateLocked(len(tail)) > s.budget {
+		if len(s.editLog) > 0 {
+			s.rebaseLocked(req.Active)
+		}
+		trimmed, over = s.trimLocked(req.Active, len(tail), relaid)
+		reasons = append(reasons, "trim")
+	}
+	if s.dirty {
+		s.renderContextLocked()
+	}
+
+	msgs := make([]Message, 0, 3)
+	msgs = append(msgs, Message{Role: "system", Content: s.system}, Message{Role: "user", Content: s.context})
+	last := tail
+	if len(s.editLog) > 0 {
+		last = string(s.editLog) + tail
+	}
+	msgs = append(msgs, Message{Role: "user", Content: last})
+
+	p := &Prompt{
+		Messages:   msgs,
+		Model:      model,
+		TTL:        s.ttl,
+		Diverged:   -1,
+		Layout:     strings.Join(reasons, ","),
+		Trimmed:    trimmed,
+		OverBudget: over,
+	}
+	total := renderedLen(s.tools, msgs)
+	raw := s.est.raw(total)
+	p.EstimatedTokens = s.est.tokens(total)
+
+	// Prediction and divergence.
+	shared := s.track.predict(now, len(s.tools), msgs)
+	var totalTokens, sharedTokens int
+	if s.count != nil {
+		r := Render(nil, s.tools, msgs)
+		totalTokens = s.count(r)
+		if shared > 0 {
+			sharedTokens = s.count(r[:shared])
+			if shared < len(r) {
+				sharedTokens-- // the last token may end past the shared bytes
+			}
+		}
+	} else {
+		totalTokens = p.EstimatedTokens
+		sharedTokens = s.est.tokens(shared)
+	}
+	if totalTokens >= s.track.min {
+		p.PredictedCachedTokens = s.track.blocks(min(sharedTokens, totalTokens))
+		s.track.add(now, s.ttl, msgs)
+	}
+	var where, near string
+	if s.prev != nil {
+		off, i := lcp(len(s.tools), s.prev, msgs)
+		p.Diverged = off
+		where, near = s.locate(msgs, i, off)
+		p.DivergedIn = where
+	}
+	if p.Layout != "" {
+		s.log.Debug("cache: stable prefix rewritten", "reason", p.Layout, "diverged_at", p.Diverged, "in", where, "trimmed", trimmed)
+	}
+	s.prev = msgs
+	s.last = now
+
+	s.nextHandle++
+	p.Handle = s.nextHandle
+	s.pend[p.Handle] = pending{model: model, predicted: p.PredictedCachedTokens, raw: raw, diverged: p.Diverged, where: where, near: near}
+	s.pendOrder = append(s.pendOrder, p.Handle)
+	if len(s.pendOrder) > maxPending {
+		delete(s.pend, s.pendOrder[0])
+		s.pendOrder = slices.Delete(s.pendOrder, 0, 1)
+	}
+	s.stats.Built++
+	s.stats.PredictedCachedTokens += int64(p.PredictedCachedTokens)
+	s.stats.EstimatedTokens += int64(p.EstimatedTokens)
+	if strings.Contains(p.Layout, "rebase") {
+		s.stats.Rebases++
+	}
+	if len(trimmed) > 0 {
+		s.stats.Trims++
+	}
+	return p, nil
+}
+
+// validate checks req and returns the active document.
+func validate(req Request) (*Document, error) {
+	var active *Document
+	seen := make(map[string]bool, len(req.Documents))
+	for i := range req.Documents {
+		d := &req.Documents[i]
+		if err := checkPath(d.Path); err != nil {
+			return nil, err
+		}
+		if seen[d.Path] {
+			return nil, fmt.Errorf("cache: document %q given twice", d.Path)
+		}
+		seen[d.Path] = true
+		if d.Path == req.Active {
+			active = d
+		}
+	}
+	if active == nil {
+		return nil, fmt.Errorf("cache: active document %q is not among the %d documents", req.Active, len(req.Documents))
+	}
+	sel := req.Selection
+	if sel.Start < 0 || sel.Start > sel.End || sel.End > len(active.Text) {
+		return nil, fmt.Errorf("cache: selection %d-%d outside the active text of %d bytes", sel.Start, sel.End, len(active.Text))
+	}
+	return active, nil
+}
+
+// checkPath refuses a path that is empty, absolute, or leaves the workspace.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("cache: document with an empty path")
+	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\`),
+		len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z'):
+		return fmt.Errorf("cache: document path %q is absolute; pass it relative to the workspace root", p)
+	case p == "..", strings.HasPrefix(p, "../"), strings.Contains(p, "/../"), strings.HasSuffix(p, "/.."):
+		return fmt.Errorf("cache: document path %q leaves the workspace", p)
+	case strings.ContainsAny(p, "\x00\n\r"):
+		return fmt.Errorf("cache: document path %q has control characters", p)
+	}
+	return nil
+}
+
+// byEditOrder sorts documents least recently edited first, then by path.
+func byEditOrder(a, b *Document) int {
+	return cmp.Or(cmp.Compare(a.LastEdited, b.LastEdited), strings.Compare(a.Path, b.Path))
+}
+
+// sortedDocs returns pointers to req's documents in edit order, so that the
+// layout never depends on the order the caller listed them.
+func sortedDocs(req Request) []*Document {
+	docs := make([]*Document, len(req.Documents))
+	for i := range req.Documents {
+		docs[i] = &req.Documents[i]
+	}
+	slices.SortFunc(docs, byEditOrder)
+	return docs
+}
+
+func newFileSeg(d *Document) *fileSeg {
+	f := &fileSeg{path: d.Path, lang: d.Language, lastEdited: d.LastEdited}
+	f.snapshot(d.Text)
+	return f
+}
+
+// snapshot makes text the file's shown text and renders its header.
+func (f *fileSeg) snapshot(text string) {
+	f.snap, f.cur, f.logged = text, text, false
+	b := make([]byte, 0, 64+len(f.path))
+	b = append(b, "<file path="...)
+	b = strconv.AppendQuote(b, f.path)
+	b = append(b, " language="...)
+	b = strconv.AppendQuote(b, f.lang)
+	b = append(b, " bytes=\""...)
+	b = strconv.AppendInt(b, int64(len(text)), 10)
+	b = append(b, "\">\n"...)
+	f.header = string(b)
+}
+
+// relayoutLocked lays the stable part out from scratch: every document in
+// edit order (the active one last), snapshots of the current texts, no
+// edit log, within the budget.
+// Precondition: s.mu is held.
+func (s *Session) relayoutLocked(req Request, project string) {
+	s.projectBlock = project
+	clear(s.byPath)
+	clear(s.excluded)
+	s.order = s.order[:0]
+	s.editLog = s.editLog[:0]
+	var act *fileSeg
+	for _, d := range sortedDocs(req) {
+		f := newFileSeg(d)
+		s.byPath[d.Path] = f
+		if d.Path == req.Active {
+			act = f
+			continue
+		}
+		s.order = append(s.order, f)
+	}
+	s.order = append(s.order, act)
+	s.dirty = true
+}
+
+// syncLocked brings the layout up to date with req's documents without
+// moving anything already shown: a changed text becomes an edit block, a new
+// document is appended, a closed one is only marked (removing it would
+// rewrite everything after it; it goes at the next rebase, trim or
+// relayout). It returns a layout reason, or "".
+// Precondition: s.mu is held.
+func (s *Session) syncLocked(req Request) string {
+	reason := ""
+	var added []*fileSeg
+	for _, f := range s.order {
+		f.gone = true
+	}
+	for _, d := range sortedDocs(req) {
+		f := s.byPath[d.Path]
+		if f == nil {
+			if s.excluded[d.Path] && d.Path != req.Active {
+				continue
+			}
+			delete(s.excluded, d.Path)
+			f = newFileSeg(d)
+			s.byPath[d.Path] = f
+			added = append(added, f)
+			continue
+		}
+		f.gone = false
+		if d.Text != f.cur {
+			s.editSeq++
+			s.editLog = appendEdit(s.editLog, f.path, s.editSeq, f.cur, d.Text)
+			f.cur = d.Text
+			f.logged = true
+			f.lastEdited = d.LastEdited
+		}
+	}
+	if len(added) > 0 {
+		// New files go after everything shown (the active one last), so
+		// only the edit log and the request follow the change.
+		slices.SortStableFunc(added, func(a, b *fileSeg) int {
+			return cmp.Compare(b2i(a.path == req.Active), b2i(b.path == req.Active))
+		})
+		s.order = append(s.order, added...)
+		s.dirty = true
+		reason = "open"
+	}
+	return reason
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// rebaseLocked folds the edit log into fresh snapshots: every file with
+// edit blocks moves, re-snapshotted, to the end of the stable part (in edit
+// order, the active file last), and closed files behind the first moved one
+// are dropped (everything after it is rewritten anyway).
+// Precondition: s.mu is held.
+func (s *Session) rebaseLocked(active string) {
+	first := slices.IndexFunc(s.order, func(f *fileSeg) bool { return f.logged })
+	var moved []*fileSeg
+	s.editLog = s.editLog[:0]
+	if first < 0 {
+		return
+	}
+	kept := s.order[:first]
+	moved = moved[:0]
+	for _, f := range s.order[first:] {
+		switch {
+		case f.gone:
+			delete(s.byPath, f.path)
+		case f.logged:
+			moved = append(moved, f)
+		default:
+			kept = append(kept, f)
+		}
+	}
+	slices.SortStableFunc(moved, func(a, b *fileSeg) int {
+		return cmp.Or(cmp.Compare(b2i(a.path == active), b2i(b.path == active)),
+			cmp.Compare(a.lastEdited, b.lastEdited), strings.Compare(a.path, b.path))
+	})
+	for _, f := range moved {
+		f.snapshot(f.cur)
+	}
+	s.order = append(kept, moved...)
+	s.dirty = true
+}
+
+// dropGoneLocked drops the closed files anywhere in the stable part.
+// Precondition: s.mu is held.
+func (s *Session) dropGoneLocked() {
+	s.order = slices.DeleteFunc(s.order, func(f *fileSeg) bool {
+		if f.gone {
+			delete(s.byPath, f.path)
+		}
+		return f.gone
+	})
+	s.dirty = true
+}
+
+// estimateLocked estimates the prompt's tokens with a tail of tailBytes.
+// Precondition: s.mu is held.
+func (s *Session) estimateLocked(tailBytes int) int {
+	n := s.overhead + len(s.projectBlock) + len(s.editLog) + tailBytes + 2*(msgHeaderLen("user")+len(msgClose))
+	for _, f := range s.order {
+		n += len(f.header) + len(f.snap) + len(fileFooter)
+	}
+	return s.est.tokens(n)
+}
+
+// trimLocked drops whole files (never the active one) until the estimate
+// is at most trimTarget of the budget, and reports whether it is still over
+// the budget. Closed files go first. Then, normally, files go from the end of
+// the stable part, which keeps the cached prefix; right after a relayout
+// (fromFront), when nothing is cached, the least recently edited go first.
+// Precondition: s.mu is held and the edit log is empty.
+func (s *Session) trimLocked(active string, tailBytes int, fromFront bool) (trimmed []string, over bool) {
+	target := int(float64(s.budget) * trimTarget)
+	s.dropGoneLocked()
+	for s.estimateLocked(tailBytes) > target {
+		i := len(s.order) - 1
+		for i >= 0 && s.order[i].path == active {
+			i--
+		}
+		if fromFront {
+			i = slices.IndexFunc(s.order, func(f *fileSeg) bool { return f.path != active })
+		}
+		if i < 0 {
+			break
+		}
+		f := s.order[i]
+		s.order = slices.Delete(s.order, i, i+1)
+		delete(s.byPath, f.path)
+		s.excluded[f.path] = true
+		trimmed = append(trimmed, f.path)
+	}
+	return trimmed, s.estimateLocked(tailBytes) > s.budget
+}
+
+// renderContextLocked renders the stable user message: the project block
+// and every file block, in order.
+// Precondition: s.mu is held.
+func (s *Session) renderContextLocked() {
+	n := len(s.projectBlock)
+	for _, f := range s.order {
+		n += len(f.header) + len(f.snap) + len(fileFooter)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	s.marks = s.marks[:0]
+	b.WriteString(s.projectBlock)
+	s.marks = append(s.marks, mark{b.Len(), "project"})
+	for _, f := range s.order {
+		b.WriteString(f.header)
+		b.WriteString(f.snap)
+		b.WriteString(fileFooter)
+		s.marks = append(s.marks, mark{b.Len(), "file " + f.path})
+	}
+	s.context = b.String()
+	s.dirty = false
+}
+
+// locate names the segment holding rendering offset off, which falls in
+// message i of msgs, and returns a short excerpt around it.
+// Precondition: s.mu is held.
+func (s *Session) locate(msgs []Message, i, off int) (where, near string) {
+	if i >= len(msgs) {
+		return "end", ""
+	}
+	start := len(s.tools)
+	for j := 0; j < i; j++ {
+		start += msgHeaderLen(msgs[j].Role) + len(msgs[j].Content) + len(msgClose)
+	}
+	in := off - start - msgHeaderLen(msgs[i].Role)
+	near = excerpt(msgs[i].Content, in)
+	switch i {
+	case 0:
+		return "system", near
+	case 1:
+		for _, m := range s.marks {
+			if in < m.end {
+				return m.name, near
+			}
+		}
+		return "context", near
+	}
+	if in < len(s.editLog) {
+		return "edits", near
+	}
+	return "request", near
+}
+
+// renderProject renders the project block.
+func renderProject(p Project) string {
+	var b strings.Builder
+	b.WriteString("<project name=")
+	b.WriteString(strconv.Quote(p.Name))
+	b.WriteString(" languages=")
+	b.WriteString(strconv.Quote(strings.Join(p.Languages, ",")))
+	b.WriteString(">\n")
+	if c := strings.TrimRight(p.Conventions, "\n"); c != "" {
+		b.WriteString(c)
+		b.WriteString("\n")
+	}
+	b.WriteString("</project>\n\n")
+	return b.String()
+}
+
+// Markers in the tail's copy of the selection.
+const (
+	SelectionStart = "<|selection|>"
+	SelectionEnd   = "<|/selection|>"
+	Cursor         = "<|cursor|>"
+)
+
+// renderTail renders the request block: the action, the active file, the
+// selection window with markers, diagnostics, the instruction.
+func (s *Session) renderTail(req Request, d *Document) string {
+	text := d.Text
+	sel := req.Selection
+	startLine := strings.Count(text[:sel.Start], "\n")
+	endLine := startLine + strings.Count(text[sel.Start:sel.End], "\n")
+	var b strings.Builder
+	b.WriteString("<request action=")
+	b.WriteString(strconv.Quote(req.Action))
+	b.WriteString(">\n<active path=")
+	b.WriteString(strconv.Quote(d.Path))
+	b.WriteString(" language=")
+	b.WriteString(strconv.Quote(d.Language))
+	b.WriteString(" lines=\"")
+	b.WriteString(strconv.Itoa(strings.Count(text, "\n") + b2i(text != "" && !strings.HasSuffix(text, "\n"))))
+	b.WriteString("\"/>\n")
+	// Lines are 1-based for the model.
+	fmt.Fprintf(&b, "<selection lines=\"%d-%d\"", startLine+1, endLine+1)
+	if sel.Start == sel.End {
+		fmt.Fprintf(&b, " cursor=\"%d:%d\"", startLine+1, sel.Start-(strings.LastIndexByte(text[:sel.Start], '\n')+1)+1)
+	}
+	if s.window < 0 || endLine-startLine > maxWindowSelectionLines {
+		b.WriteString("/>\n")
+	} else {
+		// The window: whole lines around the selection, markers inside.
+		lo := lineStart(text, sel.Start, s.window)
+		hi := lineEnd(text, sel.End, s.window)
+		fmt.Fprintf(&b, " window=\"%d-%d\">\n", strings.Count(text[:lo], "\n")+1, strings.Count(text[:hi], "\n")+b2i(hi > 0 && text[hi-1] != '\n'))
+		b.WriteString(text[lo:sel.Start])
+		if sel.Start == sel.End {
+			b.WriteString(Cursor)
+		} else {
+			b.WriteString(SelectionStart)
+			b.WriteString(text[sel.Start:sel.End])
+			b.WriteString(SelectionEnd)
+		}
+		b.WriteString(text[sel.End:hi])
+		if hi == 0 || text[hi-1] != '\n' {
+			b.WriteString("\n")
+		}
+		b.WriteString("</selection>\n")
+	}
+	if len(req.Diagnostics) > 0 {
+		b.WriteString("<diagnostics>\n")
+		for _, dg := range req.Diagnostics {
+			fmt.Fprintf(&b, "- lines %d-%d %s", dg.StartLine+1, dg.EndLine+1, dg.Severity)
+			if dg.Source != "" {
+				fmt.Fprintf(&b, " (%s)", dg.Source)
+			}
+			b.WriteString(": ")
+			b.WriteString(strings.TrimSpace(dg.Message))
+			b.WriteString("\n")
+		}
+		b.WriteString("</diagnostics>\n")
+	}
+	b.WriteString("<instruction>\n")
+	if in := strings.TrimSpace(req.Instruction); in != "" {
+		b.WriteString(in)
+		b.WriteString("\n")
+	}
+	b.WriteString("</instruction>\n</request>\n")
+	return b.String()
+}
+
+// lineStart returns the start of the line n lines above the one holding off.
+func lineStart(text string, off, n int) int {
+	i := strings.LastIndexByte(text[:off], '\n') + 1
+	for ; n > 0 && i > 0; n-- {
+		i = strings.LastIndexByte(text[:i-1], '\n') + 1
+	}
+	return i
+}
+
+// lineEnd returns the end (after "\n") of the line n lines below the one
+// holding off, or len(text).
+func lineEnd(text string, off, n int) int {
+	i := off
+	for ; n >= 0; n-- {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			return len(text)
+		}
+		i += j + 1
+	}
+	return i
+}

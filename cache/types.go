@@ -1,0 +1,125 @@
+package cache
+
+import "time"
+
+// Message is one chat message of a prompt, in the order it is sent. Role is
+// "system" or "user"; assist converts it to its model message type.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Document is a text the prompt may show: an open buffer or a related file.
+type Document struct {
+	// Path is workspace-relative and slash-separated ("net/http/server.go").
+	// It is what the model sees; an absolute path is refused, as it would
+	// leak the user's directory layout and differ between machines.
+	Path string
+	// Language is the language id ("go"), shown to the model.
+	Language string
+	// Text is the full current text.
+	Text string
+	// Version is the editor's version of the buffer (0 for files on disk).
+	Version int32
+	// LastEdited orders documents by their last edit: a monotonic sequence
+	// or Unix nanoseconds, larger meaning more recent. The prompt shows the
+	// least recently edited first.
+	LastEdited int64
+}
+
+// Project is the rarely changing context of the workspace.
+type Project struct {
+	// Name is the workspace name (a folder name, never a path).
+	Name string
+	// Languages are the main languages, most used first.
+	Languages []string
+	// Conventions is free text: style rules, build and test commands.
+	Conventions string
+}
+
+// Severity of a diagnostic, as LSP numbers them.
+type Severity int
+
+// Diagnostic severities.
+const (
+	SeverityError Severity = 1 + iota
+	SeverityWarning
+	SeverityInformation
+	SeverityHint
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	case SeverityInformation:
+		return "info"
+	case SeverityHint:
+		return "hint"
+	}
+	return "diagnostic"
+}
+
+// Diagnostic is a problem reported in the active document.
+type Diagnostic struct {
+	// StartLine and EndLine are 0-based, inclusive.
+	StartLine, EndLine int
+	Severity           Severity
+	// Source names the reporting tool ("compiler", "staticcheck"); optional.
+	Source  string
+	Message string
+}
+
+// Selection is a byte range [Start, End) in the active document's text; an
+// empty range is the cursor.
+type Selection struct {
+	Start, End int
+}
+
+// Request is everything one prompt is built from.
+type Request struct {
+	// Project is the workspace context.
+	Project Project
+	// Documents are the open buffers and related files, in any order, with
+	// distinct paths; one of them is the active document.
+	Documents []Document
+	// Active is the Path of the document the action applies to.
+	Active string
+	// Selection is the range the action applies to, in Active's text.
+	Selection Selection
+	// Diagnostics are those of the active document worth showing.
+	Diagnostics []Diagnostic
+	// Action names the action ("explain", "fix", a user-defined name).
+	Action string
+	// Instruction is the action-specific instruction text. It goes in the
+	// volatile tail, never in the system message.
+	Instruction string
+	// Model is the model the prompt is for; it selects the price.
+	// Empty means Config.Model.
+	Model string
+	// Now is the time of the request; zero means Config.Now().
+	Now time.Time
+}
+
+// Usage is the provider's accounting of one request, as reported in the
+// reply's usage object.
+type Usage struct {
+	// PromptTokens counts every input token: plain, cached and written.
+	PromptTokens int `json:"promptTokens"`
+	// CachedTokens (prompt_tokens_details.cached_tokens) were read from
+	// the cache.
+	CachedTokens int `json:"cachedTokens"`
+	// CacheWriteTokens (prompt_tokens_details.cache_write_tokens) were
+	// written to the cache; they are not billed again as plain input.
+	CacheWriteTokens int `json:"cacheWriteTokens"`
+	// CompletionTokens counts the output, reasoning included.
+	CompletionTokens int `json:"completionTokens"`
+	// ReasoningTokens (completion_tokens_details.reasoning_tokens) is the
+	// reasoning part of CompletionTokens.
+	ReasoningTokens int `json:"reasoningTokens"`
+}
+
+// Handle identifies a built prompt, to Record its usage once the reply came.
+type Handle uint64
