@@ -42,11 +42,7 @@ func (f *Folders) Resolve(target string) (abs string, folder Folder, err error) 
 	if err != nil {
 		return "", Folder{}, err
 	}
-	_, rel, ok := f.owner(lexical)
-	if !ok {
-		return "", Folder{}, fmt.Errorf("%s: %w", target, ErrOutsideWorkspace)
-	}
-	if hasGitDir(rel) {
+	if _, rel, ok := f.owner(lexical); ok && hasGitDir(rel) {
 		return "", Folder{}, fmt.Errorf("%s is inside a .git directory: %w", target, ErrOutsideWorkspace)
 	}
 	real, err := resolveLinks(lexical)
@@ -55,6 +51,9 @@ func (f *Folders) Resolve(target string) (abs string, folder Folder, err error) 
 	}
 	rv, rrel, ok := f.ownerReal(real)
 	if !ok {
+		if _, _, lexOK := f.owner(lexical); !lexOK {
+			return "", Folder{}, fmt.Errorf("%s: %w", target, ErrOutsideWorkspace)
+		}
 		return "", Folder{}, fmt.Errorf("%s resolves through a symbolic link to %s: %w", target, real, ErrOutsideWorkspace)
 	}
 	if rrel == "" {

@@ -73,6 +73,7 @@ type View struct {
 	mu       sync.Mutex
 	cache    map[string]*content // folder-relative path → contents
 	cached   int64               // bytes in cache
+	cacheCap int64               // maxCachedBytes; lowered by tests
 	useSeq   uint64
 	conflict map[string]bool // folder-relative paths changed on disk while open
 }
@@ -96,6 +97,7 @@ func newView(folder Folder, f *Folders, opts Options) *View {
 		stopped:  make(chan struct{}),
 		stop:     make(chan struct{}),
 		cache:    make(map[string]*content),
+		cacheCap: maxCachedBytes,
 		conflict: make(map[string]bool),
 	}
 	ign := ignore.New(folder.Path, f.ignoreOptions(opts))
@@ -316,9 +318,9 @@ func (c *content) result(rel string) (string, error) {
 }
 
 // evictLocked drops the least recently used contents while the cache is
-// over maxCachedBytes. Precondition: v.mu is held.
+// over its cap (maxCachedBytes). Precondition: v.mu is held.
 func (v *View) evictLocked() {
-	for v.cached > maxCachedBytes && len(v.cache) > 1 {
+	for v.cached > v.cacheCap && len(v.cache) > 1 {
 		var oldest string
 		var min uint64
 		for p, c := range v.cache {
