@@ -21,7 +21,6 @@ type ChatRequest struct {
 	MaxTokens           *int               `json:"max_tokens"`
 	ReasoningEffort     *string            `json:"reasoning_effort"`
 	Stream              *bool              `json:"stream"`
-	StreamOptions       json.RawMessage    `json:"stream_options"`
 	Tools               []json.RawMessage  `json:"tools"`
 	ToolChoice          json.RawMessage    `json:"tool_choice"`
 	PromptCacheOptions  *PromptCacheOption `json:"prompt_cache_options"`
