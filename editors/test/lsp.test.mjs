@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import protocol from 'vscode-languageserver-protocol/node.js';
-import textdocument from 'vscode-languageserver-textdocument';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   EXPLAIN_MARKER, FIXED_LINE, KEY, SLOW_MARKER, bin, startStandin, waitFor, workspace,
 } from './lib.mjs';
@@ -20,7 +20,7 @@ const {
   createProtocolConnection, StreamMessageReader, StreamMessageWriter,
   WorkDoneProgress, WorkDoneProgressCreateRequest, WorkDoneProgressCancelNotification,
 } = protocol;
-const { TextDocument } = textdocument;
+
 
 /**
  * Client is a minimal editor: one open document, the server requests VS Code

@@ -31,8 +31,16 @@ local function finish()
   end
 end
 local function wait(ms, cond, what)
-  local ok = vim.wait(ms, cond, 20)
-  if not ok then
+  -- A command the server refused fails at once instead of after the timeout.
+  local ok = vim.wait(ms, function()
+    local k = package.loaded['kimi']
+    return cond() or (k ~= nil and k.last_error ~= nil)
+  end, 20)
+  local k = package.loaded['kimi']
+  if k and k.last_error then
+    check(false, 'waiting for ' .. what, 'the server answered with an error: ' .. k.last_error)
+    finish()
+  elseif not ok then
     check(false, 'waiting for ' .. what, 'timed out after ' .. ms .. ' ms')
     finish()
   end
