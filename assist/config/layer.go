@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -122,41 +123,9 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 		case "fastModel":
 			l.fastModel = p.modelName(k, v)
 		case "reasoningEffort":
-			eff := map[string]Effort{}
-			all := false
-			if tbl, ok := v.(map[string]any); ok {
-				for _, name := range sortedKeys(tbl) {
-					if e, ok := p.effort(k+"."+name, tbl[name]); ok {
-						eff[name] = e
-					}
-				}
-			} else if v != nil {
-				if e, ok := p.effort(k, v); ok {
-					eff["default"] = e
-					all = true
-				}
-			}
-			if len(eff) > 0 || all {
-				l.effort, l.effortAll = eff, all
-			}
+			l.effort, l.effortAll = perAction(p, k, v, p.effort)
 		case "maxCompletionTokens":
-			tok := map[string]int{}
-			all := false
-			if tbl, ok := v.(map[string]any); ok {
-				for _, name := range sortedKeys(tbl) {
-					if n, ok := p.tokens(k+"."+name, tbl[name]); ok {
-						tok[name] = n
-					}
-				}
-			} else if v != nil {
-				if n, ok := p.tokens(k, v); ok {
-					tok["default"] = n
-					all = true
-				}
-			}
-			if len(tok) > 0 || all {
-				l.maxTok, l.maxTokAll = tok, all
-			}
+			l.maxTok, l.maxTokAll = perAction(p, k, v, p.tokens)
 		case "cacheTTL":
 			if s, ok := p.str(k, v); ok {
 				if s != "5m" && s != "1h" {
@@ -196,14 +165,44 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 	// Messages never quote the key; strike it anyway in case another value
 	// repeats it (a second line of defence).
 	if k, ok := m["apiKey"].(string); ok {
-		if k = strings.TrimSpace(k); len(k) >= 4 {
-			for _, err := range p.probs {
-				pr := err.(*Problem)
-				pr.Message = strings.ReplaceAll(pr.Message, k, "[REDACTED]")
+		strike(p.probs, strings.TrimSpace(k))
+	}
+	return l, p.probs
+}
+
+// perAction parses a per-action setting: a single value for every action
+// (all is true: it replaces the entries of lower sources), or a table by
+// action name, with "default" for the actions it does not list.
+func perAction[T any](p *parser, k string, v any, one func(key string, v any) (T, bool)) (m map[string]T, all bool) {
+	m = map[string]T{}
+	if tbl, ok := v.(map[string]any); ok {
+		for _, name := range sortedKeys(tbl) {
+			if x, ok := one(k+"."+name, tbl[name]); ok {
+				m[name] = x
+			}
+		}
+		return m, false
+	}
+	if x, ok := one(k, v); ok {
+		m["default"] = x
+		return m, true
+	}
+	return nil, false
+}
+
+// strike replaces every key (of at least 4 bytes) in the problems' messages.
+func strike(errs []error, keys ...string) {
+	for _, err := range errs {
+		var p *Problem
+		if !errors.As(err, &p) {
+			continue
+		}
+		for _, k := range keys {
+			if len(k) >= 4 {
+				p.Message = strings.ReplaceAll(p.Message, k, "[REDACTED]")
 			}
 		}
 	}
-	return l, p.probs
 }
 
 func (p *parser) effort(key string, v any) (Effort, bool) {

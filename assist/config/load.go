@@ -201,16 +201,7 @@ func (c Config) redact(errs []error) []error {
 			keys = append(keys, l.apiKey.Reveal())
 		}
 	}
-	for _, err := range errs {
-		var p *Problem
-		if errors.As(err, &p) {
-			for _, k := range keys {
-				if len(k) >= 4 {
-					p.Message = strings.ReplaceAll(p.Message, k, "[REDACTED]")
-				}
-			}
-		}
-	}
+	strike(errs, keys...)
 	return errs
 }
 
@@ -375,26 +366,8 @@ func (c *Config) apply(l *layer) {
 	str(&c.CacheTTL, l.cacheTTL, "cacheTTL")
 	str(&c.LogLevel, l.level, "logLevel")
 
-	if l.effortAll {
-		for k := range c.effort {
-			delete(c.effort, k)
-			delete(c.src, "reasoningEffort."+k)
-		}
-	}
-	for k, e := range l.effort {
-		c.effort[k] = e
-		set("reasoningEffort." + k)
-	}
-	if l.maxTokAll {
-		for k := range c.maxTokens {
-			delete(c.maxTokens, k)
-			delete(c.src, "maxCompletionTokens."+k)
-		}
-	}
-	for k, n := range l.maxTok {
-		c.maxTokens[k] = n
-		set("maxCompletionTokens." + k)
-	}
+	overlay(c.effort, l.effort, l.effortAll, c.src, "reasoningEffort.", l.src)
+	overlay(c.maxTokens, l.maxTok, l.maxTokAll, c.src, "maxCompletionTokens.", l.src)
 
 	for _, d := range l.actions {
 		if i := c.actionIndex(d.name); i >= 0 {
@@ -456,4 +429,20 @@ func (c *Config) apply(l *layer) {
 	}
 	boolean(&c.AllowInvalidGo, l.allowInvalidGo, "allowInvalidGo")
 	boolean(&c.WebSearch, l.webSearch, "webSearch")
+}
+
+// overlay applies a layer's per-action table to dst, recording sources in
+// src under prefix+name. all: the layer gave one value for every action, so
+// the entries of lower sources go.
+func overlay[T any](dst, from map[string]T, all bool, src map[string]Source, prefix string, s Source) {
+	if all {
+		for k := range dst {
+			delete(dst, k)
+			delete(src, prefix+k)
+		}
+	}
+	for k, v := range from {
+		dst[k] = v
+		src[prefix+k] = s
+	}
 }

@@ -25,6 +25,7 @@ func (c Config) Sources() []Setting {
 	add("baseURL.fallback", strconv.Quote(c.FallbackURL()), c.srcOf("baseURL"))
 	one("model", strconv.Quote(c.Model))
 	one("fastModel", strconv.Quote(c.FastModel))
+	var tokens []Setting
 	for _, a := range c.Actions() {
 		var own actionDef
 		if i := c.actionIndex(a.Name); i >= 0 {
@@ -32,15 +33,10 @@ func (c Config) Sources() []Setting {
 		}
 		e, src := c.actionEffort(a.Name, a.Result, own)
 		add("reasoningEffort."+a.Name, strconv.Quote(string(e)), src)
-	}
-	for _, a := range c.Actions() {
-		var own actionDef
-		if i := c.actionIndex(a.Name); i >= 0 {
-			own = c.actions[i]
-		}
 		n, src := c.actionTokens(a.Name, a.Result, own)
-		add("maxCompletionTokens."+a.Name, strconv.Itoa(n), src)
+		tokens = append(tokens, Setting{Key: "maxCompletionTokens." + a.Name, Value: strconv.Itoa(n), Source: src})
 	}
+	out = append(out, tokens...)
 	one("cacheTTL", strconv.Quote(c.CacheTTL))
 	for _, d := range c.actions {
 		a, _ := c.ActionFor(d.name)

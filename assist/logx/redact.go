@@ -55,14 +55,6 @@ func (r *Redactor) SetSecrets(secrets ...string) {
 	r.secrets.Store(&s)
 }
 
-// Secrets returns the number of secrets in the set.
-func (r *Redactor) Secrets() int {
-	if p := r.secrets.Load(); p != nil {
-		return len(*p)
-	}
-	return 0
-}
-
 // Redact returns s with every secret, and every bearer token, replaced by
 // [REDACTED]. It returns s itself, without allocating, when there is nothing
 // to replace. Use it on error texts sent to the editor.
