@@ -201,8 +201,9 @@ func (s *EditSet) ApplyFileDiffs(diffs []*FileDiff) error {
 		probs = append(probs, t.applyFile(fd, touched)...)
 	}
 	if len(probs) == 0 {
-		for path, name := range touched {
-			if e := t.staged[path]; e != nil && e.exists {
+		for _, path := range t.order {
+			name, ok := touched[path]
+			if e := t.staged[path]; ok && e.exists {
 				if p := s.checkText(t, path, name, e.text, true); p != nil {
 					probs = append(probs, p)
 				}
@@ -365,6 +366,9 @@ func (t *tx) applyFile(fd *FileDiff, touched map[string]string) []*ApplyError {
 // placeholder for elided code and, for Go files, no syntax error that the
 // text before did not have.
 func (s *EditSet) checkText(t *tx, path, name, text string, goCheck bool) *ApplyError {
+	if e := t.staged[path]; e != nil && e.from != "" {
+		path = e.from // a renamed file is checked against its source
+	}
 	before, existed := t.before(path)
 	if !existed {
 		before = ""

@@ -298,7 +298,7 @@ func (m *matcher) driftAt(lines []Line, start int) *place {
 			}
 			fileBlank := j < len(fl) && isBlank(fl[j])
 			hunkBlank := isBlank(l.Text)
-			if hunkBlank && !fileBlank && l.Kind == Context && ctx(k-1) && ctx(k+1) {
+			if hunkBlank && !fileBlank && l.Kind == Context && prevOld >= 0 && ctx(k-1) && ctx(k+1) {
 				break // a blank context line the file does not have
 			}
 			if fileBlank && !hunkBlank && prevOld >= 0 && lines[prevOld].Kind == Context &&

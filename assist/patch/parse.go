@@ -454,25 +454,23 @@ func (p *parser) finishHunk(atEnd bool) error {
 			}
 			old += len(tail) // trailing blank context may have been dropped
 			nw += len(tail)
-			if old < h.OldLines || nw < h.NewLines {
+			// A hunk cut off has fewer lines than its header on both
+			// sides; a count already exceeded proves the header wrong.
+			if (old < h.OldLines || nw < h.NewLines) && old <= h.OldLines && nw <= h.NewLines {
 				return fmt.Errorf("%w: hunk %q ends the reply with %d old and %d new lines where its header says %d and %d",
 					ErrTruncated, h.Header, old, nw, h.OldLines, h.NewLines)
 			}
 		}
 	}
-	changes := false
 	for _, l := range ls {
 		h.Lines = append(h.Lines, l.Line)
-		if l.Kind != Context {
-			changes = true
-		}
 	}
 	if len(h.Lines) == 0 {
 		return p.errorf(h.Pos, "hunk %q has no lines", h.Header)
 	}
-	if changes {
-		p.file.Hunks = append(p.file.Hunks, h)
-	}
+	// A hunk without changes still has to match: a model that sends one
+	// believes it changes something.
+	p.file.Hunks = append(p.file.Hunks, h)
 	return nil
 }
 
