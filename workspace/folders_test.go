@@ -2,9 +2,11 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -130,5 +132,36 @@ func TestFolderNamesUnique(t *testing.T) {
 	abs, folder, err := f.Resolve("proj~2/f.txt")
 	if err != nil || folder.Path != b || abs != filepath.Join(b, "f.txt") {
 		t.Errorf("Resolve(proj~2/f.txt) = %q, %v, %v", abs, folder.Path, err)
+	}
+}
+
+func TestFoldersCloseReleasesEverything(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a/b.go", "package a")
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	goroutines, before := runtime.NumGoroutine(), fds()
+	for i := 0; i < 3; i++ {
+		f := NewFolders(DefaultOptions(), Hooks{Logger: slog.New(slog.DiscardHandler)})
+		if err := f.Add(FileURI(root), ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Ready(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, root, "a/new.go", fmt.Sprint(i))
+		if _, err := f.ReadFile("a/b.go"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	waitUntil(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= goroutines })
+	if after := fds(); after != before {
+		t.Errorf("open descriptors: %d before, %d after Close", before, after)
 	}
 }
