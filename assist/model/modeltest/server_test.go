@@ -1,0 +1,403 @@
+package modeltest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func post(t *testing.T, srv *Server, key, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+func TestValidation(t *testing.T) {
+	srv := NewServer(Config{})
+	defer srv.Close()
+	const asstCall = `{"role":"assistant","content":null,"reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`
+	tests := []struct {
+		name, body, want string // want: "" for 200, else a substring of the 400 message
+	}{
+		{"minimal", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}]}`, ""},
+		{"all seed fields", `{"model":"kimi-k3.1-pro-highspeed","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA"}}]}],
+			"reasoning_effort":"high","max_completion_tokens":10,"stream":false,"tools":[{"type":"web_search"},{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"},"strict":true}}],
+			"tool_choice":{"type":"function","function":{"name":"f"}},"prompt_cache_options":{"mode":"implicit","ttl":"1h"},"response_format":{"type":"json_object"}}`, ""},
+		{"tool turn", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},` + asstCall + `,{"role":"tool","tool_call_id":"c1","content":"r"}]}`, ""},
+		{"not json", `{"model":`, "invalid request body"},
+		{"unknown field", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"temperature":0.2}`, `unknown field "temperature"`},
+		{"unknown model", `{"model":"gpt-4","messages":[{"role":"user","content":"hi"}]}`, `model "gpt-4" is not supported`},
+		{"no model", `{"messages":[{"role":"user","content":"hi"}]}`, "model is required"},
+		{"no messages", `{"model":"kimi-k3.1-pro","messages":[]}`, "at least 1"},
+		{"bad role", `{"model":"kimi-k3.1-pro","messages":[{"role":"bot","content":"hi"}]}`, `role "bot"`},
+		{"content number", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":5}]}`, "content must be"},
+		{"bad part", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":[{"type":"audio"}]}]}`, `unknown type "audio"`},
+		{"user null", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":null}]}`, "without content"},
+		{"max tokens range", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":0}`, "between 1 and 1048576"},
+		{"max tokens too big", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":1048577}`, "between 1 and 1048576"},
+		{"both limits", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":5,"max_tokens":5}`, "not both"},
+		{"effort", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"reasoning_effort":"extreme"}`, "reasoning_effort"},
+		{"k3 effort", `{"model":"kimi-k3","messages":[{"role":"user","content":"hi"}],"reasoning_effort":"low"}`, "max only"},
+		{"k3 max", `{"model":"kimi-k3","messages":[{"role":"user","content":"hi"}],"reasoning_effort":"max"}`, ""},
+		{"tool type", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"retrieval"}]}`, `type "retrieval"`},
+		{"tool params", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, "parameters"},
+		{"tool choice unknown", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tool_choice":"always"}`, "tool_choice"},
+		{"tool choice missing fn", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"web_search"}],"tool_choice":{"type":"function","function":{"name":"g"}}}`, `"g"`},
+		{"cache ttl", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"prompt_cache_options":{"mode":"implicit","ttl":"2h"}}`, "5m or 1h"},
+		{"cache mode", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"prompt_cache_options":{"mode":"explicit"}}`, "implicit"},
+		{"format", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"yaml"}}`, "response_format.type"},
+		{"schema without name", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"schema":{}}}}`, "name"},
+		{"tool call without reasoning", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`, "reasoning_content"},
+		{"unanswered call", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},` + asstCall + `,{"role":"user","content":"next"}]}`, "c1"},
+		{"unanswered at end", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},` + asstCall + `]}`, "c1"},
+		{"tool answers nothing", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"tool","tool_call_id":"zz","content":"r"}]}`, `"zz" answers no pending`},
+		{"answered twice", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},` + asstCall + `,{"role":"tool","tool_call_id":"c1","content":"r"},{"role":"tool","tool_call_id":"c1","content":"r"}]}`, "answers no pending"},
+		{"tool without id", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},` + asstCall + `,{"role":"tool","content":"r"}]}`, "without tool_call_id"},
+		{"call type", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"id":"c1","type":"x","function":{"name":"f"}}]}]}`, `type "x"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, b := post(t, srv, srv.Key, tc.body)
+			if tc.want == "" {
+				if resp.StatusCode != 200 {
+					t.Fatalf("status %d: %s", resp.StatusCode, b)
+				}
+				return
+			}
+			if resp.StatusCode != 400 {
+				t.Fatalf("status %d, want 400: %s", resp.StatusCode, b)
+			}
+			var e errorJSON
+			if err := json.Unmarshal(b, &e); err != nil || !strings.Contains(e.Error.Message, tc.want) || e.Error.Type != "invalid_request_error" {
+				t.Errorf("error body %s, want message containing %q", b, tc.want)
+			}
+		})
+	}
+}
+
+func TestAuth(t *testing.T) {
+	srv := NewServer(Config{Key: "k-123456"})
+	defer srv.Close()
+	for _, key := range []string{"", "wrong"} {
+		resp, b := post(t, srv, key, `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}]}`)
+		if resp.StatusCode != 401 || !strings.Contains(string(b), "invalid_api_key") {
+			t.Errorf("key %q: %d %s", key, resp.StatusCode, b)
+		}
+	}
+	resp, _ := post(t, srv, "k-123456", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}]}`)
+	if resp.StatusCode != 200 {
+		t.Errorf("good key: %d", resp.StatusCode)
+	}
+	r, _ := http.Get(srv.URL + "/v1/models")
+	if r.StatusCode != 404 {
+		t.Errorf("unknown path: %d", r.StatusCode)
+	}
+	r.Body.Close()
+}
+
+// TestScriptSelection: rules match by last user message, prompt, last role
+// and model; times bounds uses; pushed rules go first; default last.
+func TestScriptSelection(t *testing.T) {
+	srv := NewServer(Config{Script: &Script{
+		Rules: []Rule{
+			{LastRole: "tool", Content: "after tool"},
+			{Match: "limited", Times: 1, Content: "once"},
+			{Match: "Explain", Model: "kimi-k3.1-pro-highspeed", Content: "fast explain"},
+			{Match: "Explain", Content: "explain"},
+			{MatchPrompt: "SYSTEM-MARK", Content: "by prompt"},
+		},
+		Default: &Rule{Content: "default"},
+	}})
+	defer srv.Close()
+	ask := func(model string, msgs string) string {
+		resp, b := post(t, srv, srv.Key, `{"model":"`+model+`","messages":`+msgs+`}`)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, b)
+		}
+		var c completionJSON
+		json.Unmarshal(b, &c)
+		return *c.Choices[0].Message.Content
+	}
+	user := func(s string) string { return `[{"role":"user","content":"` + s + `"}]` }
+	checks := []struct{ got, want string }{
+		{ask("kimi-k3.1-pro", user("Explain x")), "explain"},
+		{ask("kimi-k3.1-pro-highspeed", user("Explain x")), "fast explain"},
+		{ask("kimi-k3.1-pro", user("limited")), "once"},
+		{ask("kimi-k3.1-pro", user("limited")), "default"},
+		{ask("kimi-k3.1-pro", `[{"role":"system","content":"SYSTEM-MARK"},{"role":"user","content":"q"}]`), "by prompt"},
+		{ask("kimi-k3.1-pro", `[{"role":"user","content":"Explain"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"x"}]`), "after tool"},
+	}
+	srv.Push(Rule{Content: "pushed"})
+	checks = append(checks, struct{ got, want string }{ask("kimi-k3.1-pro", user("Explain")), "pushed"})
+	checks = append(checks, struct{ got, want string }{ask("kimi-k3.1-pro", user("Explain")), "explain"})
+	for i, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+	if reqs := srv.Requests(); len(reqs) != len(checks) || reqs[2].Rule != 1 || reqs[6].Rule != -1 {
+		t.Errorf("records: %d, rules %d %d", len(reqs), reqs[2].Rule, reqs[6].Rule)
+	}
+}
+
+// TestSSEFormat: the stream has a role chunk, paced pieces, tool calls by
+// index, a finish chunk with usage, and [DONE]; CRLF and keep-alive
+// options change only the framing.
+func TestSSEFormat(t *testing.T) {
+	srv := NewServer(Config{})
+	defer srv.Close()
+	body := `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"stream":true}`
+	for _, rule := range []Rule{
+		{Reasoning: "abc", Content: "héllo wörld", Chunks: 3, ToolCalls: []ScriptToolCall{{Name: "f", Arguments: `{"a":1}`}}},
+		{Content: "x", CRLF: true, KeepAlive: true, Usage: "separate"},
+	} {
+		srv.Push(rule)
+		resp, b := post(t, srv, srv.Key, body)
+		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+			t.Errorf("content type %q", ct)
+		}
+		text := string(b)
+		if rule.CRLF {
+			if strings.Count(text, "\r\n") == 0 || strings.Count(text, ": keep-alive") == 0 {
+				t.Errorf("no CRLF or keep-alive: %q", text)
+			}
+			text = strings.ReplaceAll(text, "\r\n", "\n")
+		}
+		var content, reasoning, args string
+		var finish string
+		var usage *usageJSON
+		sc := bufio.NewScanner(strings.NewReader(text))
+		var frames []string
+		for sc.Scan() {
+			line := sc.Text()
+			if !strings.HasPrefix(line, "data: ") {
+				continue
+			}
+			frames = append(frames, line[6:])
+			if line == "data: [DONE]" {
+				continue
+			}
+			var c struct {
+				Choices []struct {
+					Delta struct {
+						Content          string
+						ReasoningContent string `json:"reasoning_content"`
+						ToolCalls        []struct {
+							Index    int
+							Function struct{ Arguments string }
+						} `json:"tool_calls"`
+					}
+					FinishReason *string `json:"finish_reason"`
+				}
+				Usage *usageJSON
+			}
+			if err := json.Unmarshal([]byte(line[6:]), &c); err != nil {
+				t.Fatalf("frame %q: %v", line, err)
+			}
+			for _, ch := range c.Choices {
+				content += ch.Delta.Content
+				reasoning += ch.Delta.ReasoningContent
+				for _, tc := range ch.Delta.ToolCalls {
+					args += tc.Function.Arguments
+				}
+				if ch.FinishReason != nil {
+					finish = *ch.FinishReason
+				}
+			}
+			if c.Usage != nil {
+				usage = c.Usage
+			}
+		}
+		if content != rule.Content || reasoning != rule.Reasoning || frames[len(frames)-1] != "[DONE]" || usage == nil {
+			t.Errorf("content %q reasoning %q usage %v last %q", content, reasoning, usage, frames[len(frames)-1])
+		}
+		if len(rule.ToolCalls) > 0 && (args != rule.ToolCalls[0].Arguments || finish != "tool_calls") {
+			t.Errorf("args %q finish %q", args, finish)
+		}
+	}
+}
+
+// TestStatusFaults: status faults answer the provider's error body, with
+// Retry-After when scripted; hangup closes the connection.
+func TestStatusFaults(t *testing.T) {
+	srv := NewServer(Config{})
+	defer srv.Close()
+	body := `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}]}`
+	srv.Push(Rule{Fault: "429", RetryAfter: "7", Message: "slow down"})
+	resp, b := post(t, srv, srv.Key, body)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "7" || !strings.Contains(string(b), `"rate_limit_error"`) || !strings.Contains(string(b), "slow down") {
+		t.Errorf("429: %d %v %s", resp.StatusCode, resp.Header, b)
+	}
+	srv.Push(Rule{Fault: "500"})
+	if resp, b = post(t, srv, srv.Key, body); resp.StatusCode != 500 || !strings.Contains(string(b), "server_error") {
+		t.Errorf("500: %d %s", resp.StatusCode, b)
+	}
+	srv.Push(Rule{Fault: "hangup"})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+srv.Key)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Errorf("hangup: got status %d", resp.StatusCode)
+	}
+}
+
+// TestJSONFaults: a cut JSON reply is half a body; a stalled one waits for
+// the client to go.
+func TestJSONFaults(t *testing.T) {
+	srv := NewServer(Config{})
+	defer srv.Close()
+	body := `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}]}`
+	srv.Push(Rule{Content: "a long enough answer", Fault: "cut"})
+	_, b := post(t, srv, srv.Key, body)
+	if json.Valid(b) || len(b) == 0 {
+		t.Errorf("cut body is valid JSON or empty: %s", b)
+	}
+	srv.Push(Rule{Fault: "stall"})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+srv.Key)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	reqs, err := srv.WaitRequests(wctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reqs[1].HungUp {
+		t.Errorf("stall: hang-up not recorded: %+v", reqs[1])
+	}
+}
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want []string
+	}{
+		{"", 3, nil},
+		{"abcdef", 3, []string{"ab", "cd", "ef"}},
+		{"abcde", 2, []string{"ab", "cde"}},
+		{"ab", 5, []string{"a", "b"}},
+		{"日本語テキスト", 3, []string{"日本", "語テ", "キスト"}},
+	}
+	for _, tc := range tests {
+		got := split(tc.s, tc.n)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("split(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestRender: deterministic, tools first, and a longer conversation renders
+// as an extension of the shorter one.
+func TestRender(t *testing.T) {
+	parse := func(body string) *ChatRequest {
+		r, err := parseRequest([]byte(body), DefaultModels, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	short := parse(`{"model":"kimi-k3.1-pro","tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],"messages":[{"role":"system","content":"S"},{"role":"user","content":"U"}]}`)
+	long := parse(`{"model":"kimi-k3.1-pro","tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],"messages":[{"role":"system","content":"S"},{"role":"user","content":"U"},
+		{"role":"assistant","content":null,"reasoning_content":"R","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"T"}]}`)
+	a, b := Render(short), Render(long)
+	if !bytes.Equal(a, Render(short)) {
+		t.Error("not deterministic")
+	}
+	if !bytes.HasPrefix(b, a) {
+		t.Errorf("the longer conversation does not extend the shorter:\n%s\n%s", a, b)
+	}
+	want := "<|tool|>{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\"}}}<|end|>\n<|system|>\nS<|end|>\n<|user|>\nU<|end|>\n" +
+		"<|assistant|>\n<think>R</think>\n<tool_call>c function f {}</tool_call><|end|>\n<|tool|>[c]\nT<|end|>\n"
+	if string(b) != want {
+		t.Errorf("render =\n%q\nwant\n%q", b, want)
+	}
+}
+
+func TestParseScript(t *testing.T) {
+	good := `{"rules":[{"match":"Explain","reasoning":"r","content":"c","chunks":60,"interval_ms":25},{"fault":"429","retry_after":"1","times":2}],"default":{"content":"OK"}}`
+	if _, err := ParseScript([]byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{
+		`{"rules":[{"fault":"boom"}]}`,
+		`{"rules":[{"fault":"200"}]}`,
+		`{"rules":[{"usage":"sometimes"}]}`,
+		`{"rules":[{"finish_reason":"eos"}]}`,
+		`{"rules":[{"chunks":-1}]}`,
+		`{"rules":[{"tool_calls":[{"arguments":"{}"}]}]}`,
+		`{"rules":[{"matches":"typo"}]}`,
+		`{"default":{"fault":"x"}}`,
+	} {
+		if _, err := ParseScript([]byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+// TestRequestLog: every request body, even a rejected one, is one JSON line.
+func TestRequestLog(t *testing.T) {
+	var log bytes.Buffer
+	srv := NewServer(Config{RequestLog: &log})
+	defer srv.Close()
+	post(t, srv, srv.Key, "{\n  \"model\": \"kimi-k3.1-pro\",\n  \"messages\": [{\"role\":\"user\",\"content\":\"hi\"}]\n}")
+	post(t, srv, "bad", `not json`)
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 2 || lines[0] != `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}]}` || !json.Valid([]byte(lines[1])) {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestCacheSimulation: prompt, cached and written tokens come from the
+// simulation, per model, and Reset forgets them.
+func TestCacheSimulation(t *testing.T) {
+	srv := NewServer(Config{Cache: CacheConfig{BlockTokens: 8}})
+	defer srv.Close()
+	sys := strings.Repeat("stable system prompt ", 20)
+	body := func(model, q string) string {
+		return `{"model":"` + model + `","messages":[{"role":"system","content":"` + sys + `"},{"role":"user","content":"` + q + `"}]}`
+	}
+	post(t, srv, srv.Key, body("kimi-k3.1-pro", "one"))
+	post(t, srv, srv.Key, body("kimi-k3.1-pro", "two"))
+	post(t, srv, srv.Key, body("kimi-k3.1-pro-highspeed", "two"))
+	reqs := srv.Requests()
+	u0, u1, u2 := reqs[0].Usage, reqs[1].Usage, reqs[2].Usage
+	if u0.CachedTokens != 0 || u0.CacheWriteTokens == 0 || u0.CacheWriteTokens%8 != 0 {
+		t.Errorf("first: %+v", u0)
+	}
+	if u1.CachedTokens == 0 || u1.CachedTokens+u1.CacheWriteTokens > u1.PromptTokens {
+		t.Errorf("second: %+v", u1)
+	}
+	if u2.CachedTokens != 0 {
+		t.Errorf("another model shares the cache: %+v", u2)
+	}
+	if tot := srv.CacheTotals(); tot["kimi-k3.1-pro"].Requests != 2 || tot["kimi-k3.1-pro-highspeed"].Requests != 1 {
+		t.Errorf("totals %+v", tot)
+	}
+	srv.Reset()
+	post(t, srv, srv.Key, body("kimi-k3.1-pro", "two"))
+	if u := srv.Requests()[0].Usage; u.CachedTokens != 0 {
+		t.Errorf("after Reset: %+v", u)
+	}
+}
