@@ -76,7 +76,7 @@ const maxSameDir = 24
 // of its directory (Go: its package, tests last), then recently viewed files,
 // each only if switched on in the Options. Secret files are never selected
 // (even open ones; the user is told once), nor binary files, files over the
-// size cap or files outside the workspace; a file that does not fit the
+// size cap, files outside the workspace, or ignored files that are not open; a file that does not fit the
 // remaining budget is skipped and smaller ones after it may still enter.
 //
 // The result is deterministic and ordered for a stable prompt prefix: files
@@ -121,6 +121,9 @@ func (f *Folders) Select(in SelectInput) []ContextFile {
 		p, err := uri.Path()
 		if err != nil {
 			return ContextFile{}, false
+		}
+		if v, rel, ok := f.owner(p); !ok || v.Ignored(rel) {
+			return ContextFile{}, false // ignored files enter prompts only as open buffers
 		}
 		if text, isOpen := openText[uri]; isOpen {
 			return f.bufferCandidate(uri, text, opts, sec)

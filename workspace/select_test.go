@@ -29,6 +29,7 @@ func goTree(t *testing.T) string {
 	writeFile(t, root, "util/util.go", "package util\n")
 	writeFile(t, root, "util/.env", "TOKEN=abc")
 	writeFile(t, root, "docs/guide.md", "# guide\n")
+	writeFile(t, root, "node_modules/dep/index.js", "module.exports = 1\n")
 	return root
 }
 
@@ -45,7 +46,8 @@ func TestSelectGo(t *testing.T) {
 			{URI: active, Text: "package main", LastEdit: 10},
 			{URI: "untitled:Untitled-1", Text: "scratch", LastEdit: 7},
 		},
-		Recent: []URI{FileURI(filepath.Join(root, "go.mod")), FileURI(filepath.Join(root, "util/.env"))},
+		Recent: []URI{FileURI(filepath.Join(root, "go.mod")), FileURI(filepath.Join(root, "util/.env")),
+			FileURI(filepath.Join(root, "node_modules/dep/index.js"))},
 	}
 	got := f.Select(in)
 	want := "cmd/app/flags.go(same-dir) cmd/app/main_test.go(same-dir) " +

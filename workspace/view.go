@@ -66,6 +66,8 @@ type View struct {
 	stop    chan struct{}
 	once    sync.Once
 
+	ign *ignore.Matcher
+
 	// Set before ready is closed, read after.
 	tree    *watch.Tree
 	initErr error
@@ -100,8 +102,8 @@ func newView(folder Folder, f *Folders, opts Options) *View {
 		cacheCap: maxCachedBytes,
 		conflict: make(map[string]bool),
 	}
-	ign := ignore.New(folder.Path, f.ignoreOptions(opts))
-	go v.start(ign)
+	v.ign = ignore.New(folder.Path, f.ignoreOptions(opts))
+	go v.start(v.ign)
 	return v
 }
 
@@ -129,6 +131,12 @@ func (v *View) onDegraded(err error) bool {
 		return h(v.folder, err)
 	}
 	return false
+}
+
+// Ignored reports whether the folder-relative path rel is left out of the
+// view by the ignore rules (.gitignore, defaults, the user's excludes).
+func (v *View) Ignored(rel string) bool {
+	return v.ign.Ignored(rel, false)
 }
 
 // Folder returns the view's folder.
@@ -395,7 +403,9 @@ type File struct {
 
 // ReadFile is the read_file tool's access to the workspace: target is a file
 // URI, an absolute path or a workspace-relative path (as Resolve takes). An
-// open buffer wins over the disk copy. It refuses, with wrapped errors:
+// open buffer wins over the disk copy. Ignored files (node_modules/…) may be
+// read: the model may need a dependency's declarations. It refuses, with
+// wrapped errors:
 // paths outside the workspace (ErrOutsideWorkspace), secret files even when
 // open (ErrSecret; the user is told once through Hooks.SecretNotice), files
 // over the size cap (ErrTooLarge) and binary files (ErrBinary).
