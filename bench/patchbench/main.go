@@ -1,0 +1,177 @@
+// Command patchbench compares edit appliers on the corpus of package
+// corpus: this repository's applier, GNU patch (fuzz 0 and 2) and git apply
+// (plain and --recount), all on the same cases in the same run. It prints a
+// Markdown table per perturbation: correct / wrong / refused.
+//
+//	go run ./bench/patchbench [-seed N] [-v]
+//
+// GNU patch and git must be on PATH (Debian: apt-get install -y patch git).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/bench/patchbench/corpus"
+)
+
+type tool struct {
+	name string
+	run  func(c corpus.Case, tmp string) (corpus.Verdict, error)
+}
+
+// external runs a command in a fresh copy of the case's files, with the
+// model's reply in a file outside that directory.
+func external(name string, args func(c corpus.Case, diffFile string) []string) tool {
+	return tool{name: name, run: func(c corpus.Case, tmp string) (corpus.Verdict, error) {
+		dir, err := os.MkdirTemp(tmp, "ext")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(dir)
+		work := filepath.Join(dir, "w")
+		if err := os.Mkdir(work, 0o755); err != nil {
+			return "", err
+		}
+		if err := corpus.Materialize(c, work); err != nil {
+			return "", err
+		}
+		df := filepath.Join(dir, "reply.diff")
+		if err := os.WriteFile(df, []byte(c.Diff), 0o644); err != nil {
+			return "", err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		a := args(c, df)
+		cmd := exec.CommandContext(ctx, a[0], a[1:]...)
+		cmd.Dir = work
+		cmd.Stdin = nil
+		_ = cmd.Run() // the verdict comes from the files, not the exit code
+		got, err := corpus.Snapshot(work)
+		if err != nil {
+			return "", err
+		}
+		return corpus.Judge(c, got), nil
+	}}
+}
+
+func main() {
+	seed := flag.Uint64("seed", corpus.DefaultSeed, "corpus seed")
+	verbose := flag.Bool("v", false, "list every case that is not correct")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	for _, bin := range []string{"patch", "git"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			log.Error("missing tool; on Debian: apt-get install -y patch git", "tool", bin)
+			os.Exit(1)
+		}
+	}
+	root, err := corpus.GOROOT()
+	if err != nil {
+		log.Error("go env GOROOT", "err", err)
+		os.Exit(1)
+	}
+	cases, err := corpus.Generate(root, *seed)
+	if err != nil {
+		log.Error("generate corpus", "err", err)
+		os.Exit(1)
+	}
+	strip := func(c corpus.Case) string { return fmt.Sprintf("-p%d", c.Strip) }
+	tools := []tool{
+		{name: "kimi-lsp", run: func(c corpus.Case, tmp string) (corpus.Verdict, error) {
+			v, _, err := corpus.RunOurs(c, tmp)
+			return v, err
+		}},
+		external("patch --fuzz=0", func(c corpus.Case, f string) []string {
+			return []string{"patch", "-f", strip(c), "--fuzz=0", "--no-backup-if-mismatch", "-r", "-", "-s", "-i", f}
+		}),
+		external("patch --fuzz=2", func(c corpus.Case, f string) []string {
+			return []string{"patch", "-f", strip(c), "--fuzz=2", "--no-backup-if-mismatch", "-r", "-", "-s", "-i", f}
+		}),
+		external("git apply", func(c corpus.Case, f string) []string {
+			return []string{"git", "apply", strip(c), "--whitespace=nowarn", f}
+		}),
+		external("git apply --recount", func(c corpus.Case, f string) []string {
+			return []string{"git", "apply", strip(c), "--recount", "--whitespace=nowarn", f}
+		}),
+	}
+	tmp, err := os.MkdirTemp("", "patchbench")
+	if err != nil {
+		log.Error("temp dir", "err", err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(tmp)
+
+	type tally struct{ correct, wrong, refused int }
+	per := map[string][]tally{} // perturbation -> per tool
+	total := make([]tally, len(tools))
+	applyTotal := make([]tally, len(tools))
+	refuseTotal := make([]tally, len(tools))
+	start := time.Now()
+	for _, c := range cases {
+		if per[c.Perturbation] == nil {
+			per[c.Perturbation] = make([]tally, len(tools))
+		}
+		for i, t := range tools {
+			v, err := t.run(c, tmp)
+			if err != nil {
+				log.Error("run", "tool", t.name, "case", c.Name, "err", err)
+				os.Exit(1)
+			}
+			row := &per[c.Perturbation][i]
+			for _, tl := range []*tally{row, &total[i], map[corpus.Outcome]*tally{corpus.Apply: &applyTotal[i], corpus.Refuse: &refuseTotal[i]}[c.Expect]} {
+				switch v {
+				case corpus.Correct:
+					tl.correct++
+				case corpus.Wrong:
+					tl.wrong++
+				default:
+					tl.refused++
+				}
+			}
+			if *verbose && v != corpus.Correct {
+				fmt.Fprintf(os.Stderr, "%-20s %-45s %s\n", t.name, c.Name, v)
+			}
+		}
+	}
+	fmt.Printf("Corpus: %d cases (seed %d, GOROOT %s), %d per perturbation. Cells: correct / wrong / refused.\n\n",
+		len(cases), *seed, root, corpus.PerPerturbation)
+	fmt.Print("| perturbation | expect |")
+	for _, t := range tools {
+		fmt.Printf(" %s |", t.name)
+	}
+	fmt.Print("\n|---|---|")
+	fmt.Print(strings.Repeat("---|", len(tools)))
+	fmt.Println()
+	for _, p := range corpus.Perturbations {
+		fmt.Printf("| %s | %s |", p.Name, p.Expect)
+		for _, tl := range per[p.Name] {
+			fmt.Printf(" %d / %d / %d |", tl.correct, tl.wrong, tl.refused)
+		}
+		fmt.Println()
+	}
+	fmt.Print("| **all** | |")
+	for _, tl := range total {
+		fmt.Printf(" **%d / %d / %d** |", tl.correct, tl.wrong, tl.refused)
+	}
+	fmt.Println()
+	fmt.Print("| APPLY cases correct | |")
+	for _, tl := range applyTotal {
+		n := tl.correct + tl.wrong + tl.refused
+		fmt.Printf(" %.1f %% |", 100*float64(tl.correct)/float64(n))
+	}
+	fmt.Println()
+	fmt.Print("| REFUSE cases refused | |")
+	for _, tl := range refuseTotal {
+		fmt.Printf(" %d of %d |", tl.correct, tl.correct+tl.wrong+tl.refused)
+	}
+	fmt.Println()
+	fmt.Fprintf(os.Stderr, "ran %d cases × %d tools in %s\n", len(cases), len(tools), time.Since(start).Round(time.Second))
+}
