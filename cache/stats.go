@@ -108,12 +108,24 @@ func (s *Session) Record(h Handle, u Usage) (Accounting, error) {
 		return a, fmt.Errorf("cache: record %d: negative token count in usage %+v", h, u)
 	}
 	s.est.observe(p.raw, u.PromptTokens)
+	s.addUsageLocked(&a, p.model, u)
+	if miss := p.predicted - u.CachedTokens; miss > s.track.block {
+		s.log.Debug("cache: fewer tokens cached than predicted",
+			"predicted", p.predicted, "cached", u.CachedTokens, "prompt", u.PromptTokens,
+			"diverged_at", p.diverged, "in", p.where, "near", p.near)
+	}
+	return a, nil
+}
+
+// addUsageLocked adds a recorded request's tokens and cost to the totals.
+// Precondition: s.mu is held.
+func (s *Session) addUsageLocked(a *Accounting, model string, u Usage) {
 	s.stats.PromptTokens += int64(u.PromptTokens)
 	s.stats.CachedTokens += int64(u.CachedTokens)
 	s.stats.CacheWriteTokens += int64(u.CacheWriteTokens)
 	s.stats.OutputTokens += int64(u.CompletionTokens)
 	s.stats.ReasoningTokens += int64(u.ReasoningTokens)
-	if price, ok := s.prices[p.model]; ok {
+	if price, ok := s.prices[model]; ok {
 		a.Priced = true
 		a.InputCostUSD, a.OutputCostUSD, a.UncachedInputCostUSD = price.cost(u, s.ttl == time.Hour)
 		s.stats.InputCostUSD += a.InputCostUSD
@@ -122,12 +134,6 @@ func (s *Session) Record(h Handle, u Usage) (Accounting, error) {
 	} else {
 		s.stats.UnpricedRequests++
 	}
-	if miss := p.predicted - u.CachedTokens; miss > s.track.block {
-		s.log.Debug("cache: fewer tokens cached than predicted",
-			"predicted", p.predicted, "cached", u.CachedTokens, "prompt", u.PromptTokens,
-			"diverged_at", p.diverged, "in", p.where, "near", p.near)
-	}
-	return a, nil
 }
 
 // Stats returns the session totals so far.
