@@ -1,6 +1,10 @@
 package workspace
 
-import "math"
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+)
 
 // This file is the position mapper: the one place where LSP positions
 // (a line and a column counted in UTF-16, UTF-8 or UTF-32 code units) meet
@@ -84,13 +88,70 @@ func (r rope) lineEnd(line int) int {
 	return start
 }
 
+// positionOffset finds the line start with one descent and, in the common
+// case where the column lies in the same leaf, scans forward from there;
+// otherwise it falls back to positionOffsetFar.
 func (r rope) positionOffset(p Position, enc Encoding) int {
 	line := int(p.Line)
 	if line > r.breaks() {
 		return r.len()
 	}
-	ls, le := r.lineStart(line), r.lineEnd(line)
+	var leaf *node
+	var start, k int
+	if line == 0 {
+		leaf, start = r.leafAt(0)
+	} else {
+		leaf, start, _, k = r.breakLeaf(line)
+		if k == len(leaf.text) && start+k < r.len() {
+			leaf, start = r.leafAt(start + k)
+			k = 0
+		}
+	}
+	t := leaf.text
 	char := int(p.Character)
+	if leaf.ascii {
+		rest := t[k:]
+		var e int
+		if leaf.cr {
+			e = strings.IndexAny(rest, "\r\n")
+		} else {
+			e = strings.IndexByte(rest, '\n')
+		}
+		if e >= 0 {
+			return start + k + min(char, e)
+		}
+		if char <= len(rest) {
+			return start + k + char
+		}
+		return r.positionOffsetFar(line, char, enc)
+	}
+	u := 0
+	for i := k; i < len(t); {
+		c := t[i]
+		if c == '\n' || c == '\r' || u == char {
+			return start + i
+		}
+		w := 1
+		if c >= utf8.RuneSelf {
+			_, w = utf8.DecodeRuneInString(t[i:])
+		}
+		ku := runeUnits(w, enc)
+		if u+ku > char {
+			return start + i // inside a surrogate pair or a UTF-8 sequence
+		}
+		u += ku
+		i += w
+	}
+	if u == char {
+		return start + len(t)
+	}
+	return r.positionOffsetFar(line, char, enc)
+}
+
+// positionOffsetFar maps a position whose line runs past the leaf where it
+// starts, with a few descents.
+func (r rope) positionOffsetFar(line, char int, enc Encoding) int {
+	ls, le := r.lineStart(line), r.lineEnd(line)
 	if enc == UTF8 {
 		if char >= le-ls {
 			return le
@@ -101,16 +162,35 @@ func (r rope) positionOffset(p Position, enc Encoding) int {
 	return min(r.unitsOffset(enc, u0+char), le)
 }
 
+// offsetPosition snaps off and measures with one descent; in the common
+// case where its line starts in the same leaf, the column is measured from
+// the last line break before off in that leaf.
 func (r rope) offsetPosition(off int, enc Encoding) Position {
-	off = r.snap(off)
-	ps := r.prefix(off)
-	line := ps.breaks
-	ls := r.lineStart(line)
-	var char int
-	if enc == UTF8 {
-		char = off - ls
+	off = min(max(off, 0), r.len())
+	leaf, start, before := r.locate(off)
+	t := leaf.text
+	k := snapLocal(t, off-start)
+	pre := measureLeafPrefix(leaf, k)
+	line := before.breaks + pre.breaks
+	var j int
+	if leaf.cr {
+		j = strings.LastIndexAny(t[:k], "\r\n")
 	} else {
-		char = ps.units(enc) - r.prefix(ls).units(enc)
+		j = strings.LastIndexByte(t[:k], '\n')
+	}
+	var char int
+	switch {
+	case enc == UTF8 && j >= 0:
+		char = k - j - 1
+	case enc == UTF8:
+		char = start + k - r.lineStart(line)
+	case j >= 0 && leaf.ascii:
+		char = k - j - 1
+	case j >= 0:
+		s, _, _ := measure(t[j+1 : k])
+		char = s.units(enc)
+	default:
+		char = before.add(pre).units(enc) - r.prefix(r.lineStart(line)).units(enc)
 	}
 	return Position{Line: clampU32(line), Character: clampU32(char)}
 }

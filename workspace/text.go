@@ -12,8 +12,10 @@ import (
 // than that is a single shorter leaf, possibly empty); every internal node
 // holds fanout/2..fanout children (only the root may hold fewer) and all
 // leaves are at the same depth. Every node carries a summary of its subtree
-// (bytes, line breaks, UTF-16 units, code points), which are additive, so a
-// position is found by one descent: O(fanout·height + chunk), i.e. O(log n).
+// (bytes, line breaks, UTF-16 units, code points), which are additive, and
+// keeps its kids' summaries inline next to their pointers, so a position is
+// found by one descent that scans a few contiguous arrays:
+// O(fanout·height + chunk), i.e. O(log n).
 //
 // An edit rebuilds only the one or two leaves it touches (plus at most one
 // neighbour on each side, see below) and copies the nodes on the path from
@@ -72,8 +74,17 @@ type node struct {
 	ascii  bool // leaf: every byte is < 0x80
 	cr     bool // leaf: contains '\r'
 	text   string
-	kids   []*node
+	kids   []child
 }
+
+// child is a kid of an internal node with a copy of its summary, so that a
+// descent scans one contiguous array instead of chasing every kid's pointer.
+type child struct {
+	sum summary
+	n   *node
+}
+
+func childOf(n *node) child { return child{n.sum, n} }
 
 // shape holds the tree's size parameters. Production uses defaultShape;
 // tests use tiny shapes to build deep trees from short texts.
@@ -169,6 +180,12 @@ func isASCII(s string) bool {
 // byte counting as one of each.
 func countRunes(s string) (runes, u16 int) {
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7]) < utf8.RuneSelf {
+			i += 8
+			runes += 8
+			u16 += 8
+			continue
+		}
 		if s[i] < utf8.RuneSelf {
 			i++
 			runes++
@@ -233,28 +250,28 @@ func seamBad(a, b string) bool {
 
 // chunk cuts s into leaves of at most sh.maxLeaf bytes at safe seams. The
 // leaves share s's memory. An empty s gives one empty leaf.
-func chunk(s string, sh *shape) []*node {
+func chunk(s string, sh *shape) []child {
 	if len(s) <= sh.maxLeaf {
-		return []*node{newLeaf(s)}
+		return []child{childOf(newLeaf(s))}
 	}
 	n := (len(s) + sh.target - 1) / sh.target
-	leaves := make([]*node, 0, n)
+	leaves := make([]child, 0, n)
 	prev := 0
 	for i := 1; i < n; i++ {
 		p := i * len(s) / n
 		for p > prev+1 && seamBad(s[:p], s[p:]) {
 			p-- // at most three steps back: to the rune's leader, or before the '\r'
 		}
-		leaves = append(leaves, newLeaf(s[prev:p]))
+		leaves = append(leaves, childOf(newLeaf(s[prev:p])))
 		prev = p
 	}
-	return append(leaves, newLeaf(s[prev:]))
+	return append(leaves, childOf(newLeaf(s[prev:])))
 }
 
 // newInternal returns the parent of kids, which it keeps (the caller must
 // not modify the slice afterwards).
-func newInternal(kids []*node) *node {
-	n := &node{height: kids[0].height + 1, kids: kids}
+func newInternal(kids []child) *node {
+	n := &node{height: kids[0].n.height + 1, kids: kids}
 	for _, k := range kids {
 		n.sum = n.sum.add(k.sum)
 	}
@@ -264,33 +281,34 @@ func newInternal(kids []*node) *node {
 // pack groups nodes of one height under as few parents as fanout allows,
 // spreading them evenly, so every parent gets at least fanout/2 kids unless
 // there are fewer than that in all. It keeps sub-slices of nodes.
-func pack(nodes []*node, fanout int) []*node {
+func pack(nodes []child, fanout int) []child {
+	return packInto(nil, nodes, fanout)
+}
+
+// packInto is pack appending the parents to dst.
+func packInto(dst, nodes []child, fanout int) []child {
 	n := len(nodes)
 	if n == 0 {
-		return nil
+		return dst
 	}
 	count := (n + fanout - 1) / fanout
-	out := make([]*node, 0, count)
 	for i := 0; i < count; i++ {
 		lo, hi := i*n/count, (i+1)*n/count
-		out = append(out, newInternal(nodes[lo:hi:hi]))
+		dst = append(dst, childOf(newInternal(nodes[lo:hi:hi])))
 	}
-	return out
+	return dst
 }
 
 // build returns the root of a tree over leaves.
-func build(leaves []*node, sh *shape) *node {
+func build(leaves []child, sh *shape) *node {
 	if len(leaves) == 0 {
 		return newLeaf("")
 	}
-	if len(leaves) == 1 {
-		return leaves[0]
-	}
-	nodes := pack(leaves, sh.fanout)
+	nodes := leaves
 	for len(nodes) > 1 {
 		nodes = pack(nodes, sh.fanout)
 	}
-	return nodes[0]
+	return nodes[0].n
 }
 
 // leafAt returns the leaf holding byte off (start ≤ off < end) and its start
@@ -307,7 +325,7 @@ func (r rope) leafAt(off int) (*node, int) {
 			}
 			start += b
 		}
-		n = n.kids[i]
+		n = n.kids[i].n
 	}
 	return n, start
 }
@@ -358,55 +376,55 @@ func (r rope) replace(s, e int, t string) rope {
 	if r.root.height == 0 || (S == 0 && E == n) {
 		return rope{root: build(leaves, sh), sh: sh}
 	}
-	nodes := splice(r.root, S, E, leaves, sh)
+	nodes := splice(r.root, S, E, leaves, sh, nil)
 	for len(nodes) > 1 {
 		nodes = pack(nodes, sh.fanout)
 	}
 	if len(nodes) == 0 {
 		return rope{root: newLeaf(""), sh: sh}
 	}
-	root := nodes[0]
+	root := nodes[0].n
 	for root.height > 0 && len(root.kids) == 1 {
-		root = root.kids[0]
+		root = root.kids[0].n
 	}
 	return rope{root: root, sh: sh}
 }
 
 // splice replaces the leaves covering bytes [S, E) of n's subtree (S and E
-// are leaf boundaries, S < E) by repl and returns the nodes, of n's height,
-// that take n's place: usually one; none if everything went; several if
-// repl overflowed n. A single returned node may be underfull; the caller
-// merges it with a sibling. Precondition: n.height ≥ 1.
-func splice(n *node, S, E int, repl []*node, sh *shape) []*node {
+// are leaf boundaries, S < E) by repl and appends to dst the nodes, of n's
+// height, that take n's place: usually one; none if everything went;
+// several if repl overflowed n. A single such node may be underfull; the
+// caller merges it with a sibling. Precondition: n.height ≥ 1.
+func splice(n *node, S, E int, repl []child, sh *shape, dst []child) []child {
 	kids := n.kids
 	if n.height == 1 {
 		a, b := boundaryIndex(kids, S), boundaryIndex(kids, E)
-		nk := make([]*node, 0, a+len(repl)+len(kids)-b)
+		nk := make([]child, 0, a+len(repl)+len(kids)-b)
 		nk = append(nk, kids[:a]...)
 		nk = append(nk, repl...)
 		nk = append(nk, kids[b:]...)
-		return pack(nk, sh.fanout)
+		return packInto(dst, nk, sh.fanout)
 	}
 	a, sa := kidAt(kids, S)
 	b, sb := kidAt(kids, E-1)
-	var mid []*node
-	if a == b {
-		mid = splice(kids[a], S-sa, E-sa, repl, sh)
-	} else {
-		mid = splice(kids[a], S-sa, kids[a].sum.bytes, repl, sh)
-		mid = append(mid, splice(kids[b], 0, E-sb, nil, sh)...)
-	}
-	nk := make([]*node, 0, a+len(mid)+len(kids)-b-1)
+	// Room for the usual one or two new kids; append grows it after a
+	// large paste.
+	nk := make([]child, 0, len(kids)+2)
 	nk = append(nk, kids[:a]...)
-	nk = append(nk, mid...)
+	if a == b {
+		nk = splice(kids[a].n, S-sa, E-sa, repl, sh, nk)
+	} else {
+		nk = splice(kids[a].n, S-sa, kids[a].sum.bytes, repl, sh, nk)
+		nk = splice(kids[b].n, 0, E-sb, nil, sh, nk)
+	}
 	nk = append(nk, kids[b+1:]...)
 	nk = fixUnderfull(nk, sh)
-	return pack(nk, sh.fanout)
+	return packInto(dst, nk, sh.fanout)
 }
 
 // boundaryIndex returns the index of the kid that starts at byte off, or
 // len(kids) when off is the end. Precondition: off is a kid boundary.
-func boundaryIndex(kids []*node, off int) int {
+func boundaryIndex(kids []child, off int) int {
 	start := 0
 	for i, k := range kids {
 		if start >= off {
@@ -419,7 +437,7 @@ func boundaryIndex(kids []*node, off int) int {
 
 // kidAt returns the index and start of the kid holding byte off, or the last
 // kid when off is past the end.
-func kidAt(kids []*node, off int) (int, int) {
+func kidAt(kids []child, off int) (int, int) {
 	start := 0
 	last := len(kids) - 1
 	for i := 0; i < last; i++ {
@@ -440,9 +458,9 @@ func underfull(n *node, sh *shape) bool {
 
 // fixUnderfull merges every underfull node of nodes (siblings of one height
 // ≥ 1, in a fresh slice it may reuse) with a neighbour.
-func fixUnderfull(nodes []*node, sh *shape) []*node {
+func fixUnderfull(nodes []child, sh *shape) []child {
 	for i := 0; i < len(nodes) && len(nodes) > 1; {
-		if !underfull(nodes[i], sh) {
+		if !underfull(nodes[i].n, sh) {
 			i++
 			continue
 		}
@@ -450,9 +468,9 @@ func fixUnderfull(nodes []*node, sh *shape) []*node {
 		if j == len(nodes)-1 {
 			j--
 		}
-		m := mergeNodes(nodes[j], nodes[j+1], sh)
+		m := mergeNodes(nodes[j].n, nodes[j+1].n, sh)
 		rest := nodes[j+2:]
-		out := make([]*node, 0, j+len(m)+len(rest))
+		out := make([]child, 0, j+len(m)+len(rest))
 		out = append(out, nodes[:j]...)
 		out = append(out, m...)
 		nodes = append(out, rest...)
@@ -465,9 +483,9 @@ func fixUnderfull(nodes []*node, sh *shape) []*node {
 // merging their touching kids too when either is underfull (an underfull
 // node is only ever alone at the edge of a subtree, so the seam is where it
 // can be).
-func mergeNodes(x, y *node, sh *shape) []*node {
-	kids := make([]*node, 0, len(x.kids)+len(y.kids))
-	lx, fy := x.kids[len(x.kids)-1], y.kids[0]
+func mergeNodes(x, y *node, sh *shape) []child {
+	kids := make([]child, 0, len(x.kids)+len(y.kids))
+	lx, fy := x.kids[len(x.kids)-1].n, y.kids[0].n
 	if x.height >= 2 && (underfull(lx, sh) || underfull(fy, sh)) {
 		kids = append(kids, x.kids[:len(x.kids)-1]...)
 		kids = append(kids, mergeNodes(lx, fy, sh)...)
@@ -484,16 +502,19 @@ func mergeNodes(x, y *node, sh *shape) []*node {
 func (r rope) snap(off int) int {
 	off = min(max(off, 0), r.len())
 	leaf, start := r.leafAt(off)
-	k := off - start
-	t := leaf.text
+	return start + snapLocal(leaf.text, off-start)
+}
+
+// snapLocal is snap within one leaf; chunk boundaries never need snapping.
+func snapLocal(t string, k int) int {
 	if k <= 0 || k >= len(t) {
-		return off // chunk boundaries are always safe
+		return k
 	}
 	if t[k-1] == '\r' && t[k] == '\n' {
-		return off - 1
+		return k - 1
 	}
 	if c := t[k]; c < 0x80 || c >= 0xC0 {
-		return off
+		return k
 	}
 	for q := k - 1; q >= 0 && q >= k-3; q-- {
 		c := t[q]
@@ -502,53 +523,67 @@ func (r rope) snap(off int) int {
 		}
 		if c >= 0xC0 {
 			if _, w := utf8.DecodeRuneInString(t[q:]); w > 1 && q+w > k {
-				return start + q
+				return q
 			}
 			break
 		}
 	}
-	return off
+	return k
 }
 
 // prefix returns the summary of bytes [0, off). Precondition: off is a rune
 // boundary, not inside a CRLF (see snap), and within the text.
 func (r rope) prefix(off int) summary {
-	var acc summary
-	n := r.root
-	for n.height > 0 {
-		last := len(n.kids) - 1
-		i := 0
-		for ; i < last; i++ {
-			k := n.kids[i]
-			if off < acc.bytes+k.sum.bytes {
-				break
-			}
-			acc = acc.add(k.sum)
-		}
-		n = n.kids[i]
-	}
-	return acc.add(measureLeafPrefix(n, off-acc.bytes))
+	leaf, start, before := r.locate(off)
+	return before.add(measureLeafPrefix(leaf, off-start))
 }
 
 // breakAt returns the start and end offsets of the k-th line terminator
 // (k ≥ 1). Precondition: k ≤ r.breaks().
 func (r rope) breakAt(k int) (start, end int) {
-	n, off, seen := r.root, 0, 0
+	_, off, s, e := r.breakLeaf(k)
+	return off + s, off + e
+}
+
+// breakLeaf returns the leaf holding the k-th line terminator (k ≥ 1), the
+// leaf's start, and the terminator's start and end within the leaf.
+// Precondition: k ≤ r.breaks().
+func (r rope) breakLeaf(k int) (leaf *node, off, start, end int) {
+	n, seen := r.root, 0
 	for n.height > 0 {
 		last := len(n.kids) - 1
 		i := 0
 		for ; i < last; i++ {
-			kid := n.kids[i]
+			kid := &n.kids[i]
 			if seen+kid.sum.breaks >= k {
 				break
 			}
 			seen += kid.sum.breaks
 			off += kid.sum.bytes
 		}
-		n = n.kids[i]
+		n = n.kids[i].n
 	}
-	s, e := leafBreak(n, k-seen)
-	return off + s, off + e
+	start, end = leafBreak(n, k-seen)
+	return n, off, start, end
+}
+
+// locate returns the leaf holding byte off (as leafAt), its start, and the
+// summary of all the text before it.
+func (r rope) locate(off int) (leaf *node, start int, before summary) {
+	n := r.root
+	for n.height > 0 {
+		last := len(n.kids) - 1
+		i := 0
+		for ; i < last; i++ {
+			k := &n.kids[i]
+			if off < before.bytes+k.sum.bytes {
+				break
+			}
+			before = before.add(k.sum)
+		}
+		n = n.kids[i].n
+	}
+	return n, before.bytes, before
 }
 
 // leafBreak returns the start and end of the j-th (j ≥ 1) line terminator
@@ -598,7 +633,7 @@ func (r rope) unitsOffset(enc Encoding, u int) int {
 		last := len(n.kids) - 1
 		i := 0
 		for ; i < last; i++ {
-			kid := n.kids[i]
+			kid := &n.kids[i]
 			ku := kid.sum.units(enc)
 			if u < acc+ku {
 				break
@@ -606,7 +641,7 @@ func (r rope) unitsOffset(enc Encoding, u int) int {
 			acc += ku
 			off += kid.sum.bytes
 		}
-		n = n.kids[i]
+		n = n.kids[i].n
 	}
 	rem := u - acc
 	t := n.text
@@ -665,7 +700,7 @@ func appendRange(b *strings.Builder, n *node, nodeStart, start, end int) {
 		}
 		e := s + k.sum.bytes
 		if e > start {
-			appendRange(b, k, s, start, end)
+			appendRange(b, k.n, s, start, end)
 		}
 		s = e
 	}
@@ -695,7 +730,7 @@ func walkLeaves(n *node, f func(string) bool) bool {
 		return f(n.text)
 	}
 	for _, k := range n.kids {
-		if !walkLeaves(k, f) {
+		if !walkLeaves(k.n, f) {
 			return false
 		}
 	}

@@ -160,11 +160,14 @@ func checkRope(t testing.TB, r rope, want string) {
 		}
 		var s summary
 		for _, k := range n.kids {
-			if k.height != n.height-1 {
-				t.Fatalf("kid of height %d under node of height %d", k.height, n.height)
+			if k.n.height != n.height-1 {
+				t.Fatalf("kid of height %d under node of height %d", k.n.height, n.height)
+			}
+			if k.sum != k.n.sum {
+				t.Fatalf("child summary %+v, node has %+v", k.sum, k.n.sum)
 			}
 			s = s.add(k.sum)
-			walk(k, false)
+			walk(k.n, false)
 		}
 		if s != n.sum {
 			t.Fatalf("node summary %+v, kids add up to %+v", n.sum, s)
