@@ -1,6 +1,12 @@
 package model
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
 
 // FinishReason says why the model stopped.
 type FinishReason string
@@ -102,7 +108,7 @@ type wireToolCallDelta struct {
 // wireDelta is the delta (stream) or message (JSON) of a choice.
 type wireDelta struct {
 	Role             string              `json:"role"`
-	Content          json.RawMessage     `json:"content"`
+	Content          wireContent         `json:"content"`
 	ReasoningContent string              `json:"reasoning_content"`
 	Reasoning        string              `json:"reasoning"` // vLLM, Ollama, OpenRouter spelling
 	ToolCalls        []wireToolCallDelta `json:"tool_calls"`
@@ -135,4 +141,36 @@ type wireError struct {
 
 type wireErrorBody struct {
 	Error *wireError `json:"error"`
+}
+
+// wireContent is a content value: a string, null or an array of parts
+// (their text joined).
+type wireContent string
+
+// UnmarshalJSON decodes the value; a plain string without escapes (most
+// stream pieces) is taken as it is, without a second decoding pass.
+func (c *wireContent) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*c = ""
+		return nil
+	case len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b):
+		*c = wireContent(b[1 : len(b)-1])
+		return nil
+	case b[0] == '"':
+		return json.Unmarshal(b, (*string)(c))
+	case b[0] == '[':
+		var parts []ContentPart
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return fmt.Errorf("%w: content parts: %v", ErrMalformed, err)
+		}
+		var sb strings.Builder
+		for _, p := range parts {
+			sb.WriteString(p.Text)
+		}
+		*c = wireContent(sb.String())
+		return nil
+	}
+	return fmt.Errorf("%w: content is neither text nor parts: %.20s", ErrMalformed, b)
 }

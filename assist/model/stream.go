@@ -79,7 +79,8 @@ type Stream struct {
 	sse     *sseReader
 	json    bool // the body is a whole JSON reply, not SSE
 
-	pending   []Event // events decoded from one chunk, not yet returned
+	pending   []Event // events decoded from one chunk; pending[head:] not yet returned
+	head      int
 	calls     []ToolCall
 	callsDone bool // complete calls were queued
 	finish    FinishReason
@@ -122,7 +123,8 @@ func (s *Stream) Model() string { return s.model }
 // without a finish reason, or inside a frame, returns an error wrapping
 // ErrTruncated. Errors are sticky.
 func (s *Stream) Next() (Event, error) {
-	for len(s.pending) == 0 {
+	for s.head == len(s.pending) {
+		s.pending, s.head = s.pending[:0], 0
 		if s.err != nil {
 			return Event{}, s.err
 		}
@@ -140,11 +142,9 @@ func (s *Stream) Next() (Event, error) {
 			return Event{}, s.err
 		}
 	}
-	ev := s.pending[0]
-	s.pending = s.pending[1:]
-	if len(s.pending) == 0 {
-		s.pending = s.pending[:0:0]
-	}
+	ev := s.pending[s.head]
+	s.pending[s.head] = Event{} // drop references held by the queue
+	s.head++
 	return ev, nil
 }
 
@@ -293,9 +293,7 @@ func (s *Stream) delta(d *wireDelta, whole bool) error {
 	} else if r := d.Reasoning; r != "" {
 		s.pending = append(s.pending, Event{Kind: EventReasoning, Text: r})
 	}
-	if t, err := contentText(d.Content); err != nil {
-		return err
-	} else if t != "" {
+	if t := string(d.Content); t != "" {
 		s.text += len(t)
 		s.pending = append(s.pending, Event{Kind: EventContent, Text: t})
 	}
@@ -383,34 +381,6 @@ func (s *Stream) end() {
 		ev.Usage = &u
 	}
 	s.pending = append(s.pending, ev)
-}
-
-// contentText returns the text of a content value: a string, null or an
-// array of parts.
-func contentText(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	switch raw[0] {
-	case '"':
-		var t string
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return "", fmt.Errorf("%w: content: %v", ErrMalformed, err)
-		}
-		return t, nil
-	case '[':
-		var parts []ContentPart
-		if err := json.Unmarshal(raw, &parts); err != nil {
-			return "", fmt.Errorf("%w: content parts: %v", ErrMalformed, err)
-		}
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String(), nil
-	}
-	return "", fmt.Errorf("%w: content is neither text nor parts: %.20s", ErrMalformed, raw)
 }
 
 func apiErrorFromWire(status int, w *wireError) *APIError {
