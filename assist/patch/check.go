@@ -33,6 +33,9 @@ var placeholderKeys = []string{"existing", "unchanged", "omitted", "elided", "re
 // "# ...rest unchanged".
 func isPlaceholder(line string) bool {
 	s := strings.TrimSpace(line)
+	if s == "" || !strings.ContainsAny(s[:1], "{</#-;*.") && !strings.HasPrefix(s, "…") || !mayBePlaceholder(s) {
+		return false
+	}
 	if s == "..." || s == "…" {
 		return true
 	}
@@ -74,6 +77,16 @@ func isPlaceholder(line string) bool {
 	return true
 }
 
+// mayBePlaceholder is a cheap filter for isPlaceholder.
+func mayBePlaceholder(s string) bool {
+	for _, sub := range []string{"...", "…", "xisting", "nchanged", "mitted", "lided", "emaining", "nmodified", "nip"} {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // newPlaceholder returns the first placeholder line of after that before
 // does not have as often, with its 1-based line number.
 func newPlaceholder(before, after string) (int, string, bool) {
@@ -86,10 +99,7 @@ func newPlaceholder(before, after string) (int, string, bool) {
 		}
 		return c
 	}
-	if !strings.Contains(after, "...") && !strings.Contains(after, "…") &&
-		!strings.Contains(after, "existing") && !strings.Contains(after, "nchanged") &&
-		!strings.Contains(after, "omitted") && !strings.Contains(after, "elided") &&
-		!strings.Contains(after, "emaining") && !strings.Contains(after, "nmodified") && !strings.Contains(after, "snip") {
+	if !mayBePlaceholder(after) {
 		return 0, "", false
 	}
 	cb, ca := count(before), count(after)

@@ -65,6 +65,19 @@ type EditSet struct {
 	entries map[string]*entry
 	order   []string
 	matches []Match
+	// syntax memoizes goSyntaxError by text: the same texts are checked
+	// after each diff and again by Changes.
+	syntax map[string]error
+}
+
+// syntaxError is goSyntaxError, memoized.
+func (s *EditSet) syntaxError(name, text string) error {
+	if err, ok := s.syntax[text]; ok {
+		return err
+	}
+	err := goSyntaxError(name, text)
+	s.syntax[text] = err
+	return err
 }
 
 // entry is the state of one file in the set.
@@ -82,7 +95,7 @@ type entry struct {
 
 // NewEditSet returns an empty edit set reading through files.
 func NewEditSet(files Files, opts Options) *EditSet {
-	return &EditSet{files: files, opts: opts, entries: map[string]*entry{}}
+	return &EditSet{files: files, opts: opts, entries: map[string]*entry{}, syntax: map[string]error{}}
 }
 
 // tx stages changes to a set and commits them only if all succeed.
@@ -378,8 +391,8 @@ func (s *EditSet) checkText(t *tx, path, name, text string, goCheck bool) *Apply
 			Detail: fmt.Sprintf("line %d %q stands for code left out", n, line)}
 	}
 	if goCheck && !s.opts.AllowBrokenGo && strings.HasSuffix(path, ".go") {
-		if err := goSyntaxError(name, text); err != nil {
-			if !existed || goSyntaxError(name, before) == nil {
+		if err := s.syntaxError(name, text); err != nil {
+			if !existed || s.syntaxError(name, before) == nil {
 				return &ApplyError{Path: name, Err: ErrBrokenSyntax, Detail: err.Error()}
 			}
 		}

@@ -161,7 +161,7 @@ func (s *EditSet) Changes() ([]FileChange, error) {
 					Detail: fmt.Sprintf("line %d %q stands for code left out", n, line)})
 			}
 			if !s.opts.AllowBrokenGo && strings.HasSuffix(path, ".go") {
-				if err := goSyntaxError(e.name, e.text); err != nil && (!existed || goSyntaxError(e.name, before) == nil) {
+				if err := s.syntaxError(e.name, e.text); err != nil && (!existed || s.syntaxError(e.name, before) == nil) {
 					probs = append(probs, &ApplyError{Path: e.name, Err: ErrBrokenSyntax, Detail: err.Error()})
 				}
 			}
