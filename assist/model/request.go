@@ -337,6 +337,21 @@ func (r *Request) AppendToolResult(callID, content string) {
 	r.Messages = append(r.Messages, ToolMessage(callID, content))
 }
 
+// AnswerBuiltinCalls appends, for each pending builtin_function call of
+// the last assistant message (the provider's $web_search), the tool message
+// the provider expects: the call's own arguments, under its tool_call_id.
+// It returns how many it appended; function calls are left to the caller.
+func (r *Request) AnswerBuiltinCalls() int {
+	n := 0
+	for _, c := range r.PendingToolCalls() {
+		if c.Type == ToolCallTypeBuiltin {
+			r.AppendToolResult(c.ID, c.Function.Arguments)
+			n++
+		}
+	}
+	return n
+}
+
 // PendingToolCalls returns the tool calls of the last assistant message that
 // no later tool message answers yet, in call order.
 func (r *Request) PendingToolCalls() []ToolCall {
