@@ -6,18 +6,22 @@
 # any failure.
 #
 #   editors/test/run.sh            # everything
-#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, lsp, nvim
+#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, lsp, nvim, emacs
+#   KIMI_E2E_EMACS=1 editors/test/run.sh      # also Emacs + eglot (emacs-nox elpa-eglot)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 only="${KIMI_E2E_ONLY:-}"
-want() { [[ -z "$only" || "$only" == "$1" ]]; }
+want() {
+  if [[ "$1" == emacs && -z "$only" ]]; then [[ "${KIMI_E2E_EMACS:-}" == 1 ]]; return; fi
+  [[ -z "$only" || "$only" == "$1" ]]
+}
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-if want lsp || want nvim; then
+if want lsp || want nvim || want emacs; then
   echo "== building kimi-lsp and kimi-standin"
   (cd "$repo" && go build -o "$tmp/kimi-lsp" ./cmd/kimi-lsp)
   (cd "$repo" && go build -o "$tmp/kimi-standin" ./assist/model/modeltest/cmd/kimi-standin)
@@ -35,6 +39,7 @@ files=()
 want helix && files+=(helix.test.mjs)
 want lsp && files+=(lsp.test.mjs)
 want nvim && files+=(nvim.test.mjs)
+want emacs && files+=(emacs.test.mjs)
 if ((${#files[@]} > 0)); then
   echo "== editors/test: ${files[*]}"
   cd "$here"
