@@ -242,6 +242,13 @@ test('explain: code action offered, progress streams, explanation opened with sh
     assert.ok(shown.text.includes(EXPLAIN_MARKER), `the markdown holds the scripted text:\n${shown.text}`);
     assert.ok(shown.params.uri.startsWith(pathToFileURL(client.ws.cacheHome).href), `written under the user cache dir: ${shown.params.uri}`);
     assert.equal(standin.requests().length, 1, 'one request reached the provider');
+
+    const stats = await client.conn.sendRequest('workspace/executeCommand', { command: 'kimi.stats', arguments: [] });
+    assert.equal(stats.requests, 1, `kimi.stats counts the request: ${JSON.stringify(stats)}`);
+    assert.ok(stats.promptTokens > 0, `kimi.stats reports prompt tokens: ${JSON.stringify(stats)}`);
+    for (const k of ['cachedTokens', 'cacheWriteTokens', 'hitRatio', 'cost']) {
+      assert.equal(typeof stats[k], 'number', `kimi.stats has ${k}: ${JSON.stringify(stats)}`);
+    }
   });
 });
 

@@ -117,6 +117,15 @@ local ok, err = pcall(function()
     check(float_seen, 'the progress float was shown while streaming')
     check(#progress.running() == 0, 'no job left running')
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
+    vim.api.nvim_set_current_win(code_win)
+    vim.cmd('KimiStats')
+    wait(10000, function()
+      return kimi.last_stats ~= nil
+    end, ':KimiStats')
+    local st = kimi.last_stats
+    check(st.requests == 1, ':KimiStats counts the one request', vim.inspect(st))
+    check(type(st.promptTokens) == 'number' and st.promptTokens > 0, ':KimiStats reports prompt tokens', vim.inspect(st))
+    check(type(st.hitRatio) == 'number', ':KimiStats reports a hit ratio', vim.inspect(st))
   elseif scenario == 'fix' then
     vim.cmd('6,8KimiFix')
     wait(30000, function()
