@@ -1,0 +1,114 @@
+package patch_test
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+)
+
+// memFiles is an in-memory patch.Files for fuzzing, where a temporary
+// directory per input would be too slow. It confines paths lexically.
+type memFiles map[string]string
+
+func (m memFiles) Resolve(name string) (string, error) {
+	p := path.Clean("/ws/" + name)
+	if path.IsAbs(name) || !strings.HasPrefix(p, "/ws/") || strings.Contains(p, "/.git/") {
+		return "", patch.ErrOutside
+	}
+	return p, nil
+}
+
+func (m memFiles) Read(p string) (string, int32, error) {
+	t, ok := m[p]
+	if !ok {
+		return "", patch.NoVersion, fs.ErrNotExist
+	}
+	return t, 7, nil
+}
+
+func seeds(f *testing.F) {
+	f.Add(goFile, clean)
+	f.Add(goFile, strings.ReplaceAll(clean, "\t", "    "))
+	f.Add(goFile, "```diff\n--- a/demo.go\n+++ b/demo.go\n@@\n \ttotal := 0\n\t\tif x {\n+\t\t\tcontinue\n```\n")
+	f.Add(strings.ReplaceAll(goFile, "\n", "\r\n"), clean)
+	f.Add("\ufeffa\nb", "--- a/demo.go\n+++ b/demo.go\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n")
+	f.Add("", "--- /dev/null\n+++ b/demo.go\n@@ -0,0 +1 @@\n+package x\n")
+	f.Add("x\n", "diff --git a/demo.go b/new.go\nrename from demo.go\nrename to new.go\n")
+	f.Add("{\n}\n{\n}\n", "--- demo.go\n+++ demo.go\n@@\n {\n+x\n }\n")
+}
+
+// FuzzParse checks that the parser never panics and that what it returns
+// is well formed.
+func FuzzParse(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, _ string, diff string) {
+		fds, err := patch.Parse(diff, "demo.go")
+		if err != nil {
+			if fds != nil {
+				t.Fatal("error with results")
+			}
+			return
+		}
+		for _, fd := range fds {
+			for _, h := range fd.Hunks {
+				if len(h.Lines) == 0 {
+					t.Fatal("empty hunk")
+				}
+				for _, l := range h.Lines {
+					if l.Kind > patch.Unmarked || strings.Contains(l.Text, "\n") {
+						t.Fatalf("bad line %+v", l)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzApply checks that applying never panics, never returns changes with
+// an error, keeps the BOM and final-newline state of edited files, and that
+// an edit of a second file failing leaves the first untouched.
+func FuzzApply(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, before, diff string) {
+		files := memFiles{"/ws/demo.go": before, "/ws/other.txt": "one\ntwo\n"}
+		changes, err := patch.Apply(files, diff, patch.Options{AllowBrokenGo: true})
+		if err != nil {
+			if changes != nil {
+				t.Fatal("changes returned with an error")
+			}
+			var r *patch.Refusal
+			if !errors.As(err, &r) || len(r.Problems) == 0 {
+				t.Fatalf("error is not a refusal with problems: %v", err)
+			}
+			_ = patch.Feedback(err)
+		}
+		for _, c := range changes {
+			if c.Kind != patch.ModifyFile || c.Before == "" || c.After == "" {
+				continue
+			}
+			if strings.HasPrefix(c.Before, "\ufeff") != strings.HasPrefix(c.After, "\ufeff") {
+				t.Fatalf("BOM not kept: %q -> %q", c.Before, c.After)
+			}
+			if strings.HasSuffix(c.Before, "\n") != strings.HasSuffix(c.After, "\n") {
+				t.Fatalf("final newline not kept: %q -> %q", c.Before, c.After)
+			}
+			got, err := patch.ApplyEdits(c.Before, patch.LineEdits(c.Before, c.After))
+			if err != nil || got != c.After {
+				t.Fatalf("line edits do not reproduce the change")
+			}
+		}
+		// All or nothing across files: add a failing hunk for another file
+		// (outside fences, where the parser would not look).
+		if strings.Contains(diff, "``") || strings.Contains(diff, "~~~") {
+			return
+		}
+		bad := "--- a/other.txt\n+++ b/other.txt\n@@\n-no such line\n+x\n" + diff
+		if ch, err := patch.Apply(files, bad, patch.Options{AllowBrokenGo: true}); err == nil || ch != nil {
+			t.Fatalf("a diff with a failing file applied: %v", ch)
+		}
+	})
+}
