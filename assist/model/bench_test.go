@@ -100,12 +100,20 @@ func BenchmarkStreamNext(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 }
 
-// BenchmarkAccumulator measures folding events into the final message.
+// BenchmarkAccumulator measures folding the events of a 1000-chunk reply
+// into the final message.
 func BenchmarkAccumulator(b *testing.B) {
 	ev := Event{Kind: EventContent, Text: strings.Repeat("x", 12)}
+	done := Event{Kind: EventDone, FinishReason: FinishStop}
 	b.ReportAllocs()
-	var a Accumulator
 	for b.Loop() {
-		a.Add(ev)
+		var a Accumulator
+		for range 1000 {
+			a.Add(ev)
+		}
+		a.Add(done)
+		if len(a.Message().Content) != 12000 {
+			b.Fatal("lost text")
+		}
 	}
 }
