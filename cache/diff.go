@@ -52,19 +52,12 @@ type lineDiff struct {
 // so a small edit to a large text costs little.
 func diffLines(old, new string) lineDiff {
 	// Common prefix, cut back to the start of a line.
-	n := min(len(old), len(new))
-	p := 0
-	for p < n && old[p] == new[p] {
-		p++
-	}
+	p := commonPrefix(old, new)
 	p = strings.LastIndexByte(old[:p], '\n') + 1
 	// Common suffix of what is left, cut forward to the start of a line in
 	// both (the byte before it is '\n' in both, or it is p).
 	o, w := old[p:], new[p:]
-	s := 0
-	for s < len(o) && s < len(w) && o[len(o)-1-s] == w[len(w)-1-s] {
-		s++
-	}
+	s := commonSuffix(o, w)
 	for s > 0 {
 		oi, wi := len(o)-s, len(w)-s
 		if (oi == 0 || o[oi-1] == '\n') && (wi == 0 || w[wi-1] == '\n') {

@@ -27,7 +27,7 @@ const (
 	// DefaultMaxLogTokens is the edit log size (estimated tokens) past which
 	// the edited files are re-snapshotted; chosen by the replay benchmark
 	// (see the package comment and bench/README.md).
-	DefaultMaxLogTokens = 2048
+	DefaultMaxLogTokens = 4096
 	// DefaultWindowLines is how many lines around the selection the tail
 	// repeats.
 	DefaultWindowLines = 20
@@ -98,10 +98,17 @@ type fileSeg struct {
 	// lastEdited is the document's LastEdited when last seen.
 	lastEdited int64
 	logged     bool // the edit log has blocks for this file
+	logBytes   int  // the size of those blocks
 	gone       bool // no longer among the request's documents
 }
 
 const fileFooter = "\n</file>\n\n"
+
+// logBlock locates the edit block of a file in the edit log.
+type logBlock struct {
+	path       string
+	start, end int
+}
 
 // mark ends a named segment of the context message at offset end.
 type mark struct {
@@ -142,12 +149,14 @@ type Session struct {
 	byPath       map[string]*fileSeg
 	excluded     map[string]bool // trimmed out until the next relayout
 	editLog      []byte
+	logBlocks    []logBlock // where each file's blocks are in editLog
 	editSeq      int
 	context      string // the stable user message, rendered from the above
 	marks        []mark
 	dirty        bool
 	last         time.Time // time of the previous Build
 	prev         []Message
+	prevGen      int
 	// estimation and tracking
 	est   estimator
 	track tracker
@@ -278,7 +287,9 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		reasons = append(reasons, r)
 	}
 	if s.maxLog > 0 && len(s.editLog) > 0 && s.est.tokens(len(s.editLog)) > s.maxLog {
-		s.rebaseLocked(req.Active)
+		// Fold until at most half the limit is left, so that rebases are
+		// rare, and from the end of the stable part, so that they are cheap.
+		s.rebaseLocked(req.Active, int(float64(s.maxLog/2)*s.est.charsPerToken/s.est.ratio))
 		reasons = append(reasons, "rebase")
 	}
 
@@ -287,7 +298,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	over := false
 	if s.budget > 0 && s.estimateLocked(len(tail)) > s.budget {
 		if len(s.editLog) > 0 {
-			s.rebaseLocked(req.Active)
+			s.rebaseLocked(req.Active, 0)
 		}
 		trimmed, over = s.trimLocked(req.Active, len(tail), relaid)
 		reasons = append(reasons, "trim")
@@ -339,7 +350,11 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	}
 	var where, near string
 	if s.prev != nil {
-		off, i := lcp(len(s.tools), s.prev, msgs)
+		known := -1
+		if s.prevGen == s.track.gen {
+			known = len(s.context)
+		}
+		off, i := lcp(len(s.tools), s.prev, msgs, known)
 		p.Diverged = off
 		where, near = s.locate(msgs, i, off)
 		p.DivergedIn = where
@@ -347,7 +362,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	if p.Layout != "" {
 		s.log.Debug("cache: stable prefix rewritten", "reason", p.Layout, "diverged_at", p.Diverged, "in", where, "trimmed", trimmed)
 	}
-	s.prev = msgs
+	s.prev, s.prevGen = msgs, s.track.gen
 	s.last = now
 
 	s.nextHandle++
@@ -437,7 +452,7 @@ func newFileSeg(d *Document) *fileSeg {
 
 // snapshot makes text the file's shown text and renders its header.
 func (f *fileSeg) snapshot(text string) {
-	f.snap, f.cur, f.logged = text, text, false
+	f.snap, f.cur, f.logged, f.logBytes = text, text, false, 0
 	b := make([]byte, 0, 64+len(f.path))
 	b = append(b, "<file path="...)
 	b = strconv.AppendQuote(b, f.path)
@@ -458,7 +473,7 @@ func (s *Session) relayoutLocked(req Request, project string) {
 	clear(s.byPath)
 	clear(s.excluded)
 	s.order = s.order[:0]
-	s.editLog = s.editLog[:0]
+	s.editLog, s.logBlocks = nil, nil
 	var act *fileSeg
 	for _, d := range sortedDocs(req) {
 		f := newFileSeg(d)
@@ -500,7 +515,10 @@ func (s *Session) syncLocked(req Request) string {
 		f.gone = false
 		if d.Text != f.cur {
 			s.editSeq++
+			start := len(s.editLog)
 			s.editLog = appendEdit(s.editLog, f.path, s.editSeq, f.cur, d.Text)
+			s.logBlocks = append(s.logBlocks, logBlock{f.path, start, len(s.editLog)})
+			f.logBytes += len(s.editLog) - start
 			f.cur = d.Text
 			f.logged = true
 			f.lastEdited = d.LastEdited
@@ -526,20 +544,35 @@ func b2i(b bool) int {
 	return 0
 }
 
-// rebaseLocked folds the edit log into fresh snapshots: every file with
-// edit blocks moves, re-snapshotted, to the end of the stable part (in edit
-// order, the active file last), and closed files behind the first moved one
-// are dropped (everything after it is rewritten anyway).
+// rebaseLocked folds edit blocks back into fresh snapshots. Moving a file
+// rewrites everything after its old place, so it folds the files at the end
+// of the stable part first: the files with edit blocks from some place p
+// onwards move, re-snapshotted, to the end (in edit order, the active file
+// last), with p as late as leaves at most keep bytes of edit blocks in the
+// log (keep 0 folds everything). Closed files after p are dropped, as
+// everything after p is rewritten anyway.
 // Precondition: s.mu is held.
-func (s *Session) rebaseLocked(active string) {
-	first := slices.IndexFunc(s.order, func(f *fileSeg) bool { return f.logged })
-	var moved []*fileSeg
-	s.editLog = s.editLog[:0]
+func (s *Session) rebaseLocked(active string, keep int) {
+	// Fold from p: the latest place such that the blocks of files before
+	// it fit in keep.
+	before := len(s.editLog) // log bytes of files before p
+	p := len(s.order)
+	for p > 0 && before > keep {
+		p--
+		before -= s.order[p].logBytes
+	}
+	first := -1
+	for i := p; i < len(s.order); i++ {
+		if s.order[i].logged {
+			first = i
+			break
+		}
+	}
 	if first < 0 {
 		return
 	}
 	kept := s.order[:first]
-	moved = moved[:0]
+	var moved []*fileSeg
 	for _, f := range s.order[first:] {
 		switch {
 		case f.gone:
@@ -550,6 +583,23 @@ func (s *Session) rebaseLocked(active string) {
 			kept = append(kept, f)
 		}
 	}
+	// Keep the blocks of the files that stay, in their order.
+	stay := make(map[string]bool)
+	for _, f := range s.order[:first] {
+		if f.logged {
+			stay[f.path] = true
+		}
+	}
+	var log []byte
+	var blocks []logBlock
+	for _, b := range s.logBlocks {
+		if stay[b.path] {
+			start := len(log)
+			log = append(log, s.editLog[b.start:b.end]...)
+			blocks = append(blocks, logBlock{b.path, start, len(log)})
+		}
+	}
+	s.editLog, s.logBlocks = log, blocks
 	slices.SortStableFunc(moved, func(a, b *fileSeg) int {
 		return cmp.Or(cmp.Compare(b2i(a.path == active), b2i(b.path == active)),
 			cmp.Compare(a.lastEdited, b.lastEdited), strings.Compare(a.path, b.path))
@@ -633,6 +683,7 @@ func (s *Session) renderContextLocked() {
 	}
 	s.context = b.String()
 	s.dirty = false
+	s.track.newContext(s.context)
 }
 
 // locate names the segment holding rendering offset off, which falls in

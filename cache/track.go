@@ -54,7 +54,7 @@ func commonPrefix(a, b string) int {
 	if a[:n] == b[:n] {
 		return n
 	}
-	const chunk = 4096
+	const chunk = 256
 	i := 0
 	for i+chunk <= n && a[i:i+chunk] == b[i:i+chunk] {
 		i += chunk
@@ -65,29 +65,56 @@ func commonPrefix(a, b string) int {
 	return i
 }
 
+// commonSuffix returns the length of the longest common suffix of a and b.
+func commonSuffix(a, b string) int {
+	n := min(len(a), len(b))
+	a, b = a[len(a)-n:], b[len(b)-n:]
+	if a == b {
+		return n
+	}
+	const chunk = 256
+	i := 0 // bytes matched from the end
+	for i+chunk <= n && a[n-i-chunk:n-i] == b[n-i-chunk:n-i] {
+		i += chunk
+	}
+	for i < n && a[n-1-i] == b[n-1-i] {
+		i++
+	}
+	return i
+}
+
 // lcp returns the length of the common prefix of the renderings of a and b,
 // both with the same tool definitions (of tlen bytes), and the index of the
 // message where they differ (len(a) or len(b) if one is a prefix of the
-// other).
-func lcp(tlen int, a, b []Message) (off, msg int) {
+// other). known, if not negative, is the already computed common prefix
+// length of the contents of message 1 (the large stable context), which is
+// then not compared again.
+func lcp(tlen int, a, b []Message, known int) (off, msg int) {
 	off = tlen
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i].Role != b[i].Role {
 			return off + len(msgOpen) + commonPrefix(a[i].Role+"\n", b[i].Role+"\n"), i
 		}
 		off += msgHeaderLen(a[i].Role)
-		if a[i].Content != b[i].Content {
-			return off + commonPrefix(a[i].Content, b[i].Content), i
+		ac, bc := a[i].Content, b[i].Content
+		if i == 1 && known >= 0 {
+			if known < len(ac) || known < len(bc) {
+				return off + known, i
+			}
+		} else if ac != bc {
+			return off + commonPrefix(ac, bc), i
 		}
-		off += len(a[i].Content) + len(msgClose)
+		off += len(ac) + len(msgClose)
 	}
 	return off, min(len(a), len(b))
 }
 
-// sent is a prompt the provider has probably cached, until expires.
+// sent is a prompt the provider has probably cached, until expires; gen
+// identifies its stable context (message 1) among the session's renderings.
 type sent struct {
 	msgs    []Message
 	expires time.Time
+	gen     int
 }
 
 // maxHistory bounds the prompts remembered for prediction.
@@ -104,21 +131,55 @@ const maxHistory = 16
 // prompts (their strings are shared with the layout, so this costs little
 // memory) and compares with them directly: the same answer as hashing every
 // block, without hashing megabytes per request, and with the exact byte
-// where a prompt diverged.
+// where a prompt diverged. The large stable context is compared only when it
+// is re-rendered (once per older rendering still alive), not per request.
 type tracker struct {
 	block, min int
 	hist       []sent
+	// gen numbers the renderings of the stable context; known maps the
+	// gen of an older rendering still in hist to its common prefix length
+	// with the current one.
+	gen   int
+	known map[int]int
+}
+
+// knownPrefix returns the common prefix length of the stable context of
+// generation gen with the current one, or -1 if unknown.
+func (t *tracker) knownPrefix(gen int, current string) int {
+	if gen == t.gen {
+		return len(current)
+	}
+	if v, ok := t.known[gen]; ok {
+		return v
+	}
+	return -1
+}
+
+// newContext records a new rendering of the stable context and compares it
+// once with every older rendering still remembered.
+func (t *tracker) newContext(ctx string) {
+	t.gen++
+	if t.known == nil {
+		t.known = make(map[int]int)
+	}
+	clear(t.known)
+	for _, e := range t.hist {
+		if _, done := t.known[e.gen]; !done && len(e.msgs) > 1 {
+			t.known[e.gen] = commonPrefix(e.msgs[1].Content, ctx)
+		}
+	}
 }
 
 // predict returns the rendered length of the longest prefix of msgs shared
-// with a prompt still alive at now (0 if none).
+// with a prompt still alive at now (0 if none). msgs[1] is the current
+// stable context.
 func (t *tracker) predict(now time.Time, tlen int, msgs []Message) int {
 	best := 0
 	for _, e := range t.hist {
 		if !now.Before(e.expires) {
 			continue
 		}
-		if off, _ := lcp(tlen, e.msgs, msgs); off > best {
+		if off, _ := lcp(tlen, e.msgs, msgs, t.knownPrefix(e.gen, msgs[1].Content)); off > best {
 			best = off
 		}
 	}
@@ -137,7 +198,7 @@ func (t *tracker) add(now time.Time, ttl time.Duration, msgs []Message) {
 	for i := len(kept); i < len(t.hist); i++ {
 		t.hist[i] = sent{}
 	}
-	t.hist = append(kept, sent{msgs: msgs, expires: now.Add(ttl)})
+	t.hist = append(kept, sent{msgs: msgs, expires: now.Add(ttl), gen: t.gen})
 	if len(t.hist) > maxHistory {
 		// Entries are appended in time order; with one TTL per session the
 		// first expires soonest.
