@@ -194,8 +194,9 @@ func Endpoint(base string) (endpoint, shown string, err error) {
 
 // Stream sends req with "stream": true and returns the reply as a Stream of
 // events. Retries (429, 5xx, connection errors, then the fallback URL) happen
-// here, before the first byte of a 200 reply; a Stream is never retried. The
-// caller must Close the stream. req is not modified.
+// here, before the provider answers 200; once it has, the Stream is never
+// retried (the caller decides what a cut-off reply is worth). The caller must
+// Close the stream. req is not modified.
 func (c *Client) Stream(ctx context.Context, req *Request) (*Stream, error) {
 	r := *req
 	r.Stream = true
@@ -241,14 +242,14 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 			if err == nil {
 				return s, nil
 			}
-			err = redact(err, c.opts.APIKey)
-			if ctx.Err() != nil {
-				return nil, err
-			}
 			var apiErr *APIError
 			isAPI := errors.As(err, &apiErr)
 			if isAPI {
 				apiErr.Attempts = attempt
+			}
+			err = redact(err, c.opts.APIKey)
+			if ctx.Err() != nil {
+				return nil, err
 			}
 			last = err
 			switch {
@@ -264,7 +265,7 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 				waited += wait
 			case isAPI && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusRequestTimeout:
 				if apiErr.StatusCode == http.StatusUnauthorized && c.opts.APIKey == "" {
-					return nil, fmt.Errorf("no API key: set KIMI_API_KEY: %w", err)
+					return nil, fmt.Errorf("no API key is configured: %w", err)
 				}
 				return nil, err // 400, 401…: the same request would fail again
 			default: // 5xx, 408, connection errors, timeouts

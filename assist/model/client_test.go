@@ -479,7 +479,7 @@ func TestErrorsNameTheKeyVariableNeverTheKey(t *testing.T) {
 	}
 	c = model.New(model.Options{BaseURL: srv.URL})
 	_, err = c.Complete(context.Background(), userReq("go"))
-	if !strings.Contains(err.Error(), "no API key: set KIMI_API_KEY") {
+	if !strings.Contains(err.Error(), "no API key is configured") || !strings.Contains(err.Error(), "KIMI_API_KEY") {
 		t.Errorf("401 without key: %v", err)
 	}
 

@@ -26,8 +26,8 @@
 // streaming is never cut. Rate limits (429) are retried with jittered backoff
 // that honours Retry-After within bounded attempts and total wait; 5xx and
 // connection errors are retried a bounded number of times, then the fallback
-// base URL is tried. A stream is never retried once its first event was
-// delivered. Error texts never contain the API key.
+// base URL is tried. A stream is never retried once the provider answered
+// 200. Error texts never contain the API key.
 //
 // Multi-turn conversations append the assistant message back whole, with its
 // reasoning_content and tool_calls (Request.AppendAssistant), then one tool
