@@ -2,9 +2,12 @@ package workspace
 
 import (
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Benchmark (a) of issue 2: single-character incremental edits on a 50 KB
@@ -43,6 +46,26 @@ func benchText(n int) string {
 // benchEdits returns 10,000 single-character edits spread over a text of
 // the given line count: even ones insert "x", odd ones delete a character,
 // so the size stays about the same.
+// cpuMeter reports the process CPU time per operation as "cpu-ns/op"
+// beside the wall-clock ns/op. Start it after the setup.
+type cpuMeter struct {
+	start time.Duration
+	ok    bool
+}
+
+func startCPU(b *testing.B) cpuMeter {
+	b.ResetTimer()
+	t, ok := processCPU()
+	return cpuMeter{t, ok}
+}
+
+func (m cpuMeter) report(b *testing.B) {
+	b.StopTimer()
+	if t, ok := processCPU(); ok && m.ok {
+		b.ReportMetric(float64(t-m.start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
 func benchEdits(lines int) []Change {
 	rng := rand.New(rand.NewPCG(7, uint64(lines)))
 	out := make([]Change, 10000)
@@ -69,14 +92,14 @@ func BenchmarkDocumentsChange(b *testing.B) {
 			edits := benchEdits(s.LineCount() - 1)
 			batch := make([]Change, 1)
 			b.ReportAllocs()
-			b.ResetTimer()
+			m := startCPU(b)
 			for i := range b.N {
 				batch[0] = edits[i%len(edits)]
 				if err := d.Change(uri, int32(i+1), batch, UTF16); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.StopTimer()
+			m.report(b)
 			s, _ = d.Snapshot(uri)
 			b.ReportMetric(float64(s.text.root.height), "tree-height")
 		})
@@ -117,13 +140,50 @@ func BenchmarkDocumentsTyping(b *testing.B) {
 			edits := typingEdits(s.LineCount() - 1)
 			batch := make([]Change, 1)
 			b.ReportAllocs()
-			b.ResetTimer()
+			m := startCPU(b)
 			for i := range b.N {
 				batch[0] = edits[i%len(edits)]
 				if err := d.Change(uri, int32(i+1), batch, UTF16); err != nil {
 					b.Fatal(err)
 				}
 			}
+			m.report(b)
+		})
+	}
+}
+
+// BenchmarkDocumentsOpen measures opening a document (cutting it into
+// chunks and building the tree) and reports the heap the store keeps per
+// document beyond its text ("overhead-B/doc", with 100 documents open).
+func BenchmarkDocumentsOpen(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(size.name, func(b *testing.B) {
+			texts := make([]string, 100)
+			for i := range texts {
+				texts[i] = strings.Clone(benchText(size.bytes))
+			}
+			d := NewDocuments()
+			d.SetLogger(slog.New(slog.DiscardHandler)) // reopening is the point here
+			b.ReportAllocs()
+			m := startCPU(b)
+			for i := range b.N {
+				if err := d.Open(FileURI(fmt.Sprintf("/bench/%d.go", i%100)), "go", 1, texts[i%100]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			m.report(b)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			d = NewDocuments()
+			for i, t := range texts {
+				_ = d.Open(FileURI(fmt.Sprintf("/bench/%d.go", i)), "go", 1, t)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/100, "overhead-B/doc")
+			runtime.KeepAlive(d)
+			runtime.KeepAlive(texts)
 		})
 	}
 }
@@ -137,11 +197,13 @@ func BenchmarkDocumentsSnapshot(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			for b.Loop() {
+			m := startCPU(b)
+			for range b.N {
 				if s, ok := d.Snapshot(uri); !ok || s.Len() == 0 {
 					b.Fatal("no snapshot")
 				}
 			}
+			m.report(b)
 		})
 	}
 }
@@ -161,7 +223,7 @@ func BenchmarkDocumentsSnapshotText(b *testing.B) {
 			batch := make([]Change, 1)
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
-			b.ResetTimer()
+			m := startCPU(b)
 			for i := range b.N {
 				batch[0] = edits[i%len(edits)]
 				if err := d.Change(uri, int32(i+1), batch, UTF16); err != nil {
@@ -172,6 +234,7 @@ func BenchmarkDocumentsSnapshotText(b *testing.B) {
 					b.Fatal("short text")
 				}
 			}
+			m.report(b)
 		})
 	}
 }
@@ -187,12 +250,13 @@ func BenchmarkDocumentsPositionOffset(b *testing.B) {
 					pos[i] = Position{uint32(rng.IntN(s.LineCount())), uint32(rng.IntN(40))}
 				}
 				b.ReportAllocs()
-				b.ResetTimer()
+				m := startCPU(b)
 				for i := range b.N {
 					if s.PositionOffset(pos[i%len(pos)], enc) < 0 {
 						b.Fatal("negative offset")
 					}
 				}
+				m.report(b)
 			})
 		}
 	}
@@ -208,12 +272,13 @@ func BenchmarkDocumentsOffsetPosition(b *testing.B) {
 				offs[i] = rng.IntN(s.Len() + 1)
 			}
 			b.ReportAllocs()
-			b.ResetTimer()
+			m := startCPU(b)
 			for i := range b.N {
 				if s.OffsetPosition(offs[i%len(offs)], UTF16).Line > uint32(s.LineCount()) {
 					b.Fatal("line past the end")
 				}
 			}
+			m.report(b)
 		})
 	}
 }
@@ -237,7 +302,7 @@ func BenchmarkFlatStringChange(b *testing.B) {
 			}
 			starts := lineStarts(text)
 			b.ReportAllocs()
-			b.ResetTimer()
+			m := startCPU(b)
 			for i := range b.N {
 				c := edits[i%len(edits)]
 				off := min(starts[min(int(c.Range.Start.Line), len(starts)-1)]+int(c.Range.Start.Character), len(text))
@@ -248,6 +313,7 @@ func BenchmarkFlatStringChange(b *testing.B) {
 				text = text[:off] + c.Text + text[end:]
 				starts = lineStarts(text)
 			}
+			m.report(b)
 		})
 	}
 }

@@ -129,13 +129,8 @@ func measure(s string) (sum summary, ascii, cr bool) {
 		cr = true
 		sum.breaks += strings.Count(s, "\r") - strings.Count(s, "\r\n")
 	}
-	ascii = isASCII(s)
-	if ascii {
-		sum.u16, sum.runes = len(s), len(s)
-		return sum, true, cr
-	}
-	sum.runes, sum.u16 = countRunes(s)
-	return sum, false, cr
+	sum.runes, sum.u16, ascii = countRunes(s)
+	return sum, ascii, cr
 }
 
 // measureLeafPrefix returns the summary of leaf.text[:k]. Precondition: k is
@@ -160,47 +155,39 @@ func measureLeafPrefix(leaf *node, k int) summary {
 	return s
 }
 
-// isASCII reports whether every byte of s is below 0x80.
-func isASCII(s string) bool {
-	for len(s) >= 8 {
-		if (s[0] | s[1] | s[2] | s[3] | s[4] | s[5] | s[6] | s[7]) >= utf8.RuneSelf {
-			return false
-		}
-		s = s[8:]
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // countRunes returns the code points and UTF-16 units of s, each invalid
-// byte counting as one of each.
-func countRunes(s string) (runes, u16 int) {
+// byte counting as one of each, and whether s is pure ASCII. ASCII runs are
+// skipped sixteen bytes at a time.
+func countRunes(s string) (runes, u16 int, ascii bool) {
+	extra, pairs := 0, 0 // continuation bytes of valid runes; runes ≥ U+10000
+	ascii = true
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7]) < utf8.RuneSelf {
-			i += 8
-			runes += 8
-			u16 += 8
+		if i+16 <= len(s) && (load64(s, i)|load64(s, i+8))&0x8080808080808080 == 0 {
+			i += 16
 			continue
 		}
 		if s[i] < utf8.RuneSelf {
 			i++
-			runes++
-			u16++
 			continue
 		}
+		ascii = false
 		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-		runes++
-		u16++
+		extra += w - 1
 		if w == 4 { // only valid runes ≥ U+10000 are 4 bytes: a surrogate pair
-			u16++
+			pairs++
 		}
+		i += w
 	}
-	return runes, u16
+	runes = len(s) - extra
+	return runes, runes + pairs, ascii
+}
+
+// load64 returns s[i:i+8] as a little-endian word (the compiler makes this
+// one load).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // runeUnits returns how many code units of enc a rune of w bytes at s takes.

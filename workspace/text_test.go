@@ -128,6 +128,38 @@ func short(s string) string {
 	return s
 }
 
+// naiveSummary measures s rune by rune, independently of measure.
+func naiveSummary(s string) summary {
+	sum := summary{bytes: len(s), breaks: len(naiveLines(s)) - 1}
+	for i := 0; i < len(s); {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		sum.runes++
+		sum.u16 += naiveUnits(w, UTF16)
+		i += w
+	}
+	return sum
+}
+
+func TestMeasure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	texts := []string{"", "a", strings.Repeat("x", 15), strings.Repeat("x", 16), strings.Repeat("y", 17) + "😀", "\r\n\r", "é" + strings.Repeat("z", 40)}
+	for range 300 {
+		texts = append(texts, strings.Repeat("q", rng.IntN(40))+randText(rng, rng.IntN(30)))
+	}
+	for _, s := range texts {
+		got, ascii, cr := measure(s)
+		if want := naiveSummary(s); got != want {
+			t.Errorf("measure(%q) = %+v, want %+v", s, got, want)
+		}
+		if wantASCII := !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }); ascii != wantASCII {
+			t.Errorf("measure(%q): ascii = %v", s, ascii)
+		}
+		if cr != strings.Contains(s, "\r") {
+			t.Errorf("measure(%q): cr = %v", s, cr)
+		}
+	}
+}
+
 // checkRope verifies every structural invariant of r and that it holds want.
 func checkRope(t testing.TB, r rope, want string) {
 	t.Helper()
@@ -137,7 +169,7 @@ func checkRope(t testing.TB, r rope, want string) {
 	if !r.equalString(want) {
 		t.Fatalf("equalString(%q) = false", short(want))
 	}
-	sum, _, _ := measure(want)
+	sum := naiveSummary(want)
 	if r.root.sum != sum {
 		t.Fatalf("root summary = %+v, want %+v (text %q)", r.root.sum, sum, short(want))
 	}
