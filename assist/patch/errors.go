@@ -161,8 +161,12 @@ func nearest(f *fileText, lines []Line) []NumberedLine {
 			if j < 0 || j >= len(f.lines) || isBlank(l.Text) {
 				continue
 			}
-			if key(f.lines[j]) == key(l.Text) {
-				score++
+			a, b := key(f.lines[j]), key(l.Text)
+			switch {
+			case a == b:
+				score += 2
+			case commonPrefix(a, b)*2 >= max(len(a), len(b)) && len(a) > 0:
+				score++ // similar enough to show; never used for matching
 			}
 		}
 		if score > bestScore {
@@ -181,4 +185,12 @@ func nearest(f *fileText, lines []Line) []NumberedLine {
 		out = append(out, NumberedLine{j + 1, f.lines[j]})
 	}
 	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
