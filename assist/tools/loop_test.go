@@ -1,0 +1,144 @@
+package tools_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/tools"
+)
+
+func loopRequest(text string) *model.Request {
+	return &model.Request{
+		Model:               model.ModelPro,
+		Messages:            []model.Message{model.SystemMessage("You edit code with tools."), model.UserMessage(text)},
+		ReasoningEffort:     model.EffortHigh,
+		MaxCompletionTokens: 8192,
+		Tools:               tools.ModelTools(),
+	}
+}
+
+func client(srv *modeltest.Server) *model.Client {
+	return model.New(model.Options{BaseURL: srv.URL, APIKey: srv.Key, FallbackURL: "none"})
+}
+
+// The model reads the file, then fixes it with replace_text, then answers.
+func TestLoopReadFileRoundTrip(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: "Fix Add", Times: 1, Reasoning: "I need to see calc.go first.",
+			ToolCalls: []modeltest.ScriptToolCall{{Name: tools.ReadFile, Arguments: `{"path":"calc.go","start_line":null,"end_line":null}`}}},
+		{LastRole: "tool", MatchPrompt: "calc.go: lines 1-6 of 6", Times: 1, Reasoning: "Add subtracts; replace the operator.",
+			ToolCalls: []modeltest.ScriptToolCall{
+				{Name: tools.ReplaceText, Arguments: `{"path":"calc.go","old_text":"return a - b","new_text":"return a + b"}`},
+				{Name: "format_disk", Arguments: `{}`},
+				{Name: tools.ReadFile, Arguments: `{"path": "calc.go"`},
+			}},
+		{LastRole: "tool", Reasoning: "Done.", Content: "Add now adds."},
+	}}})
+	defer srv.Close()
+	x, d := newExecutor(t, map[string]string{"calc.go": calc})
+	req := loopRequest("Fix Add in calc.go")
+	res, err := tools.Loop(context.Background(), client(srv), req, x, tools.LoopOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds != 3 || res.Calls != 4 || res.Final.Content != "Add now adds." {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.Status != 200 {
+			t.Fatalf("request %d answered %d: %s", r.Seq, r.Status, r.Error)
+		}
+	}
+	// Round 2 carried the assistant message back whole and the file text
+	// as the tool result.
+	msgs := reqs[1].Parsed.Messages
+	asst, tool := msgs[len(msgs)-2], msgs[len(msgs)-1]
+	if asst.Role != "assistant" || asst.ReasoningContent == nil || *asst.ReasoningContent != "I need to see calc.go first." || len(asst.ToolCalls) != 1 {
+		t.Errorf("assistant message not sent back whole: %+v", asst)
+	}
+	if tool.Role != "tool" || tool.ToolCallID == nil || *tool.ToolCallID != asst.ToolCalls[0].ID || !strings.Contains(tool.Text(), "\treturn a - b\n") {
+		t.Errorf("tool message: %+v %q", tool, tool.Text())
+	}
+	// Round 3: one tool message per call, errors included.
+	msgs = reqs[2].Parsed.Messages
+	var results []string
+	for _, m := range msgs[len(msgs)-3:] {
+		if m.Role != "tool" {
+			t.Fatalf("want three tool messages at the end, got role %s", m.Role)
+		}
+		results = append(results, m.Text())
+	}
+	if !strings.Contains(results[0], "replaced in calc.go") || !strings.Contains(results[1], `unknown tool "format_disk"`) || !strings.Contains(results[2], "invalid arguments") {
+		t.Errorf("tool results %q", results)
+	}
+	changes, err := x.Set().Changes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].After != strings.Replace(calc, "a - b", "a + b", 1) {
+		t.Fatalf("changes %+v", changes)
+	}
+	if err := d.Write(changes); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A diff in the reply that does not apply goes back to the model once; the
+// corrected one applies.
+func TestLoopReplyDiffRetry(t *testing.T) {
+	bad := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a * b\n+\treturn a + b\n }\n```"
+	good := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n```"
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: "Fix Add", Times: 1, Reasoning: "Swap the operator.", Content: bad},
+		{Match: "was not applied", Times: 1, Reasoning: "Copy the line exactly.", Content: good},
+	}}})
+	defer srv.Close()
+	x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+	res, err := tools.Loop(context.Background(), client(srv), loopRequest("Fix Add in calc.go"), x, tools.LoopOptions{ReplyDiff: true})
+	if err != nil {
+		t.Fatal(patch.Feedback(err))
+	}
+	if res.Rounds != 2 {
+		t.Fatalf("rounds %d, want 2", res.Rounds)
+	}
+	feedback := srv.Requests()[1].Parsed.Messages
+	if last := feedback[len(feedback)-1].Text(); !strings.Contains(last, "calc.go, hunk 1") || !strings.Contains(last, "return a - b") {
+		t.Errorf("feedback to the model: %q", last)
+	}
+	changes, err := x.Set().Changes()
+	if err != nil || len(changes) != 1 || !strings.Contains(changes[0].After, "a + b") {
+		t.Fatalf("changes %+v %v", changes, err)
+	}
+
+	// Twice wrong: the refusal comes back for the user, nothing changes.
+	srv2 := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Reasoning: "r", Content: bad}}})
+	defer srv2.Close()
+	x2, _ := newExecutor(t, map[string]string{"calc.go": calc})
+	_, err = tools.Loop(context.Background(), client(srv2), loopRequest("Fix Add in calc.go"), x2, tools.LoopOptions{ReplyDiff: true})
+	if !errors.Is(err, patch.ErrNoMatch) || len(srv2.Requests()) != 2 {
+		t.Fatalf("got %v after %d requests, want ErrNoMatch after 2", err, len(srv2.Requests()))
+	}
+	if ch, _ := x2.Set().Changes(); len(ch) != 0 {
+		t.Fatalf("refused diff left changes %+v", ch)
+	}
+}
+
+func TestLoopRoundLimit(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Reasoning: "again",
+		ToolCalls: []modeltest.ScriptToolCall{{Name: tools.ReadFile, Arguments: `{"path":"calc.go","start_line":1,"end_line":1}`}}}}})
+	defer srv.Close()
+	x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+	res, err := tools.Loop(context.Background(), client(srv), loopRequest("loop forever"), x, tools.LoopOptions{})
+	if !errors.Is(err, tools.ErrTooManyRounds) || res.Rounds != tools.MaxRounds || len(srv.Requests()) != tools.MaxRounds {
+		t.Fatalf("got %v after %d rounds", err, res.Rounds)
+	}
+}
