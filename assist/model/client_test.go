@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -453,13 +454,32 @@ func TestFallbackAfter5xx(t *testing.T) {
 			}
 		})
 	}
+	// Connection refused on the base URL: straight on to the fallback
+	// after the bounded retries.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	fb := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Content: "alive"}}})
+	defer fb.Close()
+	c := model.New(model.Options{BaseURL: dead, FallbackURL: fb.URL, APIKey: fb.Key, MaxAttempts: 2, RetryBaseDelay: time.Millisecond})
+	if resp, err := c.Complete(context.Background(), userReq("go")); err != nil || resp.Message.Content != "alive" {
+		t.Errorf("refused base: %+v, %v", resp, err)
+	}
+	c = model.New(model.Options{BaseURL: dead, FallbackURL: "none", APIKey: fb.Key, MaxAttempts: 2, RetryBaseDelay: time.Millisecond})
+	if _, err := c.Complete(context.Background(), userReq("go")); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("refused without fallback: %v", err)
+	}
+
 	// Both failing: the last error, naming the fallback.
 	primary := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Fault: "500", Message: "primary down"}}})
 	defer primary.Close()
 	fallback := modeltest.NewServer(modeltest.Config{Key: primary.Key, Script: &modeltest.Script{Default: &modeltest.Rule{Fault: "502", Message: "fallback down"}}})
 	defer fallback.Close()
-	c := model.New(model.Options{BaseURL: primary.URL, FallbackURL: fallback.URL, APIKey: primary.Key, MaxAttempts: 2, RetryBaseDelay: time.Millisecond})
-	_, err := c.Complete(context.Background(), userReq("go"))
+	c = model.New(model.Options{BaseURL: primary.URL, FallbackURL: fallback.URL, APIKey: primary.Key, MaxAttempts: 2, RetryBaseDelay: time.Millisecond})
+	_, err = c.Complete(context.Background(), userReq("go"))
 	if !errors.Is(err, model.ErrServer) || !strings.Contains(err.Error(), "fallback down") {
 		t.Errorf("got %v", err)
 	}
