@@ -160,7 +160,10 @@ func applyChanges(t rope, changes []Change, enc Encoding) (rope, error) {
 			return t, fmt.Errorf("content change %d of %d, range %s: %w", i+1, len(changes), c.Range, ErrBadRange)
 		}
 		start := t.positionOffset(c.Range.Start, enc)
-		end := t.positionOffset(c.Range.End, enc)
+		end := start
+		if c.Range.End != c.Range.Start {
+			end = t.positionOffset(c.Range.End, enc)
+		}
 		t = t.replace(start, end, c.Text)
 	}
 	return t, nil

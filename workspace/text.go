@@ -235,6 +235,39 @@ func seamBad(a, b string) bool {
 	return false
 }
 
+// headOpen reports whether s could meet the chunk before it at a bad seam:
+// it starts with '\n' or a continuation byte.
+func headOpen(s string) bool {
+	return s != "" && (s[0] == '\n' || s[0]&0xC0 == 0x80)
+}
+
+// tailOpen reports whether s could meet the chunk after it at a bad seam:
+// it ends with '\r' or with a leader byte that its own bytes do not complete.
+func tailOpen(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[len(s)-1] == '\r' {
+		return true
+	}
+	for q := len(s) - 1; q >= 0 && q >= len(s)-3; q-- {
+		c := s[q]
+		if c < 0x80 {
+			return false
+		}
+		if c >= 0xC0 {
+			need := 2
+			if c >= 0xF0 {
+				need = 4
+			} else if c >= 0xE0 {
+				need = 3
+			}
+			return q+need > len(s)
+		}
+	}
+	return false
+}
+
 // chunk cuts s into leaves of at most sh.maxLeaf bytes at safe seams. The
 // leaves share s's memory. An empty s gives one empty leaf.
 func chunk(s string, sh *shape) []child {
@@ -345,14 +378,15 @@ func (r rope) replace(s, e int, t string) rope {
 	// Absorb a neighbour where the new region is too small to be a leaf or
 	// would meet it at a bad seam; the outer seam is then an old one whose
 	// bytes are unchanged (neighbours have at least minLeaf ≥ 4 bytes).
-	if S > 0 {
+	// The neighbours are looked up only when m's edge could make a bad seam.
+	if S > 0 && (len(m) < sh.minLeaf || headOpen(m)) {
 		p, ps := r.leafAt(S - 1)
 		if len(m) < sh.minLeaf || seamBad(p.text, m) {
 			m = p.text + m
 			S = ps
 		}
 	}
-	if E < n {
+	if E < n && (len(m) < sh.minLeaf || tailOpen(m)) {
 		q, _ := r.leafAt(E)
 		if len(m) < sh.minLeaf || seamBad(m, q.text) {
 			m += q.text

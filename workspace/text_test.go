@@ -320,3 +320,28 @@ func TestRopeSlice(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenEdges checks headOpen and tailOpen never miss a bad seam: for
+// every short a and b, seamBad(a, b) implies tailOpen(a) and headOpen(b).
+func TestOpenEdges(t *testing.T) {
+	bytesSet := []byte{'a', '\r', '\n', 0x80, 0x9f, 0xbf, 0xc3, 0xe2, 0xed, 0xf0, 0xf4, 0xff}
+	var all []string
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		all = append(all, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range bytesSet {
+			gen(prefix+string([]byte{c}), n-1)
+		}
+	}
+	gen("", 3)
+	for _, a := range all {
+		for _, b := range all {
+			if seamBad(a, b) && (!tailOpen(a) || !headOpen(b)) {
+				t.Fatalf("seamBad(%q, %q) but tailOpen %v headOpen %v", a, b, tailOpen(a), headOpen(b))
+			}
+		}
+	}
+}
