@@ -97,4 +97,9 @@
 //     client hangs up (recorded as Request.HungUp).
 //   - "no_done": after fault_after chunks, end the body cleanly on a frame
 //     boundary, without a finish reason or [DONE].
+//
+// fault_after counts every data event (the role chunk is the first); a
+// count beyond the reply's events puts the fault where "data: [DONE]" would
+// be. fault_after 0 with "stall" sends the status line and headers, then
+// nothing.
 package modeltest

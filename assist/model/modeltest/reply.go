@@ -209,8 +209,9 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, rec *Request, 
 		return
 	}
 	interval := time.Duration(rule.IntervalMS) * time.Millisecond
+	faultAt := min(rule.FaultAfter, len(frames)-1) // at the latest, instead of [DONE]
 	for i, f := range frames {
-		if i == rule.FaultAfter && rule.Fault != "" {
+		if i == faultAt && rule.Fault != "" {
 			s.sseFault(w, rc, r, rec, rule, f)
 			return
 		}
