@@ -44,7 +44,7 @@ func waitCtx(t *testing.T) context.Context {
 func TestStreamDeliversEventsBeforeTheEnd(t *testing.T) {
 	srv, c := newPair(t, model.Options{}, modeltest.Rule{
 		Match: "Explain", Reasoning: "Let me read the code first.", Content: "This function adds two numbers and returns the sum.",
-		Chunks: 10, IntervalMS: 15,
+		Chunks: 10, IntervalMS: 20,
 	})
 	s, err := c.Stream(context.Background(), userReq("Explain this"))
 	if err != nil {
@@ -53,21 +53,21 @@ func TestStreamDeliversEventsBeforeTheEnd(t *testing.T) {
 	defer s.Close()
 	var acc model.Accumulator
 	var times []time.Time
-	finishedAtFirstContent := -1
+	finishedAtFirstEvent := -1
 	for ev, err := range s.Events() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Kind == model.EventContent && finishedAtFirstContent < 0 {
-			finishedAtFirstContent = len(srv.Requests())
+		if finishedAtFirstEvent < 0 {
+			finishedAtFirstEvent = len(srv.Requests())
 		}
 		if ev.Kind == model.EventContent || ev.Kind == model.EventReasoning {
 			times = append(times, time.Now())
 		}
 		acc.Add(ev)
 	}
-	if finishedAtFirstContent != 0 {
-		t.Errorf("the first content event arrived after the stand-in finished the reply (%d requests done)", finishedAtFirstContent)
+	if finishedAtFirstEvent != 0 {
+		t.Errorf("the first event arrived after the stand-in finished the reply (%d requests done)", finishedAtFirstEvent)
 	}
 	if got := acc.Message().Content; got != "This function adds two numbers and returns the sum." {
 		t.Errorf("content = %q", got)
@@ -76,7 +76,7 @@ func TestStreamDeliversEventsBeforeTheEnd(t *testing.T) {
 		t.Fatalf("%d text events, want 20 (10 chunks each)", len(times))
 	}
 	spread := times[len(times)-1].Sub(times[0])
-	t.Logf("20 text events over %v (chunks paced 15ms apart)", spread)
+	t.Logf("20 text events over %v (chunks paced 20ms apart)", spread)
 	if spread <= 0 {
 		t.Errorf("events were not spread over time")
 	}
@@ -332,9 +332,10 @@ func TestTimeouts(t *testing.T) {
 		}
 	})
 	t.Run("no total timeout", func(t *testing.T) {
-		// 30 chunks 20ms apart: 600ms in all, four times the chunk timeout.
-		_, c := newPair(t, model.Options{ChunkTimeout: 150 * time.Millisecond, FirstByteTimeout: 150 * time.Millisecond},
-			modeltest.Rule{Reasoning: strings.Repeat("think ", 15), Content: strings.Repeat("word ", 15), Chunks: 15, IntervalMS: 20})
+		// 30 chunks 25ms apart: 750ms in all, longer than either timeout,
+		// with each gap far below them.
+		_, c := newPair(t, model.Options{ChunkTimeout: 500 * time.Millisecond, FirstByteTimeout: 500 * time.Millisecond},
+			modeltest.Rule{Reasoning: strings.Repeat("think ", 15), Content: strings.Repeat("word ", 15), Chunks: 15, IntervalMS: 25})
 		s, err := c.Stream(context.Background(), userReq("go"))
 		if err != nil {
 			t.Fatal(err)
