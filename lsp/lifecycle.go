@@ -3,11 +3,13 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -16,8 +18,11 @@ import (
 var requestTable = map[string]requestFunc{
 	"shutdown": func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) {
 		s.log.Info("shutdown requested")
+		s.jobs.cancel("", causeShutdown)
 		return nil, nil
 	},
+	"textDocument/codeAction":  handleCodeAction,
+	"workspace/executeCommand": handleExecuteCommand,
 }
 
 // notificationTable maps notification methods to handlers; "exit" is
@@ -31,6 +36,9 @@ var notificationTable = map[string]notifyFunc{
 	"textDocument/didClose":               handleDidClose,
 	"textDocument/didSave":                handleDidSave,
 	"workspace/didChangeWorkspaceFolders": handleDidChangeWorkspaceFolders,
+	"workspace/didChangeConfiguration":    handleDidChangeConfiguration,
+	"workspace/didChangeWatchedFiles":     handleDidChangeWatchedFiles,
+	"window/workDoneProgress/cancel":      handleWorkDoneProgressCancel,
 }
 
 func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
@@ -50,9 +58,20 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if p.ClientInfo != nil {
 		s.client = *p.ClientInfo
 	}
-	s.folders = folders
 	s.initParams = &p
 	s.mu.Unlock()
+
+	for _, f := range folders {
+		if err := s.folders.Add(f.uri, f.name); err != nil {
+			s.log.Warn("workspace folder ignored", "folder", f.uri, "error", err)
+		}
+	}
+	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
+		s.updateConfig(ctx, "initializationOptions", func(c config.Config) (config.Config, []error) {
+			return c.WithEditor(p.InitializationOptions)
+		})
+	}
+	s.loadWorkspaceConfig(ctx)
 
 	s.state.Store(stateInitialized)
 	s.log.Info("initialized", "client", s.client.Name, "clientVersion", s.client.Version,
@@ -85,28 +104,45 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	}, nil
 }
 
+type folderRef struct {
+	uri  workspace.URI
+	name string
+}
+
 // initialFolders returns the workspace folders of initialize: the
-// workspaceFolders, else rootUri, else rootPath. Malformed URIs are logged
-// and skipped.
-func initialFolders(p *initializeParams) []workspace.URI {
-	var out []workspace.URI
+// workspaceFolders, else rootUri, else rootPath. Malformed URIs are skipped.
+func initialFolders(p *initializeParams) []folderRef {
+	var out []folderRef
 	for _, f := range p.WorkspaceFolders {
 		if u, err := workspace.ParseURI(f.URI); err == nil {
-			out = append(out, u)
+			out = append(out, folderRef{u, f.Name})
 		}
 	}
 	if len(out) == 0 && p.RootURI != nil && *p.RootURI != "" {
 		if u, err := workspace.ParseURI(*p.RootURI); err == nil {
-			out = append(out, u)
+			out = append(out, folderRef{uri: u})
 		}
 	}
 	if len(out) == 0 && p.RootPath != nil && *p.RootPath != "" {
-		out = append(out, workspace.FileURI(*p.RootPath))
+		out = append(out, folderRef{uri: workspace.FileURI(*p.RootPath)})
 	}
 	return out
 }
 
+// loadWorkspaceConfig reads the workspace configuration file of every
+// folder (it may tune actions and context, never apiKey or baseURL).
+func (s *Server) loadWorkspaceConfig(ctx context.Context) {
+	var paths []string
+	for _, f := range s.folders.List() {
+		paths = append(paths, config.WorkspaceFile(f.Path))
+	}
+	s.updateConfig(ctx, "workspace configuration files", func(c config.Config) (config.Config, []error) {
+		return c.WithWorkspaceFiles(paths...)
+	})
+}
+
 func handleInitialized(s *Server, ctx context.Context, _ json.RawMessage) error {
+	go s.pullConfig(context.WithoutCancel(ctx))
 	return nil
 }
 
@@ -126,19 +162,115 @@ func handleDidChangeWorkspaceFolders(s *Server, ctx context.Context, raw json.Ra
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, f := range p.Event.Removed {
 		if u, err := workspace.ParseURI(f.URI); err == nil {
-			s.folders = slices.DeleteFunc(s.folders, func(x workspace.URI) bool { return x == u })
+			s.folders.Remove(u)
 		}
 	}
 	for _, f := range p.Event.Added {
-		if u, err := workspace.ParseURI(f.URI); err == nil && !slices.Contains(s.folders, u) {
-			s.folders = append(s.folders, u)
+		u, err := workspace.ParseURI(f.URI)
+		if err != nil {
+			s.log.Warn("workspace folder ignored", "folder", f.URI, "error", err)
+			continue
+		}
+		if err := s.folders.Add(u, f.Name); err != nil {
+			s.log.Warn("workspace folder ignored", "folder", f.URI, "error", err)
 		}
 	}
+	s.loadWorkspaceConfig(ctx)
 	return nil
+}
+
+// handleWorkDoneProgressCancel cancels the job the progress belongs to.
+func handleWorkDoneProgressCancel(s *Server, ctx context.Context, raw json.RawMessage) error {
+	var p progressTokenParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	if s.jobs.cancelWhere(func(j *job) bool { return j.hasToken(p.Token) }, causeUser) == 0 {
+		s.log.Debug("progress cancel for no running job", "token", string(p.Token))
+	}
+	return nil
+}
+
+func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMessage) error {
+	var p struct {
+		Changes []struct {
+			URI string `json:"uri"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	uris := make([]workspace.URI, 0, len(p.Changes))
+	reload := false
+	for _, c := range p.Changes {
+		if u, err := workspace.ParseURI(c.URI); err == nil {
+			uris = append(uris, u)
+			if path, err := u.Path(); err == nil && filepath.Base(path) == config.WorkspaceFileName {
+				reload = true
+			}
+		}
+	}
+	s.folders.DidChangeWatchedFiles(uris)
+	if reload {
+		s.loadWorkspaceConfig(ctx)
+	}
+	return nil
+}
+
+// workspaceOptions maps the configuration's context section to the
+// workspace's options.
+func workspaceOptions(cfg config.Config) workspace.Options {
+	o := workspace.DefaultOptions()
+	o.MaxTokens = cfg.Context.MaxTokens
+	o.IncludeOpen = cfg.Context.Include.OpenBuffers
+	o.IncludeRelated = cfg.Context.Include.Related
+	o.IncludeRecent = cfg.Context.Include.Recent
+	o.Exclude = cfg.Context.Exclude
+	o.MaxFileSize = cfg.Context.MaxFileSize
+	o.SecretGlobs = cfg.Context.Secrets
+	return o
+}
+
+// secretNotice tells the user, once, that a secrets file was kept out of a
+// prompt.
+func (s *Server) secretNotice(path string) {
+	s.notify(context.Background(), "window/showMessage", &protocol.ShowMessageParams{
+		Type:    protocol.MessageTypeInfo,
+		Message: "kimi-lsp: " + path + " looks like a secrets file (.env, keys, credentials); such files are never sent to the model.",
+	})
+}
+
+// watchDegraded is called when the inotify watch limit is reached: with a
+// client that can watch files, register workspace/didChangeWatchedFiles
+// for the folder and let the client's events keep the view fresh; else the
+// workspace package rescans periodically.
+func (s *Server) watchDegraded(folder workspace.Folder, err error) bool {
+	msg := "kimi-lsp: the system's limit of file watches is reached (" + err.Error() + "); "
+	caps := s.clientCaps()
+	clientWatches := caps.Workspace.DidChangeWatchedFiles != nil && caps.Workspace.DidChangeWatchedFiles.DynamicRegistration
+	if clientWatches {
+		params := map[string]any{"registrations": []any{map[string]any{
+			"id":     "kimi-watch-" + folder.Name,
+			"method": "workspace/didChangeWatchedFiles",
+			"registerOptions": map[string]any{"watchers": []any{map[string]any{
+				"globPattern": map[string]any{"baseUri": string(folder.URI), "pattern": "**/*"},
+			}}},
+		}}}
+		if err := s.call(context.Background(), "client/registerCapability", params, nil); err != nil {
+			s.log.Warn("could not register file watching with the editor", "error", err)
+			clientWatches = false
+		}
+	}
+	if clientWatches {
+		msg += "the editor now reports file changes in " + folder.Name + "."
+	} else {
+		msg += "files in " + folder.Name + " are rescanned periodically instead. Raise fs.inotify.max_user_watches to fix this."
+	}
+	s.log.Warn(msg)
+	s.notify(context.Background(), "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+	return clientWatches
 }
 
 // rpcError is a shorthand for jsonrpc2.Errorf.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -16,6 +17,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -38,6 +41,20 @@ type Options struct {
 	// ParentPollInterval is how often the editor's process (initialize's
 	// processId) is checked for life; 0 means 2 seconds.
 	ParentPollInterval time.Duration
+	// Config is the configuration from defaults, the user file and the
+	// environment; the editor's settings and workspace files refine it.
+	// The zero value means config.Default().
+	Config config.Config
+	// OnConfig, if set, is called with every new effective configuration
+	// (the command uses it to update the log redactor and level).
+	OnConfig func(config.Config)
+	// Redact, if set, removes secrets from text sent to the editor.
+	Redact func(string) string
+	// HTTPClient, if set, carries the model requests (tests).
+	HTTPClient *http.Client
+	// ExplanationDir is where explanations are written; "" means the user
+	// cache directory.
+	ExplanationDir string
 }
 
 // requestFunc handles one request; it runs in its own goroutine.
@@ -59,7 +76,20 @@ type Server struct {
 	requests      map[string]requestFunc
 	notifications map[string]notifyFunc
 
-	docs *workspace.Documents
+	docs    *workspace.Documents
+	folders *workspace.Folders
+	engine  *assist.Engine
+	jobs    *jobs
+	recent  recentFiles
+	// toldSecret remembers the secret files the user was told about.
+	toldSecret sync.Map
+	// baseCtx is the parent of every job; cancelled when Run returns.
+	baseCtx    context.Context
+	cancelBase context.CancelFunc
+
+	// cfgMu guards cfg, the effective configuration.
+	cfgMu sync.Mutex
+	cfg   config.Config
 
 	state    atomic.Int32
 	exitCode atomic.Int32
@@ -71,7 +101,6 @@ type Server struct {
 	enc        workspace.Encoding
 	caps       clientCapabilities
 	client     clientInfo
-	folders    []workspace.URI
 	initParams *initializeParams
 
 	// inflightMu guards inflight: the cancel functions of running requests.
@@ -81,7 +110,7 @@ type Server struct {
 
 // NewServer returns a server that will speak LSP over r and w once Run is
 // called. c, if not nil, is closed when the session ends.
-func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) *Server {
+func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -89,15 +118,36 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) *Server {
 	if opts.ParentPollInterval == 0 {
 		opts.ParentPollInterval = 2 * time.Second
 	}
+	cfg := opts.Config
+	if cfg.BaseURL == "" {
+		cfg = config.Default()
+	}
 	s := &Server{
 		opts:          opts,
 		log:           log,
 		docs:          workspace.NewDocuments(),
+		jobs:          newJobs(),
+		cfg:           cfg,
 		exited:        make(chan struct{}),
 		inflight:      make(map[jsonrpc2.ID]context.CancelFunc),
 		requests:      make(map[string]requestFunc, len(requestTable)),
 		notifications: make(map[string]notifyFunc, len(notificationTable)),
 	}
+	s.docs.SetLogger(log)
+	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
+	engine, err := assist.NewEngine(assist.Options{
+		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.engine = engine
+	s.folders = workspace.NewFolders(workspaceOptions(cfg), workspace.Hooks{
+		Buffers:       buffers{s.docs},
+		Logger:        log,
+		SecretNotice:  s.secretNotice,
+		WatchDegraded: s.watchDegraded,
+	})
 	for k, v := range requestTable {
 		s.requests[k] = v
 	}
@@ -106,7 +156,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) *Server {
 	}
 	s.stream = newStream(r, w, c, log)
 	s.conn = jsonrpc2.NewConn(s.stream)
-	return s
+	return s, nil
 }
 
 // Serve runs an LSP session on r/w until the client sends exit, the input
@@ -114,7 +164,12 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) *Server {
 // after shutdown+exit or end of input, 1 for exit without shutdown or when
 // the editor died.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
-	return NewServer(r, w, nil, opts).Run(ctx)
+	s, err := NewServer(r, w, nil, opts)
+	if err != nil {
+		s.log.Error("cannot start", "error", err)
+		return 1
+	}
+	return s.Run(ctx)
 }
 
 // Run serves the connection and returns the exit code (see Serve).
@@ -136,6 +191,11 @@ func (s *Server) Run(ctx context.Context) int {
 		s.finish(1)
 	}
 	s.cancelAll()
+	s.jobs.cancel("", causeShutdown)
+	s.cancelBase()
+	if err := s.folders.Close(); err != nil {
+		s.log.Debug("closing the workspace watcher", "error", err)
+	}
 	s.conn.Close()
 	return int(s.exitCode.Load())
 }
@@ -243,7 +303,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		s.cancelAll()
 	}
 	id := call.ID()
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancel(context.WithValue(ctx, requestIDKey{}, fmt.Sprintf("%q", id)))
 	s.inflightMu.Lock()
 	s.inflight[id] = cancel
 	s.inflightMu.Unlock()
@@ -275,7 +335,9 @@ func (s *Server) safeCall(ctx context.Context, method string, fn requestFunc, pa
 	return fn(s, ctx, params)
 }
 
-// cancelRequest cancels the request with the given raw id, number or string.
+// cancelRequest cancels the request with the given raw id, number or
+// string, or the job that an already answered executeCommand request with
+// that id started.
 func (s *Server) cancelRequest(raw json.RawMessage) bool {
 	id, ok := s.stream.lookupID(raw)
 	if !ok {
@@ -287,7 +349,18 @@ func (s *Server) cancelRequest(raw json.RawMessage) bool {
 	if ok {
 		cancel()
 	}
-	return ok
+	key := fmt.Sprintf("%q", id)
+	n := s.jobs.cancelWhere(func(j *job) bool { return j.reqID == key }, causeUser)
+	return ok || n > 0
+}
+
+// requestIDKey is the context key of the current request's id (as
+// fmt.Sprintf("%q", id)).
+type requestIDKey struct{}
+
+func requestIDFromContext(ctx context.Context) string {
+	s, _ := ctx.Value(requestIDKey{}).(string)
+	return s
 }
 
 func (s *Server) cancelAll() {

@@ -48,12 +48,26 @@ func (b *syncBuffer) String() string {
 // newSession starts a server; setup, if not nil, runs before it serves
 // (tests use it to add methods).
 func newSession(t *testing.T, setup func(*Server)) *session {
+	return newSessionOpts(t, Options{}, setup)
+}
+
+// newSessionOpts is newSession with options; Version, Logger,
+// ParentPollInterval and ExplanationDir are filled in.
+func newSessionOpts(t *testing.T, opts Options, setup func(*Server)) *session {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	logbuf := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logbuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv := NewServer(inR, outW, inR, Options{Version: "test", Logger: log, ParentPollInterval: 20 * time.Millisecond})
+	opts.Version = "test"
+	opts.Logger = slog.New(slog.NewTextHandler(logbuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts.ParentPollInterval = 20 * time.Millisecond
+	if opts.ExplanationDir == "" {
+		opts.ExplanationDir = t.TempDir()
+	}
+	srv, err := NewServer(inR, outW, inR, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if setup != nil {
 		setup(srv)
 	}
@@ -524,21 +538,24 @@ func TestParentDeathEndsSession(t *testing.T) {
 }
 
 func TestWorkspaceFolders(t *testing.T) {
+	one, two := t.TempDir(), t.TempDir()
 	s := newSession(t, nil)
-	s.initialize(lsptest.DefaultInitializeParams("file:///tmp/one"))
+	s.initialize(lsptest.DefaultInitializeParams(string(workspace.FileURI(one))))
 	s.ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
-		"added":   []any{map[string]any{"uri": "file:///tmp/two", "name": "two"}},
-		"removed": []any{map[string]any{"uri": "file:///tmp/one", "name": "one"}},
+		"added":   []any{map[string]any{"uri": string(workspace.FileURI(two)), "name": "two"}},
+		"removed": []any{map[string]any{"uri": string(workspace.FileURI(one)), "name": "one"}},
 	}})
 	deadline := time.Now().Add(5 * time.Second)
+	var got []string
 	for time.Now().Before(deadline) {
-		s.srv.mu.Lock()
-		got := fmt.Sprint(s.srv.folders)
-		s.srv.mu.Unlock()
-		if got == "[file:///tmp/two]" {
+		got = got[:0]
+		for _, f := range s.srv.folders.List() {
+			got = append(got, f.Path)
+		}
+		if fmt.Sprint(got) == fmt.Sprint([]string{two}) {
 			return
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.Errorf("folders never became [file:///tmp/two]")
+	t.Errorf("folders = %v, want [%s]", got, two)
 }

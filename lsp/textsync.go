@@ -54,6 +54,9 @@ func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("didClose: %w", err)
 	}
+	if uri.IsFile() {
+		s.recent.add(uri)
+	}
 	return s.docs.Close(uri)
 }
 

@@ -8,8 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
+	"sync"
 	"strings"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/logx"
 	"github.com/kimi-lsp/kimi-lsp/lsp"
 )
 
@@ -58,22 +62,79 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "kimi-lsp: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	w, closeLog, err := lf.open(stderr)
+	env, err := setup(&lf, stderr, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
-		return 1
+		return 2
 	}
-	defer closeLog()
-	level := slog.LevelInfo
+	defer env.close()
+	env.log.Info("kimi-lsp starting", "version", version(), "pid", os.Getpid())
+	return lsp.Serve(ctx, stdin, stdout, lsp.Options{
+		Version:  version(),
+		Logger:   env.log,
+		Config:   env.cfg,
+		OnConfig: env.onConfig,
+		Redact:   env.redactor.Redact,
+	})
+}
+
+// runEnv is what every subcommand starts from: the configuration from
+// defaults, the user file and the environment, and a logger that redacts
+// the API key.
+type runEnv struct {
+	cfg      config.Config
+	log      *slog.Logger
+	level    *slog.LevelVar
+	redactor *logx.Redactor
+	fixed    bool // the level was set by --log-level
+	close    func()
+
+	// mu guards keys: every API key seen, so an old one stays redacted.
+	mu   sync.Mutex
+	keys []string
+}
+
+func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv, error) {
+	w, closeLog, err := lf.open(stderr)
+	if err != nil {
+		return nil, err
+	}
+	e := &runEnv{level: new(slog.LevelVar), redactor: logx.NewRedactor(), close: closeLog}
+	e.log = slog.New(logx.NewHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: e.level}), e.redactor))
 	if lf.level != "" {
-		if level, err = parseLevel(lf.level); err != nil {
-			fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
-			return 2
+		l, err := parseLevel(lf.level)
+		if err != nil {
+			closeLog()
+			return nil, err
+		}
+		e.level.Set(l)
+		e.fixed = true
+	}
+	cfg, errs := config.Load(getenv, config.UserFilePath(getenv))
+	e.onConfig(cfg)
+	for _, err := range errs {
+		if config.IsWarning(err) {
+			e.log.Warn("configuration", "problem", err.Error())
+		} else {
+			e.log.Error("configuration (the defaults stay in use for this value)", "problem", err.Error())
 		}
 	}
-	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-	log.Info("kimi-lsp starting", "version", version(), "pid", os.Getpid())
-	return lsp.Serve(ctx, stdin, stdout, lsp.Options{Version: version(), Logger: log})
+	e.cfg = cfg
+	return e, nil
+}
+
+// onConfig keeps the redactor and the log level in step with the
+// configuration.
+func (e *runEnv) onConfig(cfg config.Config) {
+	e.mu.Lock()
+	if k := cfg.APIKey.Reveal(); k != "" && !slices.Contains(e.keys, k) {
+		e.keys = append(e.keys, k)
+		e.redactor.SetSecrets(e.keys...)
+	}
+	e.mu.Unlock()
+	if !e.fixed {
+		e.level.Set(cfg.Level())
+	}
 }
 
 // version returns the module version and VCS revision the binary was built

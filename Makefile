@@ -1,0 +1,22 @@
+# The test command of README.md is `make test`; .ci/run calls it.
+GO ?= go
+
+.PHONY: test check go-test editor-test install bench
+
+# Everything CI checks: formatting, vet, the Go tests with the race
+# detector, and the editor tests through real clients.
+test: check go-test editor-test
+
+check:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+go-test:
+	$(GO) test -race ./...
+
+editor-test:
+	editors/test/run.sh
+
+install:
+	$(GO) install ./cmd/kimi-lsp

@@ -1,0 +1,376 @@
+package assist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/tools"
+	"github.com/kimi-lsp/kimi-lsp/cache"
+)
+
+// MaxRounds bounds the model calls of one task: tool-call rounds plus the
+// one correction round after an edit that did not apply.
+const MaxRounds = tools.MaxRounds
+
+// Sentinel errors of Run.
+var (
+	// ErrNoAnswer: the model spent max_completion_tokens thinking and wrote
+	// no answer.
+	ErrNoAnswer = errors.New("the model used its whole output budget thinking and wrote no answer")
+	// ErrNoChange: an edit action ended without any change.
+	ErrNoChange = errors.New("the model proposed no change")
+)
+
+// Task is one action to run: what the user asked and a consistent snapshot
+// of what the model may see.
+type Task struct {
+	// Action is the resolved action (config.Config.ActionFor).
+	Action config.Action
+	// Instruction is the user's instruction (Rewrite, user actions).
+	Instruction string
+	// Project is the workspace context.
+	Project cache.Project
+	// Active is the document the action works on; Path is
+	// workspace-relative.
+	Active cache.Document
+	// Selection is the range in Active.Text.
+	Selection cache.Selection
+	// Diagnostics are the problems the action should address (Fix).
+	Diagnostics []cache.Diagnostic
+	// Context are the other documents the prompt may show.
+	Context []cache.Document
+	// Files reads and confines the files edits may touch. Open documents
+	// must be read from the same snapshot as Active and Context.
+	Files patch.Files
+}
+
+func (t *Task) selectedText() string {
+	s, e := t.Selection.Start, t.Selection.End
+	if s < 0 || e > len(t.Active.Text) || s > e {
+		return ""
+	}
+	return t.Active.Text[s:e]
+}
+
+// Sink receives a task's output as it streams. Its methods must not block
+// for long: they are called from the stream-reading goroutine.
+type Sink interface {
+	// Reasoning receives the model's thinking as it arrives.
+	Reasoning(delta string)
+	// Content receives the answer text as it arrives.
+	Content(delta string)
+	// Status receives a short line about what the task is doing
+	// ("applying the edit", "asking the model to correct its diff").
+	Status(msg string)
+}
+
+// Outcome is what a task produced.
+type Outcome struct {
+	// Action is the action that ran.
+	Action config.Action
+	// Model is the model that answered.
+	Model string
+	// Text is the final answer text (Markdown).
+	Text string
+	// Changes are the checked file changes of an edit action; empty for
+	// explanations.
+	Changes []patch.FileChange
+	// Usage sums the usage of every model call of the task.
+	Usage cache.Usage
+	// Rounds counts the model calls.
+	Rounds int
+	// Cached is set when an explanation was served from an earlier answer
+	// without a model call.
+	Cached bool
+	// File is the Markdown file holding an explanation ("" if it could not
+	// be written).
+	File string
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Config is the initial configuration (see SetConfig).
+	Config config.Config
+	// Logger receives the engine's log; nil means slog.Default().
+	Logger *slog.Logger
+	// HTTPClient, if set, sends the model requests (tests use it; nil
+	// means the model package's own client).
+	HTTPClient *http.Client
+	// ExplanationDir is where explanations are written; "" means
+	// os.UserCacheDir()/kimi-lsp/explanations.
+	ExplanationDir string
+}
+
+// Engine runs tasks. It is safe for concurrent use; tasks run in parallel.
+type Engine struct {
+	log      *slog.Logger
+	http     *http.Client
+	prompts  *cache.Session
+	tools    []model.Tool
+	explains *Explanations
+
+	// mu guards cfg and client, replaced together by SetConfig.
+	mu     sync.Mutex
+	cfg    config.Config
+	client *model.Client
+}
+
+// NewEngine returns an engine with the given options.
+func NewEngine(opts Options) (*Engine, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	defs := tools.ModelTools()
+	if opts.Config.WebSearch {
+		defs = append(defs, model.WebSearchTool())
+	}
+	toolsJSON, err := json.Marshal(defs)
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := cache.NewSession(cache.Config{
+		System: System,
+		Tools:  toolsJSON,
+		Model:  opts.Config.Model,
+		Prices: cachePrices(opts.Config),
+		TTL:    opts.Config.CacheTTLDuration(),
+		Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ex, err := NewExplanations(opts.ExplanationDir)
+	if err != nil {
+		log.Warn("explanations will not be kept on disk", "error", err)
+	}
+	e := &Engine{log: log, http: opts.HTTPClient, prompts: prompts, tools: defs, explains: ex}
+	e.SetConfig(opts.Config)
+	return e, nil
+}
+
+// SetConfig makes cfg the configuration of the tasks that start from now.
+// Running tasks keep the configuration they started with.
+func (e *Engine) SetConfig(cfg config.Config) {
+	key, _ := cfg.Key()
+	client := model.New(model.Options{
+		BaseURL:     cfg.BaseURL,
+		FallbackURL: cmpOr(cfg.FallbackURL(), "none"),
+		APIKey:      key,
+		HTTPClient:  e.http,
+		Logger:      e.log,
+	})
+	e.mu.Lock()
+	e.cfg = cfg
+	e.client = client
+	e.mu.Unlock()
+}
+
+func (e *Engine) current() (config.Config, *model.Client) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cfg, e.client
+}
+
+// Stats returns the session's prompt and cache accounting.
+func (e *Engine) Stats() cache.Stats { return e.prompts.Stats() }
+
+// Run runs t, streaming the model's output to sink, and returns what it
+// produced. An explanation asked again for unchanged text is served from
+// the earlier answer without a model call. Cancelling ctx stops the model
+// stream at once.
+func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (*Outcome, error) {
+	cfg, client := e.current()
+	if _, err := cfg.Key(); err != nil && cfg.BaseURL == config.DefaultBaseURL {
+		return nil, err
+	}
+	a := t.Action
+	out := &Outcome{Action: a, Model: a.Model}
+	instruction := instructionFor(a, &t)
+	var exKey string
+	if a.Result == config.ResultExplain && e.explains != nil {
+		exKey = ExplanationKey(a.Model, instruction, t.Active.Path, t.selectedText(), t.Active.Text)
+		if text, file, ok := e.explains.Lookup(exKey); ok {
+			out.Text, out.File, out.Cached = text, file, true
+			sink.Content(text)
+			return out, nil
+		}
+	}
+	prompt, err := e.prompts.Build(cache.Request{
+		Project:     t.Project,
+		Documents:   append(append([]cache.Document(nil), t.Context...), t.Active),
+		Active:      t.Active.Path,
+		Selection:   t.Selection,
+		Diagnostics: t.Diagnostics,
+		Action:      a.Name,
+		Instruction: instruction,
+		Model:       a.Model,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building the prompt: %w", err)
+	}
+	req := &model.Request{
+		Model:               a.Model,
+		Messages:            modelMessages(prompt.Messages),
+		ReasoningEffort:     string(a.ReasoningEffort),
+		MaxCompletionTokens: a.MaxCompletionTokens,
+		Tools:               e.tools,
+		ToolChoice:          model.ToolChoiceAuto,
+		PromptCache:         model.ImplicitCache(cfg.CacheTTL),
+	}
+	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo})
+	exec := tools.NewExecutor(set, e.log)
+	sc := &streamingCompleter{e: e, client: client, sink: sink, handle: prompt.Handle, out: out}
+	res, err := tools.Loop(ctx, sc, req, exec, tools.LoopOptions{
+		MaxRounds:   MaxRounds,
+		ReplyDiff:   a.Result == config.ResultEdit,
+		DiffRetries: 1,
+	})
+	out.Rounds = sc.rounds
+	if err != nil {
+		return out, err
+	}
+	out.Text = res.Final.Content
+	if a.Result == config.ResultExplain {
+		if strings.TrimSpace(out.Text) == "" {
+			return out, errors.New("the model returned an empty answer")
+		}
+		if exKey != "" {
+			file, err := e.explains.Store(exKey, t.Active.Path, out.Text)
+			if err != nil {
+				e.log.Warn("explanation not kept", "error", err)
+			}
+			out.File = file
+		}
+		return out, nil
+	}
+	sink.Status("checking the edit")
+	changes, err := set.Changes()
+	if err != nil {
+		return out, err
+	}
+	if len(changes) == 0 {
+		return out, ErrNoChange
+	}
+	out.Changes = changes
+	return out, nil
+}
+
+// streamingCompleter is the tools.Completer of a task: it streams each
+// round's reply to the sink as it arrives and accounts for its usage.
+type streamingCompleter struct {
+	e      *Engine
+	client *model.Client
+	sink   Sink
+	handle cache.Handle
+	out    *Outcome
+	rounds int
+}
+
+func (c *streamingCompleter) Complete(ctx context.Context, req *model.Request) (*model.Response, error) {
+	c.rounds++
+	if c.rounds > 1 {
+		c.sink.Status(fmt.Sprintf("round %d: sending tool results", c.rounds))
+	}
+	resp, err := c.e.stream(ctx, c.client, req, c.sink)
+	var u model.Usage
+	if resp != nil && resp.Usage != nil {
+		u = *resp.Usage
+	}
+	c.e.account(c.handle, c.rounds, req.Model, u, &c.out.Usage)
+	if err != nil {
+		return resp, err
+	}
+	m := resp.Message
+	if resp.FinishReason == model.FinishLength && strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
+		return resp, fmt.Errorf("%w (max_completion_tokens %d; raise maxCompletionTokens)", ErrNoAnswer, req.MaxCompletionTokens)
+	}
+	return resp, nil
+}
+
+// stream sends req and forwards the reply to sink as it arrives.
+func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Request, sink Sink) (*model.Response, error) {
+	s, err := client.Stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var acc model.Accumulator
+	for {
+		ev, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return &model.Response{Message: acc.Message(), FinishReason: acc.FinishReason(), Usage: acc.Usage()}, err
+		}
+		acc.Add(ev)
+		switch ev.Kind {
+		case model.EventReasoning:
+			sink.Reasoning(ev.Text)
+		case model.EventContent:
+			sink.Content(ev.Text)
+		}
+	}
+	return &model.Response{ID: s.ID(), Model: s.Model(), Message: acc.Message(), FinishReason: acc.FinishReason(), Usage: acc.Usage()}, nil
+}
+
+// account records a call's usage: the first against the built prompt (it
+// corrects the estimator and checks the cache prediction), later rounds of
+// the tool loop as follow-ups.
+func (e *Engine) account(h cache.Handle, round int, modelName string, u model.Usage, total *cache.Usage) {
+	cu := cache.Usage{
+		PromptTokens:     u.PromptTokens,
+		CachedTokens:     u.CachedTokens,
+		CacheWriteTokens: u.CacheWriteTokens,
+		CompletionTokens: u.CompletionTokens,
+		ReasoningTokens:  u.ReasoningTokens,
+	}
+	var err error
+	if round == 1 {
+		_, err = e.prompts.Record(h, cu)
+	} else {
+		_, err = e.prompts.RecordFollowUp(modelName, cu)
+	}
+	if err != nil {
+		e.log.Debug("usage not recorded", "error", err)
+	}
+	total.PromptTokens += cu.PromptTokens
+	total.CachedTokens += cu.CachedTokens
+	total.CacheWriteTokens += cu.CacheWriteTokens
+	total.CompletionTokens += cu.CompletionTokens
+	total.ReasoningTokens += cu.ReasoningTokens
+}
+
+func modelMessages(ms []cache.Message) []model.Message {
+	out := make([]model.Message, len(ms))
+	for i, m := range ms {
+		out[i] = model.Message{Role: m.Role, Content: m.Content}
+	}
+	return out
+}
+
+func cachePrices(cfg config.Config) cache.Prices {
+	out := cache.Prices{}
+	for m, p := range cfg.Prices() {
+		out[m] = cache.Price{Input: p.Input, CachedInput: p.CachedRead, CacheWrite5m: p.Write5m, CacheWrite1h: p.Write1h, Output: p.Output}
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,221 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// codeActionParams is textDocument/codeAction's params. Diagnostics are kept
+// raw so that they travel back to us in the command argument unchanged.
+type codeActionParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+	Range        protocol.Range         `json:"range"`
+	Context      struct {
+		Diagnostics []json.RawMessage `json:"diagnostics"`
+		Only        []string          `json:"only,omitempty"`
+	} `json:"context"`
+}
+
+// commandArgs is the one argument object of every kimi.* command.
+type commandArgs struct {
+	URI         string            `json:"uri,omitempty"`
+	Range       *protocol.Range   `json:"range,omitempty"`
+	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
+	Instruction string            `json:"instruction,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Job         string            `json:"job,omitempty"`
+}
+
+// codeAction is the CodeAction literal we send (the library's type lacks
+// nothing here, but its Diagnostics are decoded values; we pass ours raw).
+type codeAction struct {
+	Title       string            `json:"title"`
+	Kind        string            `json:"kind,omitempty"`
+	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
+	IsPreferred bool              `json:"isPreferred,omitempty"`
+	Command     *protocol.Command `json:"command,omitempty"`
+}
+
+// maxFixTitles bounds the per-diagnostic Fix actions; more diagnostics get
+// one "fix all" action only.
+const maxFixTitles = 3
+
+// handleCodeAction lists our actions for a range. It never touches the
+// network or the disk: it only reads the configuration and the request.
+func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+	var p codeActionParams
+	if err := decodeParams("textDocument/codeAction", raw, &p); err != nil {
+		return nil, err
+	}
+	uri, err := workspace.ParseURI(p.TextDocument.URI)
+	if err != nil {
+		return nil, rpcError(-32602, "textDocument/codeAction: %v", err)
+	}
+	if _, ok := s.docs.Snapshot(uri); !ok {
+		return []any{}, nil
+	}
+	if s.isSecretURI(uri) {
+		// No action may send this file to the provider; say why once.
+		s.noteSecret(ctx, uri)
+		return []any{}, nil
+	}
+	cfg := s.config()
+	rng := p.Range
+	base := commandArgs{URI: string(uri), Range: &rng}
+	var actions []codeAction
+	for _, a := range cfg.Actions() {
+		switch a.Name {
+		case config.ActionFix:
+			actions = append(actions, fixActions(base, p.Context.Diagnostics)...)
+		default:
+			args := base
+			cmd := commandFor(a)
+			if cmd == cmdAction {
+				args.Name = a.Name
+			}
+			actions = append(actions, codeAction{
+				Title:   a.Title,
+				Kind:    kindFor(a),
+				Command: &protocol.Command{Title: a.Title, Command: cmd, Arguments: []any{args}},
+			})
+		}
+	}
+	actions = filterOnly(actions, p.Context.Only)
+	caps := s.clientCaps()
+	if caps.TextDocument.CodeAction == nil || caps.TextDocument.CodeAction.CodeActionLiteralSupport == nil {
+		// Clients without literals get plain Commands.
+		cmds := make([]*protocol.Command, len(actions))
+		for i, a := range actions {
+			cmds[i] = a.Command
+		}
+		return cmds, nil
+	}
+	if !caps.TextDocument.CodeAction.IsPreferredSupport {
+		for i := range actions {
+			actions[i].IsPreferred = false
+		}
+	}
+	return actions, nil
+}
+
+// fixActions offers Fix for the diagnostics of the request's context: one
+// action per diagnostic (titled with its message) up to maxFixTitles, and
+// one for all of them when there are several. Without diagnostics, a plain
+// Fix asks the model to find and fix the problem in the range. The single
+// Fix of a lone error is preferred: it is the obvious choice in the menu.
+func fixActions(base commandArgs, diags []json.RawMessage) []codeAction {
+	mk := func(title string, ds []json.RawMessage, preferred bool) codeAction {
+		args := base
+		args.Diagnostics = ds
+		return codeAction{
+			Title:       title,
+			Kind:        kindQuickFix,
+			Diagnostics: ds,
+			IsPreferred: preferred,
+			Command:     &protocol.Command{Title: title, Command: cmdFix, Arguments: []any{args}},
+		}
+	}
+	if len(diags) == 0 {
+		return []codeAction{mk("Kimi: Fix", nil, false)}
+	}
+	var out []codeAction
+	if len(diags) <= maxFixTitles {
+		for _, d := range diags {
+			msg, sev := diagnosticSummary(d)
+			out = append(out, mk("Kimi: Fix “"+msg+"”", []json.RawMessage{d}, len(diags) == 1 && sev == 1))
+		}
+	}
+	if len(diags) > 1 {
+		out = append(out, mk(fmt.Sprintf("Kimi: Fix all %d problems here", len(diags)), diags, false))
+	}
+	return out
+}
+
+// diagnosticSummary returns a diagnostic's first message line, shortened
+// for a menu title, and its severity (0 if absent).
+func diagnosticSummary(raw json.RawMessage) (string, int) {
+	var d struct {
+		Message  string `json:"message"`
+		Severity int    `json:"severity"`
+	}
+	_ = json.Unmarshal(raw, &d)
+	msg, _, _ := strings.Cut(strings.TrimSpace(d.Message), "\n")
+	if utf8.RuneCountInString(msg) > 60 {
+		msg = string([]rune(msg)[:59]) + "…"
+	}
+	if msg == "" {
+		msg = "problem"
+	}
+	return msg, d.Severity
+}
+
+// commandFor returns the command that runs action a.
+func commandFor(a config.Action) string {
+	if !a.Builtin {
+		return cmdAction
+	}
+	switch a.Name {
+	case config.ActionExplain:
+		return cmdExplain
+	case config.ActionFix:
+		return cmdFix
+	case config.ActionRewrite:
+		return cmdRewrite
+	case config.ActionDocument:
+		return cmdDocument
+	case config.ActionTests:
+		return cmdTests
+	}
+	return cmdAction
+}
+
+// kindFor returns the code action kind of a: ours for the built-ins (see
+// commands.go), the configured one for user-defined actions.
+func kindFor(a config.Action) string {
+	if !a.Builtin {
+		if a.Kind != "" {
+			return a.Kind
+		}
+		return "refactor.kimi." + a.Name
+	}
+	switch a.Name {
+	case config.ActionExplain:
+		return kindExplain
+	case config.ActionFix:
+		return kindQuickFix
+	case config.ActionRewrite:
+		return kindRewrite
+	case config.ActionDocument:
+		return kindDocument
+	case config.ActionTests:
+		return kindTests
+	}
+	return "refactor.kimi"
+}
+
+// filterOnly keeps the actions whose kind matches one of only: equal to it
+// or below it in the kind hierarchy ("refactor" matches
+// "refactor.rewrite"). An empty only keeps everything.
+func filterOnly(actions []codeAction, only []string) []codeAction {
+	if len(only) == 0 {
+		return actions
+	}
+	out := actions[:0:0]
+	for _, a := range actions {
+		for _, o := range only {
+			if o == "" || a.Kind == o || strings.HasPrefix(a.Kind, o+".") {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}

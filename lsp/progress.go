@@ -1,0 +1,264 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+// tailRunes is how much of the streamed answer a progress report shows: a
+// readable tail, not the whole text (the whole text goes to the result).
+const tailRunes = 240
+
+// progress reports one job to the editor: $/progress with a work-done
+// token when the client supports it, else window/logMessage lines and a
+// final window/showMessage. Reports are throttled: the first text goes out
+// at once, later ones at most every interval, and the last one is flushed
+// before end. It is safe for concurrent use.
+type progress struct {
+	s        *Server
+	token    json.RawMessage // nil when the client has no progress support
+	interval time.Duration
+	thinking bool // show the reasoning tail while the model thinks
+
+	// mu guards the fields below.
+	mu       sync.Mutex
+	title    string
+	content  strings.Builder // the answer so far
+	reason   tailBuffer      // the end of the reasoning so far
+	status   string          // a short status line, e.g. "retrying"
+	lastSent time.Time
+	dirty    bool
+	timer    *time.Timer
+	ended    bool
+	reports  int
+}
+
+// newProgress prepares progress for a job. clientToken is the workDoneToken
+// the client sent with executeCommand, if any; otherwise a token is created
+// with window/workDoneProgress/create when the client supports progress.
+func (s *Server) newProgress(ctx context.Context, clientToken json.RawMessage, jobID string, maxPerSecond int, thinking bool) *progress {
+	if maxPerSecond <= 0 {
+		maxPerSecond = 10
+	}
+	p := &progress{s: s, interval: time.Second / time.Duration(maxPerSecond), thinking: thinking}
+	switch {
+	case len(clientToken) > 0 && string(clientToken) != "null":
+		p.token = clientToken
+	case s.clientCaps().Window.WorkDoneProgress:
+		tok, _ := json.Marshal("kimi-job-" + jobID)
+		err := s.call(ctx, "window/workDoneProgress/create", map[string]json.RawMessage{"token": tok}, nil)
+		if err != nil {
+			s.log.Warn("client refused a progress token; falling back to log messages", "error", err)
+		} else {
+			p.token = tok
+		}
+	}
+	return p
+}
+
+// Token returns the progress token, or nil.
+func (p *progress) Token() json.RawMessage { return p.token }
+
+func (p *progress) send(ctx context.Context, value any) {
+	p.s.notify(ctx, "$/progress", struct {
+		Token json.RawMessage `json:"token"`
+		Value any             `json:"value"`
+	}{p.token, value})
+}
+
+// Begin starts the progress with a title such as "Kimi: Explain".
+func (p *progress) Begin(ctx context.Context, title, message string) {
+	p.mu.Lock()
+	p.title = title
+	p.mu.Unlock()
+	if p.token == nil {
+		p.s.notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: title + ": " + message})
+		return
+	}
+	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Cancellable: true, Message: message})
+}
+
+// Content adds answer text; Reasoning adds reasoning text; Status sets a
+// short status line. Each schedules a throttled report.
+func (p *progress) Content(delta string) {
+	p.mu.Lock()
+	p.content.WriteString(delta)
+	p.status = ""
+	p.scheduleLocked()
+	p.mu.Unlock()
+}
+
+func (p *progress) Reasoning(delta string) {
+	if !p.thinking {
+		return
+	}
+	p.mu.Lock()
+	p.reason.Write(delta)
+	p.scheduleLocked()
+	p.mu.Unlock()
+}
+
+func (p *progress) Status(msg string) {
+	p.mu.Lock()
+	p.status = msg
+	p.scheduleLocked()
+	p.mu.Unlock()
+}
+
+// Text returns the answer text so far.
+func (p *progress) Text() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.content.String()
+}
+
+// Reports returns how many reports were sent (for tests and logs).
+func (p *progress) Reports() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reports
+}
+
+// scheduleLocked sends a report now if the interval has passed since the
+// last one, else arms a timer for the rest of it.
+// Precondition: p.mu is held.
+func (p *progress) scheduleLocked() {
+	if p.ended {
+		return
+	}
+	p.dirty = true
+	wait := p.interval - time.Since(p.lastSent)
+	if wait <= 0 {
+		p.flushLocked()
+		return
+	}
+	if p.timer == nil {
+		p.timer = time.AfterFunc(wait, func() {
+			p.mu.Lock()
+			p.timer = nil
+			if p.dirty && !p.ended {
+				p.flushLocked()
+			}
+			p.mu.Unlock()
+		})
+	}
+}
+
+// flushLocked sends the current tail as a report.
+// Precondition: p.mu is held.
+func (p *progress) flushLocked() {
+	p.dirty = false
+	p.lastSent = time.Now()
+	msg := p.messageLocked()
+	if msg == "" {
+		return
+	}
+	p.reports++
+	ctx := context.Background()
+	if p.token == nil {
+		// Without progress support, log lines are the only live view;
+		// send whole lines so the log reads as text.
+		p.s.notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: protocol.MessageTypeLog, Message: p.title + ": " + msg})
+		return
+	}
+	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg})
+}
+
+// messageLocked is the report text: the status, or the answer's tail, or
+// "thinking…" with the reasoning's tail.
+// Precondition: p.mu is held.
+func (p *progress) messageLocked() string {
+	if p.status != "" {
+		return p.status
+	}
+	if p.content.Len() > 0 {
+		return tail(p.content.String(), tailRunes)
+	}
+	if r := p.reason.String(); r != "" {
+		return "thinking… " + tail(r, tailRunes/2)
+	}
+	return ""
+}
+
+// End finishes the progress with a one-line outcome. For clients without
+// progress support, the outcome is also shown with window/showMessage.
+func (p *progress) End(ctx context.Context, outcome string, failed bool) {
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
+	p.ended = true
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	if p.dirty {
+		p.flushLocked()
+	}
+	title := p.title
+	p.mu.Unlock()
+	if p.token == nil {
+		typ := protocol.MessageTypeInfo
+		if failed {
+			typ = protocol.MessageTypeError
+		}
+		p.s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: title + ": " + outcome})
+		return
+	}
+	p.send(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: outcome})
+}
+
+// tail returns about the last n runes of s, starting at a line or word
+// boundary when one is near, with newlines folded to " ⏎ " so the editor's
+// one-line progress display stays readable.
+func tail(s string, n int) string {
+	if utf8.RuneCountInString(s) > n {
+		cut := len(s)
+		for i := 0; i < n && cut > 0; i++ {
+			_, size := utf8.DecodeLastRuneInString(s[:cut])
+			cut -= size
+		}
+		s = s[cut:]
+		if i := strings.IndexAny(s, " \n"); i >= 0 && i < 24 {
+			s = s[i+1:]
+		}
+		s = "…" + s
+	}
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ⏎ ")), " ")
+}
+
+// tailBuffer keeps the last few KB written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(s string) {
+	const keep = 4096
+	t.b = append(t.b, s...)
+	if len(t.b) > 2*keep {
+		cut := len(t.b) - keep
+		for cut < len(t.b) && !utf8.RuneStart(t.b[cut]) {
+			cut++
+		}
+		t.b = append(t.b[:0], t.b[cut:]...)
+	}
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
+
+// outcomeLine makes a one-line outcome for End.
+func outcomeLine(format string, args ...any) string {
+	s := fmt.Sprintf(format, args...)
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > 300 {
+		s = string([]rune(s)[:299]) + "…"
+	}
+	return s
+}
