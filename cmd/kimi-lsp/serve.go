@@ -9,8 +9,8 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/logx"
