@@ -389,9 +389,11 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			return c, false, nil
 		}
 		h := cands[g.r.IntN(len(cands))]
+		removed := 0
 		for k, l := range h.lines {
-			if strings.HasPrefix(l, "+") && strings.TrimSpace(l[1:]) != "" && g.r.IntN(3) != 0 {
+			if strings.HasPrefix(l, "+") && strings.TrimSpace(l[1:]) != "" && (removed == 0 || g.r.IntN(3) != 0) {
 				h.lines[k] = l[1:]
+				removed++
 			}
 		}
 	case "unrelated region changed since":
