@@ -8,16 +8,16 @@ import "fmt"
 // session. It does not touch the estimator or the prefix tracker, which
 // follow the built prompts only.
 func (s *Session) RecordFollowUp(model string, u Usage) (Accounting, error) {
+	if err := checkUsage(u); err != nil {
+		return Accounting{}, fmt.Errorf("cache: follow-up: %w", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := Accounting{Usage: u}
 	s.stats.Requests++
-	if u.PromptTokens <= 0 {
+	if u.PromptTokens == 0 {
 		s.stats.UnknownUsage++
 		return a, nil
-	}
-	if u.CachedTokens < 0 || u.CacheWriteTokens < 0 || u.CompletionTokens < 0 || u.ReasoningTokens < 0 {
-		return a, fmt.Errorf("cache: follow-up: negative token count in usage %+v", u)
 	}
 	s.addUsageLocked(&a, model, u)
 	return a, nil

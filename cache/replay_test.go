@@ -121,7 +121,21 @@ func naive(req cache.Request, activeFirst bool) []cache.Message {
 			active = d.Text
 		}
 	}
-	fmt.Fprintf(&b, "<request action=%q>\n<active path=%q/>\n<selection>\n%s%s%s\n</selection>\n", req.Action, req.Active, active[:req.Selection.Start], "<|selection|>"+active[req.Selection.Start:req.Selection.End]+"<|/selection|>", "")
+	// The same window as ours: 20 lines either side of the selection.
+	sel := req.Selection
+	lo, hi := sel.Start, sel.End
+	for n := 0; n <= 20 && lo > 0; n++ {
+		lo = strings.LastIndexByte(active[:lo-1], '\n') + 1
+	}
+	for n := 0; n <= 20 && hi < len(active); n++ {
+		if j := strings.IndexByte(active[hi:], '\n'); j >= 0 {
+			hi += j + 1
+		} else {
+			hi = len(active)
+		}
+	}
+	fmt.Fprintf(&b, "<request action=%q>\n<active path=%q/>\n<selection>\n%s<|selection|>%s<|/selection|>%s\n</selection>\n",
+		req.Action, req.Active, active[lo:sel.Start], active[sel.Start:sel.End], active[sel.End:hi])
 	for _, d := range req.Diagnostics {
 		fmt.Fprintf(&b, "<diagnostics>\n- line %d %s: %s\n</diagnostics>\n", d.StartLine+1, d.Severity, d.Message)
 	}

@@ -641,8 +641,12 @@ func TestRecordAndStats(t *testing.T) {
 	if _, err := s.Record(p4.Handle, cache.Usage{PromptTokens: 10, CachedTokens: -1}); err == nil {
 		t.Error("negative usage accepted")
 	}
+	// The bad usage recorded nothing and left the handle pending.
+	if _, err := s.Record(p4.Handle, cache.Usage{}); err != nil {
+		t.Errorf("Record after a refused usage: %v", err)
+	}
 	st := s.Stats()
-	if st.Requests != 4 || st.PromptTokens != 1_000_010 || st.CachedTokens != 600_005 || st.UnpricedRequests != 1 || st.UnknownUsage != 1 || st.Built != 4 {
+	if st.Requests != 4 || st.PromptTokens != 1_000_010 || st.CachedTokens != 600_005 || st.UnpricedRequests != 1 || st.UnknownUsage != 2 || st.Built != 4 {
 		t.Errorf("Stats() = %+v", st)
 	}
 	if math.Abs(st.HitRatio-600_005.0/1_000_010) > 1e-12 || math.Abs(st.CostUSD-2.07) > 1e-9 {
@@ -774,4 +778,28 @@ func FuzzReconstruct(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		cache.Reconstruct([]cache.Message{{Role: "user", Content: s}}) // must not panic
 	})
+}
+
+func TestRecordFollowUp(t *testing.T) {
+	docs := workspace(t, "header.go")
+	s := newSession(t, cache.Config{})
+	p := build(t, s, request(docs, 0, 10, "fix", t0))
+	if _, err := s.Record(p.Handle, cache.Usage{PromptTokens: 1000, CachedTokens: 0, CacheWriteTokens: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	// A second round of a tool-call loop: the same prompt and more.
+	a, err := s.RecordFollowUp(cache.DefaultModel, cache.Usage{PromptTokens: 1200, CachedTokens: 1000, CacheWriteTokens: 200, CompletionTokens: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Priced || math.Abs(a.InputCostUSD-(1000*0.2+200*2.0)/1e6) > 1e-12 {
+		t.Errorf("follow-up accounting %+v", a)
+	}
+	if _, err := s.RecordFollowUp(cache.DefaultModel, cache.Usage{PromptTokens: 5, CacheWriteTokens: -1}); err == nil {
+		t.Error("negative usage accepted")
+	}
+	st := s.Stats()
+	if st.Requests != 2 || st.PromptTokens != 2200 || st.CachedTokens != 1000 || st.Built != 1 {
+		t.Errorf("Stats() = %+v", st)
+	}
 }

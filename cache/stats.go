@@ -81,10 +81,14 @@ type Accounting struct {
 
 // Record accounts for the reply to the prompt with handle h, given the
 // provider's usage (a zero PromptTokens means the reply carried no usage; it
-// is counted in Stats.UnknownUsage). It corrects the token estimate with the
+// is counted in Stats.UnknownUsage). A usage with a negative count is an
+// error that records nothing and leaves the handle pending. It corrects the token estimate with the
 // actual prompt tokens and, when fewer tokens were cached than predicted,
 // logs at debug level where the prompt diverged from the previous one.
 func (s *Session) Record(h Handle, u Usage) (Accounting, error) {
+	if err := checkUsage(u); err != nil {
+		return Accounting{}, fmt.Errorf("cache: record %d: %w", h, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.pend[h]
@@ -104,9 +108,6 @@ func (s *Session) Record(h Handle, u Usage) (Accounting, error) {
 		s.stats.UnknownUsage++
 		return a, nil
 	}
-	if u.CachedTokens < 0 || u.CacheWriteTokens < 0 || u.CompletionTokens < 0 || u.ReasoningTokens < 0 {
-		return a, fmt.Errorf("cache: record %d: negative token count in usage %+v", h, u)
-	}
 	s.est.observe(p.raw, u.PromptTokens)
 	s.addUsageLocked(&a, p.model, u)
 	if miss := p.predicted - u.CachedTokens; miss > s.track.block {
@@ -115,6 +116,14 @@ func (s *Session) Record(h Handle, u Usage) (Accounting, error) {
 			"diverged_at", p.diverged, "in", p.where, "near", p.near)
 	}
 	return a, nil
+}
+
+// checkUsage refuses a usage with negative counts (nothing is recorded).
+func checkUsage(u Usage) error {
+	if u.PromptTokens < 0 || u.CachedTokens < 0 || u.CacheWriteTokens < 0 || u.CompletionTokens < 0 || u.ReasoningTokens < 0 {
+		return fmt.Errorf("negative token count in usage %+v", u)
+	}
+	return nil
 }
 
 // addUsageLocked adds a recorded request's tokens and cost to the totals.
