@@ -1,6 +1,7 @@
 package cachetest
 
 import (
+	"encoding/binary"
 	"sync"
 	"time"
 )
@@ -76,20 +77,24 @@ const (
 	fnvPrime  = 1099511628211
 )
 
-// chain extends the chain hash h over the bytes of one block.
+// chain extends the chain hash h over the bytes of one block: FNV-1a style
+// mixing, eight bytes at a time, with the previous hash mixed in first so
+// that equal blocks after different prefixes hash differently.
 func chain(h uint64, block []byte) uint64 {
-	// Mix the previous hash in first, so equal blocks at different places
-	// in different prefixes get different hashes.
-	x := uint64(fnvOffset)
-	for i := 0; i < 8; i++ {
-		x ^= (h >> (8 * i)) & 0xff
+	x := (uint64(fnvOffset) ^ h) * fnvPrime
+	x ^= uint64(len(block))
+	x *= fnvPrime
+	for len(block) >= 8 {
+		x ^= binary.LittleEndian.Uint64(block)
 		x *= fnvPrime
+		x ^= x >> 29
+		block = block[8:]
 	}
 	for _, c := range block {
 		x ^= uint64(c)
 		x *= fnvPrime
 	}
-	return x
+	return x ^ x>>32
 }
 
 // hashLocked tokenises prompt and fills s.hashes with the chain hash of every
