@@ -184,3 +184,43 @@ func TestApplyLevelsAndPerturbations(t *testing.T) {
 		})
 	}
 }
+
+func TestParseProseAfterBareDiff(t *testing.T) {
+	const diff = "--- a/demo.go\n+++ b/demo.go\n@@\n func Sum(xs ...int) int {\n-\ttotal := 0\n+\ttotal := 1\n \tfor _, x := range xs {\n"
+	want := strings.Replace(goFile, "total := 0", "total := 1", 1)
+	tests := []struct {
+		name, reply string
+		ok          bool
+	}{
+		{"prose", diff + "\nThis starts the sum at one.\nNothing else changes.\n", true},
+		{"prose then another file", diff + "\nAnd the other file:\n--- a/demo.go\n+++ b/demo.go\n@@\n-\treturn total\n+\treturn total // sum\n", true},
+		// A list after the diff could be removed and added lines: refuse
+		// rather than guess where the diff ends.
+		{"list", diff + "\nChanges:\n- start the sum at one\n", false},
+		// A context line that lost its space after a blank line keeps the
+		// rest of the hunk.
+		{"unmarked context", "--- a/demo.go\n+++ b/demo.go\n@@\n \tfmt.Println(\"hello,\", name)\n }\n\n// Sum adds numbers.\n func Sum(xs ...int) int {\n-\ttotal := 0\n+\ttotal := 1\n", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := workspace(t, map[string]string{"demo.go": goFile})
+			ch, err := patch.Apply(d, tc.reply, patch.Options{})
+			if !tc.ok {
+				if err == nil {
+					t.Fatalf("applied: %+v", ch)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(patch.Feedback(err))
+			}
+			w := want
+			if strings.Contains(tc.reply, "// sum") {
+				w = strings.Replace(w, "\treturn total\n", "\treturn total // sum\n", 1)
+			}
+			if ch[0].After != w {
+				t.Fatalf("after:\n%s", ch[0].After)
+			}
+		})
+	}
+}

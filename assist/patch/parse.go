@@ -282,6 +282,15 @@ func (p *parser) parse() ([]*FileDiff, error) {
 			p.gitHeader = false
 			p.hunk = parseHunkHeader(l)
 		case p.hunk != nil:
+			if !p.seg.fenced && unmarked(l.s) && len(p.body) > 0 && p.body[len(p.body)-1].s == "" && proseFollows(lines[i:]) {
+				// Bare reply: an unmarked line after a blank line, with no
+				// line until the next header that could be a diff line,
+				// starts prose; the hunk ends at the blank line.
+				if err := p.finishHunk(false); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			p.body = append(p.body, l)
 		}
 	}
@@ -297,6 +306,26 @@ func (p *parser) parse() ([]*FileDiff, error) {
 		}
 	}
 	return p.files, nil
+}
+
+// unmarked reports whether a hunk line has no diff marker and is not blank.
+func unmarked(s string) bool {
+	return s != "" && !strings.ContainsRune(" -+\\", rune(s[0]))
+}
+
+// proseFollows reports whether no line before the next diff header starts
+// with a diff marker, so that ending a hunk there cannot drop diff lines.
+func proseFollows(lines []textLine) bool {
+	for i, l := range lines {
+		if strings.HasPrefix(l.s, "@@") || strings.HasPrefix(l.s, "diff --git ") ||
+			strings.HasPrefix(l.s, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, "+++ ") {
+			return true
+		}
+		if l.s != "" && strings.ContainsRune(" -+", rune(l.s[0])) {
+			return false
+		}
+	}
+	return true
 }
 
 // hunkNeedsMore reports whether the current hunk's header counts ask for
