@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults used where a Config field is zero.
@@ -297,11 +298,18 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	var trimmed []string
 	over := false
 	if s.budget > 0 && s.estimateLocked(len(tail)) > s.budget {
-		if len(s.editLog) > 0 {
-			s.rebaseLocked(req.Active, 0)
+		others := slices.ContainsFunc(s.order, func(f *fileSeg) bool { return f.path != req.Active })
+		if others {
+			// Trimming rewrites the end of the stable part: fold the log
+			// first, as the files it edits may go.
+			if len(s.editLog) > 0 {
+				s.rebaseLocked(req.Active, 0)
+			}
+			trimmed, over = s.trimLocked(req.Active, len(tail), relaid)
+			reasons = append(reasons, "trim")
+		} else {
+			over = true // the active file and the request alone
 		}
-		trimmed, over = s.trimLocked(req.Active, len(tail), relaid)
-		reasons = append(reasons, "trim")
 	}
 	if s.dirty {
 		s.renderContextLocked()
@@ -316,7 +324,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	msgs = append(msgs, Message{Role: "user", Content: last})
 
 	p := &Prompt{
-		Messages:   msgs,
+		Messages:   slices.Clone(msgs), // the caller may modify its copy
 		Model:      model,
 		TTL:        s.ttl,
 		Diverged:   -1,
@@ -329,7 +337,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	p.EstimatedTokens = s.est.tokens(total)
 
 	// Prediction and divergence.
-	shared := s.track.predict(now, len(s.tools), msgs)
+	shared := s.track.predict(now, model, len(s.tools), msgs)
 	var totalTokens, sharedTokens int
 	if s.count != nil {
 		r := Render(nil, s.tools, msgs)
@@ -346,15 +354,11 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	}
 	if totalTokens >= s.track.min {
 		p.PredictedCachedTokens = s.track.blocks(min(sharedTokens, totalTokens))
-		s.track.add(now, s.ttl, msgs)
+		s.track.add(now, s.ttl, model, msgs)
 	}
 	var where, near string
 	if s.prev != nil {
-		known := -1
-		if s.prevGen == s.track.gen {
-			known = len(s.context)
-		}
-		off, i := lcp(len(s.tools), s.prev, msgs, known)
+		off, i := lcp(len(s.tools), s.prev, msgs, s.track.knownPrefix(s.prevGen, s.context))
 		p.Diverged = off
 		where, near = s.locate(msgs, i, off)
 		p.DivergedIn = where
@@ -408,6 +412,11 @@ func validate(req Request) (*Document, error) {
 	sel := req.Selection
 	if sel.Start < 0 || sel.Start > sel.End || sel.End > len(active.Text) {
 		return nil, fmt.Errorf("cache: selection %d-%d outside the active text of %d bytes", sel.Start, sel.End, len(active.Text))
+	}
+	for _, off := range []int{sel.Start, sel.End} {
+		if off < len(active.Text) && !utf8.RuneStart(active.Text[off]) {
+			return nil, fmt.Errorf("cache: selection offset %d is inside a UTF-8 character", off)
+		}
 	}
 	return active, nil
 }

@@ -498,6 +498,10 @@ func TestValidation(t *testing.T) {
 		{"no active", func(r *cache.Request) { r.Active = "nope.go" }, "not among"},
 		{"selection past end", func(r *cache.Request) { r.Selection.End = len(docs[0].Text) + 1 }, "outside"},
 		{"selection reversed", func(r *cache.Request) { r.Selection = cache.Selection{Start: 10, End: 5} }, "outside"},
+		{"selection splits a rune", func(r *cache.Request) {
+			r.Documents[0].Text = "héllo"
+			r.Selection = cache.Selection{Start: 2, End: 3}
+		}, "inside a UTF-8 character"},
 	}
 	for _, tt := range tests {
 		req := request(docs, 0, 10, "explain", t0)
@@ -801,5 +805,24 @@ func TestRecordFollowUp(t *testing.T) {
 	st := s.Stats()
 	if st.Requests != 2 || st.PromptTokens != 2200 || st.CachedTokens != 1000 || st.Built != 1 {
 		t.Errorf("Stats() = %+v", st)
+	}
+}
+
+func TestPredictionPerModel(t *testing.T) {
+	// A provider's cache is per model: a prompt cached for one model does
+	// not serve another.
+	docs := workspace(t, "header.go", "cookie.go")
+	s := newSession(t, cache.Config{BlockTokens: 16})
+	req := request(docs, 0, 10, "explain", t0)
+	req.Model = "kimi-k3.1-pro-highspeed"
+	build(t, s, req)
+	req = request(docs, 0, 10, "fix", t0.Add(time.Second))
+	if p := build(t, s, req); p.PredictedCachedTokens != 0 {
+		t.Errorf("predicted %d cached tokens for the first prompt of another model", p.PredictedCachedTokens)
+	}
+	req = request(docs, 0, 10, "explain", t0.Add(2*time.Second))
+	req.Model = "kimi-k3.1-pro-highspeed"
+	if p := build(t, s, req); p.PredictedCachedTokens < p.EstimatedTokens/2 {
+		t.Errorf("predicted %d of %d cached for a model's second prompt", p.PredictedCachedTokens, p.EstimatedTokens)
 	}
 }

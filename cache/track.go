@@ -109,9 +109,11 @@ func lcp(tlen int, a, b []Message, known int) (off, msg int) {
 	return off, min(len(a), len(b))
 }
 
-// sent is a prompt the provider has probably cached, until expires; gen
+// sent is a prompt the provider has probably cached for model (a
+// provider's cache is per model), until expires; gen
 // identifies its stable context (message 1) among the session's renderings.
 type sent struct {
+	model   string
 	msgs    []Message
 	expires time.Time
 	gen     int
@@ -171,12 +173,12 @@ func (t *tracker) newContext(ctx string) {
 }
 
 // predict returns the rendered length of the longest prefix of msgs shared
-// with a prompt still alive at now (0 if none). msgs[1] is the current
-// stable context.
-func (t *tracker) predict(now time.Time, tlen int, msgs []Message) int {
+// with a prompt for the same model still alive at now (0 if none). msgs[1]
+// is the current stable context.
+func (t *tracker) predict(now time.Time, model string, tlen int, msgs []Message) int {
 	best := 0
 	for _, e := range t.hist {
-		if !now.Before(e.expires) {
+		if e.model != model || !now.Before(e.expires) {
 			continue
 		}
 		if off, _ := lcp(tlen, e.msgs, msgs, t.knownPrefix(e.gen, msgs[1].Content)); off > best {
@@ -188,7 +190,7 @@ func (t *tracker) predict(now time.Time, tlen int, msgs []Message) int {
 
 // add remembers msgs as sent at now with lifetime ttl, and forgets expired
 // prompts and, past maxHistory, the ones expiring soonest.
-func (t *tracker) add(now time.Time, ttl time.Duration, msgs []Message) {
+func (t *tracker) add(now time.Time, ttl time.Duration, model string, msgs []Message) {
 	kept := t.hist[:0]
 	for _, e := range t.hist {
 		if now.Before(e.expires) {
@@ -198,7 +200,7 @@ func (t *tracker) add(now time.Time, ttl time.Duration, msgs []Message) {
 	for i := len(kept); i < len(t.hist); i++ {
 		t.hist[i] = sent{}
 	}
-	t.hist = append(kept, sent{msgs: msgs, expires: now.Add(ttl), gen: t.gen})
+	t.hist = append(kept, sent{model: model, msgs: msgs, expires: now.Add(ttl), gen: t.gen})
 	if len(t.hist) > maxHistory {
 		// Entries are appended in time order; with one TTL per session the
 		// first expires soonest.

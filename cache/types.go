@@ -27,7 +27,9 @@ type Document struct {
 	LastEdited int64
 }
 
-// Project is the rarely changing context of the workspace.
+// Project is the rarely changing context of the workspace. Any change to it
+// rewrites the whole stable part, so the caller must pass the same values
+// (languages in the same order too) from request to request.
 type Project struct {
 	// Name is the workspace name (a folder name, never a path).
 	Name string
@@ -48,6 +50,7 @@ const (
 	SeverityHint
 )
 
+// String returns the severity's name as the prompt shows it ("error").
 func (s Severity) String() string {
 	switch s {
 	case SeverityError:
