@@ -27,6 +27,8 @@ export interface Stats {
   cacheWriteTokens?: number;
   hitRatio?: number;
   cost?: number;
+  /** costUSD is the name kimi-lsp uses for cost; either is read. */
+  costUSD?: number;
   [key: string]: unknown;
 }
 
@@ -74,9 +76,13 @@ export class JobTracker {
   }
 }
 
-/** lastLine returns the last non-empty line of a streamed text, shortened. */
+/**
+ * lastLine returns the last non-empty line of a streamed text, shortened
+ * from the left. The server may mark line breaks with "⏎" in its one-line
+ * progress reports; those count as breaks too.
+ */
 export function lastLine(text: string, max = 60): string {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text.split(/\r?\n|⏎/).map((l) => l.trim()).filter((l) => l !== '');
   const l = lines.length > 0 ? lines[lines.length - 1] : '';
   return l.length > max ? '…' + l.slice(l.length - max + 1) : l;
 }
@@ -128,6 +134,13 @@ export function statusView(running: Job[], stats: Stats | undefined, lastOutcome
   return { text: `$(sparkle) Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
 }
 
+/** costOf reads the session cost in USD from `cost` or `costUSD`. */
+export function costOf(s: Stats): number | undefined {
+  if (typeof s.cost === 'number' && Number.isFinite(s.cost)) return s.cost;
+  if (typeof s.costUSD === 'number' && Number.isFinite(s.costUSD)) return s.costUSD;
+  return undefined;
+}
+
 /** formatStats words a stats answer on a few lines for a message or tooltip. */
 export function formatStats(s: Stats): string {
   const r = hitRatio(s);
@@ -138,6 +151,7 @@ export function formatStats(s: Stats): string {
     `cache writes ${s.cacheWriteTokens ?? 0}`,
     `hit ratio ${r === undefined ? 'n/a' : percent(r)}`,
   ];
-  if (typeof s.cost === 'number') parts.push(`cost ${s.cost.toFixed(4)}`);
+  const cost = costOf(s);
+  if (cost !== undefined) parts.push(`cost $${cost.toFixed(4)}`);
   return parts.join(' · ');
 }

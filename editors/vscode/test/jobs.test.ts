@@ -22,6 +22,7 @@ test('lastLine keeps the readable tail', () => {
   assert.equal(lastLine('first\nsecond\n\n'), 'second');
   assert.equal(lastLine(''), '');
   assert.equal(lastLine('x'.repeat(100), 10), '…' + 'x'.repeat(9));
+  assert.equal(lastLine('first line ⏎ second line ⏎ '), 'second line', 'the server marks breaks with ⏎');
 });
 
 test('hitRatio prefers the server figure and falls back to token counts', () => {
@@ -54,7 +55,8 @@ test('statusView when idle', () => {
 test('formatStats', () => {
   assert.equal(
     formatStats({ requests: 2, promptTokens: 100, cachedTokens: 80, cacheWriteTokens: 20, hitRatio: 0.8, cost: 0.0012345 }),
-    'requests 2 · prompt tokens 100 · cached 80 · cache writes 20 · hit ratio 80% · cost 0.0012',
+    'requests 2 · prompt tokens 100 · cached 80 · cache writes 20 · hit ratio 80% · cost $0.0012',
   );
+  assert.ok(formatStats({ requests: 1, costUSD: 0.00392 }).endsWith('cost $0.0039'), 'kimi-lsp names it costUSD');
   assert.equal(formatStats({}), 'requests 0 · prompt tokens 0 · cached 0 · cache writes 0 · hit ratio n/a');
 });

@@ -291,8 +291,9 @@ local function format_stats(s)
     string.format('cache writes %s', s.cacheWriteTokens or 0),
     type(ratio) == 'number' and string.format('hit ratio %d%%', math.floor(ratio * 100 + 0.5)) or 'hit ratio n/a',
   }
-  if type(s.cost) == 'number' then
-    table.insert(parts, string.format('cost %.4f', s.cost))
+  local cost = type(s.cost) == 'number' and s.cost or s.costUSD -- kimi-lsp says costUSD
+  if type(cost) == 'number' then
+    table.insert(parts, string.format('cost $%.4f', cost))
   end
   return table.concat(parts, ' · ')
 end

@@ -21,9 +21,13 @@ function M.configure(o)
   opts = vim.tbl_extend('force', opts, o or {})
 end
 
+-- tail_lines returns the last n non-empty lines of text, each cut to width
+-- from the left so the newest words stay visible. The server may mark line
+-- breaks with "⏎" in its one-line reports; those split lines too.
 local function tail_lines(text, n, width)
   local lines = {}
-  for l in (text or ''):gmatch('[^\n]+') do
+  text = (text or ''):gsub('%s*⏎%s*', '\n')
+  for l in text:gmatch('[^\n]+') do
     l = l:gsub('%s+$', '')
     if l ~= '' then
       table.insert(lines, l)
@@ -33,7 +37,8 @@ local function tail_lines(text, n, width)
   for i = math.max(1, #lines - n + 1), #lines do
     local l = lines[i]
     if vim.fn.strdisplaywidth(l) > width then
-      l = vim.fn.strcharpart(l, 0, width - 1) .. '…'
+      local chars = vim.fn.strchars(l)
+      l = '…' .. vim.fn.strcharpart(l, chars - (width - 1), width - 1)
     end
     table.insert(out, l)
   end
