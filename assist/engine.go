@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -109,15 +111,19 @@ type Options struct {
 	// ExplanationDir is where explanations are written; "" means
 	// os.UserCacheDir()/kimi-lsp/explanations.
 	ExplanationDir string
+	// StatsFile, if set, receives the session's statistics as JSON after
+	// every task, for "kimi-lsp doctor --stats" (see DefaultStatsFile).
+	StatsFile string
 }
 
 // Engine runs tasks. It is safe for concurrent use; tasks run in parallel.
 type Engine struct {
-	log      *slog.Logger
-	http     *http.Client
-	prompts  *cache.Session
-	tools    []model.Tool
-	explains *Explanations
+	log       *slog.Logger
+	statsFile string
+	http      *http.Client
+	prompts   *cache.Session
+	tools     []model.Tool
+	explains  *Explanations
 
 	// mu guards cfg and client, replaced together by SetConfig.
 	mu     sync.Mutex
@@ -154,7 +160,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if err != nil {
 		log.Warn("explanations will not be kept on disk", "error", err)
 	}
-	e := &Engine{log: log, http: opts.HTTPClient, prompts: prompts, tools: defs, explains: ex}
+	e := &Engine{log: log, statsFile: opts.StatsFile, http: opts.HTTPClient, prompts: prompts, tools: defs, explains: ex}
 	e.SetConfig(opts.Config)
 	return e, nil
 }
@@ -185,11 +191,42 @@ func (e *Engine) current() (config.Config, *model.Client) {
 // Stats returns the session's prompt and cache accounting.
 func (e *Engine) Stats() cache.Stats { return e.prompts.Stats() }
 
+// DefaultStatsFile is where editor sessions leave their statistics:
+// os.UserCacheDir()/kimi-lsp/stats.json ("" if there is no cache dir).
+func DefaultStatsFile() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "kimi-lsp", "stats.json")
+}
+
+func (e *Engine) saveStats() {
+	b, err := json.MarshalIndent(e.prompts.Stats(), "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(e.statsFile), 0o700)
+	}
+	if err == nil {
+		err = writeFileAtomic(e.statsFile, append(b, '\n'))
+	}
+	if err != nil {
+		e.log.Debug("statistics not saved", "error", err)
+	}
+}
+
 // Run runs t, streaming the model's output to sink, and returns what it
 // produced. An explanation asked again for unchanged text is served from
 // the earlier answer without a model call. Cancelling ctx stops the model
 // stream at once.
 func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (*Outcome, error) {
+	out, err := e.run(ctx, t, sink)
+	if e.statsFile != "" && out != nil && out.Rounds > 0 {
+		e.saveStats()
+	}
+	return out, err
+}
+
+func (e *Engine) run(ctx context.Context, t Task, sink Sink) (*Outcome, error) {
 	cfg, client := e.current()
 	if _, err := cfg.Key(); err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		return nil, err

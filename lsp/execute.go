@@ -127,31 +127,9 @@ func (s *Server) prepareTask(ctx context.Context, command string, args commandAr
 		}
 	}
 	open := s.docs.All()
-	t.Context = s.contextDocuments(snap, open)
-	t.Files = newJobFiles(s.folders, open)
+	t.Context = assist.ContextDocuments(s.folders, snap, open, s.recent.list())
+	t.Files = assist.NewFiles(s.folders, open)
 	return t, action.Title, nil
-}
-
-// contextDocuments selects the other documents the prompt shows.
-func (s *Server) contextDocuments(active *workspace.Snapshot, open []*workspace.Snapshot) []cache.Document {
-	if s.folders == nil {
-		return nil
-	}
-	in := workspace.SelectInput{Active: active.URI, ActiveText: active.Text()}
-	seq := map[workspace.URI]int64{}
-	for _, o := range open {
-		if o.URI == active.URI {
-			continue
-		}
-		in.Open = append(in.Open, workspace.OpenBuffer{URI: o.URI, Text: o.Text(), LastEdit: int64(o.Seq)})
-		seq[o.URI] = int64(o.Seq)
-	}
-	in.Recent = s.recent.list()
-	var out []cache.Document
-	for _, f := range s.folders.Select(in) {
-		out = append(out, cache.Document{Path: f.Path, Language: f.Language, Text: f.Text, LastEdited: seq[f.URI]})
-	}
-	return out
 }
 
 // runJob runs a job to its end and reports every step to the editor.

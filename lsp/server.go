@@ -137,6 +137,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
+		StatsFile: assist.DefaultStatsFile(),
 	})
 	if err != nil {
 		return nil, err

@@ -32,6 +32,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version":
 		fmt.Fprintf(stdout, "kimi-lsp %s\n", version())
 		return 0
+	case "doctor":
+		return cmdDoctor(ctx, args, stdout, stderr, getenv)
+	case "explain":
+		return cmdExplain(ctx, args, stdout, stderr, getenv)
+	case "edit":
+		return cmdEdit(ctx, args, stdout, stderr, getenv)
 	case "help":
 		usage(stdout)
 		return 0

@@ -1,0 +1,477 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// cmdDoctor prints the effective configuration with the source of every
+// value (the key redacted) and checks the endpoint with a tiny request.
+func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("kimi-lsp doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var lf logFlags
+	lf.register(fs)
+	stats := fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
+	timeout := fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
+	offline := fs.Bool("offline", false, "skip the endpoint check")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if lf.level == "" {
+		lf.level = "error"
+	}
+	env, err := setup(&lf, stderr, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
+		return 2
+	}
+	defer env.close()
+	cfg := env.cfg
+	fmt.Fprintf(stdout, "kimi-lsp %s\n\nConfiguration (lowest to highest precedence: default, user file, workspace file, environment, editor):\n", version())
+	fmt.Fprintf(stdout, "  user file: %s\n", config.UserFilePath(getenv))
+	for _, s := range cfg.Sources() {
+		fmt.Fprintf(stdout, "  %s\n", s)
+	}
+	if _, errs := config.Load(getenv, config.UserFilePath(getenv)); len(errs) > 0 {
+		fmt.Fprintln(stdout, "\nProblems:")
+		for _, e := range errs {
+			fmt.Fprintf(stdout, "  %s\n", e)
+		}
+	}
+	code := 0
+	if *stats {
+		printStats(stdout, statsFile(getenv), env.redactor.Redact)
+	}
+	if *offline {
+		return code
+	}
+	fmt.Fprintf(stdout, "\nEndpoint %s:\n", cfg.BaseURL)
+	key, err := cfg.Key()
+	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
+		fmt.Fprintf(stdout, "  not checked: %v\n", err)
+		return 1
+	}
+	cctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: orNone(cfg.FallbackURL()), APIKey: key, Logger: env.log, MaxAttempts: 1})
+	start := time.Now()
+	resp, err := client.Complete(cctx, &model.Request{
+		Model:               cfg.FastModel,
+		Messages:            []model.Message{model.UserMessage("Reply with OK.")},
+		ReasoningEffort:     string(config.EffortLow),
+		MaxCompletionTokens: 64,
+	})
+	switch {
+	case err == nil || errors.Is(err, model.ErrNoAnswer):
+		fmt.Fprintf(stdout, "  OK: %s answered in %v", cfg.FastModel, time.Since(start).Round(time.Millisecond))
+		if resp != nil && resp.Usage != nil {
+			fmt.Fprintf(stdout, " (%d prompt tokens, %d cached)", resp.Usage.PromptTokens, resp.Usage.CachedTokens)
+		}
+		fmt.Fprintln(stdout)
+	case cctx.Err() != nil:
+		fmt.Fprintf(stdout, "  no answer within %v (check the network, HTTPS_PROXY, or baseURL)\n", *timeout)
+		code = 1
+	default:
+		fmt.Fprintf(stdout, "  failed: %s\n", env.redactor.Redact(err.Error()))
+		code = 1
+	}
+	return code
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// statsFile is assist.DefaultStatsFile for the environment getenv: the
+// user cache directory is $XDG_CACHE_HOME, else $HOME/.cache.
+func statsFile(getenv func(string) string) string {
+	dir := getenv("XDG_CACHE_HOME")
+	if dir == "" {
+		dir = filepath.Join(getenv("HOME"), ".cache")
+	}
+	return filepath.Join(dir, "kimi-lsp", "stats.json")
+}
+
+// printStats prints the statistics the last editor session saved in path.
+func printStats(w io.Writer, path string, redact func(string) string) {
+	fmt.Fprintln(w, "\nPrompt cache (last editor session):")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(w, "  no statistics yet (%s)\n", redact(err.Error()))
+		return
+	}
+	var st cache.Stats
+	if err := json.Unmarshal(b, &st); err != nil {
+		fmt.Fprintf(w, "  unreadable statistics in %s: %v\n", path, err)
+		return
+	}
+	fmt.Fprintf(w, "  requests            %d\n", st.Requests)
+	fmt.Fprintf(w, "  prompt tokens       %d\n", st.PromptTokens)
+	fmt.Fprintf(w, "  cached tokens       %d (hit ratio %.1f%%)\n", st.CachedTokens, 100*st.HitRatio)
+	fmt.Fprintf(w, "  cache write tokens  %d\n", st.CacheWriteTokens)
+	fmt.Fprintf(w, "  output tokens       %d (%d reasoning)\n", st.OutputTokens, st.ReasoningTokens)
+	fmt.Fprintf(w, "  estimated cost      $%.4f (input $%.4f; the same input uncached: $%.4f)\n", st.CostUSD, st.InputCostUSD, st.UncachedInputCostUSD)
+}
+
+// target is FILE[:START[-END]] of the explain and edit commands.
+type target struct {
+	path       string // absolute
+	start, end int    // 1-based inclusive lines; 0 = whole file
+}
+
+func parseTarget(s string) (target, error) {
+	var t target
+	file, lines := s, ""
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		if _, err := os.Stat(s); err != nil { // a file name may contain ':'
+			file, lines = s[:i], s[i+1:]
+		}
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return t, err
+	}
+	t.path = abs
+	if lines == "" {
+		return t, nil
+	}
+	a, b, hasEnd := strings.Cut(lines, "-")
+	if t.start, err = strconv.Atoi(a); err != nil || t.start < 1 {
+		return t, fmt.Errorf("%q: START must be a line number ≥ 1", s)
+	}
+	t.end = t.start
+	if hasEnd {
+		if t.end, err = strconv.Atoi(b); err != nil || t.end < t.start {
+			return t, fmt.Errorf("%q: END must be a line number ≥ START", s)
+		}
+	}
+	return t, nil
+}
+
+// workspaceRoot is the nearest directory above path holding .git or
+// go.mod, else path's directory.
+func workspaceRoot(path string) string {
+	dir := filepath.Dir(path)
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, marker := range []string{".git", "go.mod"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d
+			}
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+// cliTask prepares a task on a file outside any editor.
+func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruction string) (*assist.Engine, assist.Task, func(), error) {
+	cfg := env.cfg
+	a, ok := cfg.ActionFor(action)
+	if !ok {
+		return nil, assist.Task{}, nil, fmt.Errorf("no action named %q", action)
+	}
+	b, err := os.ReadFile(tg.path)
+	if err != nil {
+		return nil, assist.Task{}, nil, err
+	}
+	text := string(b)
+	root := workspaceRoot(tg.path)
+	folders := workspace.NewFolders(workspaceOptionsOf(cfg), workspace.Hooks{Logger: env.log})
+	cleanup := func() { folders.Close() }
+	if err := folders.Add(workspace.FileURI(root), filepath.Base(root)); err != nil {
+		cleanup()
+		return nil, assist.Task{}, nil, err
+	}
+	if folders.IsSecret(tg.path) {
+		cleanup()
+		return nil, assist.Task{}, nil, fmt.Errorf("%s looks like a secrets file; kimi-lsp never sends it to the model", tg.path)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := folders.Ready(wctx); err != nil {
+		env.log.Warn("workspace scan incomplete", "error", err)
+	}
+	uri := workspace.FileURI(tg.path)
+	snap := workspace.NewSnapshot(uri, workspace.LanguageOf(tg.path), 0, text)
+	rel, ok := folders.RelPath(tg.path)
+	if !ok {
+		rel = filepath.Base(tg.path)
+	}
+	t := assist.Task{
+		Action:      a,
+		Instruction: instruction,
+		Project:     cache.Project{Name: filepath.Base(root)},
+		Active:      cache.Document{Path: rel, Language: snap.LanguageID, Text: text},
+		Context:     assist.ContextDocuments(folders, snap, nil, nil),
+		Files:       assist.NewFiles(folders, nil),
+	}
+	if tg.start > 0 {
+		t.Selection.Start = snap.LineStart(tg.start - 1)
+		t.Selection.End = snap.LineEnd(tg.end - 1)
+	} else {
+		t.Selection.End = len(text)
+	}
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log})
+	if err != nil {
+		cleanup()
+		return nil, assist.Task{}, nil, err
+	}
+	return engine, t, cleanup, nil
+}
+
+// workspaceOptionsOf maps the configuration's context section to the
+// workspace's options.
+func workspaceOptionsOf(cfg config.Config) workspace.Options {
+	o := workspace.DefaultOptions()
+	o.MaxTokens = cfg.Context.MaxTokens
+	o.IncludeOpen = cfg.Context.Include.OpenBuffers
+	o.IncludeRelated = cfg.Context.Include.Related
+	o.IncludeRecent = cfg.Context.Include.Recent
+	o.Exclude = cfg.Context.Exclude
+	o.MaxFileSize = cfg.Context.MaxFileSize
+	o.SecretGlobs = cfg.Context.Secrets
+	return o
+}
+
+// terminalSink streams the answer to stdout and, when stderr is a terminal,
+// a one-line activity indicator to stderr.
+type terminalSink struct {
+	out, errw io.Writer
+	tty       bool
+	printText bool
+	spin      int
+	shown     bool
+}
+
+func (s *terminalSink) Reasoning(string) { s.tick("thinking…") }
+
+func (s *terminalSink) Content(delta string) {
+	s.clear()
+	if s.printText {
+		io.WriteString(s.out, delta)
+	} else {
+		s.tick("writing…")
+	}
+}
+
+func (s *terminalSink) Status(msg string) { s.tick(msg) }
+
+func (s *terminalSink) tick(msg string) {
+	if !s.tty {
+		return
+	}
+	frames := `|/-\`
+	s.spin++
+	fmt.Fprintf(s.errw, "\r\033[K%c %s", frames[s.spin%len(frames)], msg)
+	s.shown = true
+}
+
+func (s *terminalSink) clear() {
+	if s.shown {
+		fmt.Fprint(s.errw, "\r\033[K")
+		s.shown = false
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// cmdExplain streams an explanation of a file or line range to stdout.
+func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("kimi-lsp explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var lf logFlags
+	lf.register(fs)
+	question := fs.String("m", "", "a question about the code (optional)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: kimi-lsp explain FILE[:START[-END]] [-m question]")
+		return 2
+	}
+	return runCLI(ctx, &lf, stdout, stderr, getenv, fs.Arg(0), config.ActionExplain, *question, false)
+}
+
+// cmdEdit asks for an edit and prints it as a unified diff; --write writes
+// it.
+func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("kimi-lsp edit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var lf logFlags
+	lf.register(fs)
+	instruction := fs.String("m", "", "the instruction (required)")
+	write := fs.Bool("write", false, "write the edit to the files")
+	action := fs.String("action", config.ActionRewrite, "the action: rewrite, fix, document, tests or a user-defined one")
+	if err := fs.Parse(reorder(args)); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 || (*instruction == "" && *action == config.ActionRewrite) {
+		fmt.Fprintln(stderr, `usage: kimi-lsp edit FILE[:START[-END]] -m "instruction" [--write]`)
+		return 2
+	}
+	return runCLI(ctx, &lf, stdout, stderr, getenv, fs.Arg(0), *action, *instruction, *write)
+}
+
+// reorder moves flags after the positional argument to the front, so that
+// "edit FILE -m x --write" parses like "edit -m x --write FILE".
+func reorder(args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && i+1 < len(args) && a != "--write" && a != "-write" {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	return append(flags, pos...)
+}
+
+func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv func(string) string, arg, action, instruction string, write bool) int {
+	if lf.level == "" {
+		lf.level = "warn"
+	}
+	env, err := setup(lf, stderr, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
+		return 2
+	}
+	defer env.close()
+	tg, err := parseTarget(arg)
+	if err != nil {
+		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
+		return 2
+	}
+	engine, task, cleanup, err := cliTask(ctx, env, action, tg, instruction)
+	if err != nil {
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
+		return 1
+	}
+	defer cleanup()
+	sink := &terminalSink{out: stdout, errw: stderr, tty: isTerminal(stderr), printText: task.Action.Result == config.ResultExplain}
+	out, err := engine.Run(ctx, task, sink)
+	sink.clear()
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "kimi-lsp: cancelled")
+			return 130
+		}
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
+		return 1
+	}
+	if task.Action.Result == config.ResultExplain {
+		if !strings.HasSuffix(out.Text, "\n") {
+			fmt.Fprintln(stdout)
+		}
+		return 0
+	}
+	root := workspaceRoot(tg.path)
+	for _, c := range out.Changes {
+		fmt.Fprint(stdout, unifiedOf(root, c))
+	}
+	if !write {
+		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
+		return 0
+	}
+	if err := writeChanges(out.Changes); err != nil {
+		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "kimi-lsp: wrote %d %s\n", len(out.Changes), map[bool]string{true: "file", false: "files"}[len(out.Changes) == 1])
+	return 0
+}
+
+// unifiedOf renders one change as a git-style unified diff.
+func unifiedOf(root string, c patch.FileChange) string {
+	rel := func(p string) string {
+		if r, err := filepath.Rel(root, p); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	oldName, newName := "a/"+rel(c.Path), "b/"+rel(c.Path)
+	switch c.Kind {
+	case patch.CreateFile:
+		oldName = "/dev/null"
+	case patch.DeleteFile:
+		newName = "/dev/null"
+	case patch.RenameFile:
+		oldName = "a/" + rel(c.OldPath)
+	}
+	d := patch.Unified(oldName, newName, c.Before, c.After, 3)
+	if d == "" && c.Kind == patch.RenameFile {
+		d = "--- " + oldName + "\n+++ " + newName + "\n"
+	}
+	return d
+}
+
+// writeChanges writes checked changes to disk (the paths were confined to
+// the workspace when the edit set was built). Each file is written whole
+// through a temporary file and a rename.
+func writeChanges(changes []patch.FileChange) error {
+	for _, c := range changes {
+		switch c.Kind {
+		case patch.DeleteFile:
+			if err := os.Remove(c.Path); err != nil {
+				return err
+			}
+		case patch.RenameFile:
+			if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(c.OldPath, c.Path); err != nil {
+				return err
+			}
+			fallthrough
+		default:
+			if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
+				return err
+			}
+			mode := os.FileMode(0o644)
+			if st, err := os.Stat(c.Path); err == nil {
+				mode = st.Mode().Perm()
+			}
+			tmp := c.Path + ".kimi-tmp"
+			if err := os.WriteFile(tmp, []byte(c.After), mode); err != nil {
+				return err
+			}
+			if err := os.Rename(tmp, c.Path); err != nil {
+				os.Remove(tmp)
+				return err
+			}
+		}
+	}
+	return nil
+}
