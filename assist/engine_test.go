@@ -23,9 +23,13 @@ type recorder struct {
 	reasoning, content, stats []string
 }
 
-func (r *recorder) Reasoning(s string) { r.mu.Lock(); r.reasoning = append(r.reasoning, s); r.mu.Unlock() }
-func (r *recorder) Content(s string)   { r.mu.Lock(); r.content = append(r.content, s); r.mu.Unlock() }
-func (r *recorder) Status(s string)    { r.mu.Lock(); r.stats = append(r.stats, s); r.mu.Unlock() }
+func (r *recorder) Reasoning(s string) {
+	r.mu.Lock()
+	r.reasoning = append(r.reasoning, s)
+	r.mu.Unlock()
+}
+func (r *recorder) Content(s string) { r.mu.Lock(); r.content = append(r.content, s); r.mu.Unlock() }
+func (r *recorder) Status(s string)  { r.mu.Lock(); r.stats = append(r.stats, s); r.mu.Unlock() }
 
 // fixture is a workspace directory with one Go file, a stand-in provider
 // and an engine pointed at it.
