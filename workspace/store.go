@@ -26,7 +26,8 @@ type Change struct {
 	Text string
 }
 
-// Documents is the store of open documents, safe for concurrent use.
+// Documents is the store of open documents, safe for concurrent use. Make
+// one with NewDocuments; the zero value is not usable.
 //
 // Writes (Open, Change, Save, Close) are serialised among themselves; each
 // computes the document's next Snapshot without holding the readers' lock
