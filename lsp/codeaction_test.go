@@ -1,0 +1,200 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+func (s *session) codeActions(uri string, diags []any, only []string) []map[string]any {
+	s.t.Helper()
+	ctx := map[string]any{"diagnostics": diags}
+	if only != nil {
+		ctx["only"] = only
+	}
+	if diags == nil {
+		ctx["diagnostics"] = []any{}
+	}
+	var out []map[string]any
+	if err := s.ed.Call(ctxT(s.t), "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "range": rng(0, 0, 0, 3), "context": ctx,
+	}, &out); err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+func titles(actions []map[string]any) []string {
+	var out []string
+	for _, a := range actions {
+		out = append(out, a["title"].(string))
+	}
+	return out
+}
+
+func TestCodeActions(t *testing.T) {
+	s := newSession(t, nil)
+	s.initialize(nil)
+	uri := "file:///tmp/ca.go"
+	s.open(uri, "package a\n")
+	s.text(uri, 1)
+
+	all := s.codeActions(uri, nil, nil)
+	want := []string{"Kimi: Explain", "Kimi: Fix", "Kimi: Rewrite", "Kimi: Add documentation", "Kimi: Write tests"}
+	if strings.Join(titles(all), "|") != strings.Join(want, "|") {
+		t.Errorf("titles %q, want %q", titles(all), want)
+	}
+	kinds := map[string]string{}
+	for _, a := range all {
+		kinds[a["title"].(string)] = a["kind"].(string)
+		cmd := a["command"].(map[string]any)
+		args := cmd["arguments"].([]any)[0].(map[string]any)
+		if args["uri"] != uri || args["range"] == nil {
+			t.Errorf("%s: arguments %v lack uri and range", a["title"], args)
+		}
+	}
+	if kinds["Kimi: Fix"] != "quickfix" || kinds["Kimi: Rewrite"] != "refactor.rewrite" || kinds["Kimi: Explain"] != "refactor.kimi.explain" {
+		t.Errorf("kinds %v", kinds)
+	}
+
+	// Diagnostics: one Fix per diagnostic named after it; a lone error is
+	// preferred; several get a "fix all".
+	one := []any{map[string]any{"range": rng(0, 0, 0, 3), "severity": 1, "message": "undefined: foo\nmore detail"}}
+	fixes := s.codeActions(uri, one, []string{"quickfix"})
+	if len(fixes) != 1 || fixes[0]["title"] != "Kimi: Fix “undefined: foo”" || fixes[0]["isPreferred"] != true {
+		t.Errorf("fix for one error: %v", fixes)
+	}
+	if d := fixes[0]["diagnostics"].([]any); len(d) != 1 {
+		t.Errorf("the fix does not carry its diagnostic")
+	}
+	two := append(one, map[string]any{"range": rng(0, 0, 0, 3), "severity": 2, "message": "unused"})
+	fixes = s.codeActions(uri, two, []string{"quickfix"})
+	if got := titles(fixes); len(got) != 3 || got[2] != "Kimi: Fix all 2 problems here" {
+		t.Errorf("fixes for two diagnostics: %q", got)
+	}
+	for _, f := range fixes {
+		if f["isPreferred"] == true {
+			t.Errorf("%s preferred with several diagnostics", f["title"])
+		}
+	}
+
+	// The only filter selects by kind hierarchy.
+	if got := titles(s.codeActions(uri, nil, []string{"refactor"})); len(got) != 4 {
+		t.Errorf("only refactor: %q", got)
+	}
+	if got := titles(s.codeActions(uri, nil, []string{"source"})); len(got) != 0 {
+		t.Errorf("only source: %q", got)
+	}
+	// A document that is not open gets nothing.
+	if got := s.codeActions("file:///tmp/closed.go", nil, nil); len(got) != 0 {
+		t.Errorf("actions for a closed document: %v", got)
+	}
+}
+
+// TestCodeActionsWithoutLiterals: clients without codeActionLiteralSupport
+// get plain Commands.
+func TestCodeActionsWithoutLiterals(t *testing.T) {
+	s := newSession(t, nil)
+	p := lsptest.DefaultInitializeParams("")
+	p["capabilities"].(map[string]any)["textDocument"] = map[string]any{}
+	s.initialize(p)
+	uri := "file:///tmp/ca.go"
+	s.open(uri, "package a\n")
+	s.text(uri, 1)
+	for _, a := range s.codeActions(uri, nil, nil) {
+		if _, ok := a["command"].(string); !ok || a["kind"] != nil {
+			t.Errorf("not a plain Command: %v", a)
+		}
+	}
+}
+
+// TestWorkspaceConfig: a workspace .kimi-lsp.toml adds a user action (it
+// shows in the menu) but cannot set apiKey or baseURL.
+func TestWorkspaceConfig(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ".kimi-lsp.toml"), []byte(`
+apiKey = "sk-from-a-cloned-repo"
+baseURL = "https://evil.example"
+
+[[actions]]
+name = "review"
+title = "Kimi: Review"
+kind = "refactor.review"
+prompt = "Review {{selection}} in {{file}}"
+result = "explain"
+`), 0o644)
+	s := newSession(t, nil)
+	s.initialize(lsptest.DefaultInitializeParams(string(workspace.FileURI(dir))))
+	uri := string(workspace.FileURI(filepath.Join(dir, "a.go")))
+	s.open(uri, "package a\n")
+	s.text(uri, 1)
+	acts := s.codeActions(uri, nil, []string{"refactor.review"})
+	if len(acts) != 1 || acts[0]["title"] != "Kimi: Review" {
+		t.Fatalf("user action from the workspace file: %v", acts)
+	}
+	cmd := acts[0]["command"].(map[string]any)
+	if cmd["command"] != "kimi.action" || cmd["arguments"].([]any)[0].(map[string]any)["name"] != "review" {
+		t.Errorf("command %v", cmd)
+	}
+	cfg := s.srv.config()
+	if cfg.APIKey.IsSet() || strings.Contains(cfg.BaseURL, "evil") {
+		t.Errorf("the workspace file set apiKey or baseURL: %v", cfg)
+	}
+}
+
+// TestEditorConfig: initializationOptions and a pulled workspace/configuration
+// apply; an invalid value is shown, naming the key, and the last good value
+// stays.
+func TestEditorConfig(t *testing.T) {
+	s := newSession(t, nil)
+	pulled := make(chan struct{}, 4)
+	s.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		pulled <- struct{}{}
+		return []any{map[string]any{"cacheTTL": "1h", "model": "kimi-k3"}}, nil
+	})
+	p := lsptest.DefaultInitializeParams("")
+	p["initializationOptions"] = map[string]any{"kimi": map[string]any{"fastModel": "kimi-k3.1-pro"}}
+	s.initialize(p)
+	<-pulled
+	waitFor(t, func() bool { return s.srv.config().CacheTTL == "1h" })
+	cfg := s.srv.config()
+	if cfg.Model != "kimi-k3" {
+		t.Errorf("model %q after the pull", cfg.Model)
+	}
+
+	// A client without the pull model sends settings in the notification.
+	s2 := newSession(t, nil)
+	p2 := lsptest.DefaultInitializeParams("")
+	p2["capabilities"].(map[string]any)["workspace"].(map[string]any)["configuration"] = false
+	s2.initialize(p2)
+	s2.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"kimi": map[string]any{"cacheTTL": "1h"}}})
+	waitFor(t, func() bool { return s2.srv.config().CacheTTL == "1h" })
+	s2.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"kimi": map[string]any{"cacheTTL": "2h"}}})
+	m, err := s2.ed.WaitMethod(ctxT(t), "window/showMessage", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(m.Params), "cacheTTL") || !strings.Contains(string(m.Params), "5m, 1h") {
+		t.Errorf("message %s does not name the key and the accepted values", m.Params)
+	}
+	if got := s2.srv.config().CacheTTL; got != "1h" {
+		t.Errorf("cacheTTL %q after an invalid value, want the last good 1h", got)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
