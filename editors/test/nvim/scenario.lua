@@ -53,6 +53,22 @@ vim.defer_fn(function()
   finish()
 end, 90000)
 
+-- Record each workspace/applyEdit with the buffer version at that moment;
+-- Neovim's own handler still applies it.
+local applied = {}
+local default_apply = vim.lsp.handlers['workspace/applyEdit']
+vim.lsp.handlers['workspace/applyEdit'] = function(err, params, ctx, config)
+  local versions = {}
+  for _, c in ipairs((params and params.edit and params.edit.documentChanges) or {}) do
+    if c.textDocument then
+      local b = vim.uri_to_bufnr(c.textDocument.uri)
+      table.insert(versions, { sent = c.textDocument.version, buffer = vim.lsp.util.buf_versions[b] })
+    end
+  end
+  table.insert(applied, { params = params, versions = versions })
+  return default_apply(err, params, ctx, config)
+end
+
 local ok, err = pcall(function()
   local kimi = require('kimi')
   local progress = require('kimi.progress')
@@ -137,6 +153,11 @@ local ok, err = pcall(function()
     check(vim.deep_equal(lines, want), 'the buffer holds the fix', table.concat(lines, '\n'))
     local e = has('end')
     check((e.message or ''):match('1 edit') or (e.message or ''):match('applied'), 'the end message reports the edit', e.message)
+    check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
+    local v = applied[1] and applied[1].versions[1]
+    check(v ~= nil and v.sent == v.buffer, 'the edit is versioned against the buffer', vim.inspect(applied))
+    check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
+      vim.inspect(applied[1] and applied[1].params.label))
     vim.api.nvim_set_current_win(code_win)
     vim.cmd('normal! u')
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'u restores the original text',

@@ -104,6 +104,12 @@ local function capabilities()
   caps.window = caps.window or {}
   caps.window.workDoneProgress = true
   caps.window.showDocument = { support = M.config.show_document and true or false }
+  -- Neovim's apply_workspace_edit handles versioned TextDocumentEdits on every
+  -- version, but 0.7 does not say so; with it the server sends edits tied to
+  -- the buffer version it computed them against instead of bare `changes`.
+  caps.workspace = caps.workspace or {}
+  caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
+  caps.workspace.workspaceEdit.documentChanges = true
   return caps
 end
 
