@@ -1,0 +1,413 @@
+// Command startup measures language servers as whole processes over stdio,
+// the same script for each (issue 2, benchmark b):
+//
+//   - init: time from starting the process (just before fork/exec) to
+//     reading the reply to `initialize`, which is written to the server's
+//     stdin at once;
+//   - open: time from the first of N `didOpen`s to the reply to a request
+//     sent after the last one (an unknown method, so every server answers at
+//     once and in order);
+//   - memory: VmRSS and VmHWM from /proc/PID/status right after the
+//     initialize reply, and after the N buffers are open and a settle time
+//     has passed; also the sum over the process and its descendants, for
+//     servers that start helpers.
+//
+// The buffers are real Go source cut from GOROOT (see benchkit.Buffers),
+// written as files into a temporary workspace folder that is the session's
+// root. Each server gets its own HOME (and XDG directories) in a temporary
+// directory, kept across its runs as a user's would be: the unrecorded
+// warm-up run is the first start in an empty HOME (its figures are printed
+// on stderr), the recorded runs are later starts; -fresh-home gives every
+// run an empty HOME instead. Servers are run in turn, alternating which goes
+// first.
+//
+//	go run ./bench/startup -server kimi-lsp=/tmp/kimi-lsp \
+//	    -server 'copilot=/path/to/copilot-language-server --stdio' -n 7
+//
+// A -server value is NAME=COMMAND [ARGS...], split on spaces. The summary is
+// a Markdown table on stdout; per-run lines go to stderr. bench/startup/run.sh
+// builds kimi-lsp and installs @github/copilot-language-server into a
+// temporary directory first.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/bench/internal/benchkit"
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+type serverSpec struct {
+	name string
+	argv []string
+}
+
+type serverFlags []serverSpec
+
+func (s *serverFlags) String() string { return fmt.Sprint(*s) }
+
+func (s *serverFlags) Set(v string) error {
+	name, cmd, ok := strings.Cut(v, "=")
+	argv := strings.Fields(cmd)
+	if !ok || name == "" || len(argv) == 0 {
+		return fmt.Errorf("want NAME=COMMAND [ARGS...], got %q", v)
+	}
+	*s = append(*s, serverSpec{name: name, argv: argv})
+	return nil
+}
+
+// result is one run of one server.
+type result struct {
+	init, open       time.Duration
+	memInit, memOpen benchkit.Mem
+	treeOpen         benchkit.Mem
+	procs            int
+	exit             string
+	notes            []string
+}
+
+func main() {
+	var (
+		servers serverFlags
+		runs    = flag.Int("n", 7, "recorded runs per server")
+		warmup  = flag.Int("warmup", 1, "unrecorded runs per server before the recorded ones")
+		nbuf    = flag.Int("buffers", 100, "buffers to open")
+		size    = flag.Int("size", 50*1024, "bytes per buffer (at most; cut at line ends)")
+		settle  = flag.Duration("settle", 2*time.Second, "wait after the opens before reading memory")
+		timeout = flag.Duration("timeout", 60*time.Second, "limit for each step of a run")
+		corpus  = flag.String("corpus", "", "directory of Go source to cut buffers from (default $(go env GOROOT)/src)")
+		verbose = flag.Bool("v", false, "print the servers' stderr and notifications of each run")
+		fresh   = flag.Bool("fresh-home", false, "give every run an empty HOME (default: one HOME per server, kept across its runs)")
+	)
+	flag.Var(&servers, "server", "NAME=COMMAND [ARGS...] of a server to measure (repeatable)")
+	flag.Parse()
+	log.SetFlags(0)
+	if len(servers) == 0 {
+		log.Fatal("startup: give at least one -server NAME=COMMAND")
+	}
+	if *corpus == "" {
+		dir, err := benchkit.GoSourceDir()
+		if err != nil {
+			log.Fatal(err)
+		}
+		*corpus = dir
+	}
+	texts, err := benchkit.Buffers(*corpus, *nbuf, *size)
+	if err != nil {
+		log.Fatal(err)
+	}
+	total := 0
+	for _, t := range texts {
+		total += len(t)
+	}
+	ws, err := os.MkdirTemp("", "startup-ws-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	ws, _ = filepath.EvalSymlinks(ws)
+	uris := make([]string, len(texts))
+	for i, t := range texts {
+		p := filepath.Join(ws, fmt.Sprintf("buf%03d.go", i))
+		if err := os.WriteFile(p, []byte(t), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		uris[i] = string(workspace.FileURI(p))
+	}
+	log.Printf("corpus %s: %d buffers, %d bytes (%.1f KB mean); load average %s", *corpus, len(texts), total, float64(total)/float64(len(texts))/1024, benchkit.LoadAvg())
+
+	b := &bench{ws: ws, uris: uris, texts: texts, settle: *settle, timeout: *timeout, verbose: *verbose, homes: map[string]string{}}
+	if !*fresh {
+		for _, s := range servers {
+			h, err := os.MkdirTemp("", "startup-home-")
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer os.RemoveAll(h)
+			b.homes[s.name] = h
+		}
+	}
+	results := make(map[string][]result)
+	loads := []string{benchkit.LoadAvg()}
+	for i := -*warmup; i < *runs; i++ {
+		order := servers
+		if i%2 != 0 && len(servers) > 1 { // alternate who goes first
+			order = append(serverFlags{}, servers[1:]...)
+			order = append(order, servers[0])
+		}
+		for _, s := range order {
+			r, err := b.run(s)
+			tag := fmt.Sprintf("run %d", i+1)
+			if i < 0 {
+				tag = "warm-up"
+			}
+			if err != nil {
+				log.Printf("%-10s %s: %v", s.name, tag, err)
+				for _, n := range r.notes {
+					log.Printf("    note: %s", n)
+				}
+				continue
+			}
+			log.Printf("%-10s %s: init %7.1f ms  open %7.1f ms  RSS init %6.1f MB  RSS open %6.1f MB  HWM %6.1f MB  tree RSS %6.1f MB (%d procs, %d threads)  exit %s",
+				s.name, tag, benchkit.Ms(r.init), benchkit.Ms(r.open), mb(r.memInit.RSS), mb(r.memOpen.RSS), mb(r.memOpen.HWM), mb(r.treeOpen.RSS), r.procs, r.treeOpen.Threads, r.exit)
+			for _, n := range r.notes {
+				log.Printf("    note: %s", n)
+			}
+			if i >= 0 {
+				results[s.name] = append(results[s.name], r)
+			}
+		}
+		loads = append(loads, benchkit.LoadAvg())
+	}
+	report(os.Stdout, servers, results, len(texts), total, loads)
+}
+
+func mb(kib int64) float64 { return float64(kib) / 1024 }
+
+// bench is the fixed part of every run.
+type bench struct {
+	ws      string
+	uris    []string
+	texts   []string
+	settle  time.Duration
+	timeout time.Duration
+	verbose bool
+	homes   map[string]string // server name → its HOME; none: a fresh one per run
+}
+
+// run starts the server once and measures it.
+func (b *bench) run(s serverSpec) (result, error) {
+	var r result
+	home := b.homes[s.name]
+	if home == "" {
+		h, err := os.MkdirTemp("", "startup-home-")
+		if err != nil {
+			return r, err
+		}
+		defer os.RemoveAll(h)
+		home = h
+	}
+	cmd := exec.Command(s.argv[0], s.argv[1:]...)
+	cmd.Dir = b.ws
+	cmd.Env = []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local/share"),
+		"PATH=" + os.Getenv("PATH"),
+		"LANG=C.UTF-8",
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return r, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return r, err
+	}
+	stderr := &limitedBuffer{max: 64 << 10}
+	cmd.Stderr = stderr
+
+	params := lsptest.DefaultInitializeParams(string(workspace.FileURI(b.ws)))
+	params["processId"] = os.Getpid()
+	// What Copilot's server wants to know; other servers ignore it.
+	params["initializationOptions"] = map[string]any{
+		"editorInfo":       map[string]any{"name": "kimi-lsp-bench", "version": "1.0.0"},
+		"editorPluginInfo": map[string]any{"name": "kimi-lsp-bench", "version": "1.0.0"},
+	}
+
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return r, fmt.Errorf("starting %s: %w", s.argv[0], err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	ed := lsptest.New(stdout, stdin)
+	ed.Handle("workspace/configuration", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		var cp struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		json.Unmarshal(p, &cp)
+		return make([]any, len(cp.Items)), nil
+	})
+	pid := cmd.Process.Pid
+
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	initCh, err := ed.Send(ed.NextID(), "initialize", params)
+	if err != nil {
+		return r, fmt.Errorf("writing initialize: %w", err)
+	}
+	m, err := lsptest.Await(ctx, initCh)
+	if err != nil {
+		r.notes = append(r.notes, "stderr: "+stderr.tail(600))
+		return r, fmt.Errorf("initialize: %w", err)
+	}
+	if m.Error != nil {
+		return r, fmt.Errorf("initialize: %v", m.Error)
+	}
+	r.init = m.At.Sub(t0)
+	if r.memInit, err = benchkit.ReadMem(pid); err != nil {
+		return r, fmt.Errorf("reading memory: %w", err)
+	}
+	if err := ed.Notify("initialized", map[string]any{}); err != nil {
+		return r, err
+	}
+
+	openStart := time.Now()
+	for i, u := range b.uris {
+		if err := ed.Notify("textDocument/didOpen", map[string]any{
+			"textDocument": map[string]any{"uri": u, "languageId": "go", "version": 1, "text": b.texts[i]},
+		}); err != nil {
+			return r, fmt.Errorf("didOpen %d: %w", i, err)
+		}
+	}
+	// Any request after the opens is read after them; an unknown method is
+	// answered at once by every server.
+	syncCh, err := ed.Send(ed.NextID(), "kimiBench/sync", map[string]any{})
+	if err != nil {
+		return r, err
+	}
+	sm, err := lsptest.Await(ctx, syncCh)
+	if err != nil {
+		return r, fmt.Errorf("request after the opens: %w", err)
+	}
+	r.open = sm.At.Sub(openStart)
+	time.Sleep(b.settle)
+	if r.memOpen, err = benchkit.ReadMem(pid); err != nil {
+		return r, fmt.Errorf("reading memory: %w", err)
+	}
+	r.treeOpen, r.procs, _ = benchkit.TreeMem(pid)
+
+	// Notes: what the server said that a reader of the figures should know.
+	for _, msg := range ed.Messages() {
+		switch msg.Method {
+		case "window/showMessage", "window/logMessage", "window/showMessageRequest":
+			var p struct {
+				Type    int    `json:"type"`
+				Message string `json:"message"`
+			}
+			json.Unmarshal(msg.Params, &p)
+			if p.Type <= 2 || b.verbose { // errors and warnings
+				r.notes = append(r.notes, fmt.Sprintf("%s (type %d): %s", msg.Method, p.Type, clip(p.Message, 300)))
+			}
+		default:
+			if b.verbose && msg.Method != "" {
+				r.notes = append(r.notes, fmt.Sprintf("%s %s", msg.Method, clip(string(msg.Params), 300)))
+			}
+		}
+	}
+
+	// shutdown, exit; then the exit status.
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	if err := ed.Call(sctx, "shutdown", nil, nil); err != nil {
+		r.notes = append(r.notes, "shutdown: "+err.Error())
+	}
+	ed.Notify("exit", nil)
+	stdin.Close()
+	select {
+	case err := <-exited:
+		exited <- err // for the deferred check
+		r.exit = "0"
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			r.exit = ee.ProcessState.String()
+		} else if err != nil {
+			r.exit = err.Error()
+		}
+	case <-time.After(10 * time.Second):
+		r.exit = "killed after 10 s"
+	}
+	if b.verbose {
+		r.notes = append(r.notes, "stderr: "+stderr.tail(2000))
+	}
+	return r, nil
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// limitedBuffer keeps the last max bytes written.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	if len(l.b) > l.max {
+		l.b = append(l.b[:0], l.b[len(l.b)-l.max:]...)
+	}
+	return len(p), nil
+}
+
+func (l *limitedBuffer) tail(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := string(l.b)
+	if len(s) > n {
+		s = s[len(s)-n:]
+	}
+	return strings.TrimSpace(s)
+}
+
+// report prints the Markdown summary.
+func report(w io.Writer, servers serverFlags, results map[string][]result, nbuf, total int, loads []string) {
+	fmt.Fprintf(w, "%d buffers, %d bytes in all; load average (1, 5, 15 min) before the runs and after each round: %s\n\n", nbuf, total, strings.Join(loads, " | "))
+	fmt.Fprintln(w, "| server | runs | start → initialize reply, ms | open all buffers → reply, ms | VmRSS after initialize, MB | VmRSS with buffers open, MB | VmHWM, MB | tree VmRSS, MB (procs) |")
+	fmt.Fprintln(w, "|---|---:|---|---|---|---|---|---|")
+	for _, s := range servers {
+		rs := results[s.name]
+		if len(rs) == 0 {
+			fmt.Fprintf(w, "| %s | 0 | failed | | | | | |\n", s.name)
+			continue
+		}
+		col := func(f func(result) float64) string {
+			xs := make([]float64, len(rs))
+			for i, r := range rs {
+				xs[i] = f(r)
+			}
+			lo, hi := benchkit.MinMax(xs)
+			return fmt.Sprintf("**%.1f** (%.1f–%.1f)", benchkit.Median(xs), lo, hi)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s (%d) |\n", s.name, len(rs),
+			col(func(r result) float64 { return benchkit.Ms(r.init) }),
+			col(func(r result) float64 { return benchkit.Ms(r.open) }),
+			col(func(r result) float64 { return mb(r.memInit.RSS) }),
+			col(func(r result) float64 { return mb(r.memOpen.RSS) }),
+			col(func(r result) float64 { return mb(r.memOpen.HWM) }),
+			col(func(r result) float64 { return mb(r.treeOpen.RSS) }),
+			rs[len(rs)-1].procs)
+	}
+	fmt.Fprintln(w, "\nCells: median (min–max) over the runs.")
+}
