@@ -14,8 +14,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -106,11 +106,15 @@ func (bs *benchSession) sync(b *testing.B) {
 // size bytes cut at a line end, the same on every run of one Go release.
 func benchTexts(b *testing.B, n, size int) []string {
 	b.Helper()
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	var out []string
 	var cur bytes.Buffer
 	errEnough := fmt.Errorf("enough")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -141,6 +141,7 @@ func main() {
 		}
 	}
 	results := make(map[string][]result)
+	first := make(map[string]result) // the first warm-up run of each server
 	loads := []string{benchkit.LoadAvg()}
 	for i := -*warmup; i < *runs; i++ {
 		order := servers
@@ -168,11 +169,26 @@ func main() {
 			}
 			if i >= 0 {
 				results[s.name] = append(results[s.name], r)
+			} else if i == -*warmup {
+				first[s.name] = r
 			}
 		}
 		loads = append(loads, benchkit.LoadAvg())
 	}
 	report(os.Stdout, servers, results, len(texts), total, loads)
+	if len(first) > 0 {
+		what := "an empty HOME"
+		if *fresh {
+			what = "an empty HOME, like every run"
+		}
+		fmt.Printf("\nFirst start (the first warm-up run, %s):", what)
+		for _, s := range servers {
+			if r, ok := first[s.name]; ok {
+				fmt.Printf(" %s: initialize %.1f ms, VmRSS with buffers open %.1f MB;", s.name, benchkit.Ms(r.init), mb(r.memOpen.RSS))
+			}
+		}
+		fmt.Println()
+	}
 }
 
 func mb(kib int64) float64 { return float64(kib) / 1024 }
@@ -244,12 +260,23 @@ func (b *bench) run(s serverSpec) (result, error) {
 		}
 	}()
 	ed := lsptest.New(stdout, stdin)
+	// An editor with no settings, except VS Code's standard telemetry switch
+	// turned off (Copilot's server asks for the "telemetry" section and
+	// would otherwise try to reach its telemetry host, which fails here).
 	ed.Handle("workspace/configuration", func(p json.RawMessage) (any, *lsptest.ResponseError) {
 		var cp struct {
-			Items []json.RawMessage `json:"items"`
+			Items []struct {
+				Section string `json:"section"`
+			} `json:"items"`
 		}
 		json.Unmarshal(p, &cp)
-		return make([]any, len(cp.Items)), nil
+		out := make([]any, len(cp.Items))
+		for i, it := range cp.Items {
+			if it.Section == "telemetry" {
+				out[i] = map[string]any{"telemetryLevel": "off"}
+			}
+		}
+		return out, nil
 	})
 	pid := cmd.Process.Pid
 

@@ -25,6 +25,6 @@ if [[ -z "${COPILOT_LS:-}" ]]; then
 	COPILOT_LS="$tmp/npm/node_modules/@github/copilot-language-server-$arch/copilot-language-server"
 fi
 echo "copilot-language-server $("$COPILOT_LS" --version) at $COPILOT_LS" >&2
-echo "kimi-lsp $(git rev-parse --short HEAD) $(go version)" >&2
+echo "kimi-lsp $(git rev-parse --short HEAD 2>/dev/null || echo "(no git)") $(go version)" >&2
 
 go run ./bench/startup -server "kimi-lsp=$tmp/kimi-lsp" -server "copilot=$COPILOT_LS --stdio" "$@"
