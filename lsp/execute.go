@@ -311,6 +311,8 @@ func (s *Server) stats() any {
 	}
 	return struct {
 		cache.Stats
+		// Cost is CostUSD under the name DESIGN.md's command table uses.
+		Cost float64             `json:"cost"`
 		Jobs []map[string]string `json:"jobs"`
-	}{st, running}
+	}{st, st.CostUSD, running}
 }
