@@ -221,12 +221,10 @@ var rewriteChoices = []string{
 	"Make it faster.",
 }
 
-// askRewriteInstruction asks the user, with window/showMessageRequest, how
-// to rewrite; without an answer it uses the default instruction.
+// askRewriteInstruction asks the user, with window/showMessageRequest (an
+// LSP 1.0 request every client answers, if only with an error), how to
+// rewrite; without an answer it uses the default instruction.
 func (s *Server) askRewriteInstruction(ctx context.Context) string {
-	if s.clientCaps().Window.ShowMessage == nil {
-		return assist.DefaultRewriteInstruction
-	}
 	items := make([]map[string]string, len(rewriteChoices))
 	for i, c := range rewriteChoices {
 		items[i] = map[string]string{"title": c}

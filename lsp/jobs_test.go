@@ -569,3 +569,116 @@ func TestMain(m *testing.M) {
 }
 
 var _ = context.Background
+
+// TestToolEditsAcrossFiles: the model creates a file and edits a file that
+// is not open, with edit tools; the editor gets one applyEdit with a
+// CreateFile and version-null edits, and nothing is written behind its back.
+func TestToolEditsAcrossFiles(t *testing.T) {
+	js := newJobSession(t, nil,
+		modeltest.Rule{Match: `action="tests"`, Times: 1, Reasoning: "Add a test and a helper.", ToolCalls: []modeltest.ScriptToolCall{
+			{Name: "create_file", Arguments: `{"path":"calc_test.go","content":"package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {}\n"}`},
+			{Name: "replace_text", Arguments: `{"path":"util/util.go","old_text":"const Version = 1","new_text":"const Version = 2"}`},
+		}},
+		modeltest.Rule{LastRole: "tool", Content: "Added a test."})
+	os.MkdirAll(filepath.Join(js.dir, "util"), 0o755)
+	utilText := "package util\n\nconst Version = 1\n"
+	os.WriteFile(filepath.Join(js.dir, "util", "util.go"), []byte(utilText), 0o644)
+	uri := js.file("calc.go", "package calc\n\nfunc Sub(a, b int) int { return a - b }\n")
+	var params json.RawMessage
+	js.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		params = p
+		return map[string]any{"applied": true}, nil
+	})
+	js.run("kimi.tests", map[string]any{"uri": uri, "range": rng(2, 0, 2, 10)}, "t")
+	end := js.progressEnd(`"t"`)
+	if !strings.Contains(end, "applied to 2 files") {
+		t.Fatalf("end message %q", end)
+	}
+	var p struct {
+		Label string `json:"label"`
+		Edit  struct {
+			DocumentChanges []map[string]any `json:"documentChanges"`
+		} `json:"edit"`
+	}
+	json.Unmarshal(params, &p)
+	if p.Label != "Kimi: Write tests" {
+		t.Errorf("label %q", p.Label)
+	}
+	testURI := string(workspace.FileURI(filepath.Join(js.dir, "calc_test.go")))
+	utilURI := string(workspace.FileURI(filepath.Join(js.dir, "util", "util.go")))
+	var created, createdText, utilEdited bool
+	for _, dc := range p.Edit.DocumentChanges {
+		if dc["kind"] == "create" && dc["uri"] == testURI {
+			created = true
+		}
+		td, _ := dc["textDocument"].(map[string]any)
+		if td == nil {
+			continue
+		}
+		if td["version"] != nil {
+			t.Errorf("edit of a file not open carries version %v", td["version"])
+		}
+		edits, _ := json.Marshal(dc["edits"])
+		switch td["uri"] {
+		case testURI:
+			createdText = strings.Contains(string(edits), "func TestSub")
+		case utilURI:
+			utilEdited = strings.Contains(string(edits), "const Version = 2")
+		}
+	}
+	if !created || !createdText || !utilEdited {
+		t.Errorf("documentChanges %v: create %v, its text %v, util edit %v", p.Edit.DocumentChanges, created, createdText, utilEdited)
+	}
+	if b, _ := os.ReadFile(filepath.Join(js.dir, "util", "util.go")); string(b) != utilText {
+		t.Errorf("util.go was written behind the editor's back")
+	}
+	if _, err := os.Stat(filepath.Join(js.dir, "calc_test.go")); err == nil {
+		t.Errorf("calc_test.go was created behind the editor's back")
+	}
+}
+
+// TestRewriteAsksForInstruction: without an instruction or a kimi: comment,
+// Rewrite asks with window/showMessageRequest and uses the answer; with a
+// kimi: comment, it asks nothing.
+func TestRewriteAsksForInstruction(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{MatchPrompt: "calc.go", Content: "No change needed."})
+	asked := make(chan []string, 2)
+	js.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		var req struct {
+			Actions []struct {
+				Title string `json:"title"`
+			} `json:"actions"`
+		}
+		json.Unmarshal(p, &req)
+		var titles []string
+		for _, a := range req.Actions {
+			titles = append(titles, a.Title)
+		}
+		asked <- titles
+		return map[string]any{"title": "Simplify it."}, nil
+	})
+	uri := js.file("calc.go", "package calc\n\n// kimi: use a switch\nfunc F() {}\n")
+	js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng(3, 0, 3, 11)}, "r1")
+	select {
+	case titles := <-asked:
+		if len(titles) < 2 {
+			t.Errorf("choices %q", titles)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("Rewrite did not ask for an instruction")
+	}
+	js.progressEnd(`"r1"`)
+	if body := string(js.srv.Requests()[0].Body); !strings.Contains(body, "The user asks: Simplify it.") {
+		t.Errorf("the chosen instruction did not reach the prompt")
+	}
+	js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng(2, 0, 3, 11)}, "r2")
+	js.progressEnd(`"r2"`)
+	if body := string(js.srv.Requests()[1].Body); !strings.Contains(body, "The user asks: use a switch") {
+		t.Errorf("the kimi: comment did not become the instruction")
+	}
+	select {
+	case <-asked:
+		t.Errorf("asked although the selection has a kimi: comment")
+	default:
+	}
+}

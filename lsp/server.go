@@ -83,6 +83,8 @@ type Server struct {
 	recent  recentFiles
 	// toldSecret remembers the secret files the user was told about.
 	toldSecret sync.Map
+	// logQueue carries warnings to the editor (see clientLogHandler).
+	logQueue chan string
 	// baseCtx is the parent of every job; cancelled when Run returns.
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -111,10 +113,12 @@ type Server struct {
 // NewServer returns a server that will speak LSP over r and w once Run is
 // called. c, if not nil, is closed when the session ends.
 func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, error) {
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
+	base := opts.Logger
+	if base == nil {
+		base = slog.Default()
 	}
+	logQueue := make(chan string, 64)
+	log := slog.New(&clientLogHandler{next: base.Handler(), queue: logQueue})
 	if opts.ParentPollInterval == 0 {
 		opts.ParentPollInterval = 2 * time.Second
 	}
@@ -157,6 +161,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	}
 	s.stream = newStream(r, w, c, log)
 	s.conn = jsonrpc2.NewConn(s.stream)
+	s.logQueue = logQueue
 	return s, nil
 }
 
@@ -178,6 +183,7 @@ func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
+	go s.forwardLogs(s.logQueue)
 	select {
 	case <-s.conn.Done():
 		if err := s.conn.Err(); err != nil && !isEOF(err) {

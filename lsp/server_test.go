@@ -559,3 +559,29 @@ func TestWorkspaceFolders(t *testing.T) {
 	}
 	t.Errorf("folders = %v, want [%s]", got, two)
 }
+
+// TestWarningsReachEditor: warnings are also sent as window/logMessage,
+// with the API key redacted.
+func TestWarningsReachEditor(t *testing.T) {
+	const key = "sk-warn-test-SECRET-123456"
+	s := newSessionOpts(t, Options{Redact: func(text string) string { return strings.ReplaceAll(text, key, "[REDACTED]") }}, nil)
+	s.initialize(nil)
+	s.srv.log.Warn("something odd", "detail", "uses "+key)
+	m, err := s.ed.WaitMethod(ctxT(t), "window/logMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "something odd") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(m.Params), "SECRET") || !strings.Contains(string(m.Params), "[REDACTED]") || !strings.Contains(string(m.Params), `"type":2`) {
+		t.Errorf("logMessage %s: want a warning with the key redacted", m.Params)
+	}
+	s.srv.log.Info("routine")
+	s.srv.log.Error("broken", "err", errors.New("boom"))
+	if _, err := s.ed.WaitMethod(ctxT(t), "window/logMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "broken err=boom") }); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range s.ed.Messages() {
+		if strings.Contains(string(m.Params), "routine") {
+			t.Errorf("an info record was sent to the editor")
+		}
+	}
+}

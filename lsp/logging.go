@@ -1,0 +1,110 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+// clientLogHandler forwards warnings and errors to the editor as
+// window/logMessage (most editors show them in their LSP log), besides
+// writing every record to the server's own log. Records are queued and sent
+// by Run's forwarding goroutine, so logging never blocks on the connection;
+// when the queue is full (a flood of warnings) records are dropped from the
+// editor's view only. Text is redacted before it leaves.
+type clientLogHandler struct {
+	next   slog.Handler
+	queue  chan<- string
+	prefix string // rendered attrs of WithAttrs, and the group path
+	group  string
+}
+
+func (h *clientLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.next.Enabled(ctx, l)
+}
+
+func (h *clientLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	err := h.next.Handle(ctx, r)
+	if r.Level < slog.LevelWarn {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(r.Message)
+	b.WriteString(h.prefix)
+	r.Attrs(func(a slog.Attr) bool {
+		writeAttr(&b, h.group, a)
+		return true
+	})
+	select {
+	case h.queue <- levelTag(r.Level) + b.String():
+	default:
+	}
+	return err
+}
+
+func (h *clientLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	var b strings.Builder
+	b.WriteString(h.prefix)
+	for _, a := range attrs {
+		writeAttr(&b, h.group, a)
+	}
+	return &clientLogHandler{next: h.next.WithAttrs(attrs), queue: h.queue, prefix: b.String(), group: h.group}
+}
+
+func (h *clientLogHandler) WithGroup(name string) slog.Handler {
+	g := name
+	if h.group != "" {
+		g = h.group + "." + name
+	}
+	return &clientLogHandler{next: h.next.WithGroup(name), queue: h.queue, prefix: h.prefix, group: g}
+}
+
+func writeAttr(b *strings.Builder, group string, a slog.Attr) {
+	if a.Equal(slog.Attr{}) {
+		return
+	}
+	key := a.Key
+	if group != "" {
+		key = group + "." + key
+	}
+	if a.Value.Kind() == slog.KindGroup {
+		for _, sub := range a.Value.Group() {
+			writeAttr(b, key, sub)
+		}
+		return
+	}
+	fmt.Fprintf(b, " %s=%v", key, a.Value.Resolve().Any())
+}
+
+func levelTag(l slog.Level) string {
+	if l >= slog.LevelError {
+		return "\x01"
+	}
+	return "\x02"
+}
+
+// forwardLogs sends queued warnings and errors to the editor until the
+// session ends. Nothing is sent before initialize (the client is not ready
+// for it) and nothing after exit.
+func (s *Server) forwardLogs(queue <-chan string) {
+	for {
+		select {
+		case <-s.exited:
+			return
+		case msg := <-queue:
+			if s.state.Load() == stateNew {
+				continue
+			}
+			typ := protocol.MessageTypeWarning
+			if strings.HasPrefix(msg, "\x01") {
+				typ = protocol.MessageTypeError
+			}
+			s.notify(context.Background(), "window/logMessage", &protocol.LogMessageParams{
+				Type: typ, Message: "kimi-lsp: " + s.redact(msg[1:]),
+			})
+		}
+	}
+}
