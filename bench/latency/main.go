@@ -161,11 +161,15 @@ func (r *result) row() string {
 	if r.missing > 0 {
 		miss = fmt.Sprintf(" (%d chunks never shown)", r.missing)
 	}
-	return fmt.Sprintf("| %s | %.0f | %s / %s / %s / %s%s | %s / %s | %.2f (%.2f–%.2f) | %.1f | %s |",
+	rate := "—"
+	if len(r.perSecond) > 0 {
+		rate = fmt.Sprintf("%.1f", benchkit.Median(r.perSecond))
+	}
+	return fmt.Sprintf("| %s | %.0f | %s / %s / %s / %s%s | %s / %s | %.2f (%.2f–%.2f) | %s | %s |",
 		r.sc.name, benchkit.Median(rep),
 		pc(r.perChunk, 50), pc(r.perChunk, 90), pc(r.perChunk, 99), pc(r.perChunk, 100), miss,
 		pc(r.stale, 50), pc(r.stale, 99),
-		benchkit.Median(r.first), lo, hi, benchkit.Median(r.perSecond), r.load)
+		benchkit.Median(r.first), lo, hi, rate, r.load)
 }
 
 // runScenario starts a stand-in, a relay and one kimi-lsp process, and runs
@@ -375,7 +379,9 @@ func (r *result) add(sc scenario, arr map[string]time.Time, msgs []*lsptest.Mess
 		}
 		r.perChunk = append(r.perChunk, benchkit.Ms(reps[j].at.Sub(t)))
 	}
-	if d := lastContent.Sub(firstContent); contentReports > 1 && d > 0 {
+	// A rate needs a few intervals; a burst gives only the first report and
+	// the final flush.
+	if d := lastContent.Sub(firstContent); contentReports > 2 && d > 0 {
 		r.perSecond = append(r.perSecond, float64(contentReports-1)/d.Seconds())
 	}
 	r.reports = append(r.reports, len(reps))
