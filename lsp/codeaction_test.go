@@ -198,3 +198,24 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// TestConfigProblemsAtStartAndReload: a bad initializationOptions value is
+// shown once the client is initialized; saving .kimi-lsp.toml in the editor
+// reloads it.
+func TestConfigProblemsAtStartAndReload(t *testing.T) {
+	dir := t.TempDir()
+	s := newSession(t, nil)
+	p := lsptest.DefaultInitializeParams(string(workspace.FileURI(dir)))
+	p["initializationOptions"] = map[string]any{"kimi": map[string]any{"reasoningEffort": "extreme"}}
+	s.initialize(p)
+	if _, err := s.ed.WaitMethod(ctxT(t), "window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "reasoningEffort")
+	}); err != nil {
+		t.Fatalf("the bad initializationOptions value was not shown: %v", err)
+	}
+	file := filepath.Join(dir, ".kimi-lsp.toml")
+	os.WriteFile(file, []byte("[[actions]]\nname = \"shout\"\ntitle = \"Kimi: Shout\"\nprompt = \"{{selection}}\"\nresult = \"explain\"\n"), 0o644)
+	uri := string(workspace.FileURI(file))
+	s.ed.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	waitFor(t, func() bool { _, ok := s.srv.config().ActionFor("shout"); return ok })
+}

@@ -41,11 +41,32 @@ func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []e
 		s.log.Error("configuration: "+what, "problem", err.Error())
 		shown = append(shown, err.Error())
 	}
-	if len(shown) > 0 && s.state.Load() != stateNew {
-		s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{
-			Type:    protocol.MessageTypeWarning,
-			Message: "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; "),
-		})
+	if len(shown) == 0 {
+		return
+	}
+	msg := &protocol.ShowMessageParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; "),
+	}
+	if s.state.Load() == stateNew {
+		// During initialize: show it once the client is ready.
+		s.cfgMu.Lock()
+		s.pendingProblems = append(s.pendingProblems, msg)
+		s.cfgMu.Unlock()
+		return
+	}
+	s.notify(ctx, "window/showMessage", msg)
+}
+
+// showPendingProblems shows the configuration problems found during
+// initialize.
+func (s *Server) showPendingProblems(ctx context.Context) {
+	s.cfgMu.Lock()
+	pending := s.pendingProblems
+	s.pendingProblems = nil
+	s.cfgMu.Unlock()
+	for _, m := range pending {
+		s.notify(ctx, "window/showMessage", m)
 	}
 }
 

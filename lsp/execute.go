@@ -127,7 +127,13 @@ func (s *Server) prepareTask(ctx context.Context, command string, args commandAr
 		}
 	}
 	open := s.docs.All()
-	t.Context = assist.ContextDocuments(s.folders, snap, open, s.recent.list())
+	for _, d := range assist.ContextDocuments(s.folders, snap, open, s.recent.list()) {
+		// An active file outside every folder is shown by its base name,
+		// which a workspace file may share.
+		if d.Path != t.Active.Path {
+			t.Context = append(t.Context, d)
+		}
+	}
 	t.Files = assist.NewFiles(s.folders, open)
 	return t, action.Title, nil
 }

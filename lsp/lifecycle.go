@@ -142,6 +142,7 @@ func (s *Server) loadWorkspaceConfig(ctx context.Context) {
 }
 
 func handleInitialized(s *Server, ctx context.Context, _ json.RawMessage) error {
+	s.showPendingProblems(ctx)
 	go s.pullConfig(context.WithoutCancel(ctx))
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
@@ -89,9 +90,11 @@ type Server struct {
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
 
-	// cfgMu guards cfg, the effective configuration.
-	cfgMu sync.Mutex
-	cfg   config.Config
+	// cfgMu guards cfg, the effective configuration, and the problems
+	// found before the client could be told.
+	cfgMu           sync.Mutex
+	cfg             config.Config
+	pendingProblems []*protocol.ShowMessageParams
 
 	state    atomic.Int32
 	exitCode atomic.Int32

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -68,6 +70,10 @@ func handleDidSave(s *Server, ctx context.Context, raw json.RawMessage) error {
 	uri, err := workspace.ParseURI(p.TextDocument.URI)
 	if err != nil {
 		return fmt.Errorf("didSave: %w", err)
+	}
+	if path, err := uri.Path(); err == nil && filepath.Base(path) == config.WorkspaceFileName {
+		// The user saved a workspace configuration file in the editor.
+		s.loadWorkspaceConfig(ctx)
 	}
 	return s.docs.Save(uri, p.Text)
 }
