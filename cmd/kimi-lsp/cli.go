@@ -398,9 +398,17 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 0
 	}
 	root := workspaceRoot(tg.path)
+	var diffText strings.Builder
 	for _, c := range out.Changes {
-		fmt.Fprint(stdout, unifiedOf(root, c))
+		diffText.WriteString(unifiedOf(root, c))
 	}
+	// The diff is meant for git apply or patch: check it with a strict,
+	// independent parser before anyone relies on it.
+	if err := patch.CheckWellFormed(diffText.String()); err != nil {
+		fmt.Fprintf(stderr, "kimi-lsp: internal error: the diff written is malformed: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, diffText.String())
 	if !write {
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0
