@@ -81,6 +81,7 @@ func (s *Server) configChanged(cfg config.Config) {
 	if s.folders != nil {
 		s.folders.SetOptions(workspaceOptions(cfg))
 	}
+	s.secretCache.Clear()
 }
 
 // pullConfig asks the client for the "kimi" section (workspace/configuration)

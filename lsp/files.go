@@ -20,16 +20,20 @@ func (b buffers) Buffer(uri workspace.URI) (string, bool) {
 	return s.Text(), true
 }
 
-// isSecretURI reports whether uri names a secrets file.
+// isSecretURI reports whether uri names a secrets file. Answers are kept
+// per URI (codeAction asks on every request; glob matching dominated its
+// cost) until the configuration changes.
 func (s *Server) isSecretURI(uri workspace.URI) bool {
+	if v, ok := s.secretCache.Load(uri); ok {
+		return v.(bool)
+	}
 	p, err := uri.Path()
 	if err != nil {
 		return false
 	}
-	if s.folders != nil {
-		return s.folders.IsSecret(p)
-	}
-	return workspace.IsSecret(p)
+	secret := s.folders.IsSecret(p)
+	s.secretCache.Store(uri, secret)
+	return secret
 }
 
 // noteSecret tells the user, once per file, why kimi-lsp does nothing with

@@ -89,6 +89,11 @@ func (p *progress) Begin(ctx context.Context, title, message string) {
 // short status line. Each schedules a throttled report.
 func (p *progress) Content(delta string) {
 	p.mu.Lock()
+	if p.content.Len() == 0 && delta != "" {
+		// The first answer text goes out at once, even if a "thinking…"
+		// report just did.
+		p.lastSent = time.Time{}
+	}
 	p.content.WriteString(delta)
 	p.status = ""
 	p.scheduleLocked()

@@ -82,8 +82,10 @@ type Server struct {
 	engine  *assist.Engine
 	jobs    *jobs
 	recent  recentFiles
-	// toldSecret remembers the secret files the user was told about.
-	toldSecret sync.Map
+	// toldSecret remembers the secret files the user was told about;
+	// secretCache is isSecretURI's memo, cleared on configuration changes.
+	toldSecret  sync.Map
+	secretCache sync.Map
 	// logQueue carries warnings to the editor (see clientLogHandler).
 	logQueue chan string
 	// baseCtx is the parent of every job; cancelled when Run returns.

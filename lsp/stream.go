@@ -183,6 +183,20 @@ type wireMessage struct {
 // decode turns a frame body into a jsonrpc2 message. On failure it returns
 // the raw id when one could be read, so the error reply can address it.
 func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) {
+	// Fast path: the library decodes a well-formed message in one pass,
+	// without copying the params. It fails on ids beyond int32 and on
+	// malformed messages, which the slow path below handles and explains.
+	// (The library rejects a wrong "jsonrpc" value but not a missing one.)
+	if msg, err := jsonrpc2.DecodeMessage(body); err == nil && bytes.Contains(body, []byte(`"jsonrpc"`)) {
+		switch msg.(type) {
+		case *jsonrpc2.Call, *jsonrpc2.Notification:
+			return msg, nil, nil
+		case *jsonrpc2.Response:
+			if !bytes.Contains(body, []byte(`"method"`)) {
+				return msg, nil, nil
+			}
+		}
+	}
 	var w wireMessage
 	if err := json.Unmarshal(body, &w); err != nil {
 		// Try to salvage the id for the reply.
