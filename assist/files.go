@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -84,4 +85,19 @@ func ContextDocuments(folders *workspace.Folders, active *workspace.Snapshot, op
 		out = append(out, cache.Document{Path: f.Path, Language: f.Language, Text: f.Text, Version: version[f.URI], LastEdited: seq[f.URI]})
 	}
 	return out
+}
+
+// WorkspaceOptions maps the configuration's context section to the
+// workspace's options (budget, kinds of context, excludes, size cap,
+// secret globs).
+func WorkspaceOptions(cfg config.Config) workspace.Options {
+	o := workspace.DefaultOptions()
+	o.MaxTokens = cfg.Context.MaxTokens
+	o.IncludeOpen = cfg.Context.Include.OpenBuffers
+	o.IncludeRelated = cfg.Context.Include.Related
+	o.IncludeRecent = cfg.Context.Include.Recent
+	o.Exclude = cfg.Context.Exclude
+	o.MaxFileSize = cfg.Context.MaxFileSize
+	o.SecretGlobs = cfg.Context.Secrets
+	return o
 }

@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 )
 
@@ -79,7 +80,7 @@ func (s *Server) configChanged(cfg config.Config) {
 		s.engine.SetConfig(cfg)
 	}
 	if s.folders != nil {
-		s.folders.SetOptions(workspaceOptions(cfg))
+		s.folders.SetOptions(assist.WorkspaceOptions(cfg))
 	}
 	s.secretCache.Clear()
 }

@@ -220,20 +220,6 @@ func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMes
 	return nil
 }
 
-// workspaceOptions maps the configuration's context section to the
-// workspace's options.
-func workspaceOptions(cfg config.Config) workspace.Options {
-	o := workspace.DefaultOptions()
-	o.MaxTokens = cfg.Context.MaxTokens
-	o.IncludeOpen = cfg.Context.Include.OpenBuffers
-	o.IncludeRelated = cfg.Context.Include.Related
-	o.IncludeRecent = cfg.Context.Include.Recent
-	o.Exclude = cfg.Context.Exclude
-	o.MaxFileSize = cfg.Context.MaxFileSize
-	o.SecretGlobs = cfg.Context.Secrets
-	return o
-}
-
 // secretNotice tells the user, once, that a secrets file was kept out of a
 // prompt.
 func (s *Server) secretNotice(path string) {

@@ -152,7 +152,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		return nil, err
 	}
 	s.engine = engine
-	s.folders = workspace.NewFolders(workspaceOptions(cfg), workspace.Hooks{
+	s.folders = workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{
 		Buffers:       buffers{s.docs},
 		Logger:        log,
 		SecretNotice:  s.secretNotice,

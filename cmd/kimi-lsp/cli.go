@@ -197,7 +197,7 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 	}
 	text := string(b)
 	root := workspaceRoot(tg.path)
-	folders := workspace.NewFolders(workspaceOptionsOf(cfg), workspace.Hooks{Logger: env.log})
+	folders := workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{Logger: env.log})
 	cleanup := func() { folders.Close() }
 	if err := folders.Add(workspace.FileURI(root), filepath.Base(root)); err != nil {
 		cleanup()
@@ -238,20 +238,6 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 		return nil, assist.Task{}, nil, err
 	}
 	return engine, t, cleanup, nil
-}
-
-// workspaceOptionsOf maps the configuration's context section to the
-// workspace's options.
-func workspaceOptionsOf(cfg config.Config) workspace.Options {
-	o := workspace.DefaultOptions()
-	o.MaxTokens = cfg.Context.MaxTokens
-	o.IncludeOpen = cfg.Context.Include.OpenBuffers
-	o.IncludeRelated = cfg.Context.Include.Related
-	o.IncludeRecent = cfg.Context.Include.Recent
-	o.Exclude = cfg.Context.Exclude
-	o.MaxFileSize = cfg.Context.MaxFileSize
-	o.SecretGlobs = cfg.Context.Secrets
-	return o
 }
 
 // terminalSink streams the answer to stdout and, when stderr is a terminal,
