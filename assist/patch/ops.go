@@ -34,13 +34,9 @@ func (s *EditSet) Replace(name, oldText, newText string) error {
 		return refuse(&ApplyError{Path: name, Err: ErrNoMatch, Detail: "old text is empty; to create a file use create_file"})
 	}
 	t := s.begin()
-	path, perr := t.resolve(name)
+	path, e, perr := t.load(name)
 	if perr != nil {
 		return refuse(perr)
-	}
-	e, err := t.get(path, name)
-	if err != nil {
-		return refuse(&ApplyError{Path: name, Err: err})
 	}
 	if !e.exists {
 		return refuse(&ApplyError{Path: name, Err: ErrFileState, Detail: "no such file"})
@@ -103,13 +99,9 @@ func (s *EditSet) Replace(name, oldText, newText string) error {
 // Create adds a new file with the given text. The file must not exist.
 func (s *EditSet) Create(name, text string) error {
 	t := s.begin()
-	path, perr := t.resolve(name)
+	path, e, perr := t.load(name)
 	if perr != nil {
 		return refuse(perr)
-	}
-	e, err := t.get(path, name)
-	if err != nil {
-		return refuse(&ApplyError{Path: name, Err: err})
 	}
 	if e.exists {
 		return refuse(&ApplyError{Path: name, Err: ErrFileState, Detail: "the file already exists; edit it with replace_text or apply_diff"})
@@ -125,13 +117,9 @@ func (s *EditSet) Create(name, text string) error {
 // Delete removes a file. The file must exist.
 func (s *EditSet) Delete(name string) error {
 	t := s.begin()
-	path, perr := t.resolve(name)
+	_, e, perr := t.load(name)
 	if perr != nil {
 		return refuse(perr)
-	}
-	e, err := t.get(path, name)
-	if err != nil {
-		return refuse(&ApplyError{Path: name, Err: err})
 	}
 	if !e.exists {
 		return refuse(&ApplyError{Path: name, Err: ErrFileState, Detail: "no such file"})
@@ -208,4 +196,17 @@ func Apply(files Files, reply string, opts Options) ([]FileChange, error) {
 		return nil, err
 	}
 	return s.Changes()
+}
+
+// load resolves name and loads its entry, for an edit of the file.
+func (t *tx) load(name string) (string, *entry, *ApplyError) {
+	path, perr := t.resolve(name)
+	if perr != nil {
+		return "", nil, perr
+	}
+	e, err := t.get(path, name)
+	if err != nil {
+		return "", nil, &ApplyError{Path: name, Err: err}
+	}
+	return path, e, nil
 }
