@@ -1,6 +1,7 @@
 package assist
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -171,7 +172,7 @@ func (e *Engine) SetConfig(cfg config.Config) {
 	key, _ := cfg.Key()
 	client := model.New(model.Options{
 		BaseURL:     cfg.BaseURL,
-		FallbackURL: cmpOr(cfg.FallbackURL(), "none"),
+		FallbackURL: cmp.Or(cfg.FallbackURL(), "none"),
 		APIKey:      key,
 		HTTPClient:  e.http,
 		Logger:      e.log,
@@ -403,11 +404,4 @@ func cachePrices(cfg config.Config) cache.Prices {
 		out[m] = cache.Price{Input: p.Input, CachedInput: p.CachedRead, CacheWrite5m: p.Write5m, CacheWrite1h: p.Write1h, Output: p.Output}
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

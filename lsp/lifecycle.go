@@ -58,7 +58,6 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if p.ClientInfo != nil {
 		s.client = *p.ClientInfo
 	}
-	s.initParams = &p
 	s.mu.Unlock()
 
 	for _, f := range folders {

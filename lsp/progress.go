@@ -37,7 +37,6 @@ type progress struct {
 	dirty    bool
 	timer    *time.Timer
 	ended    bool
-	reports  int
 }
 
 // newProgress prepares progress for a job. clientToken is the workDoneToken
@@ -117,20 +116,6 @@ func (p *progress) Status(msg string) {
 	p.mu.Unlock()
 }
 
-// Text returns the answer text so far.
-func (p *progress) Text() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.content.String()
-}
-
-// Reports returns how many reports were sent (for tests and logs).
-func (p *progress) Reports() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.reports
-}
-
 // scheduleLocked sends a report now if the interval has passed since the
 // last one, else arms a timer for the rest of it.
 // Precondition: p.mu is held.
@@ -165,7 +150,6 @@ func (p *progress) flushLocked() {
 	if msg == "" {
 		return
 	}
-	p.reports++
 	ctx := context.Background()
 	if p.token == nil {
 		// Without progress support, log lines are the only live view;
@@ -225,6 +209,14 @@ func (p *progress) End(ctx context.Context, outcome string, failed bool) {
 // boundary when one is near, with newlines folded to " ⏎ " so the editor's
 // one-line progress display stays readable.
 func tail(s string, n int) string {
+	// Only the end matters: never scan a long answer whole on every report.
+	if max := 4 * n; len(s) > max {
+		cut := len(s) - max
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+		s = s[cut:]
+	}
 	if utf8.RuneCountInString(s) > n {
 		cut := len(s)
 		for i := 0; i < n && cut > 0; i++ {

@@ -104,11 +104,10 @@ type Server struct {
 	exitOnce sync.Once
 
 	// mu guards the session fields below, set by initialize.
-	mu         sync.Mutex
-	enc        workspace.Encoding
-	caps       clientCapabilities
-	client     clientInfo
-	initParams *initializeParams
+	mu     sync.Mutex
+	enc    workspace.Encoding
+	caps   clientCapabilities
+	client clientInfo
 
 	// inflightMu guards inflight: the cancel functions of running requests.
 	inflightMu sync.Mutex

@@ -352,18 +352,6 @@ func (s *stream) restoreID(resp *jsonrpc2.Response, data []byte) []byte {
 	return fixed
 }
 
-// forgetID drops the remembered raw form of a big id whose request ended
-// without a reply being written through Write (should not happen, but keeps
-// the map bounded).
-func (s *stream) forgetID(id jsonrpc2.ID) {
-	str := fmt.Sprintf("%s", id)
-	if strings.HasPrefix(str, bigIDPrefix) {
-		s.idmu.Lock()
-		delete(s.bigIDs, str)
-		s.idmu.Unlock()
-	}
-}
-
 // writeError writes an error response for a frame that never became a
 // request. id is the raw id or nil (written as null).
 func (s *stream) writeError(id json.RawMessage, code jsonrpc2.Code, message string) {

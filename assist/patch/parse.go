@@ -469,18 +469,7 @@ func (p *parser) finishHunk(atEnd bool) error {
 			return fmt.Errorf("%w: the code fence holding hunk %q is never closed", ErrTruncated, h.Header)
 		}
 		if h.HasCounts {
-			old, nw := 0, 0
-			for _, l := range ls {
-				switch l.Kind {
-				case Context, Unmarked:
-					old++
-					nw++
-				case Delete:
-					old++
-				case Add:
-					nw++
-				}
-			}
+			old, nw := countLines(ls)
 			old += len(tail) // trailing blank context may have been dropped
 			nw += len(tail)
 			// A hunk cut off has fewer lines than its header on both
@@ -509,7 +498,12 @@ func (p *parser) countsSatisfied(h *Hunk, ls []bodyLine) bool {
 	if !h.HasCounts {
 		return false
 	}
-	old, nw := 0, 0
+	old, nw := countLines(ls)
+	return old == h.OldLines && nw == h.NewLines
+}
+
+// countLines counts the lines of a hunk body on the old and the new side.
+func countLines(ls []bodyLine) (old, nw int) {
 	for _, l := range ls {
 		switch l.Kind {
 		case Context, Unmarked:
@@ -521,7 +515,7 @@ func (p *parser) countsSatisfied(h *Hunk, ls []bodyLine) bool {
 			nw++
 		}
 	}
-	return old == h.OldLines && nw == h.NewLines
+	return old, nw
 }
 
 // headerName extracts the file name from a ---/+++ header: it drops a

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,7 +71,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 	cctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: orNone(cfg.FallbackURL()), APIKey: key, Logger: env.log, MaxAttempts: 1})
+	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, Logger: env.log, MaxAttempts: 1})
 	start := time.Now()
 	resp, err := client.Complete(cctx, &model.Request{
 		Model:               cfg.FastModel,
@@ -93,13 +94,6 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		code = 1
 	}
 	return code
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 // statsFile is assist.DefaultStatsFile for the environment getenv: the
