@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -55,6 +56,15 @@ type Task struct {
 	// Files reads and confines the files edits may touch. Open documents
 	// must be read from the same snapshot as Active and Context.
 	Files patch.Files
+	// Notice, if set, is a line to tell the user before the task runs
+	// (the active file was cut to a window around the selection).
+	Notice string
+	// Notes are added to the instruction: what the prompt leaves out.
+	Notes []string
+	// NeedsInstruction is set for a Rewrite with no instruction from the
+	// user or the selection: the caller should ask (or use
+	// DefaultRewriteInstruction).
+	NeedsInstruction bool
 }
 
 func (t *Task) selectedText() string {
@@ -115,12 +125,29 @@ type Options struct {
 	// StatsFile, if set, receives the session's statistics as JSON after
 	// every task, for "kimi-lsp doctor --stats" (see DefaultStatsFile).
 	StatsFile string
+	// Gate, if set, bounds the model streams open at once: a task takes a
+	// slot before its first model call and gives it back when its model
+	// work ends (see Gate).
+	Gate Gate
 }
+
+// Gate hands out model-stream slots (the job engine, assist/jobs,
+// implements it). Acquire waits for a free slot, calling place with the
+// number of tasks ahead while it waits; it returns the function that gives
+// the slot back, or the cause of ctx's end.
+type Gate interface {
+	Acquire(ctx context.Context, place func(ahead int)) (release func(), err error)
+}
+
+// ErrInternal is wrapped by the error of a task that panicked: the panic is
+// logged with its stack, and the task fails instead of the program.
+var ErrInternal = errors.New("internal error — please report")
 
 // Engine runs tasks. It is safe for concurrent use; tasks run in parallel.
 type Engine struct {
 	log       *slog.Logger
 	statsFile string
+	gate      Gate
 	http      *http.Client
 	prompts   *cache.Session
 	tools     []model.Tool
@@ -161,7 +188,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if err != nil {
 		log.Warn("explanations will not be kept on disk", "error", err)
 	}
-	e := &Engine{log: log, statsFile: opts.StatsFile, http: opts.HTTPClient, prompts: prompts, tools: defs, explains: ex}
+	e := &Engine{log: log, statsFile: opts.StatsFile, gate: opts.Gate, http: opts.HTTPClient, prompts: prompts, tools: defs, explains: ex}
 	e.SetConfig(opts.Config)
 	return e, nil
 }
@@ -218,23 +245,42 @@ func (e *Engine) saveStats() {
 // Run runs t, streaming the model's output to sink, and returns what it
 // produced. An explanation asked again for unchanged text is served from
 // the earlier answer without a model call. Cancelling ctx stops the model
-// stream at once.
-func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (*Outcome, error) {
-	out, err := e.run(ctx, t, sink)
+// stream at once. The API key is struck from everything the task passes
+// on — the streamed text, the result, the explanation file — in case the
+// provider echoes it. A panic inside the task (a model reply breaking the
+// diff parser) is logged with its stack and returned as an error wrapping
+// ErrInternal.
+func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (out *Outcome, err error) {
+	cfg, client := e.current()
+	key, _ := cfg.Key()
+	rs := newRedactingSink(sink, key)
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("panic in a task", "action", t.Action.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			out, err = nil, fmt.Errorf("%w: %v", ErrInternal, r)
+		}
+	}()
+	defer rs.flush()
+	out, err = e.run(ctx, cfg, client, t, rs)
+	if out != nil {
+		out.Text = rs.redact(out.Text)
+	}
 	if e.statsFile != "" && out != nil && out.Rounds > 0 {
 		e.saveStats()
 	}
 	return out, err
 }
 
-func (e *Engine) run(ctx context.Context, t Task, sink Sink) (*Outcome, error) {
-	cfg, client := e.current()
+func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Client, t Task, sink *redactingSink) (*Outcome, error) {
 	if _, err := cfg.Key(); err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		return nil, err
 	}
 	a := t.Action
 	out := &Outcome{Action: a, Model: a.Model}
 	instruction := instructionFor(a, &t)
+	for _, n := range t.Notes {
+		instruction += "\n" + n
+	}
 	var exKey string
 	if a.Result == config.ResultExplain && e.explains != nil {
 		exKey = ExplanationKey(a.Model, instruction, t.Active.Path, t.selectedText(), t.Active.Text)
@@ -269,16 +315,20 @@ func (e *Engine) run(ctx context.Context, t Task, sink Sink) (*Outcome, error) {
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo})
 	exec := tools.NewExecutor(set, e.log)
 	sc := &streamingCompleter{e: e, client: client, sink: sink, handle: prompt.Handle, out: out}
+	defer sc.release()
 	res, err := tools.Loop(ctx, sc, req, exec, tools.LoopOptions{
 		MaxRounds:   MaxRounds,
 		ReplyDiff:   a.Result == config.ResultEdit,
 		DiffRetries: 1,
 	})
 	out.Rounds = sc.rounds
+	// The model's work is over: free the stream slot before the edit is
+	// checked and applied.
+	sc.release()
 	if err != nil {
 		return out, err
 	}
-	out.Text = res.Final.Content
+	out.Text = sink.redact(res.Final.Content)
 	if a.Result == config.ResultExplain {
 		if strings.TrimSpace(out.Text) == "" {
 			return out, errors.New("the model returned an empty answer")
@@ -300,27 +350,71 @@ func (e *Engine) run(ctx context.Context, t Task, sink Sink) (*Outcome, error) {
 	if len(changes) == 0 {
 		return out, ErrNoChange
 	}
+	if sink.key != "" {
+		for _, c := range changes {
+			if strings.Contains(c.After, sink.key) && !strings.Contains(c.Before, sink.key) {
+				return out, fmt.Errorf("%w: the edit of %s writes your API key into the file", ErrKeyInEdit, c.Path)
+			}
+		}
+	}
 	out.Changes = changes
 	return out, nil
 }
 
+// ErrKeyInEdit: the model's edit would write the API key into a file (the
+// provider echoed it); the edit is refused.
+var ErrKeyInEdit = errors.New("edit refused")
+
 // streamingCompleter is the tools.Completer of a task: it streams each
 // round's reply to the sink as it arrives and accounts for its usage.
 type streamingCompleter struct {
-	e      *Engine
-	client *model.Client
-	sink   Sink
-	handle cache.Handle
-	out    *Outcome
-	rounds int
+	e       *Engine
+	client  *model.Client
+	sink    *redactingSink
+	handle  cache.Handle
+	out     *Outcome
+	rounds  int
+	slot    func() // gives the stream slot back; nil when none is held
+	queuing bool   // a "queued" status was shown
+}
+
+// acquire takes a stream slot from the engine's gate, once per task: the
+// tool rounds of one task never hold two.
+func (c *streamingCompleter) acquire(ctx context.Context) error {
+	if c.slot != nil || c.e.gate == nil {
+		return nil
+	}
+	release, err := c.e.gate.Acquire(ctx, func(ahead int) {
+		c.queuing = true
+		c.sink.Status(fmt.Sprintf("queued (%d ahead)", ahead))
+	})
+	if err != nil {
+		return err
+	}
+	if c.queuing {
+		c.sink.Status("asking " + c.out.Model + "…")
+	}
+	c.slot = release
+	return nil
+}
+
+func (c *streamingCompleter) release() {
+	if c.slot != nil {
+		c.slot()
+		c.slot = nil
+	}
 }
 
 func (c *streamingCompleter) Complete(ctx context.Context, req *model.Request) (*model.Response, error) {
+	if err := c.acquire(ctx); err != nil {
+		return nil, err
+	}
 	c.rounds++
 	if c.rounds > 1 {
 		c.sink.Status(fmt.Sprintf("round %d: sending tool results", c.rounds))
 	}
 	resp, err := c.e.stream(ctx, c.client, req, c.sink)
+	c.sink.flush()
 	var u model.Usage
 	if resp != nil && resp.Usage != nil {
 		u = *resp.Usage

@@ -59,7 +59,7 @@ func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if err != nil {
 		return nil, rpcError(-32602, "textDocument/codeAction: %v", err)
 	}
-	if _, ok := s.docs.Snapshot(uri); !ok {
+	if _, ok := s.viewOf(ctx).Snapshot(uri); !ok {
 		return []any{}, nil
 	}
 	if s.isSecretURI(uri) {

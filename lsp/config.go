@@ -79,6 +79,9 @@ func (s *Server) configChanged(cfg config.Config) {
 	if s.engine != nil {
 		s.engine.SetConfig(cfg)
 	}
+	if s.jobs != nil {
+		s.jobs.SetLimit(cfg.Jobs.MaxConcurrent)
+	}
 	if s.folders != nil {
 		s.folders.SetOptions(assist.WorkspaceOptions(cfg))
 	}

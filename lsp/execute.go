@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
-	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -30,8 +29,14 @@ type jobReply struct {
 	Job string `json:"job"`
 }
 
+// cancelReply is kimi.cancel's answer.
+type cancelReply struct {
+	Cancelled int `json:"cancelled"`
+}
+
 // handleExecuteCommand answers at once: kimi.cancel and kimi.stats with
-// their result, the others with the id of the job they start.
+// their result, the others with the id of the job they start. The job's
+// snapshot is the one taken on the read loop when the request arrived.
 func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
 	var p executeCommandParams
 	if err := decodeParams("workspace/executeCommand", raw, &p); err != nil {
@@ -45,177 +50,204 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 	}
 	switch p.Command {
 	case cmdCancel:
-		n := s.jobs.cancel(args.Job, causeUser)
-		return map[string]int{"cancelled": n}, nil
+		return cancelReply{Cancelled: s.jobs.Cancel(args.Job, jobs.ErrCancelled)}, nil
 	case cmdStats:
 		return s.stats(), nil
 	case cmdExplain, cmdFix, cmdRewrite, cmdDocument, cmdTests, cmdAction:
 	default:
 		return nil, rpcError(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
-	t, title, err := s.prepareTask(ctx, p.Command, args)
+	t, key, err := s.buildTask(ctx, p.Command, args)
 	if err != nil {
 		return nil, err
 	}
-	key := fmt.Sprintf("%s#%d-%d", t.uri, t.Selection.Start, t.Selection.End)
-	j, jctx := s.jobs.start(s.baseCtx, key, title, requestIDFromContext(ctx))
-	go s.runJob(jctx, j, t, p.WorkDoneToken)
-	return jobReply{Job: j.id}, nil
-}
-
-// jobTask is an assist.Task plus what the lsp layer needs to finish the job.
-type jobTask struct {
-	assist.Task
-	uri     workspace.URI
-	command string
-	// askRewrite is set when Rewrite has no instruction yet and the user
-	// should be asked.
-	askRewrite bool
-}
-
-// prepareTask takes the snapshot a job works on: the active document, the
-// selection, the context files. It runs in the request, so the job sees the
-// text as it was when the user invoked the command.
-func (s *Server) prepareTask(ctx context.Context, command string, args commandArgs) (*jobTask, string, error) {
-	cfg := s.config()
-	name := map[string]string{
-		cmdExplain: config.ActionExplain, cmdFix: config.ActionFix, cmdRewrite: config.ActionRewrite,
-		cmdDocument: config.ActionDocument, cmdTests: config.ActionTests, cmdAction: args.Name,
-	}[command]
-	action, ok := cfg.ActionFor(name)
-	if !ok {
-		return nil, "", rpcError(jsonrpc2.InvalidParams, "%s: no action named %q is configured", command, name)
+	run := &jobRun{task: t, clientToken: p.WorkDoneToken}
+	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
+		Key:     key,
+		Title:   t.Action.Title,
+		Request: requestIDFromContext(ctx),
+		OnPanic: func(error) { s.jobPanicked(run) },
+	}, func(ctx context.Context, j *jobs.Job) { s.runJob(ctx, j, run) })
+	if err != nil {
+		return nil, rpcError(jsonrpc2.InvalidRequest, "%s: %v", p.Command, err)
 	}
+	return jobReply{Job: j.ID}, nil
+}
+
+// commandAction maps a command to the name of the action it runs.
+func commandAction(command string, args commandArgs) string {
+	switch command {
+	case cmdExplain:
+		return config.ActionExplain
+	case cmdFix:
+		return config.ActionFix
+	case cmdRewrite:
+		return config.ActionRewrite
+	case cmdDocument:
+		return config.ActionDocument
+	case cmdTests:
+		return config.ActionTests
+	}
+	return args.Name
+}
+
+// buildTask converts the command's arguments to workspace terms, with the
+// snapshot taken when the request arrived, and has assist build the task.
+// It also returns the job's supersession key.
+func (s *Server) buildTask(ctx context.Context, command string, args commandArgs) (*assist.Task, jobs.Key, error) {
+	name := commandAction(command, args)
 	if args.URI == "" {
-		return nil, "", rpcError(jsonrpc2.InvalidParams, "%s: missing uri", command)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: missing uri", command)
 	}
 	uri, err := workspace.ParseURI(args.URI)
 	if err != nil {
-		return nil, "", rpcError(jsonrpc2.InvalidParams, "%s: %v", command, err)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %v", command, err)
 	}
-	snap, ok := s.docs.Snapshot(uri)
+	view := s.viewOf(ctx)
+	snap, ok := view.Snapshot(uri)
 	if !ok {
-		return nil, "", rpcError(jsonrpc2.InvalidParams, "%s: %s is not open in the editor", command, uri)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %s is not open in the editor", command, uri)
 	}
-	if s.isSecretURI(uri) {
-		s.noteSecret(ctx, uri)
-		return nil, "", rpcError(jsonrpc2.InvalidRequest, "%s: %s looks like a secrets file; kimi-lsp never sends it to the model", command, s.displayPath(uri))
+	req := assist.TaskRequest{
+		Action:      name,
+		Instruction: args.Instruction,
+		Document:    snap,
+		Diagnostics: convertDiagnostics(args.Diagnostics),
+		Open:        view.All(),
+		Recent:      s.recent.list(),
 	}
-	enc := s.encoding()
-	var sel cache.Selection
 	if args.Range != nil {
-		sel.Start, sel.End = snap.RangeOffsets(fromProtocolRange(*args.Range), enc)
+		req.Start, req.End = snap.RangeOffsets(fromProtocolRange(*args.Range), s.encoding())
 	}
-	t := &jobTask{uri: uri, command: command}
-	t.Action = action
-	t.Instruction = strings.TrimSpace(args.Instruction)
-	t.Selection = sel
-	t.Project = cache.Project{Name: s.projectName()}
-	t.Active = cache.Document{
-		Path:       s.displayPath(uri),
-		Language:   languageOf(snap.LanguageID, uri),
-		Text:       snap.Text(),
-		Version:    snap.Version,
-		LastEdited: int64(snap.Seq),
+	t, err := assist.BuildTask(s.config(), s.folders, req)
+	switch {
+	case errors.Is(err, assist.ErrUnknownAction):
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: no action named %q is configured", command, name)
+	case errors.Is(err, workspace.ErrSecret):
+		s.noteSecret(ctx, uri)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidRequest, "%s: %s", command, err)
+	case err != nil:
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidRequest, "%s: %s", command, s.redact(err.Error()))
 	}
-	t.Diagnostics = convertDiagnostics(args.Diagnostics)
-	if command == cmdRewrite && t.Instruction == "" {
-		if in, ok := assist.RewriteInstruction(t.Active.Text[sel.Start:sel.End]); ok {
-			t.Instruction = in
-		} else {
-			t.askRewrite = true
-		}
+	key := jobs.Key{Command: command, Document: string(uri), Start: req.Start, End: req.End}
+	if command == cmdAction {
+		key.Command += ":" + name
 	}
-	open := s.docs.All()
-	for _, d := range assist.ContextDocuments(s.folders, snap, open, s.recent.list()) {
-		// An active file outside every folder is shown by its base name,
-		// which a workspace file may share.
-		if d.Path != t.Active.Path {
-			t.Context = append(t.Context, d)
-		}
-	}
-	t.Files = assist.NewFiles(s.folders, open)
-	return t, action.Title, nil
+	return t, key, nil
+}
+
+// jobRun is what a job's goroutine carries: its task and its progress.
+type jobRun struct {
+	task        *assist.Task
+	clientToken json.RawMessage
+	// progress is set by runJob once created; read only by the job's own
+	// goroutine (OnPanic runs there too).
+	progress *progress
 }
 
 // runJob runs a job to its end and reports every step to the editor.
-func (s *Server) runJob(ctx context.Context, j *job, t *jobTask, clientToken json.RawMessage) {
-	defer s.jobs.finish(j)
+func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
+	t := r.task
 	cfg := s.config()
-	p := s.newProgress(ctx, clientToken, j.id, cfg.Progress.MaxReportsPerSecond, cfg.Progress.ShowThinking)
-	j.setToken(p.Token())
+	p := s.newProgress(ctx, r.clientToken, j, cfg.Progress.MaxReportsPerSecond, cfg.Progress.ShowThinking)
+	r.progress = p
+	j.SetTag(progressToken(p.Token()))
+	s.hook("job", j)
 	p.Begin(ctx, t.Action.Title, "asking "+t.Action.Model+"…")
-	if t.askRewrite {
+	if t.Notice != "" {
+		s.showMessage(ctx, protocol.MessageTypeInfo, "kimi-lsp: "+t.Notice+".")
+	}
+	if t.NeedsInstruction {
 		t.Instruction = s.askRewriteInstruction(ctx)
 	}
-	out, err := s.engine.Run(ctx, t.Task, p)
+	out, err := s.engine.Run(ctx, *t, p)
+	endCtx := context.WithoutCancel(ctx)
 	switch {
 	case ctx.Err() != nil:
-		msg := string(causeUser)
-		var cause cancelCause
-		if errors.As(context.Cause(ctx), &cause) {
-			msg = string(cause)
-		}
-		s.log.Info("job cancelled", "job", j.id, "cause", msg)
-		p.End(context.WithoutCancel(ctx), msg, false)
+		msg, failed := cancelOutcome(context.Cause(ctx))
+		s.log.Info("job cancelled", "job", j.ID, "cause", msg)
+		p.End(endCtx, msg, failed)
+	case errors.Is(err, assist.ErrInternal):
+		p.End(endCtx, internalErrorOutcome, true)
 	case err != nil && out != nil && len(out.Changes) == 0 && errors.Is(err, assist.ErrNoChange) && strings.TrimSpace(out.Text) != "":
 		// The model explained why it made no change: show that.
 		s.showExplanation(ctx, t, out)
-		p.End(ctx, "no change proposed; see the model's answer", false)
+		p.End(endCtx, "no change proposed; see the model's answer", false)
 	case err != nil:
-		s.log.Warn("job failed", "job", j.id, "action", t.Action.Name, "error", err)
-		p.End(ctx, outcomeLine("failed: %s", s.redact(err.Error())), true)
+		s.log.Warn("job failed", "job", j.ID, "action", t.Action.Name, "error", err)
+		p.End(endCtx, outcomeLine("failed: %s", s.redact(err.Error())), true)
 	case t.Action.Result == config.ResultExplain:
 		s.showExplanation(ctx, t, out)
-		p.End(ctx, explainOutcome(out), false)
+		p.End(endCtx, explainOutcome(out), false)
 	default:
 		p.Status("applying the edit")
 		msg, err := s.applyChanges(ctx, t.Action.Title, out.Changes)
 		if err != nil {
-			s.log.Warn("edit not applied", "job", j.id, "error", err)
-			p.End(ctx, outcomeLine("not applied: %s", s.redact(err.Error())), true)
+			s.log.Warn("edit not applied", "job", j.ID, "error", err)
+			p.End(endCtx, outcomeLine("not applied: %s", s.redact(err.Error())), true)
 			return
 		}
-		p.End(ctx, msg+usageNote(out.Usage), false)
+		p.End(endCtx, msg+usageNote(out), false)
 	}
+}
+
+// jobPanicked reports a job whose function panicked (jobs.Spec.OnPanic).
+func (s *Server) jobPanicked(r *jobRun) {
+	ctx := context.Background()
+	if r.progress != nil {
+		r.progress.End(ctx, internalErrorOutcome, true)
+		return
+	}
+	s.showMessage(ctx, protocol.MessageTypeError, "kimi-lsp: "+r.task.Action.Title+": "+internalErrorOutcome)
 }
 
 func explainOutcome(out *assist.Outcome) string {
 	if out.Cached {
 		return "explanation ready (unchanged code: the earlier answer, no model call)"
 	}
-	return "explanation ready" + usageNote(out.Usage)
+	return "explanation ready" + usageNote(out)
 }
 
 // usageNote summarises a task's tokens for the end message.
-func usageNote(u cache.Usage) string {
+func usageNote(out *assist.Outcome) string {
+	u := out.Usage
 	if u.PromptTokens == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (%d prompt tokens, %d%% cached)", u.PromptTokens, u.CachedTokens*100/u.PromptTokens)
 }
 
+// showDocumentParams is window/showDocument's params.
+type showDocumentParams struct {
+	URI       string `json:"uri"`
+	External  bool   `json:"external,omitempty"`
+	TakeFocus bool   `json:"takeFocus"`
+}
+
+// showDocumentResult is window/showDocument's result.
+type showDocumentResult struct {
+	Success bool `json:"success"`
+}
+
 // showExplanation opens the explanation's Markdown file with
 // window/showDocument when the client can, else sends the whole text with
 // window/showMessage.
-func (s *Server) showExplanation(ctx context.Context, t *jobTask, out *assist.Outcome) {
+func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assist.Outcome) {
 	caps := s.clientCaps()
 	if out.File != "" && caps.Window.ShowDocument != nil && caps.Window.ShowDocument.Support {
-		var res struct {
-			Success bool `json:"success"`
-		}
-		err := s.call(ctx, "window/showDocument", map[string]any{
-			"uri": string(workspace.FileURI(out.File)), "takeFocus": false,
-		}, &res)
+		var res showDocumentResult
+		err := s.call(ctx, "window/showDocument", showDocumentParams{URI: string(workspace.FileURI(out.File))}, &res)
 		if err == nil && res.Success {
 			return
 		}
 		s.log.Info("showDocument failed; sending the explanation as a message", "error", err)
 	}
-	s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{
-		Type:    protocol.MessageTypeInfo,
-		Message: t.Action.Title + " — " + t.Active.Path + "\n\n" + out.Text,
-	})
+	s.showMessage(ctx, protocol.MessageTypeInfo, t.Action.Title+" — "+t.Active.Path+"\n\n"+out.Text)
+}
+
+// showMessage sends window/showMessage with the API key struck out.
+func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: s.redact(msg)})
 }
 
 // rewriteChoices are offered by askRewriteInstruction.
@@ -227,19 +259,31 @@ var rewriteChoices = []string{
 	"Make it faster.",
 }
 
+// messageActionItem is a button of window/showMessageRequest.
+type messageActionItem struct {
+	Title string `json:"title"`
+}
+
+// showMessageRequestParams is window/showMessageRequest's params.
+type showMessageRequestParams struct {
+	Type    protocol.MessageType `json:"type"`
+	Message string               `json:"message"`
+	Actions []messageActionItem  `json:"actions,omitempty"`
+}
+
 // askRewriteInstruction asks the user, with window/showMessageRequest (an
 // LSP 1.0 request every client answers, if only with an error), how to
 // rewrite; without an answer it uses the default instruction.
 func (s *Server) askRewriteInstruction(ctx context.Context) string {
-	items := make([]map[string]string, len(rewriteChoices))
+	items := make([]messageActionItem, len(rewriteChoices))
 	for i, c := range rewriteChoices {
-		items[i] = map[string]string{"title": c}
+		items[i] = messageActionItem{Title: c}
 	}
-	var res *struct {
-		Title string `json:"title"`
-	}
-	err := s.call(ctx, "window/showMessageRequest", map[string]any{
-		"type": protocol.MessageTypeInfo, "message": "Kimi: how should the selection be rewritten? (Tip: write a comment line starting with \"kimi:\" in the selection.)", "actions": items,
+	var res *messageActionItem
+	err := s.call(ctx, "window/showMessageRequest", showMessageRequestParams{
+		Type:    protocol.MessageTypeInfo,
+		Message: "Kimi: how should the selection be rewritten? (Tip: write a comment line starting with \"kimi:\" in the selection.)",
+		Actions: items,
 	}, &res)
 	if err != nil || res == nil || res.Title == "" {
 		return assist.DefaultRewriteInstruction
@@ -248,8 +292,8 @@ func (s *Server) askRewriteInstruction(ctx context.Context) string {
 }
 
 // convertDiagnostics turns LSP diagnostics into the prompt's.
-func convertDiagnostics(raw []json.RawMessage) []cache.Diagnostic {
-	var out []cache.Diagnostic
+func convertDiagnostics(raw []json.RawMessage) []assist.Diagnostic {
+	var out []assist.Diagnostic
 	for _, r := range raw {
 		var d struct {
 			Range    protocol.Range `json:"range"`
@@ -260,11 +304,11 @@ func convertDiagnostics(raw []json.RawMessage) []cache.Diagnostic {
 		if json.Unmarshal(r, &d) != nil || strings.TrimSpace(d.Message) == "" {
 			continue
 		}
-		sev := cache.Severity(d.Severity)
-		if sev < cache.SeverityError || sev > cache.SeverityHint {
-			sev = cache.SeverityError
+		sev := assist.Severity(d.Severity)
+		if sev < assist.SeverityError || sev > assist.SeverityHint {
+			sev = assist.SeverityError
 		}
-		out = append(out, cache.Diagnostic{
+		out = append(out, assist.Diagnostic{
 			StartLine: int(d.Range.Start.Line), EndLine: int(d.Range.End.Line),
 			Severity: sev, Source: d.Source, Message: d.Message,
 		})
@@ -275,48 +319,34 @@ func convertDiagnostics(raw []json.RawMessage) []cache.Diagnostic {
 // displayPath is the workspace-relative path of uri the model sees, or the
 // base name for files outside every folder and non-file URIs.
 func (s *Server) displayPath(uri workspace.URI) string {
-	p, err := uri.Path()
-	if err != nil {
-		return path.Base(string(uri))
-	}
-	if s.folders != nil {
-		if rel, ok := s.folders.RelPath(p); ok {
-			return rel
-		}
-	}
-	return path.Base(p)
+	return assist.DisplayPath(s.folders, uri)
 }
 
-// projectName is the name of the first workspace folder.
-func (s *Server) projectName() string {
-	if s.folders == nil {
-		return ""
-	}
-	if l := s.folders.List(); len(l) > 0 {
-		return l[0].Name
-	}
-	return ""
+// jobInfo describes a running job in kimi.stats.
+type jobInfo struct {
+	Job   string `json:"job"`
+	Title string `json:"title"`
 }
 
-// languageOf returns the client's language id, else a guess from the name.
-func languageOf(id string, uri workspace.URI) string {
-	if id != "" {
-		return id
-	}
-	return workspace.LanguageOf(string(uri))
+// statsReply is kimi.stats's result: the cache accounting and the running
+// jobs.
+type statsReply struct {
+	assist.Stats
+	// Cost is CostUSD under the name DESIGN.md's command table uses.
+	Cost float64   `json:"cost"`
+	Jobs []jobInfo `json:"jobs"`
+	// Streams and Queued count the model streams open and the jobs
+	// waiting for one.
+	Streams int `json:"streams"`
+	Queued  int `json:"queued"`
 }
 
-// stats is kimi.stats's result: the cache accounting and the running jobs.
-func (s *Server) stats() any {
+func (s *Server) stats() statsReply {
 	st := s.engine.Stats()
-	var running []map[string]string
-	for _, j := range s.jobs.running() {
-		running = append(running, map[string]string{"job": j.id, "title": j.title})
+	out := statsReply{Stats: st, Cost: st.CostUSD}
+	for _, j := range s.jobs.Jobs() {
+		out.Jobs = append(out.Jobs, jobInfo{Job: j.ID, Title: j.Spec.Title})
 	}
-	return struct {
-		cache.Stats
-		// Cost is CostUSD under the name DESIGN.md's command table uses.
-		Cost float64             `json:"cost"`
-		Jobs []map[string]string `json:"jobs"`
-	}{st, st.CostUSD, running}
+	out.Streams, out.Queued = s.jobs.Streams()
+	return out
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"sort"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -73,4 +74,42 @@ func (r *recentFiles) list() []workspace.URI {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]workspace.URI(nil), r.uris...)
+}
+
+// docView is the open documents as they were when a request arrived: the
+// read loop takes it before the request's goroutine starts, so a didChange
+// read after the request cannot shift the request's ranges (STYLE #6).
+type docView struct {
+	all []*workspace.Snapshot // sorted by URI
+}
+
+// Snapshot returns the document's snapshot in the view.
+func (v docView) Snapshot(uri workspace.URI) (*workspace.Snapshot, bool) {
+	i := sort.Search(len(v.all), func(i int) bool { return v.all[i].URI >= uri })
+	if i < len(v.all) && v.all[i].URI == uri {
+		return v.all[i], true
+	}
+	return nil, false
+}
+
+// All returns every snapshot of the view, sorted by URI.
+func (v docView) All() []*workspace.Snapshot { return v.all }
+
+// viewKey is the context key of a request's docView.
+type viewKey struct{}
+
+// viewOf returns the view taken when the request of ctx arrived, or the
+// current documents for a request that took none.
+func (s *Server) viewOf(ctx context.Context) docView {
+	if v, ok := ctx.Value(viewKey{}).(docView); ok {
+		return v
+	}
+	return docView{all: s.docs.All()}
+}
+
+// snapshotMethods are the requests that read documents: their view is
+// taken on the read loop when they arrive.
+var snapshotMethods = map[string]bool{
+	"textDocument/codeAction":  true,
+	"workspace/executeCommand": true,
 }

@@ -18,7 +18,8 @@ import (
 var requestTable = map[string]requestFunc{
 	"shutdown": func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) {
 		s.log.Info("shutdown requested")
-		s.jobs.cancel("", causeShutdown)
+		// Cancel every job and wait (bounded) for their ends to be sent.
+		s.jobs.Close()
 		return nil, nil
 	},
 	"textDocument/codeAction":  handleCodeAction,
@@ -187,7 +188,7 @@ func handleWorkDoneProgressCancel(s *Server, ctx context.Context, raw json.RawMe
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	if s.jobs.cancelWhere(func(j *job) bool { return j.hasToken(p.Token) }, causeUser) == 0 {
+	if s.cancelByToken(p.Token) == 0 {
 		s.log.Debug("progress cancel for no running job", "token", string(p.Token))
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 )
 
 // tailRunes is how much of the streamed answer a progress report shows: a
@@ -25,7 +27,8 @@ type progress struct {
 	s        *Server
 	token    json.RawMessage // nil when the client has no progress support
 	interval time.Duration
-	thinking bool // show the reasoning tail while the model thinks
+	thinking bool                // show the reasoning tail while the model thinks
+	guard    func(func()) func() // wraps the timer's callback (jobs.Job.Guard)
 
 	// mu guards the fields below.
 	mu       sync.Mutex
@@ -42,17 +45,17 @@ type progress struct {
 // newProgress prepares progress for a job. clientToken is the workDoneToken
 // the client sent with executeCommand, if any; otherwise a token is created
 // with window/workDoneProgress/create when the client supports progress.
-func (s *Server) newProgress(ctx context.Context, clientToken json.RawMessage, jobID string, maxPerSecond int, thinking bool) *progress {
+func (s *Server) newProgress(ctx context.Context, clientToken json.RawMessage, j *jobs.Job, maxPerSecond int, thinking bool) *progress {
 	if maxPerSecond <= 0 {
 		maxPerSecond = 10
 	}
-	p := &progress{s: s, interval: time.Second / time.Duration(maxPerSecond), thinking: thinking}
+	p := &progress{s: s, interval: time.Second / time.Duration(maxPerSecond), thinking: thinking, guard: j.Guard}
 	switch {
 	case len(clientToken) > 0 && string(clientToken) != "null":
 		p.token = clientToken
 	case s.clientCaps().Window.WorkDoneProgress:
-		tok, _ := json.Marshal("kimi-job-" + jobID)
-		err := s.call(ctx, "window/workDoneProgress/create", map[string]json.RawMessage{"token": tok}, nil)
+		tok, _ := json.Marshal("kimi-job-" + j.ID)
+		err := s.call(ctx, "window/workDoneProgress/create", workDoneProgressCreateParams{Token: tok}, nil)
 		if err != nil {
 			s.log.Warn("client refused a progress token; falling back to log messages", "error", err)
 		} else {
@@ -62,14 +65,23 @@ func (s *Server) newProgress(ctx context.Context, clientToken json.RawMessage, j
 	return p
 }
 
+// workDoneProgressCreateParams is window/workDoneProgress/create's params.
+type workDoneProgressCreateParams struct {
+	Token json.RawMessage `json:"token"`
+}
+
+// progressParams is $/progress's params; Value is one of the library's
+// WorkDoneProgressBegin, Report or End.
+type progressParams struct {
+	Token json.RawMessage `json:"token"`
+	Value any             `json:"value"`
+}
+
 // Token returns the progress token, or nil.
 func (p *progress) Token() json.RawMessage { return p.token }
 
 func (p *progress) send(ctx context.Context, value any) {
-	p.s.notify(ctx, "$/progress", struct {
-		Token json.RawMessage `json:"token"`
-		Value any             `json:"value"`
-	}{p.token, value})
+	p.s.notify(ctx, "$/progress", progressParams{Token: p.token, Value: value})
 }
 
 // Begin starts the progress with a title such as "Kimi: Explain".
@@ -130,14 +142,15 @@ func (p *progress) scheduleLocked() {
 		return
 	}
 	if p.timer == nil {
-		p.timer = time.AfterFunc(wait, func() {
+		p.timer = time.AfterFunc(wait, p.guard(func() {
+			p.s.hook("progress", p)
 			p.mu.Lock()
+			defer p.mu.Unlock()
 			p.timer = nil
 			if p.dirty && !p.ended {
 				p.flushLocked()
 			}
-			p.mu.Unlock()
-		})
+		}))
 	}
 }
 

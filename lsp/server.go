@@ -20,6 +20,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -56,6 +57,20 @@ type Options struct {
 	// ExplanationDir is where explanations are written; "" means the user
 	// cache directory.
 	ExplanationDir string
+
+	// testHook, if set, is called at fixed points ("request" with the
+	// method, in a request's goroutine before its handler; "job" with the
+	// *jobs.Job, in a job's goroutine; "progress" in a progress timer), so
+	// that tests can stall or break those places. Tests of this package
+	// set it; it is no setting.
+	testHook func(point string, arg any)
+}
+
+// hook calls Options.testHook.
+func (s *Server) hook(point string, arg any) {
+	if s.opts.testHook != nil {
+		s.opts.testHook(point, arg)
+	}
 }
 
 // requestFunc handles one request; it runs in its own goroutine.
@@ -80,7 +95,7 @@ type Server struct {
 	docs    *workspace.Documents
 	folders *workspace.Folders
 	engine  *assist.Engine
-	jobs    *jobs
+	jobs    *jobs.Engine
 	recent  recentFiles
 	// toldSecret remembers the secret files the user was told about;
 	// secretCache is isSecretURI's memo, cleared on configuration changes.
@@ -134,7 +149,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		opts:          opts,
 		log:           log,
 		docs:          workspace.NewDocuments(),
-		jobs:          newJobs(),
+		jobs:          jobs.New(jobs.Options{Limit: cfg.Jobs.MaxConcurrent, Logger: log}),
 		cfg:           cfg,
 		exited:        make(chan struct{}),
 		inflight:      make(map[jsonrpc2.ID]context.CancelFunc),
@@ -145,7 +160,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
-		StatsFile: assist.DefaultStatsFile(),
+		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs,
 	})
 	if err != nil {
 		return nil, err
@@ -202,7 +217,7 @@ func (s *Server) Run(ctx context.Context) int {
 		s.finish(1)
 	}
 	s.cancelAll()
-	s.jobs.cancel("", causeShutdown)
+	s.jobs.Close()
 	s.cancelBase()
 	if err := s.folders.Close(); err != nil {
 		s.log.Debug("closing the workspace watcher", "error", err)
@@ -314,7 +329,12 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		s.cancelAll()
 	}
 	id := call.ID()
-	rctx, cancel := context.WithCancel(context.WithValue(ctx, requestIDKey{}, fmt.Sprintf("%q", id)))
+	rctx := context.WithValue(ctx, requestIDKey{}, fmt.Sprintf("%q", id))
+	if snapshotMethods[method] {
+		// The documents as they are now, before any later didChange.
+		rctx = context.WithValue(rctx, viewKey{}, docView{all: s.docs.All()})
+	}
+	rctx, cancel := context.WithCancel(rctx)
 	s.inflightMu.Lock()
 	s.inflight[id] = cancel
 	s.inflightMu.Unlock()
@@ -325,6 +345,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 			s.inflightMu.Unlock()
 			cancel()
 		}()
+		s.hook("request", method)
 		result, err := s.safeCall(rctx, method, fn, json.RawMessage(call.Params()))
 		if rctx.Err() != nil && ctx.Err() == nil && (err != nil || result == nil) {
 			// Cancelled by $/cancelRequest and the handler gave up.
@@ -360,8 +381,7 @@ func (s *Server) cancelRequest(raw json.RawMessage) bool {
 	if ok {
 		cancel()
 	}
-	key := fmt.Sprintf("%q", id)
-	n := s.jobs.cancelWhere(func(j *job) bool { return j.reqID == key }, causeUser)
+	n := s.cancelByRequest(fmt.Sprintf("%q", id))
 	return ok || n > 0
 }
 

@@ -27,6 +27,11 @@ const (
 	DefaultMaxFileSize = 1 << 20
 	// DefaultMaxReportsPerSecond caps $/progress reports per job.
 	DefaultMaxReportsPerSecond = 10
+	// DefaultMaxConcurrentJobs is jobs.maxConcurrent's default: model
+	// streams open at once; more jobs wait in a queue.
+	DefaultMaxConcurrentJobs = 4
+	// MaxConcurrentJobsLimit is the largest jobs.maxConcurrent accepted.
+	MaxConcurrentJobsLimit = 64
 	// DefaultExplainTokens is maxCompletionTokens for explanations.
 	DefaultExplainTokens = 8192
 	// DefaultEditTokens is maxCompletionTokens for edits: thinking counts
@@ -160,6 +165,13 @@ type Progress struct {
 	MaxReportsPerSecond int  // throttle
 }
 
+// Jobs tunes the job engine.
+type Jobs struct {
+	// MaxConcurrent is how many model streams may be open at once; more
+	// jobs wait in a queue.
+	MaxConcurrent int
+}
+
 // Price is a model's price in USD per million tokens.
 type Price struct {
 	Input      float64 // uncached input
@@ -194,6 +206,7 @@ type Config struct {
 	CacheTTL  string // "5m" or "1h"
 	Context   Context
 	Progress  Progress
+	Jobs      Jobs
 	LogLevel  string // "debug", "info", "warn" or "error"
 	// AllowInvalidGo lets the edit applier apply Go edits that do not parse.
 	AllowInvalidGo bool
@@ -232,6 +245,7 @@ func Default() Config {
 			MaxFileSize: DefaultMaxFileSize,
 		},
 		Progress:  Progress{ShowThinking: true, MaxReportsPerSecond: DefaultMaxReportsPerSecond},
+		Jobs:      Jobs{MaxConcurrent: DefaultMaxConcurrentJobs},
 		LogLevel:  "info",
 		effort:    map[string]Effort{},
 		maxTokens: map[string]int{},

@@ -288,6 +288,7 @@ func TestInvalidValues(t *testing.T) {
 		{"context secrets type", `{"context": {"secrets": 3}}`, []string{"context.secrets: got a number, want a list of strings"}},
 		{"context type", `{"context": []}`, []string{"context: got a list, want a table"}},
 		{"progress rate", `{"progress": {"maxReportsPerSecond": 0}}`, []string{"progress.maxReportsPerSecond: 0 is out of range: want 1 to 100"}},
+		{"jobs maxConcurrent", `{"jobs": {"maxConcurrent": 0}}`, []string{"jobs.maxConcurrent: 0 is out of range: want 1 to 64"}},
 		{"price negative", `{"prices": {"kimi-k3.1-pro": {"output": -1}}}`, []string{"prices.kimi-k3.1-pro.output: -1 is out of range"}},
 		{"action no name", `{"actions": [{"prompt": "x {{selection}}", "result": "edit"}]}`, []string{"actions[0].name: missing"}},
 		{"action bad name", `{"actions": [{"name": "has space", "prompt": "x", "result": "edit"}]}`, []string{`actions[0].name: "has space" is not a valid action name`}},
@@ -746,5 +747,34 @@ func TestZeroConfig(t *testing.T) {
 	c, errs = zero.WithEditor(json.RawMessage(`{"cacheTTL": "x"}`))
 	if !HasErrors(errs) || c.CacheTTL != DefaultCacheTTL {
 		t.Errorf("zero.WithEditor(bad): %v %v", c, errs)
+	}
+}
+
+// TestJobsMaxConcurrent: jobs.maxConcurrent defaults to 4 and is set by the
+// user file and the editor's settings; a workspace file may not set it (a
+// cloned repository must not decide how hard your key is used).
+func TestJobsMaxConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	if d := Default().Jobs.MaxConcurrent; d != 4 {
+		t.Errorf("default %d, want 4", d)
+	}
+	user := writeFile(t, dir, "config.toml", "[jobs]\nmaxConcurrent = 2\n")
+	c, errs := Load(nil, user)
+	mustNoErrors(t, errs)
+	if c.Jobs.MaxConcurrent != 2 || sourceOf(t, c, "jobs.maxConcurrent").Source.Kind != FromUserFile {
+		t.Errorf("user file: %d from %v", c.Jobs.MaxConcurrent, sourceOf(t, c, "jobs.maxConcurrent").Source)
+	}
+	ws := writeFile(t, dir, WorkspaceFileName, "[jobs]\nmaxConcurrent = 64\n")
+	c, errs = c.WithWorkspaceFiles(ws)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "cannot set jobs") {
+		t.Errorf("workspace file: problems %v, want one warning", errs)
+	}
+	if c.Jobs.MaxConcurrent != 2 {
+		t.Errorf("a workspace file changed jobs.maxConcurrent to %d", c.Jobs.MaxConcurrent)
+	}
+	c, errs = c.WithEditor(json.RawMessage(`{"jobs": {"maxConcurrent": 3}}`))
+	mustNoErrors(t, errs)
+	if c.Jobs.MaxConcurrent != 3 {
+		t.Errorf("editor settings: %d, want 3", c.Jobs.MaxConcurrent)
 	}
 }

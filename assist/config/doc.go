@@ -62,6 +62,9 @@
 //	showThinking = true
 //	maxReportsPerSecond = 10
 //
+//	[jobs]
+//	maxConcurrent = 4  # model streams at once; more jobs queue
+//
 //	[prices."kimi-k3.1-pro"]  # USD per million tokens
 //	input = 2.0
 //	cachedRead = 0.2

@@ -40,6 +40,8 @@ type layer struct {
 	showThinking *bool
 	maxReports   *int
 
+	maxJobs *int
+
 	prices map[string]pricePatch
 
 	allowInvalidGo, webSearch *bool
@@ -52,7 +54,7 @@ type pricePatch struct {
 // topKeys are the keys of the "kimi" section, in the order doctor lists them.
 var topKeys = []string{
 	"apiKey", "baseURL", "model", "fastModel", "reasoningEffort", "maxCompletionTokens",
-	"cacheTTL", "actions", "context", "progress", "prices", "logLevel", "allowInvalidGo", "webSearch",
+	"cacheTTL", "actions", "context", "progress", "jobs", "prices", "logLevel", "allowInvalidGo", "webSearch",
 }
 
 // workspaceAllowed are the top-level keys a workspace file may set; the
@@ -140,6 +142,8 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 			p.context(l, k, v)
 		case "progress":
 			p.progress(l, k, v)
+		case "jobs":
+			p.jobs(l, k, v)
 		case "prices":
 			l.prices = p.prices(k, v)
 		case "logLevel":
@@ -507,6 +511,27 @@ func (p *parser) progress(l *layer, k string, v any) {
 			}
 		default:
 			p.unknown(k, f, progressKeys)
+		}
+	}
+}
+
+var jobsKeys = []string{"maxConcurrent"}
+
+func (p *parser) jobs(l *layer, k string, v any) {
+	tbl, ok := p.table(k, v)
+	if !ok {
+		return
+	}
+	for _, f := range sortedKeys(tbl) {
+		fk, fv := k+"."+f, tbl[f]
+		switch f {
+		case "maxConcurrent":
+			if n, ok := p.integer(fk, fv, 1, MaxConcurrentJobsLimit); ok {
+				i := int(n)
+				l.maxJobs = &i
+			}
+		default:
+			p.unknown(k, f, jobsKeys)
 		}
 	}
 }

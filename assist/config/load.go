@@ -412,6 +412,10 @@ func (c *Config) apply(l *layer) {
 		c.Progress.MaxReportsPerSecond = *l.maxReports
 		set("progress.maxReportsPerSecond")
 	}
+	if l.maxJobs != nil {
+		c.Jobs.MaxConcurrent = *l.maxJobs
+		set("jobs.maxConcurrent")
+	}
 	for m, pp := range l.prices {
 		p := c.prices[m]
 		f := func(dst *float64, v *float64, field string) {

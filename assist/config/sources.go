@@ -60,6 +60,7 @@ func (c Config) Sources() []Setting {
 	list("context.secrets", c.Context.Secrets, c.secretsSrc)
 	one("progress.showThinking", strconv.FormatBool(c.Progress.ShowThinking))
 	one("progress.maxReportsPerSecond", strconv.Itoa(c.Progress.MaxReportsPerSecond))
+	one("jobs.maxConcurrent", strconv.Itoa(c.Jobs.MaxConcurrent))
 	for _, m := range sortedKeys(c.prices) {
 		p := c.prices[m]
 		for _, f := range []struct {

@@ -178,58 +178,42 @@ func workspaceRoot(path string) string {
 	}
 }
 
-// cliTask prepares a task on a file outside any editor.
-func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruction string) (*assist.Engine, assist.Task, func(), error) {
+// cliTask prepares a task on a file outside any editor, with the task
+// builder the server uses.
+func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruction string) (*assist.Engine, *assist.Task, func(), error) {
 	cfg := env.cfg
-	a, ok := cfg.ActionFor(action)
-	if !ok {
-		return nil, assist.Task{}, nil, fmt.Errorf("no action named %q", action)
-	}
 	b, err := os.ReadFile(tg.path)
 	if err != nil {
-		return nil, assist.Task{}, nil, err
+		return nil, nil, nil, err
 	}
 	text := string(b)
 	root := workspaceRoot(tg.path)
 	folders := workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{Logger: env.log})
 	cleanup := func() { folders.Close() }
-	if err := folders.Add(workspace.FileURI(root), filepath.Base(root)); err != nil {
+	fail := func(err error) (*assist.Engine, *assist.Task, func(), error) {
 		cleanup()
-		return nil, assist.Task{}, nil, err
+		return nil, nil, nil, err
 	}
-	if folders.IsSecret(tg.path) {
-		cleanup()
-		return nil, assist.Task{}, nil, fmt.Errorf("%s looks like a secrets file; kimi-lsp never sends it to the model", tg.path)
+	if err := folders.Add(workspace.FileURI(root), filepath.Base(root)); err != nil {
+		return fail(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := folders.Ready(wctx); err != nil {
 		env.log.Warn("workspace scan incomplete", "error", err)
 	}
-	uri := workspace.FileURI(tg.path)
-	snap := workspace.NewSnapshot(uri, workspace.LanguageOf(tg.path), 0, text)
-	rel, ok := folders.RelPath(tg.path)
-	if !ok {
-		rel = filepath.Base(tg.path)
-	}
-	t := assist.Task{
-		Action:      a,
-		Instruction: instruction,
-		Project:     cache.Project{Name: filepath.Base(root)},
-		Active:      cache.Document{Path: rel, Language: snap.LanguageID, Text: text},
-		Context:     assist.ContextDocuments(folders, snap, nil, nil),
-		Files:       assist.NewFiles(folders, nil),
-	}
+	snap := workspace.NewSnapshot(workspace.FileURI(tg.path), workspace.LanguageOf(tg.path), 0, text)
+	req := assist.TaskRequest{Action: action, Instruction: instruction, Document: snap, End: len(text)}
 	if tg.start > 0 {
-		t.Selection.Start = snap.LineStart(tg.start - 1)
-		t.Selection.End = snap.LineEnd(tg.end - 1)
-	} else {
-		t.Selection.End = len(text)
+		req.Start, req.End = snap.LineStart(tg.start-1), snap.LineEnd(tg.end-1)
+	}
+	t, err := assist.BuildTask(cfg, folders, req)
+	if err != nil {
+		return fail(err)
 	}
 	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log})
 	if err != nil {
-		cleanup()
-		return nil, assist.Task{}, nil, err
+		return fail(err)
 	}
 	return engine, t, cleanup, nil
 }
@@ -360,8 +344,14 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 1
 	}
 	defer cleanup()
+	if task.Notice != "" {
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", task.Notice)
+	}
+	if task.NeedsInstruction {
+		task.Instruction = assist.DefaultRewriteInstruction
+	}
 	sink := &terminalSink{out: stdout, errw: stderr, tty: isTerminal(stderr), printText: task.Action.Result == config.ResultExplain}
-	out, err := engine.Run(ctx, task, sink)
+	out, err := engine.Run(ctx, *task, sink)
 	sink.clear()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -1,0 +1,214 @@
+package assist
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// Diagnostic is a problem reported in the active document, for Fix.
+type Diagnostic = cache.Diagnostic
+
+// Severity is a diagnostic's severity, numbered as LSP numbers it.
+type Severity = cache.Severity
+
+// Diagnostic severities.
+const (
+	SeverityError       = cache.SeverityError
+	SeverityWarning     = cache.SeverityWarning
+	SeverityInformation = cache.SeverityInformation
+	SeverityHint        = cache.SeverityHint
+)
+
+// Stats is the session's prompt and cache accounting (Engine.Stats).
+type Stats = cache.Stats
+
+// Errors of BuildTask.
+var (
+	// ErrUnknownAction: no action of that name is configured.
+	ErrUnknownAction = errors.New("no such action is configured")
+	// ErrSelectionTooLarge: the selection alone is over context.maxFileSize.
+	ErrSelectionTooLarge = errors.New("the selection is larger than context.maxFileSize")
+)
+
+// TaskRequest is what the user asked, in workspace terms. The server and
+// the command line fill it; BuildTask turns it into a Task.
+type TaskRequest struct {
+	// Action is the action's name ("fix", or a user-defined one).
+	Action string
+	// Instruction is the user's instruction, if any.
+	Instruction string
+	// Document is the active document: the editor's buffer as it was when
+	// the request arrived, or a file read from disk.
+	Document *workspace.Snapshot
+	// Start and End are the selection's byte offsets in Document.
+	Start, End int
+	// Diagnostics are the problems the action should address (Fix).
+	Diagnostics []Diagnostic
+	// Open are the open documents' snapshots, taken with Document (nil on
+	// the command line).
+	Open []*workspace.Snapshot
+	// Recent are recently viewed files, most recent first.
+	Recent []workspace.URI
+}
+
+// BuildTask builds the task for r: it resolves the action, refuses secret
+// files (the error wraps workspace.ErrSecret), names the document as the
+// model sees it, cuts an active document larger than context.maxFileSize to
+// a window around the selection (Task.Notice says so), finds a Rewrite
+// instruction written in the selection, and selects the context documents.
+// folders may be nil (no workspace: nothing besides the document is shown,
+// and every edit is refused).
+func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*Task, error) {
+	a, ok := cfg.ActionFor(r.Action)
+	if !ok {
+		return nil, fmt.Errorf("%q: %w", r.Action, ErrUnknownAction)
+	}
+	snap := r.Document
+	display := displayPath(folders, snap.URI)
+	if folders != nil && snap.URI.IsFile() {
+		if p, err := snap.URI.Path(); err == nil && folders.IsSecret(p) {
+			return nil, fmt.Errorf("%s: %w", display, workspace.ErrSecret)
+		}
+	}
+	text := snap.Text()
+	start, end := clamp(r.Start, 0, len(text)), clamp(r.End, 0, len(text))
+	if end < start {
+		start, end = end, start
+	}
+	t := &Task{
+		Action:      a,
+		Instruction: strings.TrimSpace(r.Instruction),
+		Project:     cache.Project{Name: projectName(folders)},
+		Active: cache.Document{
+			Path:       display,
+			Language:   languageOf(snap),
+			Text:       text,
+			Version:    snap.Version,
+			LastEdited: int64(snap.Seq),
+		},
+		Selection:   cache.Selection{Start: start, End: end},
+		Diagnostics: r.Diagnostics,
+	}
+	if limit := cfg.Context.MaxFileSize; limit > 0 && int64(len(text)) > limit {
+		if err := t.window(int(limit)); err != nil {
+			return nil, err
+		}
+	}
+	if a.Name == config.ActionRewrite && t.Instruction == "" {
+		if in, ok := RewriteInstruction(t.selectedText()); ok {
+			t.Instruction = in
+		} else {
+			t.NeedsInstruction = true
+		}
+	}
+	for _, d := range ContextDocuments(folders, snap, r.Open, r.Recent) {
+		// An active file outside every folder is shown by its base name,
+		// which a workspace file may share.
+		if d.Path != t.Active.Path {
+			t.Context = append(t.Context, d)
+		}
+	}
+	t.Files = NewFiles(folders, r.Open)
+	return t, nil
+}
+
+// window cuts the active document to whole lines around the selection,
+// about limit bytes in all, and records why in Notice and Notes.
+func (t *Task) window(limit int) error {
+	text := t.Active.Text
+	sel := t.Selection
+	if sel.End-sel.Start > limit {
+		return fmt.Errorf("%s: %w (%s selected, limit %s); select less or raise context.maxFileSize", t.Active.Path, ErrSelectionTooLarge, sizeText(sel.End-sel.Start), sizeText(limit))
+	}
+	room := (limit - (sel.End - sel.Start)) / 2
+	lo := max(sel.Start-room, 0)
+	hi := min(sel.End+room, len(text))
+	// Whole lines: move lo forward to a line start, hi back to a line end
+	// (never into the selection).
+	if lo > 0 {
+		if i := strings.IndexByte(text[lo:sel.Start], '\n'); i >= 0 {
+			lo += i + 1
+		} else {
+			lo = strings.LastIndexByte(text[:sel.Start], '\n') + 1
+		}
+	}
+	if hi < len(text) {
+		if i := strings.LastIndexByte(text[sel.End:hi], '\n'); i >= 0 {
+			hi = sel.End + i + 1
+		} else if j := strings.IndexByte(text[sel.End:], '\n'); j >= 0 {
+			hi = sel.End + j + 1
+		} else {
+			hi = len(text)
+		}
+	}
+	first := strings.Count(text[:lo], "\n") + 1
+	last := first + strings.Count(text[lo:hi], "\n") - 1
+	if hi == len(text) && !strings.HasSuffix(text, "\n") {
+		last++
+	}
+	total := strings.Count(text, "\n") + 1
+	t.Active.Text = text[lo:hi]
+	t.Selection = cache.Selection{Start: sel.Start - lo, End: sel.End - lo}
+	t.Notice = fmt.Sprintf("%s is %s, over context.maxFileSize (%s): the model sees lines %d-%d of %d around the selection only",
+		t.Active.Path, sizeText(len(text)), sizeText(limit), first, last, total)
+	t.Notes = append(t.Notes, fmt.Sprintf("Note: %s is too large to show whole; the prompt holds only its lines %d-%d (of %d), renumbered from 1. Do not assume anything about the lines not shown.", t.Active.Path, first, last, total))
+	return nil
+}
+
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// displayPath is the workspace-relative path of uri the model sees, or the
+// base name for files outside every folder and non-file URIs.
+func displayPath(folders *workspace.Folders, uri workspace.URI) string {
+	p, err := uri.Path()
+	if err != nil {
+		return path.Base(string(uri))
+	}
+	if folders != nil {
+		if rel, ok := folders.RelPath(p); ok {
+			return rel
+		}
+	}
+	return path.Base(p)
+}
+
+// DisplayPath is the name the user and the model see for uri: its
+// workspace-relative path, or its base name outside every folder.
+func DisplayPath(folders *workspace.Folders, uri workspace.URI) string {
+	return displayPath(folders, uri)
+}
+
+// projectName is the name of the first workspace folder.
+func projectName(folders *workspace.Folders) string {
+	if folders == nil {
+		return ""
+	}
+	if l := folders.List(); len(l) > 0 {
+		return l[0].Name
+	}
+	return ""
+}
+
+// languageOf returns the client's language id, else a guess from the name.
+func languageOf(s *workspace.Snapshot) string {
+	if s.LanguageID != "" {
+		return s.LanguageID
+	}
+	return workspace.LanguageOf(string(s.URI))
+}

@@ -1,0 +1,219 @@
+package assist_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// request is a TaskRequest on file name of the fixture, the selection from
+// the start of from to the end of to.
+func (f *fixture) request(action, name, from, to string) assist.TaskRequest {
+	f.t.Helper()
+	p := filepath.Join(f.dir, name)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	text := string(b)
+	snap := workspace.NewSnapshot(workspace.FileURI(p), "", 1, text)
+	return assist.TaskRequest{Action: action, Document: snap, Start: strings.Index(text, from), End: strings.Index(text, to) + len(to)}
+}
+
+func TestBuildTask(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"calc/calc.go": calc,
+		"calc/more.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n",
+		".env":         "TOKEN=x\n",
+	})
+	r := f.request(config.ActionFix, "calc/calc.go", "func Sub", "}")
+	r.Diagnostics = []assist.Diagnostic{{StartLine: 4, EndLine: 4, Severity: assist.SeverityError, Message: "Sub adds"}}
+	task, err := assist.BuildTask(f.cfg, f.folders, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Action.Name != config.ActionFix || task.Active.Path != "calc/calc.go" || task.Project.Name != "ws" || task.Active.Language != "go" {
+		t.Errorf("task %+v", task)
+	}
+	if got := task.Active.Text[task.Selection.Start:task.Selection.End]; !strings.HasPrefix(got, "func Sub") || !strings.HasSuffix(got, "}") {
+		t.Errorf("selection %q", got)
+	}
+	if len(task.Diagnostics) != 1 || task.Notice != "" || task.NeedsInstruction {
+		t.Errorf("diagnostics %v, notice %q, needs instruction %v", task.Diagnostics, task.Notice, task.NeedsInstruction)
+	}
+	var ctxPaths []string
+	for _, d := range task.Context {
+		ctxPaths = append(ctxPaths, d.Path)
+	}
+	if !strings.Contains(strings.Join(ctxPaths, " "), "calc/more.go") {
+		t.Errorf("context %v lacks the same package's file", ctxPaths)
+	}
+
+	if _, err := assist.BuildTask(f.cfg, f.folders, f.request("nope", "calc/calc.go", "func", "}")); !errors.Is(err, assist.ErrUnknownAction) {
+		t.Errorf("unknown action: %v", err)
+	}
+	if _, err := assist.BuildTask(f.cfg, f.folders, f.request(config.ActionExplain, ".env", "T", "x")); !errors.Is(err, workspace.ErrSecret) {
+		t.Errorf(".env: %v, want ErrSecret", err)
+	}
+	rw, err := assist.BuildTask(f.cfg, f.folders, f.request(config.ActionRewrite, "calc/calc.go", "func Sub", "}"))
+	if err != nil || !rw.NeedsInstruction {
+		t.Errorf("rewrite without instruction: needs=%v err=%v", rw != nil && rw.NeedsInstruction, err)
+	}
+}
+
+// TestLargeActiveFileWindow (#12.13): an active file over
+// context.maxFileSize enters the prompt as a window of whole lines around
+// the selection; the prompt and the notice say so.
+func TestLargeActiveFileWindow(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package big\n\n")
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "func F%04d() int { return %d }\n", i, i)
+	}
+	f := newFixture(t, map[string]string{"big.go": b.String()}, modeltest.Rule{Match: `action="explain"`, Content: "F1500 returns 1500."})
+	cfg, errs := f.cfg.WithEditor([]byte(`{"context": {"maxFileSize": 4096}}`))
+	if config.HasErrors(errs) {
+		t.Fatal(errs)
+	}
+	r := f.request(config.ActionExplain, "big.go", "func F1500", "1500 }")
+	task, err := assist.BuildTask(cfg, f.folders, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(task.Active.Text); n > 4096+200 || n < 2000 {
+		t.Errorf("window of %d bytes for a 4096-byte limit", n)
+	}
+	if !strings.HasPrefix(task.Active.Text, "func F") || !strings.HasSuffix(task.Active.Text, "}\n") {
+		t.Errorf("the window is not whole lines: %q…%q", task.Active.Text[:20], task.Active.Text[len(task.Active.Text)-20:])
+	}
+	if got := task.Active.Text[task.Selection.Start:task.Selection.End]; got != "func F1500() int { return 1500 }" {
+		t.Errorf("selection in the window %q", got)
+	}
+	if !strings.Contains(task.Notice, "over context.maxFileSize") || !strings.Contains(task.Notice, "of 3003") {
+		t.Errorf("notice %q", task.Notice)
+	}
+	if _, err := f.engine.Run(context.Background(), *task, &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	body := string(f.srv.Requests()[0].Body)
+	if strings.Contains(body, "func F0001()") || strings.Contains(body, "func F2999()") {
+		t.Errorf("lines far from the selection reached the prompt")
+	}
+	if !strings.Contains(body, "too large to show whole") {
+		t.Errorf("the prompt does not say the file was cut")
+	}
+
+	// A selection over the limit is refused with the way out.
+	r = f.request(config.ActionExplain, "big.go", "func F0100", "2900 }")
+	if _, err := assist.BuildTask(cfg, f.folders, r); !errors.Is(err, assist.ErrSelectionTooLarge) || !strings.Contains(err.Error(), "maxFileSize") {
+		t.Errorf("huge selection: %v", err)
+	}
+}
+
+// brokenFiles is a patch.Files whose reads panic, standing in for a bug
+// that a model reply reaches while the diff is applied.
+type brokenFiles struct{ *assist.Files }
+
+func (brokenFiles) Read(string) (string, int32, error) { panic("applier bug") }
+
+// TestRunRecoversPanic: a panic while the model's diff is applied fails
+// the task with ErrInternal instead of the program.
+func TestRunRecoversPanic(t *testing.T) {
+	f := newFixture(t, map[string]string{"calc.go": calc}, modeltest.Rule{Match: `action="fix"`, Content: fixDiff})
+	task := f.task(config.ActionFix, "calc.go", "func Sub", "}")
+	task.Files = brokenFiles{assist.NewFiles(f.folders, nil)}
+	out, err := f.engine.Run(context.Background(), task, &recorder{})
+	if !errors.Is(err, assist.ErrInternal) || out != nil {
+		t.Fatalf("Run = %v, %v; want ErrInternal", out, err)
+	}
+	// The engine still works.
+	if _, err := f.engine.Run(context.Background(), f.task(config.ActionFix, "calc.go", "func Sub", "}"), &recorder{}); err != nil {
+		t.Errorf("next task: %v", err)
+	}
+}
+
+// TestKeyEchoRedacted (#12.6): the provider echoes the API key, split
+// across chunks: neither the stream, the result nor the explanation file
+// holds it; an edit writing it is refused.
+func TestKeyEchoRedacted(t *testing.T) {
+	echo := "Your key is " + modeltest.DefaultKey + " and again " + modeltest.DefaultKey + "."
+	f := newFixture(t, map[string]string{"calc.go": calc},
+		modeltest.Rule{Match: `action="explain"`, Reasoning: "The key " + modeltest.DefaultKey, Content: echo, Chunks: 23},
+		modeltest.Rule{Match: `action="fix"`, Content: strings.Replace(fixDiff, "+\treturn a - b", "+\treturn a - b // "+modeltest.DefaultKey, 1)})
+	var r recorder
+	out, err := f.engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed := strings.Join(r.content, "") + strings.Join(r.reasoning, "")
+	file, _ := os.ReadFile(out.File)
+	for what, s := range map[string]string{"stream": streamed, "result": out.Text, "file": string(file)} {
+		if strings.Contains(s, modeltest.DefaultKey) || strings.Contains(s, modeltest.DefaultKey[:12]) {
+			t.Errorf("the key reached the %s: %q", what, s)
+		}
+		if !strings.Contains(s, "[REDACTED]") {
+			t.Errorf("the %s shows no redaction: %q", what, s)
+		}
+	}
+	if strings.Join(r.content, "") != out.Text {
+		t.Errorf("stream %q differs from the result %q", strings.Join(r.content, ""), out.Text)
+	}
+	_, err = f.engine.Run(context.Background(), f.task(config.ActionFix, "calc.go", "func Sub", "}"), &recorder{})
+	if !errors.Is(err, assist.ErrKeyInEdit) || strings.Contains(err.Error(), modeltest.DefaultKey) {
+		t.Errorf("edit writing the key: %v", err)
+	}
+}
+
+// TestGateQueues: with the stream slots taken, a task waits in line and
+// says so, and starts when a slot frees.
+func TestGateQueues(t *testing.T) {
+	f := newFixture(t, map[string]string{"calc.go": calc}, modeltest.Rule{Match: `action="explain"`, Content: "ok"})
+	gate := jobs.New(jobs.Options{Limit: 1})
+	defer gate.Close()
+	engine, err := assist.NewEngine(assist.Options{Config: f.cfg, ExplanationDir: t.TempDir(), Gate: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := gate.Acquire(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), r)
+		done <- err
+	}()
+	for {
+		if _, queued := gate.Streams(); queued == 1 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the task ran without a slot: %v", err)
+		default:
+		}
+	}
+	held()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.stats) == 0 || r.stats[0] != "queued (0 ahead)" {
+		t.Errorf("statuses %q, want queued (0 ahead) first", r.stats)
+	}
+	if active, _ := gate.Streams(); active != 0 {
+		t.Errorf("%d slots still held after the task", active)
+	}
+}
