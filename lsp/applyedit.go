@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -58,147 +58,138 @@ type applyEditParams struct {
 	Edit  workspaceEdit `json:"edit"`
 }
 
+// applyEditResult is workspace/applyEdit's result (the library's
+// Client.ApplyEdit decodes it into a bool and fails: PITFALLS #9).
+type applyEditResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+}
+
 // ErrRefused is returned when the client does not apply an edit.
 var ErrRefused = errors.New("the editor did not apply the edit")
 
+// applyEditTimeout bounds the wait for the editor's answer to an edit once
+// it is sent — even when the job is cancelled meanwhile: the editor may
+// have applied it, and the user must be told which.
+const applyEditTimeout = 15 * time.Second
+
 // applyChanges sends the checked changes of a job as one workspace/applyEdit
-// and returns a one-line summary. An open document's edit is versioned: it
-// is computed against the version the job read, rebased onto the current
-// text when the user's typing since did not touch the edited lines, and
-// refused otherwise. Files not open are edited through the same request
-// (version null), never written behind the editor's back.
-func (s *Server) applyChanges(ctx context.Context, label string, changes []patch.FileChange) (string, error) {
+// and returns a one-line summary. The edits are computed against the
+// documents as they are when they land (assist.Lander: one edit at a time
+// per document, rebased over the user's typing and our own earlier edits
+// when those do not touch the edited lines, refused otherwise). sent
+// reports whether the edit went to the editor: once it did, the answer is
+// awaited (at most applyEditTimeout) even if ctx is cancelled, and err
+// says what the editor did.
+func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Outcome) (summary string, sent bool, err error) {
 	caps := s.clientCaps()
 	if !caps.Workspace.ApplyEdit {
-		return "", errors.New("the editor does not support workspace/applyEdit")
+		return "", false, errors.New("the editor does not support workspace/applyEdit")
 	}
-	docChanges := caps.Workspace.WorkspaceEdit != nil && caps.Workspace.WorkspaceEdit.DocumentChanges
-	var ops []string
-	if caps.Workspace.WorkspaceEdit != nil {
-		ops = caps.Workspace.WorkspaceEdit.ResourceOperations
+	plan, err := s.lander.Plan(ctx, out.Changes, label)
+	if err != nil {
+		return "", false, err
 	}
-	enc := s.encoding()
-	edit := workspaceEdit{}
-	if !docChanges {
-		edit.Changes = map[string][]protocol.TextEdit{}
+	defer plan.End()
+	edit, err := s.workspaceEdit(plan)
+	if err != nil {
+		return "", false, err
 	}
-	edits, files := 0, 0
-	for _, c := range changes {
-		uri := string(workspace.FileURI(c.Path))
-		switch c.Kind {
-		case patch.ModifyFile:
-			id, tes, err := s.modifyEdits(c, enc)
-			if err != nil {
-				return "", err
-			}
-			if len(tes) == 0 {
-				continue
-			}
-			if docChanges {
-				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{TextDocument: id, Edits: tes})
-			} else {
-				edit.Changes[uri] = tes
-			}
-			edits += len(tes)
-		case patch.CreateFile:
-			if !docChanges || !slices.Contains(ops, "create") {
-				return "", fmt.Errorf("the edit creates %s, but the editor cannot create files through LSP", s.displayPath(workspace.URI(uri)))
-			}
-			cf := createFile{Kind: "create", URI: uri}
-			edit.DocumentChanges = append(edit.DocumentChanges, cf)
-			if c.After != "" {
-				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{
-					TextDocument: versionedID{URI: uri},
-					Edits:        []protocol.TextEdit{{NewText: c.After}},
-				})
-			}
-			edits++
-		case patch.DeleteFile:
-			if !docChanges || !slices.Contains(ops, "delete") {
-				return "", fmt.Errorf("the edit deletes %s, but the editor cannot delete files through LSP", s.displayPath(workspace.URI(uri)))
-			}
-			edit.DocumentChanges = append(edit.DocumentChanges, deleteFile{Kind: "delete", URI: uri})
-			edits++
-		case patch.RenameFile:
-			if !docChanges || !slices.Contains(ops, "rename") {
-				return "", fmt.Errorf("the edit renames %s, but the editor cannot rename files through LSP", s.displayPath(workspace.FileURI(c.OldPath)))
-			}
-			edit.DocumentChanges = append(edit.DocumentChanges, renameFile{Kind: "rename", OldURI: string(workspace.FileURI(c.OldPath)), NewURI: uri})
-			edits++
-			if c.Before != c.After {
-				// After the rename the document lives at the new URI; its
-				// text is the old file's, edited.
-				old := c
-				old.Path = c.OldPath
-				id, tes, err := s.modifyEdits(old, enc)
-				if err != nil {
-					return "", err
-				}
-				id.URI = uri
-				id.Version = nil
-				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{TextDocument: id, Edits: tes})
-				edits += len(tes)
-			}
+	if plan.Edits == 0 {
+		return "the model's edit changes nothing", false, nil
+	}
+	if err := context.Cause(ctx); err != nil {
+		return "", false, err
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyEditTimeout)
+	defer cancel()
+	var res applyEditResult
+	if err := s.call(actx, "workspace/applyEdit", applyEditParams{Label: label, Edit: edit}, &res); err != nil {
+		if actx.Err() != nil {
+			return "", true, fmt.Errorf("the editor did not answer within %v; the edit may or may not be applied", applyEditTimeout)
 		}
-		files++
-	}
-	if edits == 0 {
-		return "the model's edit changes nothing", nil
-	}
-	var res struct {
-		Applied       bool   `json:"applied"`
-		FailureReason string `json:"failureReason,omitempty"`
-	}
-	// The library's Client.ApplyEdit decodes the answer into a bool and
-	// fails (PITFALLS #9): call it ourselves.
-	if err := s.call(ctx, "workspace/applyEdit", applyEditParams{Label: label, Edit: edit}, &res); err != nil {
-		return "", err
+		return "", true, err
 	}
 	if !res.Applied {
 		reason := res.FailureReason
 		if reason == "" {
 			reason = "no reason given (the buffer may have changed meanwhile)"
 		}
-		return "", fmt.Errorf("%w: %s", ErrRefused, reason)
+		return "", true, fmt.Errorf("%w: %s", ErrRefused, reason)
 	}
-	return fmt.Sprintf("%d %s applied to %d %s", edits, plural(edits, "edit", "edits"), files, plural(files, "file", "files")), nil
+	plan.Landed()
+	return fmt.Sprintf("%d %s applied to %d %s", plan.Edits, plural(plan.Edits, "edit", "edits"), plan.Touched, plural(plan.Touched, "file", "files")), true, nil
 }
 
-// modifyEdits returns the versioned identifier and the minimal text edits
-// that turn the file's current text into c.After.
-func (s *Server) modifyEdits(c patch.FileChange, enc workspace.Encoding) (versionedID, []protocol.TextEdit, error) {
-	uri := workspace.FileURI(c.Path)
-	id := versionedID{URI: string(uri)}
-	var cur *workspace.Snapshot
-	if snap, ok := s.docs.Snapshot(uri); ok {
-		cur = snap
-		v := snap.Version
-		id.Version = &v
-	} else {
-		// Not open (now): the editor edits the file on disk.
-		b, err := os.ReadFile(c.Path)
-		if err != nil {
-			return id, nil, fmt.Errorf("reading %s: %w", s.displayPath(uri), err)
+// workspaceEdit converts a plan to the WorkspaceEdit the client can apply:
+// versioned documentChanges with resource operations where it supports
+// them, else a plain changes map.
+func (s *Server) workspaceEdit(plan *assist.EditPlan) (workspaceEdit, error) {
+	caps := s.clientCaps()
+	docChanges := caps.Workspace.WorkspaceEdit != nil && caps.Workspace.WorkspaceEdit.DocumentChanges
+	var ops []string
+	if caps.Workspace.WorkspaceEdit != nil {
+		ops = caps.Workspace.WorkspaceEdit.ResourceOperations
+	}
+	canDo := func(op string, uri workspace.URI) error {
+		if !docChanges || !slices.Contains(ops, op) {
+			return fmt.Errorf("the edit %ss %s, but the editor cannot %s files through LSP", op, s.displayPath(uri), op)
 		}
-		cur = workspace.NewSnapshot(uri, "", 0, string(b))
+		return nil
 	}
-	edits := patch.LineEdits(c.Before, c.After)
-	text := cur.Text()
-	if text != c.Before {
-		// The user typed (or the file changed on disk) since the job read
-		// it: move the edits over those changes if they do not touch the
-		// edited lines.
-		var err error
-		edits, err = patch.Rebase(c.Before, text, edits)
-		if err != nil {
-			return id, nil, fmt.Errorf("%s changed where the edit applies since it was requested; not applied (%w)", s.displayPath(uri), err)
+	enc := s.encoding()
+	edit := workspaceEdit{}
+	if !docChanges {
+		edit.Changes = map[string][]protocol.TextEdit{}
+	}
+	for _, f := range plan.Files {
+		uri := string(f.URI)
+		switch f.Kind {
+		case assist.EditModify:
+			tes := textEdits(f, enc)
+			if docChanges {
+				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{TextDocument: versionedID{URI: uri, Version: f.Version}, Edits: tes})
+			} else {
+				edit.Changes[uri] = tes
+			}
+		case assist.EditCreate:
+			if err := canDo("create", f.URI); err != nil {
+				return edit, err
+			}
+			edit.DocumentChanges = append(edit.DocumentChanges, createFile{Kind: "create", URI: uri})
+			if f.Text != "" {
+				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{
+					TextDocument: versionedID{URI: uri},
+					Edits:        []protocol.TextEdit{{NewText: f.Text}},
+				})
+			}
+		case assist.EditDelete:
+			if err := canDo("delete", f.URI); err != nil {
+				return edit, err
+			}
+			edit.DocumentChanges = append(edit.DocumentChanges, deleteFile{Kind: "delete", URI: uri})
+		case assist.EditRename:
+			if err := canDo("rename", f.OldURI); err != nil {
+				return edit, err
+			}
+			edit.DocumentChanges = append(edit.DocumentChanges, renameFile{Kind: "rename", OldURI: string(f.OldURI), NewURI: uri})
+			if len(f.Edits) > 0 {
+				// The renamed document has no version the server knows.
+				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{TextDocument: versionedID{URI: uri}, Edits: textEdits(f, enc)})
+			}
 		}
 	}
-	out := make([]protocol.TextEdit, len(edits))
-	for i, e := range edits {
-		out[i] = protocol.TextEdit{Range: toProtocolRange(cur.OffsetRange(e.Start, e.End, enc)), NewText: e.NewText}
+	return edit, nil
+}
+
+// textEdits maps a planned file's byte-offset edits to LSP text edits with
+// its base text's mapper.
+func textEdits(f assist.PlannedFile, enc workspace.Encoding) []protocol.TextEdit {
+	out := make([]protocol.TextEdit, len(f.Edits))
+	for i, e := range f.Edits {
+		out[i] = protocol.TextEdit{Range: toProtocolRange(f.Base.OffsetRange(e.Start, e.End, enc)), NewText: e.NewText}
 	}
-	return id, out, nil
+	return out
 }
 
 func plural(n int, one, many string) string {

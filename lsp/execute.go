@@ -181,13 +181,23 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, explainOutcome(out), false)
 	default:
 		p.Status("applying the edit")
-		msg, err := s.applyChanges(ctx, t.Action.Title, out.Changes)
-		if err != nil {
+		msg, sent, err := s.applyChanges(ctx, t.Action.Title, out)
+		cancelled := ctx.Err() != nil
+		switch {
+		case cancelled && !sent:
+			msg, failed := cancelOutcome(context.Cause(ctx))
+			p.End(endCtx, msg, failed)
+		case cancelled && err == nil:
+			// Too late: the editor had the edit and applied it.
+			p.End(endCtx, outcomeLine("cancelled after the edit was sent; the editor applied it: %s", msg), false)
+		case cancelled:
+			p.End(endCtx, outcomeLine("cancelled; not applied: %s", s.redact(err.Error())), false)
+		case err != nil:
 			s.log.Warn("edit not applied", "job", j.ID, "error", err)
 			p.End(endCtx, outcomeLine("not applied: %s", s.redact(err.Error())), true)
-			return
+		default:
+			p.End(endCtx, msg+usageNote(out), false)
 		}
-		p.End(endCtx, msg+usageNote(out), false)
 	}
 }
 

@@ -47,13 +47,21 @@ type jobSession struct {
 
 func newJobSession(t *testing.T, params map[string]any, rules ...modeltest.Rule) *jobSession {
 	t.Helper()
+	return newJobSessionOpts(t, Options{}, params, rules...)
+}
+
+// newJobSessionOpts is newJobSession with server options; Config is set to
+// point at the stand-in.
+func newJobSessionOpts(t *testing.T, opts Options, params map[string]any, rules ...modeltest.Rule) *jobSession {
+	t.Helper()
 	srv := provider(t, rules...)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	js := &jobSession{dir: dir, srv: srv, docs: map[string]string{}}
-	js.session = newSessionOpts(t, Options{Config: providerConfig(t, srv)}, nil)
+	opts.Config = providerConfig(t, srv)
+	js.session = newSessionOpts(t, opts, nil)
 	js.ed.Handle("window/showDocument", func(p json.RawMessage) (any, *lsptest.ResponseError) {
 		var sd struct {
 			URI string `json:"uri"`

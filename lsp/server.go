@@ -64,6 +64,9 @@ type Options struct {
 	// that tests can stall or break those places. Tests of this package
 	// set it; it is no setting.
 	testHook func(point string, arg any)
+	// confirmWait bounds the wait for the editor's didChange of an applied
+	// edit (0: workspace.DefaultConfirmWait); tests shorten it.
+	confirmWait time.Duration
 }
 
 // hook calls Options.testHook.
@@ -96,6 +99,7 @@ type Server struct {
 	folders *workspace.Folders
 	engine  *assist.Engine
 	jobs    *jobs.Engine
+	lander  *assist.Lander
 	recent  recentFiles
 	// toldSecret remembers the secret files the user was told about;
 	// secretCache is isSecretURI's memo, cleared on configuration changes.
@@ -172,6 +176,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		SecretNotice:  s.secretNotice,
 		WatchDegraded: s.watchDegraded,
 	})
+	s.lander = &assist.Lander{Queue: workspace.NewEditQueue(s.docs, s.folders, s.opts.confirmWait), Folders: s.folders}
 	for k, v := range requestTable {
 		s.requests[k] = v
 	}

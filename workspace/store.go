@@ -47,14 +47,18 @@ type Documents struct {
 	logger *slog.Logger
 	sh     *shape
 
-	// mu guards docs; held only to read or publish a Snapshot pointer.
+	// mu guards docs and changed; held only to read or publish a Snapshot
+	// pointer.
 	mu   sync.RWMutex
 	docs map[URI]*Snapshot
+	// changed is closed and replaced whenever a document is published or
+	// closed (see Changed).
+	changed chan struct{}
 }
 
 // NewDocuments returns an empty store that logs with slog.Default().
 func NewDocuments() *Documents {
-	return &Documents{docs: make(map[URI]*Snapshot), sh: defaultShape}
+	return &Documents{docs: make(map[URI]*Snapshot), sh: defaultShape, changed: make(chan struct{})}
 }
 
 // SetLogger sets the logger for warnings (version not increasing, reopened
@@ -84,7 +88,24 @@ func (d *Documents) currentLocked(uri URI) *Snapshot {
 func (d *Documents) publishLocked(s *Snapshot) {
 	d.mu.Lock()
 	d.docs[s.URI] = s
+	d.signalLocked()
 	d.mu.Unlock()
+}
+
+// signalLocked wakes the waiters of Changed. Precondition: d.mu is held
+// for writing.
+func (d *Documents) signalLocked() {
+	close(d.changed)
+	d.changed = make(chan struct{})
+}
+
+// Changed returns a channel that is closed at the next open, change, save
+// or close of any document. Take it before looking at the documents, then
+// wait on it, so that no change is missed.
+func (d *Documents) Changed() <-chan struct{} {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.changed
 }
 
 // Precondition: d.wmu is held.
@@ -180,6 +201,7 @@ func (d *Documents) Close(uri URI) error {
 		return fmt.Errorf("close %s: %w", uri, ErrNotOpen)
 	}
 	delete(d.docs, uri)
+	d.signalLocked()
 	return nil
 }
 

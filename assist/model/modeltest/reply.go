@@ -219,6 +219,9 @@ func (s *Server) writeSSE(w http.ResponseWriter, r *http.Request, rec *Request, 
 			rec.HungUp = r.Context().Err() != nil
 			return
 		}
+		if i == len(frames)-1 && rec.endOpen != nil {
+			rec.endOpen()
+		}
 		var b strings.Builder
 		if rule.KeepAlive {
 			b.WriteString(": keep-alive" + nl)

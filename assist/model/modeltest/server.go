@@ -69,6 +69,8 @@ type Server struct {
 	reqs    []Request     // finished requests, in finishing order
 	changed chan struct{} // closed and replaced when reqs grows
 	closed  bool
+	open    int // requests being answered
+	maxOpen int // the most open at once since the start or Reset
 }
 
 // Request is the record of one request the Server handled.
@@ -104,6 +106,8 @@ type Request struct {
 	HungUp bool
 	// Duration is how long the handler ran.
 	Duration time.Duration
+
+	endOpen func() // ends the request's count in Open (once)
 }
 
 // Usage is the token accounting the stand-in reports.
@@ -258,11 +262,40 @@ func (s *Server) Connections() int {
 	return s.conns
 }
 
+// Open returns how many requests are being answered now, and MaxOpen the
+// most that were at once since the start or Reset: the provider streams a
+// client holds open. A streamed reply stops counting just before its final
+// "data: [DONE]" is written, so a client that starts its next request once
+// it has read a reply whole is never counted twice.
+func (s *Server) Open() (open, maxOpen int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open, s.maxOpen
+}
+
+// opened counts a request in Open and returns the function that ends its
+// count (once).
+func (s *Server) opened() func() {
+	s.mu.Lock()
+	s.open++
+	s.maxOpen = max(s.maxOpen, s.open)
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.open--
+			s.mu.Unlock()
+		})
+	}
+}
+
 // Reset forgets the recorded requests, connection count, the pushed rules
-// and the simulated cache, and resets rule use counts.
+// and the simulated cache, and resets rule use counts and MaxOpen.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.reqs = nil
+	s.maxOpen = s.open
 	s.conns = 0
 	s.pushed = nil
 	s.uses = make([]int, len(s.script.Rules))
@@ -317,6 +350,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.seq++
 	rec := &Request{Seq: s.seq, Time: s.cfg.Now(), Path: r.URL.Path, Header: r.Header.Clone(), RemoteAddr: r.RemoteAddr, Rule: -1}
 	s.mu.Unlock()
+	rec.endOpen = s.opened()
+	defer rec.endOpen()
 	defer func() {
 		rec.Duration = time.Since(start)
 		s.finish(rec)

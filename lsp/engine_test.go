@@ -1,0 +1,408 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// liveEditor is the fake editor's own copy of the open documents, kept as
+// a real editor keeps it: an applyEdit must name the current version or it
+// is refused ("version mismatch", as VS Code and Neovim refuse it); an
+// applied edit bumps the version and is reported with a didChange — sent
+// before the answer for some edits and a little after it for others, as
+// editors that debounce didChange do.
+type liveEditor struct {
+	js *jobSession
+
+	// mu guards the fields below.
+	mu       sync.Mutex
+	text     map[string]string
+	version  map[string]int32
+	applies  int
+	refused  []string
+	hold     chan struct{} // if set, applyEdit waits for it to close
+	received chan struct{} // if set, signalled when an applyEdit arrives
+}
+
+func (js *jobSession) liveEditor() *liveEditor {
+	le := &liveEditor{js: js, text: map[string]string{}, version: map[string]int32{}}
+	js.ed.Handle("workspace/applyEdit", le.applyEdit)
+	return le
+}
+
+// open writes and opens a file the live editor tracks.
+func (le *liveEditor) open(name, text string) string {
+	uri := le.js.file(name, text)
+	le.mu.Lock()
+	le.text[uri], le.version[uri] = text, 1
+	le.mu.Unlock()
+	return uri
+}
+
+func (le *liveEditor) applyEdit(raw json.RawMessage) (any, *lsptest.ResponseError) {
+	le.mu.Lock()
+	hold, received := le.hold, le.received
+	le.mu.Unlock()
+	if received != nil {
+		received <- struct{}{}
+	}
+	if hold != nil {
+		<-hold
+	}
+	var p struct {
+		Edit struct {
+			DocumentChanges []struct {
+				TextDocument struct {
+					URI     string `json:"uri"`
+					Version *int32 `json:"version"`
+				} `json:"textDocument"`
+				Edits []struct {
+					Range   rangeJSON `json:"range"`
+					NewText string    `json:"newText"`
+				} `json:"edits"`
+			} `json:"documentChanges"`
+		} `json:"edit"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, &lsptest.ResponseError{Code: -32602, Message: err.Error()}
+	}
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	le.applies++
+	for _, dc := range p.Edit.DocumentChanges {
+		uri := dc.TextDocument.URI
+		if v := dc.TextDocument.Version; v == nil || *v != le.version[uri] {
+			reason := fmt.Sprintf("version mismatch %v != %d", dc.TextDocument.Version, le.version[uri])
+			le.refused = append(le.refused, reason)
+			return map[string]any{"applied": false, "failureReason": reason}, nil
+		}
+	}
+	type change struct {
+		uri     string
+		version int32
+		text    string
+	}
+	var changes []change
+	for _, dc := range p.Edit.DocumentChanges {
+		uri := dc.TextDocument.URI
+		u, _ := workspace.ParseURI(uri)
+		snap := workspace.NewSnapshot(u, "", 0, le.text[uri])
+		text := le.text[uri]
+		for i := len(dc.Edits) - 1; i >= 0; i-- {
+			e := dc.Edits[i]
+			s := snap.PositionOffset(workspace.Position{Line: e.Range.Start.Line, Character: e.Range.Start.Character}, workspace.UTF16)
+			en := snap.PositionOffset(workspace.Position{Line: e.Range.End.Line, Character: e.Range.End.Character}, workspace.UTF16)
+			text = text[:s] + e.NewText + text[en:]
+		}
+		le.text[uri] = text
+		le.version[uri]++
+		changes = append(changes, change{uri, le.version[uri], text})
+	}
+	notify := func() {
+		for _, c := range changes {
+			le.js.ed.Notify("textDocument/didChange", map[string]any{
+				"textDocument":   map[string]any{"uri": c.uri, "version": c.version},
+				"contentChanges": []any{map[string]any{"text": c.text}},
+			})
+		}
+	}
+	if le.applies%2 == 0 {
+		notify() // before the answer
+	} else {
+		go func() { // after it, as a debounced didChange
+			time.Sleep(30 * time.Millisecond)
+			notify()
+		}()
+	}
+	return map[string]any{"applied": true}, nil
+}
+
+func (le *liveEditor) state(uri string) (string, int, []string) {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	return le.text[uri], le.applies, append([]string(nil), le.refused...)
+}
+
+// manyFuncs is a file of n small functions, F0 to F(n-1), each three lines
+// followed by a blank line after line 2 ("package p", blank).
+func manyFuncs(n int) string {
+	var b strings.Builder
+	b.WriteString("package p\n\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "func F%d() int {\n\treturn %d\n}\n\n", i, i)
+	}
+	return b.String()
+}
+
+// funcFix is the rule answering a Fix of F<i> with a diff changing its
+// return value to want.
+func funcFix(i int, want string, delayMS int) modeltest.Rule {
+	line := 3 + 4*i
+	return modeltest.Rule{
+		Match:   fmt.Sprintf("<|selection|>func F%d() int {", i),
+		DelayMS: delayMS,
+		Content: fmt.Sprintf("```diff\n--- a/many.go\n+++ b/many.go\n@@ -%d,3 +%d,3 @@\n func F%d() int {\n-\treturn %d\n+\treturn %s\n }\n```\nFixed.", line, line, i, i, want),
+	}
+}
+
+// TestConcurrentFixesOneFile: 12 Fixes on distinct functions of one file,
+// run at once and finishing in a scrambled order, all land: each edit is
+// rebased onto the document as our earlier edits left it, whether the
+// editor's didChange for those came before or after its answer.
+func TestConcurrentFixesOneFile(t *testing.T) {
+	const n = 12
+	var rules []modeltest.Rule
+	for i := 0; i < n; i++ {
+		rules = append(rules, funcFix(i, fmt.Sprintf("%d * 10", i), (i*173)%400))
+	}
+	js := newJobSession(t, nil, rules...)
+	le := js.liveEditor()
+	uri := le.open("many.go", manyFuncs(n))
+	for i := 0; i < n; i++ {
+		js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2+4*i, 0, 4+4*i, 1)}, fmt.Sprintf("fix-%d", i))
+	}
+	for i := 0; i < n; i++ {
+		if end := js.progressEnd(fmt.Sprintf(`"fix-%d"`, i)); !strings.HasPrefix(end, "1 edit applied to 1 file") {
+			t.Errorf("fix %d ended %q", i, end)
+		}
+	}
+	text, applies, refused := le.state(uri)
+	want := manyFuncs(n)
+	for i := 0; i < n; i++ {
+		want = strings.Replace(want, fmt.Sprintf("\treturn %d\n", i), fmt.Sprintf("\treturn %d * 10\n", i), 1)
+	}
+	if text != want {
+		t.Errorf("editor text after the fixes:\n%s\nwant:\n%s", text, want)
+	}
+	if applies != n || len(refused) > 0 {
+		t.Errorf("%d applyEdits, refused %q; want %d, none refused", applies, refused, n)
+	}
+	if got := js.text(uri, n+1); got != want {
+		t.Errorf("server copy differs from the editor's")
+	}
+}
+
+// TestOverlapWithEarlierEdit: a Fix whose lines an earlier Fix of ours
+// changed after it read them is refused with a message naming that edit,
+// and never sent to the editor.
+func TestOverlapWithEarlierEdit(t *testing.T) {
+	js := newJobSession(t, nil, funcFix(3, "30", 0), modeltest.Rule{
+		Match:   "<|selection|>\treturn 3",
+		DelayMS: 600,
+		Content: "```diff\n--- a/many.go\n+++ b/many.go\n@@ -15,3 +15,3 @@\n func F3() int {\n-\treturn 3\n+\treturn 33\n }\n```",
+	})
+	le := js.liveEditor()
+	uri := le.open("many.go", manyFuncs(6))
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(14, 0, 16, 1)}, "whole")
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(15, 0, 15, 9)}, "line")
+	if end := js.progressEnd(`"whole"`); !strings.HasPrefix(end, "1 edit applied") {
+		t.Fatalf("first fix ended %q", end)
+	}
+	end := js.progressEnd(`"line"`)
+	if !strings.HasPrefix(end, "not applied: many.go: the edit overlaps an earlier edit (Kimi: Fix)") {
+		t.Errorf("second fix ended %q, want a refusal naming the earlier edit", end)
+	}
+	text, applies, refused := le.state(uri)
+	if applies != 1 || len(refused) > 0 || !strings.Contains(text, "return 30\n") {
+		t.Errorf("%d applyEdits (refused %q), text has return 30: %v; want only the first edit sent", applies, refused, strings.Contains(text, "return 30\n"))
+	}
+}
+
+// TestExplainAndFixCoexist: Explain and Fix on one range are different
+// work: neither supersedes the other, both finish.
+func TestExplainAndFixCoexist(t *testing.T) {
+	fix := funcFix(1, "10", 0)
+	fix.Match = `action="fix"`
+	fix.Chunks, fix.IntervalMS = 20, 20
+	js := newJobSession(t, nil, fix, modeltest.Rule{Match: `action="explain"`, Content: explainText, Chunks: 20, IntervalMS: 20})
+	le := js.liveEditor()
+	uri := le.open("many.go", manyFuncs(3))
+	args := map[string]any{"uri": uri, "range": rng(6, 0, 8, 1)}
+	js.run("kimi.explain", args, "ex")
+	js.run("kimi.fix", args, "fx")
+	if end := js.progressEnd(`"ex"`); !strings.HasPrefix(end, "explanation ready") {
+		t.Errorf("explain ended %q", end)
+	}
+	if end := js.progressEnd(`"fx"`); !strings.HasPrefix(end, "1 edit applied") {
+		t.Errorf("fix ended %q", end)
+	}
+}
+
+// TestMaxConcurrentStreams: with jobs.maxConcurrent = 3 from the editor's
+// settings, 10 jobs never hold more than 3 provider streams open (the
+// stand-in counts them), the others report their place in the queue, and
+// all 10 finish.
+func TestMaxConcurrentStreams(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Content: explainText, Chunks: 10, IntervalMS: 20})
+	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": 3}}}, nil
+	})
+	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+	deadline := time.Now().Add(5 * time.Second)
+	for js.session.srv.jobs.Limit() != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs.maxConcurrent from the editor's settings not applied (limit %d)", js.session.srv.jobs.Limit())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	uri := js.file("many.go", manyFuncs(10))
+	for i := 0; i < 10; i++ {
+		js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2+4*i, 0, 4+4*i, 1)}, fmt.Sprintf("ex-%d", i))
+	}
+	queued := 0
+	for i := 0; i < 10; i++ {
+		tok := fmt.Sprintf(`"ex-%d"`, i)
+		if end := js.progressEnd(tok); !strings.HasPrefix(end, "explanation ready") {
+			t.Errorf("job %d ended %q", i, end)
+		}
+		for _, v := range js.progressOf(tok) {
+			if strings.HasPrefix(v.Message, "queued (") && strings.HasSuffix(v.Message, " ahead)") {
+				queued++
+				break
+			}
+		}
+	}
+	if _, peak := js.srv.Open(); peak != 3 {
+		t.Errorf("at most %d provider streams were open at once, want 3", peak)
+	}
+	if n := len(js.srv.Requests()); n != 10 {
+		t.Errorf("%d provider requests, want 10", n)
+	}
+	if queued < 5 {
+		t.Errorf("%d jobs reported their place in the queue, want at least 5 of the 7 that waited", queued)
+	}
+}
+
+// TestJobPanicKeepsServing: a panic in a job, or in its progress timer,
+// fails that job with "internal error — please report" and its stack in
+// the log; the server goes on answering and running jobs.
+func TestJobPanicKeepsServing(t *testing.T) {
+	for _, point := range []string{"job", "progress"} {
+		t.Run(point, func(t *testing.T) {
+			var once sync.Once
+			opts := Options{testHook: func(p string, arg any) {
+				if p == point {
+					once.Do(func() { panic("test hook: " + point) })
+				}
+			}}
+			js := newJobSessionOpts(t, opts, nil, modeltest.Rule{Match: `action="explain"`, Content: explainText, Chunks: 20, IntervalMS: 10})
+			uri := js.file("a.go", "package a\n\nfunc A() {}\n")
+			js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2, 0, 2, 11)}, "boom")
+			if end := js.progressEnd(`"boom"`); !strings.HasPrefix(end, "internal error — please report") {
+				t.Errorf("panicked job ended %q", end)
+			}
+			if !strings.Contains(js.logbuf.String(), "test hook: "+point) || !strings.Contains(js.logbuf.String(), "goroutine") {
+				t.Errorf("the log lacks the panic and its stack")
+			}
+			var actions []codeAction
+			if err := js.ed.Call(ctxT(t), "textDocument/codeAction", map[string]any{
+				"textDocument": map[string]any{"uri": uri}, "range": rng(2, 0, 2, 0), "context": map[string]any{"diagnostics": []any{}},
+			}, &actions); err != nil || len(actions) == 0 {
+				t.Errorf("codeAction after the panic: %v, %d actions", err, len(actions))
+			}
+			js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(0, 0, 0, 9)}, "after")
+			if end := js.progressEnd(`"after"`); !strings.HasPrefix(end, "explanation ready") {
+				t.Errorf("next job ended %q", end)
+			}
+		})
+	}
+}
+
+// TestSnapshotTakenOnArrival (#11.5): a didChange read after an
+// executeCommand cannot shift the command's range, even when the request's
+// goroutine runs late: the job works on the text as it was when the
+// request arrived.
+func TestSnapshotTakenOnArrival(t *testing.T) {
+	release := make(chan struct{})
+	opts := Options{testHook: func(p string, arg any) {
+		if p == "request" && arg == "workspace/executeCommand" {
+			<-release
+		}
+	}}
+	js := newJobSessionOpts(t, opts, nil, modeltest.Rule{Match: `action="explain"`, Content: "ok"})
+	before := "package a\n\nfunc Target() {}\n\nfunc Other() {}\n"
+	uri := js.file("a.go", before)
+	ch, err := js.ed.Send(js.ed.NextID(), "workspace/executeCommand", map[string]any{
+		"command": "kimi.explain", "arguments": []any{map[string]any{"uri": uri, "range": rng(2, 0, 2, 17)}}, "workDoneToken": "snap",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The user inserts two lines at the top; the read loop applies it while
+	// the request's goroutine is held.
+	js.ed.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": rng(0, 0, 0, 0), "text": "// one\n// two\n"}},
+	})
+	js.text(uri, 2)
+	close(release)
+	if _, err := lsptest.Await(ctxT(t), ch); err != nil {
+		t.Fatal(err)
+	}
+	js.progressEnd(`"snap"`)
+	body := string(js.srv.Requests()[0].Body)
+	if !strings.Contains(body, "<|selection|>func Target() {}<|/selection|>") {
+		t.Errorf("the job's selection moved with the later didChange; prompt tail: %s", body[max(0, len(body)-600):])
+	}
+}
+
+// TestCancelWhileApplyEditPending (#12.11): a job cancelled while the
+// editor holds its applyEdit waits for the answer and reports what the
+// editor did.
+func TestCancelWhileApplyEditPending(t *testing.T) {
+	js := newJobSession(t, nil, funcFix(0, "7", 0))
+	le := js.liveEditor()
+	hold, received := make(chan struct{}), make(chan struct{}, 1)
+	le.hold, le.received = hold, received
+	uri := le.open("many.go", manyFuncs(1))
+	job := js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "late")
+	select {
+	case <-received:
+	case <-ctxT(t).Done():
+		t.Fatal("no applyEdit")
+	}
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.cancel", "arguments": []any{map[string]any{"job": job}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	end := js.progressEnd(`"late"`)
+	if !strings.Contains(end, "the editor applied it: 1 edit applied to 1 file") {
+		t.Errorf("end %q, want it to say the editor applied the edit", end)
+	}
+	if text, _, _ := le.state(uri); !strings.Contains(text, "return 7") {
+		t.Errorf("the editor did not get the edit")
+	}
+}
+
+// TestKeyNeverShown (#12.6): the provider echoes the API key; no progress
+// report, message or explanation file shows it.
+func TestKeyNeverShown(t *testing.T) {
+	echo := "Here is your key: " + modeltest.DefaultKey + " — keep it safe. " + strings.Repeat("More text. ", 30)
+	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Reasoning: "key " + modeltest.DefaultKey, Content: echo, Chunks: 40, IntervalMS: 5})
+	uri := js.file("a.go", "package a\n")
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(0, 0, 0, 9)}, "k")
+	js.progressEnd(`"k"`)
+	for _, m := range js.ed.Messages() {
+		if strings.Contains(string(m.Params), modeltest.DefaultKey[:14]) {
+			t.Errorf("%s shows the key: %s", m.Method, m.Params)
+		}
+	}
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if len(js.docs) != 1 {
+		t.Fatalf("showDocument calls %d", len(js.docs))
+	}
+	for _, text := range js.docs {
+		if strings.Contains(text, modeltest.DefaultKey) || !strings.Contains(text, "[REDACTED]") {
+			t.Errorf("explanation file: %q", text)
+		}
+	}
+}
