@@ -105,8 +105,9 @@ type Outcome struct {
 	// Cached is set when an explanation was served from an earlier answer
 	// without a model call.
 	Cached bool
-	// File is the Markdown file holding an explanation ("" if it could not
-	// be written).
+	// File is the Markdown file holding an explanation, or the answer of
+	// an edit action that proposed no change ("" if it could not be
+	// written).
 	File string
 }
 
@@ -214,6 +215,16 @@ func (e *Engine) current() (config.Config, *model.Client) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.cfg, e.client
+}
+
+// SaveText keeps text too long for a message as a Markdown document in the
+// explanation directory and returns its path; name (a file name or title)
+// starts the document's base name.
+func (e *Engine) SaveText(name, text string) (string, error) {
+	if e.explains == nil {
+		return "", errors.New("no directory for explanations")
+	}
+	return e.explains.Store(ExplanationKey("", "message", name, "", text), name, text)
 }
 
 // Stats returns the session's prompt and cache accounting.
@@ -348,6 +359,15 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		return out, err
 	}
 	if len(changes) == 0 {
+		if strings.TrimSpace(out.Text) != "" && e.explains != nil {
+			// The model said why it changed nothing: keep its answer as a
+			// document the editor can open (it may be long).
+			file, err := e.explains.Store(ExplanationKey(a.Model, "answer: "+instruction, t.Active.Path, t.selectedText(), out.Text), t.Active.Path, out.Text)
+			if err != nil {
+				e.log.Warn("answer not kept", "error", err)
+			}
+			out.File = file
+		}
 		return out, ErrNoChange
 	}
 	if sink.key != "" {

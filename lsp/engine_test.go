@@ -3,10 +3,12 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
@@ -403,6 +405,108 @@ func TestKeyNeverShown(t *testing.T) {
 	for _, text := range js.docs {
 		if strings.Contains(text, modeltest.DefaultKey) || !strings.Contains(text, "[REDACTED]") {
 			t.Errorf("explanation file: %q", text)
+		}
+	}
+}
+
+// TestLongAnswerNotAMessage (#12.12): an edit action answered with a long
+// text and no diff never becomes a huge window/showMessage: with
+// showDocument the answer opens as a document; without it the message is
+// capped and says where the whole text is.
+func TestLongAnswerNotAMessage(t *testing.T) {
+	long := "I would rather not change this code, because:\n" + strings.Repeat("this line explains one more reason in detail.\n", 3000)
+	for _, showDoc := range []bool{true, false} {
+		t.Run(fmt.Sprintf("showDocument=%v", showDoc), func(t *testing.T) {
+			var params map[string]any
+			if !showDoc {
+				params = lsptest.DefaultInitializeParams("")
+				params["capabilities"].(map[string]any)["window"] = map[string]any{"workDoneProgress": true}
+			}
+			js := newJobSession(t, params, modeltest.Rule{Match: `action="fix"`, Content: long, Chunks: 8})
+			if !showDoc {
+				// No folder in params: root the session like the others.
+				js.ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+					"added": []any{map[string]any{"uri": string(workspace.FileURI(js.dir)), "name": "root"}}, "removed": []any{}}})
+			}
+			uri := js.file("a.go", "package a\n\nfunc A() {}\n")
+			js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 2, 11)}, "long")
+			if end := js.progressEnd(`"long"`); !strings.HasPrefix(end, "no change proposed") {
+				t.Errorf("end %q", end)
+			}
+			for _, m := range js.ed.Messages() {
+				if m.Method == "window/showMessage" && len(m.Params) > 3000 {
+					t.Errorf("a showMessage of %d bytes", len(m.Params))
+				}
+			}
+			if showDoc {
+				js.mu.Lock()
+				defer js.mu.Unlock()
+				if len(js.docs) != 1 {
+					t.Fatalf("showDocument calls: %d, want 1", len(js.docs))
+				}
+				for _, text := range js.docs {
+					if !strings.Contains(text, long) {
+						t.Errorf("the document does not hold the whole answer")
+					}
+				}
+				return
+			}
+			m, err := js.ed.WaitMethod(ctxT(t), "window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "rather not change") })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sm struct {
+				Message string `json:"message"`
+			}
+			json.Unmarshal(m.Params, &sm)
+			i := strings.Index(sm.Message, "the whole text is in ")
+			if i < 0 || utf8.RuneCountInString(sm.Message) > 2300 {
+				t.Fatalf("message of %d characters, tail %q", utf8.RuneCountInString(sm.Message), sm.Message[max(0, len(sm.Message)-200):])
+			}
+			file := strings.TrimSuffix(sm.Message[i+len("the whole text is in "):], ")")
+			b, err := os.ReadFile(file)
+			if err != nil || !strings.Contains(string(b), long) {
+				t.Errorf("the file %s does not hold the whole answer: %v", file, err)
+			}
+		})
+	}
+}
+
+// TestShutdownEndsJobs: shutdown cancels every job, queued or running, and
+// answers only once their ends went out.
+func TestShutdownEndsJobs(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Content: strings.Repeat("slow ", 200), Chunks: 200, IntervalMS: 30})
+	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": 1}}}, nil
+	})
+	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+	for js.session.srv.jobs.Limit() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	uri := js.file("many.go", manyFuncs(2))
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "running")
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(6, 0, 8, 1)}, "queued")
+	if _, err := js.ed.WaitMethod(ctxT(t), "$/progress", func(p json.RawMessage) bool { return strings.Contains(string(p), "queued (0 ahead)") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := js.ed.Call(ctxT(t), "shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var reply time.Time
+	for _, m := range js.ed.Messages() {
+		if m.IsResponse() {
+			reply = m.At
+		}
+	}
+	for _, tok := range []string{`"running"`, `"queued"`} {
+		m, err := js.ed.WaitMethod(ctxT(t), "$/progress", func(p json.RawMessage) bool {
+			return strings.Contains(string(p), tok) && strings.Contains(string(p), `"end"`)
+		})
+		if err != nil {
+			t.Fatalf("%s: no end: %v", tok, err)
+		}
+		if !strings.Contains(string(m.Params), "the server is shutting down") || m.At.After(reply) {
+			t.Errorf("%s ended with %s at %v, after the shutdown reply (%v)", tok, m.Params, m.At, reply)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -255,9 +256,36 @@ func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assis
 	s.showMessage(ctx, protocol.MessageTypeInfo, t.Action.Title+" — "+t.Active.Path+"\n\n"+out.Text)
 }
 
-// showMessage sends window/showMessage with the API key struck out.
+// maxMessageRunes caps a window/showMessage: editors show messages in
+// small popups or a status line, and a multi-megabyte message freezes
+// some of them.
+const maxMessageRunes = 2000
+
+// showMessage sends window/showMessage with the API key struck out. A text
+// over maxMessageRunes is cut at a line end; the whole text is written as
+// a Markdown document and the message says where it is.
 func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
-	s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: s.redact(msg)})
+	msg = s.redact(msg)
+	if utf8.RuneCountInString(msg) > maxMessageRunes {
+		msg = s.capMessage(msg)
+	}
+	s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: msg})
+}
+
+// capMessage returns the head of msg with a note on where the rest is.
+func (s *Server) capMessage(msg string) string {
+	runes := []rune(msg)
+	head := string(runes[:maxMessageRunes-200])
+	if i := strings.LastIndexByte(head, '\n'); i > len(head)/2 {
+		head = head[:i]
+	}
+	more := len(runes) - utf8.RuneCountInString(head)
+	file, err := s.engine.SaveText("message", msg)
+	if err != nil {
+		s.log.Warn("long message not kept", "error", err)
+		return fmt.Sprintf("%s\n… (%d more characters not shown)", head, more)
+	}
+	return fmt.Sprintf("%s\n… (%d more characters; the whole text is in %s)", head, more, file)
 }
 
 // rewriteChoices are offered by askRewriteInstruction.

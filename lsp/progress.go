@@ -212,7 +212,7 @@ func (p *progress) End(ctx context.Context, outcome string, failed bool) {
 		if failed {
 			typ = protocol.MessageTypeError
 		}
-		p.s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: title + ": " + outcome})
+		p.s.showMessage(ctx, typ, title+": "+outcome)
 		return
 	}
 	p.send(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: outcome})

@@ -377,3 +377,43 @@ func TestDoctorStatsAfterSession(t *testing.T) {
 		t.Errorf("doctor --stats after one explanation:\n%s\nwant 1 request and %q", out.String(), want)
 	}
 }
+
+// TestCLISharesTaskBuilder: the command line builds its task with the
+// server's builder: an active file over context.maxFileSize is sent as a
+// window around the range, and the user is told (#12.13); the key echoed by
+// the provider is struck from what is printed (#12.6).
+func TestCLISharesTaskBuilder(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n"), 0o644)
+	var b strings.Builder
+	b.WriteString("package m\n\n")
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&b, "func F%04d() int { return %d }\n", i, i)
+	}
+	file := filepath.Join(dir, "big.go")
+	os.WriteFile(file, []byte(b.String()), 0o644)
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: `action="explain"`, Content: "F1000 returns 1000. Your key is " + modeltest.DefaultKey + ".", Chunks: 9},
+	}}})
+	defer srv.Close()
+	envList := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	env := envFunc(envList)
+	cfgDir := filepath.Join(env("XDG_CONFIG_HOME"), "kimi-lsp")
+	os.MkdirAll(cfgDir, 0o700)
+	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[context]\nmaxFileSize = 4096\n"), 0o600)
+
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"explain", file + ":1003-1003"}, nil, &out, &errb, env); code != 0 {
+		t.Fatalf("explain: code %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "over context.maxFileSize") {
+		t.Errorf("stderr does not tell the user the file was cut:\n%s", errb.String())
+	}
+	body := string(srv.Requests()[0].Body)
+	if strings.Contains(body, "func F0003()") || !strings.Contains(body, "func F1000()") {
+		t.Errorf("the prompt is not a window around the range")
+	}
+	if strings.Contains(out.String(), modeltest.DefaultKey) || !strings.Contains(out.String(), "[REDACTED]") {
+		t.Errorf("stdout %q", out.String())
+	}
+}

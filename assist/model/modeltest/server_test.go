@@ -401,3 +401,31 @@ func TestCacheSimulation(t *testing.T) {
 		t.Errorf("after Reset: %+v", u)
 	}
 }
+
+// TestOpenCounts: Open counts the requests being answered; a stream stops
+// counting before its final [DONE] reaches the client.
+func TestOpenCounts(t *testing.T) {
+	srv := NewServer(Config{Script: &Script{Rules: []Rule{{Content: "slow", Chunks: 10, IntervalMS: 50}}}})
+	defer srv.Close()
+	body := `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"stream":true}`
+	done := make(chan struct{})
+	for i := 0; i < 3; i++ {
+		go func() {
+			post(t, srv, srv.Key, body)
+			if open, _ := srv.Open(); open > 2 {
+				t.Errorf("%d open after a stream was read whole", open)
+			}
+			done <- struct{}{}
+		}()
+	}
+	for i := 0; i < 3; i++ {
+		<-done
+	}
+	if open, peak := srv.Open(); open != 0 || peak != 3 {
+		t.Errorf("Open() = %d, %d; want 0 open, 3 at most", open, peak)
+	}
+	srv.Reset()
+	if _, peak := srv.Open(); peak != 0 {
+		t.Errorf("MaxOpen after Reset = %d", peak)
+	}
+}
