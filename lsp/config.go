@@ -80,7 +80,9 @@ func (s *Server) configChanged(cfg config.Config) {
 		s.engine.SetConfig(cfg)
 	}
 	if s.jobs != nil {
-		s.jobs.SetLimit(cfg.Jobs.MaxConcurrent)
+		// The newest configuration's, not cfg's: two updates may call
+		// configChanged out of order.
+		s.jobs.SetLimit(s.config().Jobs.MaxConcurrent)
 	}
 	if s.folders != nil {
 		s.folders.SetOptions(assist.WorkspaceOptions(cfg))

@@ -510,3 +510,59 @@ func TestShutdownEndsJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelQueuedJob: a job waiting for a stream slot is cancelled by its
+// progress token (and by kimi.cancel) at once, without ever reaching the
+// provider; the jobs behind it move up.
+func TestCancelQueuedJob(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Content: strings.Repeat("slow ", 100), Chunks: 60, IntervalMS: 15})
+	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": 1}}}, nil
+	})
+	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+	for js.session.srv.jobs.Limit() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	uri := js.file("many.go", manyFuncs(4))
+	queuedAs := func(tok, place string) {
+		t.Helper()
+		if _, err := js.ed.WaitMethod(ctxT(t), "$/progress", func(p json.RawMessage) bool {
+			return strings.Contains(string(p), `"token":`+tok) && strings.Contains(string(p), "queued ("+place+" ahead)")
+		}); err != nil {
+			var seen []string
+			for _, m := range js.ed.Messages() {
+				if m.Method == "$/progress" {
+					seen = append(seen, string(m.Params))
+				}
+			}
+			t.Fatalf("%s never queued with %s ahead: %v\n%s", tok, place, err, strings.Join(seen, "\n"))
+		}
+	}
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "first")
+	if _, err := js.ed.WaitMethod(ctxT(t), "$/progress", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"first"`) && strings.Contains(string(p), "slow")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(6, 0, 8, 1)}, 41)
+	queuedAs("41", "0")
+	byCommand := js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(10, 0, 12, 1)}, 42)
+	queuedAs("42", "1")
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(14, 0, 16, 1)}, "last")
+	queuedAs(`"last"`, "2")
+	js.ed.Notify("window/workDoneProgress/cancel", map[string]any{"token": 41})
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.cancel", "arguments": []any{map[string]any{"job": byCommand}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{"41", "42"} {
+		if end := js.progressEnd(tok); end != "cancelled" {
+			t.Errorf("queued job %s ended %q", tok, end)
+		}
+	}
+	queuedAs(`"last"`, "0")
+	js.progressEnd(`"first"`)
+	js.progressEnd(`"last"`)
+	if n := len(js.srv.Requests()); n != 2 {
+		t.Errorf("%d provider requests, want 2 (the cancelled queued jobs never asked)", n)
+	}
+}

@@ -19,10 +19,12 @@ var ErrEditUnconfirmed = errors.New("the editor has not reported the earlier edi
 const DefaultConfirmWait = 3 * time.Second
 
 // historyLen is how many landed edits per document are kept to explain a
-// refusal; historyDocs bounds the documents with a history.
+// refusal; historyDocs bounds the documents with a history, and
+// historyMaxText the size of an edit kept (both texts).
 const (
-	historyLen  = 4
-	historyDocs = 32
+	historyLen     = 4
+	historyDocs    = 32
+	historyMaxText = 2 << 20
 )
 
 // EditQueue orders the edits the server sends to documents: one edit at a
@@ -219,6 +221,12 @@ func (t *EditTurn) Landed(uri URI, base Base, after, label string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.pending[uri] = rec
+	if len(before)+len(after) > historyMaxText {
+		// Too big to keep for a better message: a refusal then names no
+		// edit, and the older history no longer applies.
+		delete(q.history, uri)
+		return
+	}
 	h := append(q.history[uri], LandedEdit{Label: label, Before: before, After: after})
 	if len(h) > historyLen {
 		h = slices.Clone(h[len(h)-historyLen:])
