@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -274,4 +276,66 @@ func BenchmarkDidOpen50KB(b *testing.B) {
 		}
 	}
 	bs.sync(b)
+}
+
+// BenchmarkJob is the server's cost per job: executeCommand answered with
+// a job id, the job started in the engine, its progress begun and ended,
+// its result shown with window/showDocument — for an explanation served
+// from the earlier answer, so no model call is timed. Jobs overlap as they
+// would when a user fires them quickly; the figure is wall time per job.
+func BenchmarkJob(b *testing.B) {
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Match: `action="explain"`, Content: "ok"}}}})
+	defer srv.Close()
+	env := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
+	cfg, _ := config.Default().WithEnv(func(k string) string { return env[k] })
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	dir, _ := filepath.EvalSymlinks(b.TempDir())
+	s, err := NewServer(inR, outW, inR, Options{Version: "bench", Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ExplanationDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() {
+		s.Run(context.Background())
+		outW.Close()
+	}()
+	defer inW.Close()
+	ed := lsptest.New(outR, inW)
+	ed.Handle("window/showDocument", func(json.RawMessage) (any, *lsptest.ResponseError) { return map[string]bool{"success": true}, nil })
+	ctx := context.Background()
+	if _, err := ed.Initialize(ctx, lsptest.DefaultInitializeParams(string(workspace.FileURI(dir)))); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "a.go")
+	text := "package a\n\nfunc A() int { return 1 }\n"
+	os.WriteFile(path, []byte(text), 0o644)
+	uri := string(workspace.FileURI(path))
+	ed.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": text}})
+	run := func(i int) {
+		err := ed.Call(ctx, "workspace/executeCommand", map[string]any{
+			"command": "kimi.explain", "workDoneToken": i,
+			"arguments": []any{map[string]any{"uri": uri, "range": map[string]any{"start": map[string]int{"line": 2, "character": 0}, "end": map[string]int{"line": 2, "character": 26}}}},
+		}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	ends := func(n int) {
+		seen := 0
+		if _, err := ed.Wait(ctx, func(m *lsptest.Message) bool {
+			if m.Method == "$/progress" && bytes.Contains(m.Params, []byte(`"kind":"end"`)) {
+				seen++
+			}
+			return seen == n
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run(-1) // the model call that fills the explanation store
+	ends(1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(i)
+	}
+	ends(b.N + 1)
 }

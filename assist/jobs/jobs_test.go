@@ -360,3 +360,24 @@ func BenchmarkJobOverhead(b *testing.B) {
 		<-j.Done()
 	}
 }
+
+// BenchmarkJobOverheadParallel is BenchmarkJobOverhead with jobs started
+// from several goroutines at once, contending for 4 slots.
+func BenchmarkJobOverheadParallel(b *testing.B) {
+	e := New(Options{Limit: 4, Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+	defer e.Close()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			j, err := e.Start(context.Background(), Spec{Key: Key{Command: "kimi.fix", Document: "file:///a.go"}}, func(ctx context.Context, j *Job) {
+				if done, err := e.Acquire(ctx, nil); err == nil {
+					done()
+				}
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			<-j.Done()
+		}
+	})
+}
