@@ -59,20 +59,7 @@ func (le *liveEditor) applyEdit(raw json.RawMessage) (any, *lsptest.ResponseErro
 	if hold != nil {
 		<-hold
 	}
-	var p struct {
-		Edit struct {
-			DocumentChanges []struct {
-				TextDocument struct {
-					URI     string `json:"uri"`
-					Version *int32 `json:"version"`
-				} `json:"textDocument"`
-				Edits []struct {
-					Range   rangeJSON `json:"range"`
-					NewText string    `json:"newText"`
-				} `json:"edits"`
-			} `json:"documentChanges"`
-		} `json:"edit"`
-	}
+	var p applyEditRequest
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, &lsptest.ResponseError{Code: -32602, Message: err.Error()}
 	}
@@ -95,15 +82,7 @@ func (le *liveEditor) applyEdit(raw json.RawMessage) (any, *lsptest.ResponseErro
 	var changes []change
 	for _, dc := range p.Edit.DocumentChanges {
 		uri := dc.TextDocument.URI
-		u, _ := workspace.ParseURI(uri)
-		snap := workspace.NewSnapshot(u, "", 0, le.text[uri])
-		text := le.text[uri]
-		for i := len(dc.Edits) - 1; i >= 0; i-- {
-			e := dc.Edits[i]
-			s := snap.PositionOffset(workspace.Position{Line: e.Range.Start.Line, Character: e.Range.Start.Character}, workspace.UTF16)
-			en := snap.PositionOffset(workspace.Position{Line: e.Range.End.Line, Character: e.Range.End.Character}, workspace.UTF16)
-			text = text[:s] + e.NewText + text[en:]
-		}
+		text := dc.apply(le.text[uri])
 		le.text[uri] = text
 		le.version[uri]++
 		changes = append(changes, change{uri, le.version[uri], text})
@@ -131,6 +110,24 @@ func (le *liveEditor) state(uri string) (string, int, []string) {
 	le.mu.Lock()
 	defer le.mu.Unlock()
 	return le.text[uri], le.applies, append([]string(nil), le.refused...)
+}
+
+// setMaxConcurrent sets jobs.maxConcurrent through the editor's settings
+// (workspace/configuration, pulled on didChangeConfiguration) and waits
+// until the server uses it.
+func (js *jobSession) setMaxConcurrent(n int) {
+	js.t.Helper()
+	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": n}}}, nil
+	})
+	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+	deadline := time.Now().Add(5 * time.Second)
+	for js.session.srv.jobs.Limit() != n {
+		if time.Now().After(deadline) {
+			js.t.Fatalf("jobs.maxConcurrent %d from the editor's settings not applied (limit %d)", n, js.session.srv.jobs.Limit())
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // manyFuncs is a file of n small functions, F0 to F(n-1), each three lines
@@ -244,17 +241,7 @@ func TestExplainAndFixCoexist(t *testing.T) {
 // all 10 finish.
 func TestMaxConcurrentStreams(t *testing.T) {
 	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Content: explainText, Chunks: 10, IntervalMS: 20})
-	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
-		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": 3}}}, nil
-	})
-	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
-	deadline := time.Now().Add(5 * time.Second)
-	for js.session.srv.jobs.Limit() != 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("jobs.maxConcurrent from the editor's settings not applied (limit %d)", js.session.srv.jobs.Limit())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	js.setMaxConcurrent(3)
 	uri := js.file("many.go", manyFuncs(10))
 	for i := 0; i < 10; i++ {
 		js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2+4*i, 0, 4+4*i, 1)}, fmt.Sprintf("ex-%d", i))
@@ -476,13 +463,7 @@ func TestLongAnswerNotAMessage(t *testing.T) {
 // answers only once their ends went out.
 func TestShutdownEndsJobs(t *testing.T) {
 	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Content: strings.Repeat("slow ", 200), Chunks: 200, IntervalMS: 30})
-	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
-		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": 1}}}, nil
-	})
-	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
-	for js.session.srv.jobs.Limit() != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	js.setMaxConcurrent(1)
 	uri := js.file("many.go", manyFuncs(2))
 	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "running")
 	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(6, 0, 8, 1)}, "queued")
@@ -516,13 +497,7 @@ func TestShutdownEndsJobs(t *testing.T) {
 // provider; the jobs behind it move up.
 func TestCancelQueuedJob(t *testing.T) {
 	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Content: strings.Repeat("slow ", 100), Chunks: 60, IntervalMS: 15})
-	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
-		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": 1}}}, nil
-	})
-	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
-	for js.session.srv.jobs.Limit() != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	js.setMaxConcurrent(1)
 	uri := js.file("many.go", manyFuncs(4))
 	queuedAs := func(tok, place string) {
 		t.Helper()

@@ -436,24 +436,44 @@ func TestStaleBuffer(t *testing.T) {
 	}
 }
 
+// applyEditRequest is workspace/applyEdit's params as the tests read them.
+type applyEditRequest struct {
+	Edit struct {
+		DocumentChanges []docEditJSON `json:"documentChanges"`
+	} `json:"edit"`
+}
+
+type docEditJSON struct {
+	TextDocument struct {
+		URI     string `json:"uri"`
+		Version *int32 `json:"version"`
+	} `json:"textDocument"`
+	Edits []struct {
+		Range   rangeJSON `json:"range"`
+		NewText string    `json:"newText"`
+	} `json:"edits"`
+}
+
+// apply returns text with the edits of dc applied, as an editor applies
+// them (UTF-16 positions, all relative to the text before the edit).
+func (dc docEditJSON) apply(text string) string {
+	u, _ := workspace.ParseURI(dc.TextDocument.URI)
+	snap := workspace.NewSnapshot(u, "", 0, text)
+	// Apply from the end so earlier offsets stay valid.
+	for i := len(dc.Edits) - 1; i >= 0; i-- {
+		e := dc.Edits[i]
+		s := snap.PositionOffset(workspace.Position{Line: e.Range.Start.Line, Character: e.Range.Start.Character}, workspace.UTF16)
+		en := snap.PositionOffset(workspace.Position{Line: e.Range.End.Line, Character: e.Range.End.Character}, workspace.UTF16)
+		text = text[:s] + e.NewText + text[en:]
+	}
+	return text
+}
+
 // applyWorkspaceEdit applies the WorkspaceEdit of an applyEdit request to
 // texts as an editor would, checking versions, and returns the new texts.
 func applyWorkspaceEdit(t *testing.T, raw json.RawMessage, texts map[string]string, versions map[string]int32) map[string]string {
 	t.Helper()
-	var p struct {
-		Edit struct {
-			DocumentChanges []struct {
-				TextDocument struct {
-					URI     string `json:"uri"`
-					Version *int32 `json:"version"`
-				} `json:"textDocument"`
-				Edits []struct {
-					Range   rangeJSON `json:"range"`
-					NewText string    `json:"newText"`
-				} `json:"edits"`
-			} `json:"documentChanges"`
-		} `json:"edit"`
-	}
+	var p applyEditRequest
 	if err := json.Unmarshal(raw, &p); err != nil {
 		t.Fatalf("applyEdit params: %v", err)
 	}
@@ -466,17 +486,7 @@ func applyWorkspaceEdit(t *testing.T, raw json.RawMessage, texts map[string]stri
 		if v, ok := versions[uri]; ok && (dc.TextDocument.Version == nil || *dc.TextDocument.Version != v) {
 			t.Errorf("edit of %s for version %v, want %d", uri, dc.TextDocument.Version, v)
 		}
-		u, _ := workspace.ParseURI(uri)
-		snap := workspace.NewSnapshot(u, "", 0, out[uri])
-		text := out[uri]
-		// Apply from the end so earlier offsets stay valid.
-		for i := len(dc.Edits) - 1; i >= 0; i-- {
-			e := dc.Edits[i]
-			s := snap.PositionOffset(workspace.Position{Line: e.Range.Start.Line, Character: e.Range.Start.Character}, workspace.UTF16)
-			en := snap.PositionOffset(workspace.Position{Line: e.Range.End.Line, Character: e.Range.End.Character}, workspace.UTF16)
-			text = text[:s] + e.NewText + text[en:]
-		}
-		out[uri] = text
+		out[uri] = dc.apply(out[uri])
 	}
 	return out
 }
