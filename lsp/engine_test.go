@@ -112,22 +112,27 @@ func (le *liveEditor) state(uri string) (string, int, []string) {
 	return le.text[uri], le.applies, append([]string(nil), le.refused...)
 }
 
-// setMaxConcurrent sets jobs.maxConcurrent through the editor's settings
-// (workspace/configuration, pulled on didChangeConfiguration) and waits
-// until the server uses it.
-func (js *jobSession) setMaxConcurrent(n int) {
+// settings sets the editor's settings (workspace/configuration, pulled on
+// didChangeConfiguration) and waits until applied(the server) holds.
+func (js *jobSession) settings(kimi map[string]any, applied func(*Server) bool) {
 	js.t.Helper()
 	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
-		return []any{map[string]any{"jobs": map[string]any{"maxConcurrent": n}}}, nil
+		return []any{kimi}, nil
 	})
 	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
 	deadline := time.Now().Add(5 * time.Second)
-	for js.session.srv.jobs.Limit() != n {
+	for !applied(js.session.srv) {
 		if time.Now().After(deadline) {
-			js.t.Fatalf("jobs.maxConcurrent %d from the editor's settings not applied (limit %d)", n, js.session.srv.jobs.Limit())
+			js.t.Fatalf("settings %v not applied", kimi)
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// setMaxConcurrent sets jobs.maxConcurrent through the editor's settings.
+func (js *jobSession) setMaxConcurrent(n int) {
+	js.t.Helper()
+	js.settings(map[string]any{"jobs": map[string]any{"maxConcurrent": n}}, func(s *Server) bool { return s.jobs.Limit() == n })
 }
 
 // manyFuncs is a file of n small functions, F0 to F(n-1), each three lines
@@ -539,5 +544,25 @@ func TestCancelQueuedJob(t *testing.T) {
 	js.progressEnd(`"last"`)
 	if n := len(js.srv.Requests()); n != 2 {
 		t.Errorf("%d provider requests, want 2 (the cancelled queued jobs never asked)", n)
+	}
+}
+
+// TestOverSizeFileNotice (#12.13): an active buffer over
+// context.maxFileSize is sent as a window around the selection and the
+// user is told.
+func TestOverSizeFileNotice(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: `action="explain"`, Content: "ok"})
+	js.settings(map[string]any{"context": map[string]any{"maxFileSize": 4096}}, func(s *Server) bool { return s.config().Context.MaxFileSize == 4096 })
+	uri := js.file("many.go", manyFuncs(500))
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(1002, 0, 1004, 1)}, "big")
+	js.progressEnd(`"big"`)
+	if _, err := js.ed.WaitMethod(ctxT(t), "window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "many.go is ") && strings.Contains(string(p), "over context.maxFileSize")
+	}); err != nil {
+		t.Errorf("the user was not told: %v", err)
+	}
+	body := string(js.srv.Requests()[0].Body)
+	if strings.Contains(body, "func F3()") || !strings.Contains(body, "func F250()") {
+		t.Errorf("the prompt is not a window around the selection")
 	}
 }
