@@ -71,7 +71,7 @@ var ErrRefused = errors.New("the editor did not apply the edit")
 // applyEditTimeout bounds the wait for the editor's answer to an edit once
 // it is sent — even when the job is cancelled meanwhile: the editor may
 // have applied it, and the user must be told which.
-const applyEditTimeout = 15 * time.Second
+const applyEditTimeout = 30 * time.Second
 
 // applyChanges sends the checked changes of a job as one workspace/applyEdit
 // and returns a one-line summary. The edits are computed against the
