@@ -19,16 +19,39 @@ import (
 	"time"
 )
 
-// Default endpoints of the Kimi K3.1 provider.
+// Default endpoints of the Kimi K3.1 provider: the project's one table of
+// them (assist/config refers to these). The seed: "默认 BaseURL 为
+// https://direct.evolink.ai，对文本模型支持更好，支持长连接；
+// https://api.evolink.ai 是多模态主力地址，对文本模型作为备用地址使用" — the
+// default for text models, and the backup address.
 const (
 	DefaultBaseURL     = "https://direct.evolink.ai"
 	DefaultFallbackURL = "https://api.evolink.ai"
 )
 
+// IsDefaultURL reports whether base is DefaultBaseURL, written with or
+// without a trailing slash or /v1.
+func IsDefaultURL(base string) bool {
+	b := strings.TrimRight(strings.TrimSpace(base), "/")
+	b = strings.TrimRight(strings.TrimSuffix(b, "/v1"), "/")
+	return strings.EqualFold(b, DefaultBaseURL)
+}
+
+// FallbackFor returns the endpoint to try after 5xx and connection errors
+// on base: DefaultFallbackURL for the default endpoint, and "" (no
+// fallback) for any endpoint the user chose.
+func FallbackFor(base string) string {
+	if base == "" || IsDefaultURL(base) {
+		return DefaultFallbackURL
+	}
+	return ""
+}
+
 // Defaults of Options.
 const (
 	DefaultConnectTimeout   = 10 * time.Second
-	DefaultFirstByteTimeout = 120 * time.Second
+	DefaultFirstByteTimeout = 60 * time.Second
+	DefaultWaitTimeout      = 90 * time.Second
 	DefaultChunkTimeout     = 90 * time.Second
 	DefaultMaxAttempts      = 3
 	DefaultMaxRetryWait     = 60 * time.Second
@@ -59,10 +82,18 @@ type Options struct {
 	// ConnectTimeout bounds TCP connect and TLS handshake (own client only).
 	ConnectTimeout time.Duration
 	// FirstByteTimeout bounds the wait from sending a streaming request to
-	// the first byte of its reply body. Negative disables it. Non-streaming
-	// requests (Complete) have no first-byte limit: their first byte comes
-	// only after the whole thinking phase.
+	// the first byte of its reply body, per attempt. Negative disables it.
+	// Non-streaming requests (Complete) have no first-byte limit: their
+	// first byte comes only after the whole thinking phase.
 	FirstByteTimeout time.Duration
+	// WaitTimeout bounds the whole wait for a streaming reply to start:
+	// every attempt, the waits between them and the fallback URL, until
+	// the first byte of a reply body (or an error answer). It is what a
+	// person waits before being told the provider does not answer, so it
+	// also shortens the last attempt's first-byte limit. Negative disables
+	// it; zero means DefaultWaitTimeout. Once a reply streams it no longer
+	// applies: a long answer is never cut.
+	WaitTimeout time.Duration
 	// ChunkTimeout bounds the silence between two reads of a streaming
 	// reply (time the caller spends between Next calls does not count).
 	// Negative disables it.
@@ -101,6 +132,9 @@ func New(opts Options) *Client {
 	if opts.FirstByteTimeout == 0 {
 		opts.FirstByteTimeout = DefaultFirstByteTimeout
 	}
+	if opts.WaitTimeout == 0 {
+		opts.WaitTimeout = DefaultWaitTimeout
+	}
 	if opts.ChunkTimeout == 0 {
 		opts.ChunkTimeout = DefaultChunkTimeout
 	}
@@ -131,8 +165,8 @@ func New(opts Options) *Client {
 		base = DefaultBaseURL
 	}
 	fallback := strings.TrimSpace(opts.FallbackURL)
-	if fallback == "" && strings.TrimRight(base, "/") == DefaultBaseURL {
-		fallback = DefaultFallbackURL
+	if fallback == "" {
+		fallback = FallbackFor(base)
 	}
 	for _, b := range []string{base, fallback} {
 		if b == "" || b == "none" {
@@ -218,7 +252,51 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 	return Collect(s)
 }
 
-// send marshals req once and sends it with retries and fallback.
+// Trace receives what a call is doing while its caller waits for the reply
+// to start, so that a person can be told (see WithTrace). Its functions are
+// called from the goroutine that called Stream or Complete.
+type Trace struct {
+	// Retry is called when an attempt failed and the call goes on: after
+	// Wait, the same URL is tried again, or the fallback URL when
+	// Fallback is set.
+	Retry func(RetryInfo)
+}
+
+// RetryInfo describes a failed attempt that the call retries.
+type RetryInfo struct {
+	// Attempt is the attempt that failed (from 1) of MaxAttempts for its URL.
+	Attempt, MaxAttempts int
+	// Fallback is set when the next attempt goes to the fallback URL.
+	Fallback bool
+	// Wait is the pause before the next attempt.
+	Wait time.Duration
+	// Err is why the attempt failed (never holds the API key).
+	Err error
+}
+
+type traceKey struct{}
+
+// WithTrace returns a context whose calls report to t.
+func WithTrace(ctx context.Context, t *Trace) context.Context {
+	return context.WithValue(ctx, traceKey{}, t)
+}
+
+func traceOf(ctx context.Context) *Trace {
+	t, _ := ctx.Value(traceKey{}).(*Trace)
+	if t == nil {
+		return &Trace{}
+	}
+	return t
+}
+
+func (t *Trace) retry(i RetryInfo) {
+	if t.Retry != nil {
+		t.Retry(i)
+	}
+}
+
+// send marshals req once and sends it with retries and fallback. A stream
+// that has not started within WaitTimeout ends the call.
 func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 	if c.setupErr != nil {
 		return nil, c.setupErr
@@ -230,15 +308,32 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request: %w", err)
 	}
+	trace := traceOf(ctx)
+	var deadline time.Time // for the reply to start; zero: none
+	if req.Stream && c.opts.WaitTimeout > 0 {
+		deadline = time.Now().Add(c.opts.WaitTimeout)
+	}
 	var waited time.Duration
 	var last error
+	tries := 0
 	for ui, ep := range c.endpoints {
 		if ui > 0 {
 			c.log.Warn("model: trying the fallback URL", "url", c.shown[ui], "after", last)
 		}
 		for attempt := 1; attempt <= c.opts.MaxAttempts; attempt++ {
+			first := c.opts.FirstByteTimeout
+			if !deadline.IsZero() {
+				left := time.Until(deadline)
+				if left <= 0 {
+					return nil, c.waitedTooLong(last, tries)
+				}
+				if first <= 0 || first > left {
+					first = left
+				}
+			}
 			c.log.Debug("model: request", "url", c.shown[ui], "model", req.Model, "stream", req.Stream, "attempt", attempt, "bytes", len(body))
-			s, err := c.try(ctx, ep, c.shown[ui], body, req.Stream)
+			tries++
+			s, err := c.try(ctx, ep, c.shown[ui], body, req.Stream, first)
 			if err == nil {
 				return s, nil
 			}
@@ -252,20 +347,22 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 				return nil, err
 			}
 			last = err
+			lastURL := attempt == c.opts.MaxAttempts && ui == len(c.endpoints)-1
 			switch {
 			case isAPI && apiErr.StatusCode == http.StatusTooManyRequests:
 				wait := c.backoff(attempt, apiErr.RetryAfter)
-				if attempt == c.opts.MaxAttempts || waited+wait > c.opts.MaxRetryWait {
+				if attempt == c.opts.MaxAttempts || waited+wait > c.opts.MaxRetryWait || !deadline.IsZero() && wait >= time.Until(deadline) {
 					return nil, err // rate limits are per account: no fallback
 				}
 				c.log.Warn("model: rate limited, waiting", "url", c.shown[ui], "attempt", attempt, "wait", wait)
+				trace.retry(RetryInfo{Attempt: attempt, MaxAttempts: c.opts.MaxAttempts, Wait: wait, Err: err})
 				if err := sleep(ctx, wait); err != nil {
 					return nil, err
 				}
 				waited += wait
 			case isAPI && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusRequestTimeout:
 				if apiErr.StatusCode == http.StatusUnauthorized && c.opts.APIKey == "" {
-					return nil, fmt.Errorf("no API key is configured: %w", err)
+					return nil, &noKeyError{apiErr}
 				}
 				return nil, err // 400, 401…: the same request would fail again
 			default: // 5xx, 408, connection errors, timeouts
@@ -276,9 +373,16 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 				wait := c.backoff(attempt, ra)
 				if attempt == c.opts.MaxAttempts || waited+wait > c.opts.MaxRetryWait {
 					attempt = c.opts.MaxAttempts // go on with the fallback URL
+					if !lastURL {
+						trace.retry(RetryInfo{Attempt: attempt, MaxAttempts: c.opts.MaxAttempts, Fallback: true, Err: err})
+					}
 					break
 				}
+				if !deadline.IsZero() && wait >= time.Until(deadline) {
+					return nil, c.waitedTooLong(last, tries)
+				}
 				c.log.Warn("model: request failed, retrying", "url", c.shown[ui], "attempt", attempt, "wait", wait, "err", err)
+				trace.retry(RetryInfo{Attempt: attempt, MaxAttempts: c.opts.MaxAttempts, Wait: wait, Err: err})
 				if err := sleep(ctx, wait); err != nil {
 					return nil, err
 				}
@@ -286,7 +390,28 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 			}
 		}
 	}
+	if !deadline.IsZero() && errors.Is(last, ErrTimeout) && time.Until(deadline) <= 0 {
+		return nil, c.waitedTooLong(last, tries)
+	}
 	return nil, last
+}
+
+// waitedTooLong is the error of a call whose reply did not start within
+// WaitTimeout: one sentence for the user, wrapping ErrTimeout.
+func (c *Client) waitedTooLong(last error, tries int) error {
+	what := "the provider"
+	if len(c.shown) > 0 {
+		what = c.shown[0]
+	}
+	attempts := ""
+	if tries > 1 {
+		attempts = fmt.Sprintf(" over %d attempts", tries)
+	}
+	err := fmt.Errorf("%w: %s did not start answering within %v%s; check the network, HTTPS_PROXY or baseURL (waitTimeout sets this limit)", ErrTimeout, what, c.opts.WaitTimeout, attempts)
+	if last != nil && !errors.Is(last, ErrTimeout) {
+		c.log.Debug("model: last failure before giving up", "err", last)
+	}
+	return err
 }
 
 // backoff returns the wait before attempt+1: at least retryAfter, else an
@@ -318,13 +443,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // try sends body once to ep. On success the returned Stream owns the
 // response and the request context.
-func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream bool) (*Stream, error) {
+func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream bool, first time.Duration) (*Stream, error) {
 	rctx, cancel := context.WithCancelCause(ctx)
-	first := c.opts.FirstByteTimeout
 	if !stream {
 		first = -1
 	}
-	wd := newWatchdog(cancel, first, c.opts.ChunkTimeout)
+	wd := newWatchdog(cancel, first, c.opts.ChunkTimeout, realAfterFunc)
 	fail := func(err error) (*Stream, error) {
 		wd.stop()
 		cause := context.Cause(rctx)
@@ -440,22 +564,35 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
+// timer is the part of *time.Timer the watchdog uses (tests use a fake
+// clock).
+type timer interface {
+	Stop() bool
+	Reset(time.Duration) bool
+}
+
+// afterFunc starts a timer that calls f after d, like time.AfterFunc.
+type afterFunc func(d time.Duration, f func()) timer
+
+func realAfterFunc(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
+
 // watchdog cancels a request when the provider is silent too long: first
 // until the first body byte, then between reads. The time a caller spends
 // between reads does not count.
 type watchdog struct {
+	after    afterFunc
 	mu       sync.Mutex
-	timer    *time.Timer
+	timer    timer
 	cancel   context.CancelCauseFunc
 	idle     time.Duration
 	gotFirst bool
 	stopped  bool
 }
 
-func newWatchdog(cancel context.CancelCauseFunc, first, idle time.Duration) *watchdog {
-	w := &watchdog{cancel: cancel, idle: idle}
+func newWatchdog(cancel context.CancelCauseFunc, first, idle time.Duration, after afterFunc) *watchdog {
+	w := &watchdog{cancel: cancel, idle: idle, after: after}
 	if first > 0 {
-		w.timer = time.AfterFunc(first, func() {
+		w.timer = after(first, func() {
 			cancel(fmt.Errorf("%w: no reply within %v (first-byte timeout)", ErrTimeout, first))
 		})
 	}
@@ -471,7 +608,7 @@ func (w *watchdog) arm() {
 	}
 	if w.timer == nil {
 		idle, cancel := w.idle, w.cancel
-		w.timer = time.AfterFunc(idle, func() {
+		w.timer = w.after(idle, func() {
 			cancel(fmt.Errorf("%w: the stream was silent for %v (chunk timeout)", ErrTimeout, idle))
 		})
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -232,7 +233,9 @@ func TestCompleteLengthNoAnswer(t *testing.T) {
 }
 
 // TestCancelHangsUp: cancelling the context returns from a blocked Next
-// within 100 ms, and the stand-in sees the client go.
+// (the stand-in stalls forever, so only the cancel can end it), and the
+// stand-in sees the client go. How fast is not asserted: under load a
+// wall-clock bound is a coin toss; the 5 s bound only catches a hang.
 func TestCancelHangsUp(t *testing.T) {
 	srv, c := newPair(t, model.Options{}, modeltest.Rule{Content: "one two three four five", Chunks: 5, Fault: "stall", FaultAfter: 3})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -263,13 +266,9 @@ func TestCancelHangsUp(t *testing.T) {
 	select {
 	case r = <-done:
 	case <-time.After(5 * time.Second):
-		t.Fatal("Next did not return after cancel")
+		t.Fatal("Next did not return within 5s of cancel")
 	}
-	took := r.at.Sub(start)
-	t.Logf("Next returned %v after cancel", took)
-	if took > 100*time.Millisecond {
-		t.Errorf("Next returned %v after cancel, want within 100ms", took)
-	}
+	t.Logf("Next returned %v after cancel", r.at.Sub(start))
 	if !errors.Is(r.err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", r.err)
 	}
@@ -310,6 +309,7 @@ func TestCloseHangsUp(t *testing.T) {
 // caller spends between reads does not count as silence.
 func TestTimeouts(t *testing.T) {
 	t.Run("first byte", func(t *testing.T) {
+		t.Parallel()
 		srv, c := newPair(t, model.Options{FirstByteTimeout: 150 * time.Millisecond, MaxAttempts: 1}, modeltest.Rule{DelayMS: 3000})
 		_, err := c.Stream(context.Background(), userReq("go"))
 		if !errors.Is(err, model.ErrTimeout) || !strings.Contains(err.Error(), "first-byte") {
@@ -321,6 +321,7 @@ func TestTimeouts(t *testing.T) {
 		}
 	})
 	t.Run("silence between chunks", func(t *testing.T) {
+		t.Parallel()
 		_, c := newPair(t, model.Options{ChunkTimeout: 150 * time.Millisecond}, modeltest.Rule{Content: "a b c", Chunks: 3, Fault: "stall", FaultAfter: 2})
 		s, err := c.Stream(context.Background(), userReq("go"))
 		if err != nil {
@@ -332,10 +333,13 @@ func TestTimeouts(t *testing.T) {
 		}
 	})
 	t.Run("no total timeout", func(t *testing.T) {
-		// 30 chunks 25ms apart: 750ms in all, longer than either timeout,
-		// with each gap far below them.
-		_, c := newPair(t, model.Options{ChunkTimeout: 500 * time.Millisecond, FirstByteTimeout: 500 * time.Millisecond},
-			modeltest.Rule{Reasoning: strings.Repeat("think ", 15), Content: strings.Repeat("word ", 15), Chunks: 15, IntervalMS: 25})
+		// 16 chunks 150ms apart: 2.4s in all, longer than either timeout,
+		// with each gap a tenth of them (so that load cannot make a gap
+		// look like silence). TestWatchdogFakeClock checks the same rule
+		// on a fake clock.
+		t.Parallel()
+		_, c := newPair(t, model.Options{ChunkTimeout: 1500 * time.Millisecond, FirstByteTimeout: 1500 * time.Millisecond, WaitTimeout: -1},
+			modeltest.Rule{Reasoning: strings.Repeat("think ", 8), Content: strings.Repeat("word ", 8), Chunks: 8, IntervalMS: 150})
 		s, err := c.Stream(context.Background(), userReq("go"))
 		if err != nil {
 			t.Fatal(err)
@@ -345,7 +349,8 @@ func TestTimeouts(t *testing.T) {
 		}
 	})
 	t.Run("slow reader is not silence", func(t *testing.T) {
-		_, c := newPair(t, model.Options{ChunkTimeout: 100 * time.Millisecond}, modeltest.Rule{Content: "a b c d", Chunks: 4})
+		t.Parallel()
+		_, c := newPair(t, model.Options{ChunkTimeout: 500 * time.Millisecond}, modeltest.Rule{Content: "a b", Chunks: 2})
 		s, err := c.Stream(context.Background(), userReq("go"))
 		if err != nil {
 			t.Fatal(err)
@@ -359,9 +364,38 @@ func TestTimeouts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("slow reader: %v", err)
 			}
-			time.Sleep(150 * time.Millisecond)
+			time.Sleep(700 * time.Millisecond)
 		}
 	})
+}
+
+// TestWaitTimeoutBoundsTheWholeWait: an endpoint that never answers is
+// given up on once WaitTimeout has passed, however many attempts are left
+// (issue 15 item 6: 3 × 120 s of silence was six minutes), with one
+// sentence naming the setting; the Trace hears of each retry.
+func TestWaitTimeoutBoundsTheWholeWait(t *testing.T) {
+	srv, c := newPair(t, model.Options{FirstByteTimeout: 400 * time.Millisecond, WaitTimeout: 2 * time.Second, MaxAttempts: 10, RetryBaseDelay: 10 * time.Millisecond},
+		modeltest.Rule{DelayMS: 60_000}) // no status line, no headers: nothing at all
+	var mu sync.Mutex
+	var retries []model.RetryInfo
+	ctx := model.WithTrace(context.Background(), &model.Trace{Retry: func(i model.RetryInfo) {
+		mu.Lock()
+		defer mu.Unlock()
+		retries = append(retries, i)
+	}})
+	_, err := c.Stream(ctx, userReq("go"))
+	if !errors.Is(err, model.ErrTimeout) || !strings.Contains(err.Error(), "waitTimeout") || !strings.Contains(err.Error(), "did not start answering within 2s") {
+		t.Errorf("got %v", err)
+	}
+	reqs, _ := srv.WaitRequests(waitCtx(t), 1)
+	if len(reqs) >= 10 {
+		t.Errorf("%d attempts: every attempt was made, the total wait is not bounded", len(reqs))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(retries) == 0 || retries[0].Attempt != 1 || retries[0].MaxAttempts != 10 || !errors.Is(retries[0].Err, model.ErrTimeout) {
+		t.Errorf("trace: %+v", retries)
+	}
 }
 
 // TestRetryAfter429: a 429 with Retry-After: 1 is retried no sooner than a
@@ -500,7 +534,10 @@ func TestErrorsNameTheKeyVariableNeverTheKey(t *testing.T) {
 	}
 	c = model.New(model.Options{BaseURL: srv.URL})
 	_, err = c.Complete(context.Background(), userReq("go"))
-	if !strings.Contains(err.Error(), "no API key is configured") || !strings.Contains(err.Error(), "KIMI_API_KEY") {
+	// One reason per message: no key, not also "the provider refused the
+	// API key" (issue 15 item 4).
+	if !strings.Contains(err.Error(), "no API key is configured") || !strings.Contains(err.Error(), "KIMI_API_KEY") ||
+		strings.Contains(err.Error(), "refused") || !errors.Is(err, model.ErrUnauthorized) {
 		t.Errorf("401 without key: %v", err)
 	}
 
@@ -661,5 +698,57 @@ func TestPromptCacheThroughClient(t *testing.T) {
 	advance(30 * time.Minute)
 	if u := ask("And i?", "1h"); u.CachedTokens == 0 {
 		t.Errorf("the 1h entries should survive 30 minutes: %+v", u)
+	}
+}
+
+// TestRealStreamShapes: the client reads what real streams send, as the
+// stand-in now sends it (issue 13 item 10): null content, calls announced
+// together with interleaved arguments, content in the finish chunk, a
+// $web_search call without type, finish reasons to check, and no usage
+// from a server that sends it only when asked.
+func TestRealStreamShapes(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.Config{UsageWhenAsked: true})
+	t.Cleanup(srv.Close)
+	c := model.New(model.Options{BaseURL: srv.URL, APIKey: srv.Key})
+	collect := func(rule modeltest.Rule) *model.Response {
+		t.Helper()
+		srv.Push(rule)
+		s, err := c.Stream(context.Background(), userReq("go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := model.Collect(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := collect(modeltest.Rule{Reasoning: "think", Content: "the whole answer", Chunks: 3, NullContent: true, ContentInFinish: true})
+	if resp.Message.Content != "the whole answer" || resp.Message.ReasoningContent != "think" || resp.FinishReason != model.FinishStop {
+		t.Errorf("null content / content in finish: %+v", resp)
+	}
+	if resp.Usage != nil {
+		t.Errorf("usage %+v from a server that sends it only when asked", resp.Usage)
+	}
+	resp = collect(modeltest.Rule{Reasoning: "r", Chunks: 3, Interleave: true, NullContent: true, ToolCalls: []modeltest.ScriptToolCall{
+		{ID: "a", Name: "read_file", Arguments: `{"path":"main.go"}`},
+		{ID: "b", Name: "$web_search", Arguments: `{"query":"kimi"}`, OmitType: true},
+		{ID: "c", Name: "replace_text", Arguments: `{"path":"x","old":"1","new":"2"}`},
+	}})
+	want := []model.ToolCall{
+		{ID: "a", Type: "function", Function: model.FunctionCall{Name: "read_file", Arguments: `{"path":"main.go"}`}},
+		{ID: "b", Type: "builtin_function", Function: model.FunctionCall{Name: "$web_search", Arguments: `{"query":"kimi"}`}},
+		{ID: "c", Type: "function", Function: model.FunctionCall{Name: "replace_text", Arguments: `{"path":"x","old":"1","new":"2"}`}},
+	}
+	if fmt.Sprint(resp.Message.ToolCalls) != fmt.Sprint(want) {
+		t.Errorf("interleaved calls:\n got %+v\nwant %+v", resp.Message.ToolCalls, want)
+	}
+	resp = collect(modeltest.Rule{Content: "Half an ans", FinishReason: "length"})
+	if err := model.CheckFinish(resp.FinishReason, 4096); !errors.Is(err, model.ErrCutOff) || resp.Message.Content != "Half an ans" {
+		t.Errorf("length with text: %q, %v", resp.Message.Content, err)
+	}
+	resp = collect(modeltest.Rule{Content: "Some", FinishReason: "content_filter"})
+	if err := model.CheckFinish(resp.FinishReason, 4096); !errors.Is(err, model.ErrFinishReason) {
+		t.Errorf("content_filter: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,8 +22,18 @@ var (
 	// inside a frame. The answer so far is incomplete.
 	ErrTruncated = errors.New("the reply stream was cut off")
 	// ErrNoAnswer: finish_reason "length" with no answer text and no tool
-	// call — thinking used the whole max_completion_tokens budget.
+	// call — thinking used the whole max_completion_tokens budget. It is the
+	// project's one ErrNoAnswer (assist re-exports it).
 	ErrNoAnswer = errors.New("the model used the whole completion budget on thinking and wrote no answer: raise maxCompletionTokens or lower reasoningEffort")
+	// ErrCutOff: finish_reason "length" after some answer text or a tool
+	// call — the reply stopped at max_completion_tokens and is incomplete
+	// (see CheckFinish).
+	ErrCutOff = errors.New("the answer was cut off at the output limit")
+	// ErrFinishReason: a finish_reason outside the seed's enum (stop,
+	// length, tool_calls), such as content_filter: the provider ended the
+	// reply for a reason of its own, and it may be incomplete (see
+	// CheckFinish).
+	ErrFinishReason = errors.New("the provider ended the answer early")
 	// ErrTimeout: connecting, the first byte or the next chunk took longer
 	// than the configured limit.
 	ErrTimeout = errors.New("the provider did not answer in time")
@@ -99,6 +110,17 @@ func (e *APIError) Unwrap() error {
 		return ErrBadRequest
 	}
 }
+
+// noKeyError is a 401 from an endpoint the client sent no key to: one
+// reason for the user (no key is configured), the APIError kept for
+// errors.Is(err, ErrUnauthorized).
+type noKeyError struct{ api *APIError }
+
+func (e *noKeyError) Error() string {
+	return fmt.Sprintf("no API key is configured, and %s requires one (HTTP %d): set KIMI_API_KEY", cmp.Or(e.api.URL, "the provider"), e.api.StatusCode)
+}
+
+func (e *noKeyError) Unwrap() error { return e.api }
 
 // redactedError hides the API key in an error text while keeping the chain
 // for errors.Is and errors.As.

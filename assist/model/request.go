@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Model names served by the default provider.
@@ -30,17 +31,38 @@ const (
 	EffortMax  = "max"
 )
 
+// RequiredEffort returns the only reasoning effort a model accepts, if it
+// accepts only one. The seed's quick-start (003) says of reasoning_effort:
+// "kimi-k3 仅支持 max" (kimi-k3 supports max only); the K3.1 models take low,
+// high and max. Callers force the effort for such a model (and say so).
+func RequiredEffort(model string) (string, bool) {
+	if model == ModelK3 {
+		return EffortMax, true
+	}
+	return "", false
+}
+
 // Tool and tool-call types.
 const (
 	ToolTypeFunction     = "function"
 	ToolTypeWebSearch    = "web_search"
 	ToolCallTypeFunction = "function"
 	ToolCallTypeBuiltin  = "builtin_function"
+	// WebSearchName is the name of the provider's built-in web search
+	// function in tool calls (seed: "内置 `$web_search` 为
+	// `builtin_function`").
+	WebSearchName = "$web_search"
 )
 
+// ContextWindow is the models' context window in tokens. The seed: "上下文
+// 窗口为 1,048,576 tokens" (all three models), and max_completion_tokens is
+// "同时受剩余上下文限制" (also limited by the context left): the prompt and
+// max_completion_tokens together must fit in it.
+const ContextWindow = 1048576
+
 // MaxCompletionTokensMax is the largest max_completion_tokens the provider
-// accepts (its context window).
-const MaxCompletionTokensMax = 1048576
+// accepts (seed: "maximum: 1048576", the context window).
+const MaxCompletionTokensMax = ContextWindow
 
 const maxToolsPerRequest = 128
 
@@ -267,11 +289,33 @@ type wireMessage struct {
 
 var jsonNull = json.RawMessage("null")
 
+// wireCalls returns calls with invalid JSON arguments replaced by "{}" (a
+// copy when one is replaced).
+func wireCalls(calls []ToolCall) []ToolCall {
+	copied := false
+	for i, c := range calls {
+		if !json.Valid([]byte(c.Function.Arguments)) {
+			if !copied {
+				calls, copied = slices.Clone(calls), true
+			}
+			calls[i].Function.Arguments = "{}"
+		}
+	}
+	return calls
+}
+
 // MarshalJSON writes the message in the provider's form: content as a
 // string, as an array when Parts is set, or null for an assistant message
 // that only calls tools.
+//
+// The one change to what the model sent: a tool call whose arguments are
+// not valid JSON (a call cut off by the output limit, a model's typo) goes
+// on the wire with "{}", because the seed defines arguments as "JSON
+// 字符串形式的函数参数" (the arguments as a JSON string) and a strict provider
+// refuses anything else. The Message itself keeps the model's text, so the
+// tool that runs the call can tell the model what was wrong with it.
 func (m Message) MarshalJSON() ([]byte, error) {
-	w := wireMessage{Role: m.Role, ReasoningContent: m.ReasoningContent, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+	w := wireMessage{Role: m.Role, ReasoningContent: m.ReasoningContent, ToolCalls: wireCalls(m.ToolCalls), ToolCallID: m.ToolCallID}
 	var err error
 	switch {
 	case m.Parts != nil:
@@ -331,6 +375,13 @@ func (r *Request) AppendAssistant(m Message) {
 	r.Messages = append(r.Messages, m)
 }
 
+// IsBuiltin reports whether c is a call of the provider's built-in
+// function: type builtin_function, or the name $web_search with no type
+// (some streams leave the type out of the call's first piece).
+func (c ToolCall) IsBuiltin() bool {
+	return c.Type == ToolCallTypeBuiltin || (c.Type == "" || c.Type == ToolCallTypeFunction) && c.Function.Name == WebSearchName
+}
+
 // AppendToolResult appends one tool message answering the call with id
 // callID.
 func (r *Request) AppendToolResult(callID, content string) {
@@ -344,7 +395,7 @@ func (r *Request) AppendToolResult(callID, content string) {
 func (r *Request) AnswerBuiltinCalls() int {
 	n := 0
 	for _, c := range r.PendingToolCalls() {
-		if c.Type == ToolCallTypeBuiltin {
+		if c.IsBuiltin() {
 			r.AppendToolResult(c.ID, c.Function.Arguments)
 			n++
 		}
@@ -430,10 +481,23 @@ func (r *Request) Validate() error {
 			return fmt.Errorf("request: tool %d: unknown type %q", i, t.Type)
 		}
 	}
-	if f := r.ResponseFormat; f != nil && f.Type == "json_schema" && (f.JSONSchema == nil || f.JSONSchema.Name == "") {
-		return errors.New("request: response_format json_schema needs a named json_schema")
+	if f := r.ResponseFormat; f != nil && f.Type == "json_schema" {
+		// The seed's json_schema object: "required: - name - schema", and
+		// schema is "type: object".
+		switch s := f.JSONSchema; {
+		case s == nil || s.Name == "":
+			return errors.New("request: response_format json_schema needs a named json_schema")
+		case !isJSONObject(s.Schema):
+			return fmt.Errorf("request: response_format json_schema %q needs a schema (a JSON object)", s.Name)
+		}
 	}
 	return nil
+}
+
+// isJSONObject reports whether raw is a valid JSON object.
+func isJSONObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
 // Marshal returns the request's JSON body: deterministic (struct field

@@ -19,7 +19,7 @@ func TestMessageJSON(t *testing.T) {
 		{"assistant with calls only", model.Message{Role: "assistant", ReasoningContent: "r", ToolCalls: []model.ToolCall{{ID: "c", Type: "function", Function: model.FunctionCall{Name: "f", Arguments: "{}"}}}},
 			`{"role":"assistant","content":null,"reasoning_content":"r","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}`},
 		{"assistant text and calls", model.Message{Role: "assistant", Content: "x", ReasoningContent: "r", ToolCalls: []model.ToolCall{{ID: "c", Type: "function", Function: model.FunctionCall{Name: "f"}}}},
-			`{"role":"assistant","content":"x","reasoning_content":"r","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":""}}]}`},
+			`{"role":"assistant","content":"x","reasoning_content":"r","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}`}, // no arguments: "{}", valid JSON as the seed asks
 		{"tool", model.ToolMessage("c", "result"), `{"role":"tool","content":"result","tool_call_id":"c"}`},
 		{"parts", model.Message{Role: "user", Parts: []model.ContentPart{{Type: "text", Text: "see"}, {Type: "image_url", ImageURL: &model.MediaURL{URL: "data:image/png;base64,AA"}}}},
 			`{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA"}}]}`},
@@ -111,6 +111,16 @@ func TestValidate(t *testing.T) {
 		{"bad schema", func(r *model.Request) { r.Tools = []model.Tool{model.FunctionTool("f", "", json.RawMessage(`{`))} }, "not valid JSON"},
 		{"unknown tool type", func(r *model.Request) { r.Tools = []model.Tool{{Type: "x"}} }, "unknown type"},
 		{"schema format without schema", func(r *model.Request) { r.ResponseFormat = &model.ResponseFormat{Type: "json_schema"} }, "json_schema"},
+		// The seed's json_schema requires "name" and "schema" (issue 13 item 8).
+		{"schema format named, no schema", func(r *model.Request) {
+			r.ResponseFormat = &model.ResponseFormat{Type: "json_schema", JSONSchema: &model.JSONSchema{Name: "result"}}
+		}, "needs a schema"},
+		{"schema format, schema not an object", func(r *model.Request) {
+			r.ResponseFormat = &model.ResponseFormat{Type: "json_schema", JSONSchema: &model.JSONSchema{Name: "result", Schema: json.RawMessage(`"string"`)}}
+		}, "needs a schema"},
+		{"schema format whole", func(r *model.Request) {
+			r.ResponseFormat = &model.ResponseFormat{Type: "json_schema", JSONSchema: &model.JSONSchema{Name: "result", Schema: json.RawMessage(`{"type":"object"}`)}}
+		}, ""},
 	}
 	for _, tc := range tests {
 		r := ok()
@@ -150,5 +160,62 @@ func TestEndpoint(t *testing.T) {
 	c := model.New(model.Options{BaseURL: "nope://"})
 	if _, err := c.Complete(t.Context(), &model.Request{Model: "m", Messages: []model.Message{model.UserMessage("x")}}); err == nil {
 		t.Error("bad base URL accepted")
+	}
+}
+
+// TestRequiredEffort: seed 003, "kimi-k3 仅支持 max": kimi-k3 takes max
+// only; the K3.1 models take any effort.
+func TestRequiredEffort(t *testing.T) {
+	if e, ok := model.RequiredEffort(model.ModelK3); !ok || e != model.EffortMax {
+		t.Errorf("kimi-k3: %q %v", e, ok)
+	}
+	for _, m := range []string{model.ModelPro, model.ModelHighspeed, "llama3"} {
+		if e, ok := model.RequiredEffort(m); ok {
+			t.Errorf("%s: forced to %q", m, e)
+		}
+	}
+}
+
+// TestDefaultURLTable: the one table of default endpoints, and which base
+// URLs have a fallback.
+func TestDefaultURLTable(t *testing.T) {
+	for base, want := range map[string]string{
+		"":                               model.DefaultFallbackURL,
+		model.DefaultBaseURL:             model.DefaultFallbackURL,
+		"https://direct.evolink.ai/":     model.DefaultFallbackURL,
+		"https://direct.evolink.ai/v1":   model.DefaultFallbackURL,
+		"https://direct.evolink.ai/v1/":  model.DefaultFallbackURL,
+		"http://localhost:11434":         "",
+		"https://api.evolink.ai":         "",
+		"https://direct.evolink.ai.evil": "",
+	} {
+		if got := model.FallbackFor(base); got != want {
+			t.Errorf("FallbackFor(%q) = %q, want %q", base, got, want)
+		}
+	}
+}
+
+// TestInvalidArgumentsOnTheWire: a call whose arguments are not JSON goes
+// on the wire as {} (the seed: arguments are a JSON string) while the
+// conversation keeps the model's text for the tool that reports it; valid
+// arguments go back byte for byte.
+func TestInvalidArgumentsOnTheWire(t *testing.T) {
+	calls := []model.ToolCall{
+		{ID: "a", Type: "function", Function: model.FunctionCall{Name: "f", Arguments: `{"x": 1}`}},
+		{ID: "b", Type: "function", Function: model.FunctionCall{Name: "g", Arguments: `{"path":"a.go","ol`}},
+		{ID: "c", Type: "function", Function: model.FunctionCall{Name: "h"}},
+	}
+	r := model.Request{Model: "m", Messages: []model.Message{model.UserMessage("q")}}
+	r.AppendAssistant(model.Message{ReasoningContent: "r", ToolCalls: calls})
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{\"x\": 1}"}},{"id":"b","type":"function","function":{"name":"g","arguments":"{}"}},{"id":"c","type":"function","function":{"name":"h","arguments":"{}"}}]`
+	if !strings.Contains(string(b), want) {
+		t.Errorf("wire:\n%s\nwant it to contain\n%s", b, want)
+	}
+	if got := r.PendingToolCalls(); got[1].Function.Arguments != `{"path":"a.go","ol` {
+		t.Errorf("the conversation lost the model's text: %+v", got)
 	}
 }

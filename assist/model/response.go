@@ -18,6 +18,36 @@ const (
 	FinishToolCalls FinishReason = "tool_calls" // the model waits for tool results
 )
 
+// Known reports whether r is one of the finish reasons the seed's
+// ChatCompletionResponse defines ("finish_reason: enum: stop, length,
+// tool_calls"), or empty (a server that sends none).
+func (r FinishReason) Known() bool {
+	switch r {
+	case "", FinishStop, FinishLength, FinishToolCalls:
+		return true
+	}
+	return false
+}
+
+// CheckFinish tells whether a reply that ended with finish reason r is
+// complete. It returns nil for stop, tool_calls and no reason; an error
+// wrapping ErrCutOff for length (the reply reached maxCompletionTokens,
+// which the error names with its value when it is above zero); and an
+// error wrapping ErrFinishReason for a reason outside the seed's enum
+// (content_filter…). A length reply without any answer is reported by the
+// Stream itself, as ErrNoAnswer.
+func CheckFinish(r FinishReason, maxCompletionTokens int) error {
+	switch {
+	case r == FinishLength && maxCompletionTokens > 0:
+		return fmt.Errorf("%w: the model reached maxCompletionTokens (%d tokens, thinking included); raise maxCompletionTokens or lower reasoningEffort", ErrCutOff, maxCompletionTokens)
+	case r == FinishLength:
+		return fmt.Errorf("%w: the model reached its completion token limit; set maxCompletionTokens higher", ErrCutOff)
+	case !r.Known():
+		return fmt.Errorf("%w (finish_reason %q): the answer may be incomplete", ErrFinishReason, truncate(string(r), 40))
+	}
+	return nil
+}
+
 // Usage is the token accounting of one reply. The provider's nested
 // prompt_tokens_details and completion_tokens_details are flattened.
 type Usage struct {
@@ -173,4 +203,15 @@ func (c *wireContent) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return fmt.Errorf("%w: content is neither text nor parts: %.20s", ErrMalformed, b)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

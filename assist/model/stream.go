@@ -357,7 +357,13 @@ func (s *Stream) completeCalls() {
 			tc.ID = "call_" + strconv.Itoa(i) // some local servers send none
 		}
 		if tc.Type == "" {
+			// A call streamed without its type: the provider's built-in
+			// search is known by its name (seed: "内置 `$web_search` 为
+			// `builtin_function`"), everything else is a client function.
 			tc.Type = ToolCallTypeFunction
+			if tc.Function.Name == WebSearchName {
+				tc.Type = ToolCallTypeBuiltin
+			}
 		}
 		c := *tc
 		s.pending = append(s.pending, Event{Kind: EventToolCall, ToolCall: &c})

@@ -240,6 +240,65 @@ func TestStreamToolCallAssembly(t *testing.T) {
 	}
 }
 
+// TestStreamWebSearchWithoutType: a $web_search call streamed without
+// "type" is the provider's builtin (issue 13 item 4): it is assembled as
+// builtin_function and answered by AnswerBuiltinCalls, not left to the
+// client's tools; a function without type stays a function.
+func TestStreamWebSearchWithoutType(t *testing.T) {
+	body := sse(
+		delta(`{"reasoning_content":"Search first."}`),
+		delta(`{"tool_calls":[{"index":0,"id":"call_s","function":{"name":"$web_search","arguments":"{\"query\":"}}]}`),
+		delta(`{"tool_calls":[{"index":0,"function":{"arguments":"\"kimi\"}"}},{"index":1,"id":"call_f","function":{"name":"read_file","arguments":"{}"}}]}`),
+		finish("tool_calls", ""), "[DONE]")
+	resp, err := model.Collect(streamOf(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Message.ToolCalls
+	if len(calls) != 2 || calls[0].Type != model.ToolCallTypeBuiltin || calls[1].Type != model.ToolCallTypeFunction {
+		t.Fatalf("calls = %+v", calls)
+	}
+	req := &model.Request{Model: "m", Messages: []model.Message{model.UserMessage("q")}}
+	req.AppendAssistant(resp.Message)
+	if n := req.AnswerBuiltinCalls(); n != 1 {
+		t.Errorf("answered %d builtin calls, want 1", n)
+	}
+	pending := req.PendingToolCalls()
+	if len(pending) != 1 || pending[0].ID != "call_f" {
+		t.Errorf("left for the client: %+v", pending)
+	}
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != model.RoleTool || last.ToolCallID != "call_s" || last.Content != `{"query":"kimi"}` {
+		t.Errorf("builtin answer %+v", last)
+	}
+	// A call already assembled with no type (a recorded reply) is known by
+	// its name too.
+	req = &model.Request{Model: "m", Messages: []model.Message{model.UserMessage("q")}}
+	req.AppendAssistant(model.Message{ReasoningContent: "r", ToolCalls: []model.ToolCall{{ID: "x", Function: model.FunctionCall{Name: "$web_search", Arguments: "{}"}}}})
+	if n := req.AnswerBuiltinCalls(); n != 1 {
+		t.Errorf("typeless recorded call: answered %d", n)
+	}
+}
+
+// TestCheckFinish: stop, tool_calls and no reason are complete; length is
+// a cut-off answer naming the budget; anything outside the seed's enum is
+// reported with its value (issue 13 items 1 and 2).
+func TestCheckFinish(t *testing.T) {
+	for _, r := range []model.FinishReason{"", model.FinishStop, model.FinishToolCalls} {
+		if err := model.CheckFinish(r, 100); err != nil {
+			t.Errorf("%q: %v", r, err)
+		}
+	}
+	err := model.CheckFinish(model.FinishLength, 8192)
+	if !errors.Is(err, model.ErrCutOff) || !strings.Contains(err.Error(), "maxCompletionTokens (8192 tokens") {
+		t.Errorf("length: %v", err)
+	}
+	err = model.CheckFinish("content_filter", 8192)
+	if !errors.Is(err, model.ErrFinishReason) || !strings.Contains(err.Error(), `"content_filter"`) {
+		t.Errorf("content_filter: %v", err)
+	}
+}
+
 // TestStreamToolCallsWithoutIndexOrID: some local servers send neither
 // index nor id; calls are still assembled and get ids to answer.
 func TestStreamToolCallsWithoutIndexOrID(t *testing.T) {

@@ -14,8 +14,11 @@
 //
 //   - Checks "Authorization: Bearer <Key>" (401 otherwise).
 //   - Validates the body as the seed's schema does (400 with an
-//     {"error": {...}} body otherwise): JSON object without unknown top-level
-//     fields (unless Config.AllowUnknownFields), model in the enum
+//     {"error": {...}} body otherwise): JSON object without keys the seed
+//     does not define, at any level — top level, messages (no "name"),
+//     tool calls, content parts, tools[], tool_choice, response_format,
+//     prompt_cache_options — unless Config.AllowUnknownFields (stricter
+//     than the seed, see parseRequest for why), model in the enum
 //     (kimi-k3.1-pro, kimi-k3.1-pro-highspeed, kimi-k3; kimi-k3 only with
 //     reasoning_effort max), at least one message, roles system, user,
 //     assistant or tool, content a string, an array of parts or null,
@@ -24,15 +27,19 @@
 //     name and object parameters) or web_search, tool_choice auto, none,
 //     required or a named function that exists, prompt_cache_options mode
 //     implicit and ttl 5m or 1h, response_format text, json_object or
-//     json_schema (with name and schema). In the conversation, an assistant
+//     json_schema (with name and schema), prompt tokens plus
+//     max_completion_tokens within the 1,048,576-token context window. In
+//     the conversation, an assistant
 //     message with tool_calls must carry its reasoning_content, each tool
 //     message must answer a pending call of the assistant message before it
-//     (by tool_call_id, once), and every call must be answered before the
-//     next non-tool message.
+//     (by tool_call_id, once), every call must be answered before the
+//     next non-tool message, and calls sent back carry JSON arguments.
 //   - Picks the reply from the script (first matching rule, see below).
 //   - Answers JSON ("stream" false) or SSE ("stream" true: a role chunk,
 //     reasoning_content pieces, content pieces, tool calls in pieces by index,
-//     a finish chunk, usage, "data: [DONE]"), paced as the rule says.
+//     a finish chunk, usage, "data: [DONE]"), paced as the rule says. With
+//     Config.UsageWhenAsked a stream carries usage only when the request
+//     asks with stream_options {"include_usage": true}.
 //   - Simulates the implicit prefix cache: the request is rendered (tools,
 //     then messages, see Render), and a cachetest.Sim per model reports
 //     usage.prompt_tokens, prompt_tokens_details.cached_tokens and
@@ -75,7 +82,9 @@
 //     arguments} (id defaults to call_<n>, type to "function").
 //   - finish_reason: defaults to "tool_calls" when there are tool calls,
 //     else "stop"; "length" with no content scripts a reply whose thinking
-//     used the whole budget.
+//     used the whole budget, "length" with content one cut off mid-answer;
+//     any other lower-case word (content_filter) a reason outside the
+//     seed's enum.
 //   - chunks: how many pieces the reasoning, the content and each call's
 //     arguments are each split into (default 4).
 //   - interval_ms: pause before each chunk; delay_ms: pause before the reply
@@ -84,6 +93,11 @@
 //     chunk), "separate" (a last chunk with empty choices), "none".
 //   - crlf: end SSE lines with CRLF; keepalive: send a ": keep-alive"
 //     comment line before each chunk.
+//   - null_content: "content": null in every delta without answer text;
+//     content_in_finish: the last content piece in the finish chunk;
+//     interleave: all tool calls announced in one chunk, then one piece of
+//     each call's arguments per chunk; a tool call's omit_type: no "type"
+//     in its pieces (a $web_search call so sent is still the builtin).
 //
 // Faults ("fault"):
 //

@@ -44,10 +44,11 @@ type toolCallJSON struct {
 }
 
 type deltaJSON struct {
-	Role             string         `json:"role,omitempty"`
-	Content          *string        `json:"content,omitempty"`
-	ReasoningContent string         `json:"reasoning_content,omitempty"`
-	ToolCalls        []toolCallJSON `json:"tool_calls,omitempty"`
+	Role string `json:"role,omitempty"`
+	// Content is a JSON string, null, or nil (left out).
+	Content          json.RawMessage `json:"content,omitempty"`
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	ToolCalls        []toolCallJSON  `json:"tool_calls,omitempty"`
 }
 
 type chunkChoiceJSON struct {
@@ -147,6 +148,13 @@ func (s *Server) completionID(rec *Request) string {
 	return fmt.Sprintf("chatcmpl-modeltest-%06d", rec.Seq)
 }
 
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+var jsonNull = json.RawMessage("null")
+
 // sseFrames returns the data of each SSE event of the rule's reply.
 func (s *Server) sseFrames(rec *Request, req *ChatRequest, rule *Rule) [][]byte {
 	base := chunkJSON{ID: s.completionID(rec), Object: "chat.completion.chunk", Created: rec.Time.Unix(), Model: req.Model}
@@ -154,6 +162,9 @@ func (s *Server) sseFrames(rec *Request, req *ChatRequest, rule *Rule) [][]byte 
 	add := func(d deltaJSON, finish *string, u *usageJSON, noChoices bool) {
 		c := base
 		if !noChoices {
+			if d.Content == nil && rule.NullContent {
+				d.Content = jsonNull // as many OpenAI-compatible servers stream
+			}
 			c.Choices = []chunkChoiceJSON{{Index: 0, Delta: d, FinishReason: finish}}
 		} else {
 			c.Choices = []chunkChoiceJSON{}
@@ -162,32 +173,81 @@ func (s *Server) sseFrames(rec *Request, req *ChatRequest, rule *Rule) [][]byte 
 		b, _ := json.Marshal(c)
 		frames = append(frames, b)
 	}
-	empty := ""
-	add(deltaJSON{Role: "assistant", Content: &empty}, nil, nil, false)
+	role := deltaJSON{Role: "assistant", Content: jsonString("")}
+	if rule.NullContent {
+		role.Content = jsonNull
+	}
+	add(role, nil, nil, false)
 	n := rule.chunks()
 	for _, p := range split(rule.Reasoning, n) {
 		add(deltaJSON{ReasoningContent: p}, nil, nil, false)
 	}
-	for _, p := range split(rule.Content, n) {
-		add(deltaJSON{Content: &p}, nil, nil, false)
+	content := split(rule.Content, n)
+	var last deltaJSON // the finish chunk's delta
+	if rule.ContentInFinish && len(content) > 0 {
+		last.Content = jsonString(content[len(content)-1])
+		content = content[:len(content)-1]
 	}
-	for i, c := range rule.toolCalls() {
+	for _, p := range content {
+		add(deltaJSON{Content: jsonString(p)}, nil, nil, false)
+	}
+	calls := rule.toolCalls()
+	head := func(i int, c ScriptToolCall) toolCallJSON {
 		idx := i
-		add(deltaJSON{ToolCalls: []toolCallJSON{{Index: &idx, ID: c.ID, Type: c.Type, Function: fnJSON{Name: c.Name}}}}, nil, nil, false)
-		for _, p := range split(c.Arguments, n) {
-			add(deltaJSON{ToolCalls: []toolCallJSON{{Index: &idx, Function: fnJSON{Arguments: p}}}}, nil, nil, false)
+		t := toolCallJSON{Index: &idx, ID: c.ID, Type: c.Type, Function: fnJSON{Name: c.Name}}
+		if c.OmitType {
+			t.Type = ""
+		}
+		return t
+	}
+	piece := func(i int, args string) toolCallJSON {
+		idx := i
+		return toolCallJSON{Index: &idx, Function: fnJSON{Arguments: args}}
+	}
+	if rule.Interleave && len(calls) > 0 {
+		// Every call announced in one chunk, then one chunk per round
+		// carrying the next argument piece of each call still going.
+		var heads []toolCallJSON
+		pieces := make([][]string, len(calls))
+		for i, c := range calls {
+			heads = append(heads, head(i, c))
+			pieces[i] = split(c.Arguments, n)
+		}
+		add(deltaJSON{ToolCalls: heads}, nil, nil, false)
+		for k := 0; ; k++ {
+			var round []toolCallJSON
+			for i := range calls {
+				if k < len(pieces[i]) {
+					round = append(round, piece(i, pieces[i][k]))
+				}
+			}
+			if len(round) == 0 {
+				break
+			}
+			add(deltaJSON{ToolCalls: round}, nil, nil, false)
+		}
+	} else {
+		for i, c := range calls {
+			add(deltaJSON{ToolCalls: []toolCallJSON{head(i, c)}}, nil, nil, false)
+			for _, p := range split(c.Arguments, n) {
+				add(deltaJSON{ToolCalls: []toolCallJSON{piece(i, p)}}, nil, nil, false)
+			}
 		}
 	}
 	finish := rule.finishReason()
 	u := rec.Usage.json()
-	switch rule.Usage {
+	place := rule.Usage
+	if s.cfg.UsageWhenAsked && !req.includeUsage() {
+		place = "none"
+	}
+	switch place {
 	case "", "final":
-		add(deltaJSON{}, &finish, u, false)
+		add(last, &finish, u, false)
 	case "separate":
-		add(deltaJSON{}, &finish, nil, false)
+		add(last, &finish, nil, false)
 		add(deltaJSON{}, nil, u, true)
 	case "none":
-		add(deltaJSON{}, &finish, nil, false)
+		add(last, &finish, nil, false)
 	}
 	return append(frames, []byte("[DONE]"))
 }
@@ -278,7 +338,11 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, rec *Request,
 		m.Content = &content
 	}
 	for _, tc := range rule.toolCalls() {
-		m.ToolCalls = append(m.ToolCalls, toolCallJSON{ID: tc.ID, Type: tc.Type, Function: fnJSON{Name: tc.Name, Arguments: tc.Arguments}})
+		t := toolCallJSON{ID: tc.ID, Type: tc.Type, Function: fnJSON{Name: tc.Name, Arguments: tc.Arguments}}
+		if tc.OmitType {
+			t.Type = ""
+		}
+		m.ToolCalls = append(m.ToolCalls, t)
 	}
 	c.Choices[0].FinishReason = rule.finishReason()
 	if rule.Usage != "none" {

@@ -37,7 +37,9 @@ type Rule struct {
 	Content   string `json:"content,omitempty"`
 	// ToolCalls are the reply's tool calls.
 	ToolCalls []ScriptToolCall `json:"tool_calls,omitempty"`
-	// FinishReason overrides the finish reason (stop, length, tool_calls).
+	// FinishReason overrides the finish reason: stop, length, tool_calls,
+	// or a value outside the seed's enum (content_filter…) to test a
+	// client against it.
 	FinishReason string `json:"finish_reason,omitempty"`
 	// Chunks is how many pieces each text is streamed in (default 4).
 	Chunks int `json:"chunks,omitempty"`
@@ -51,6 +53,17 @@ type Rule struct {
 	CRLF bool `json:"crlf,omitempty"`
 	// KeepAlive sends a comment line before each chunk.
 	KeepAlive bool `json:"keepalive,omitempty"`
+	// NullContent sends "content": null in every delta without answer
+	// text (the role chunk, reasoning and tool-call pieces, the finish
+	// chunk), as many OpenAI-compatible servers do.
+	NullContent bool `json:"null_content,omitempty"`
+	// Interleave streams several tool calls at once: one chunk announces
+	// every call, then each chunk carries the next argument piece of every
+	// call.
+	Interleave bool `json:"interleave,omitempty"`
+	// ContentInFinish sends the last content piece in the finish chunk,
+	// beside finish_reason.
+	ContentInFinish bool `json:"content_in_finish,omitempty"`
 
 	// Fault injects a failure: a status code ("429", "500"…), or hangup,
 	// cut, reset, stall, no_done.
@@ -70,6 +83,8 @@ type ScriptToolCall struct {
 	ID string `json:"id,omitempty"`
 	// Type defaults to "function" ("builtin_function" for $web_search).
 	Type string `json:"type,omitempty"`
+	// OmitType leaves "type" out of the streamed call, as some streams do.
+	OmitType bool `json:"omit_type,omitempty"`
 	// Name is the function name.
 	Name string `json:"name"`
 	// Arguments is the JSON text of the arguments.
@@ -118,10 +133,8 @@ func (s *Script) Check() error {
 		default:
 			return fmt.Errorf("script: %s: usage %q is not final, separate or none", name, r.Usage)
 		}
-		switch r.FinishReason {
-		case "", "stop", "length", "tool_calls":
-		default:
-			return fmt.Errorf("script: %s: finish_reason %q is not stop, length or tool_calls", name, r.FinishReason)
+		if !isWord(r.FinishReason) {
+			return fmt.Errorf("script: %s: finish_reason %q is not a lower-case word such as stop, length, tool_calls or content_filter", name, r.FinishReason)
 		}
 		if r.Chunks < 0 || r.IntervalMS < 0 || r.DelayMS < 0 || r.Times < 0 || r.FaultAfter < 0 {
 			return fmt.Errorf("script: %s: negative count or duration", name)
@@ -142,6 +155,16 @@ func (s *Script) Check() error {
 		return check("default", s.Default)
 	}
 	return nil
+}
+
+// isWord reports whether s is empty or a lower-case snake_case word.
+func isWord(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // matches reports whether r applies to the request.

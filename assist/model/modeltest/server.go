@@ -14,10 +14,17 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
 )
 
 // DefaultKey is the API key a Server accepts when Config.Key is empty.
 const DefaultKey = "sk-modeltest-0123456789"
+
+// ContextWindow is the models' context window in tokens (seed: "上下文窗口为
+// 1,048,576 tokens"); prompt tokens, counted with the cachetest tokenizer,
+// plus max_completion_tokens must fit in it.
+const ContextWindow = 1048576
 
 // Config configures a Server. The zero value is usable.
 type Config struct {
@@ -33,6 +40,13 @@ type Config struct {
 	// does not define (stream_options, temperature…). By default they are
 	// rejected, which checks that the client leaves out what it did not set.
 	AllowUnknownFields bool
+	// UsageWhenAsked makes streams carry usage only when the request asks
+	// for it with OpenAI's stream_options {"include_usage": true} (which
+	// is then accepted). The seed does not say that a stream carries usage
+	// unasked, and OpenAI's streams do not; by default the stand-in sends
+	// it anyway, as the seed's provider is assumed to. A rule's usage
+	// "none" drops it from one reply in either mode.
+	UsageWhenAsked bool
 	// Cache configures the prefix-cache simulation.
 	Cache CacheConfig
 	// Now is the clock of the cache simulation and of timestamps (time.Now
@@ -379,7 +393,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, rec, http.StatusUnauthorized, "authentication_error", "invalid_api_key", "Invalid API key or missing Authorization: Bearer header")
 		return
 	}
-	req, err := parseRequest(body, s.cfg.Models, s.cfg.AllowUnknownFields)
+	req, err := parseRequest(body, s.cfg.Models, s.cfg.AllowUnknownFields, s.cfg.UsageWhenAsked)
 	if err != nil {
 		var ve *validationError
 		errors.As(err, &ve)
@@ -388,6 +402,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Parsed = req
 	rec.Prompt = Render(req)
+	if limit := req.outputLimit(); limit > 0 {
+		// Seed: max_completion_tokens is "同时受剩余上下文限制" (also bounded
+		// by the context left) in a window of 1,048,576 tokens. The seed
+		// does not say whether the provider lowers it or refuses; the
+		// stand-in refuses, as OpenAI and vLLM do, so that a client whose
+		// prompt and budget overflow the window is caught in tests.
+		if n := cachetest.Count(rec.Prompt); n+limit > ContextWindow {
+			s.fail(w, rec, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded",
+				fmt.Sprintf("the prompt (%d tokens) and max_completion_tokens (%d) exceed the context window of %d tokens", n, limit, ContextWindow))
+			return
+		}
+	}
 	rule, idx := s.pick(req, rec.Prompt)
 	rec.Rule = idx
 	rec.Fault = rule.Fault

@@ -70,6 +70,23 @@ func TestValidation(t *testing.T) {
 		{"answered twice", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},` + asstCall + `,{"role":"tool","tool_call_id":"c1","content":"r"},{"role":"tool","tool_call_id":"c1","content":"r"}]}`, "answers no pending"},
 		{"tool without id", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},` + asstCall + `,{"role":"tool","content":"r"}]}`, "without tool_call_id"},
 		{"call type", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"id":"c1","type":"x","function":{"name":"f"}}]}]}`, `type "x"`},
+		// Issue 13 item 10: as strict inside as at the top level.
+		{"name on a message", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","name":"bob","content":"hi"}]}`, `unknown field "name"`},
+		{"unknown key in a function tool", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"},"examples":[]}}]}`, `unknown field "examples"`},
+		{"unknown key beside a tool", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","cache_control":{},"function":{"name":"f","parameters":{"type":"object"}}}]}`, `unknown field "cache_control"`},
+		{"web_search with a function", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"web_search","function":{"name":"s","parameters":{}}}]}`, "only a type"},
+		{"unknown key in tool_choice", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],"tool_choice":{"type":"function","function":{"name":"f","strict":true}}}`, "tool_choice"},
+		{"unknown key in response_format", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object","schema":{}}}`, `unknown field "schema"`},
+		{"unknown key in json_schema", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"r","schema":{},"description":"d"}}}`, `unknown field "description"`},
+		{"schema without schema", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"r"}}}`, "object schema"},
+		{"unknown key in a content part", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{}}]}]}`, `unknown field "cache_control"`},
+		{"unknown key in a sent-back call", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"x"}]}`, `unknown field "index"`},
+		{"arguments not JSON", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]},{"role":"tool","tool_call_id":"c1","content":"x"}]}`, "not valid JSON"},
+		{"arguments missing", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f"}}]},{"role":"tool","tool_call_id":"c1","content":"x"}]}`, "not valid JSON"},
+		{"stream_options", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}`, `unknown field "stream_options"`},
+		{"context window", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":1048576}`, "exceed the context window of 1048576"},
+		{"context window, max_tokens", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"max_tokens":1048575}`, "context window"},
+		{"window just fits", `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":1048500}`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,6 +105,149 @@ func TestValidation(t *testing.T) {
 				t.Errorf("error body %s, want message containing %q", b, tc.want)
 			}
 		})
+	}
+}
+
+// TestAllowUnknownFields relaxes every level, not the protocol: unknown
+// keys pass, invalid tool-call arguments still do not.
+func TestAllowUnknownFields(t *testing.T) {
+	srv := NewServer(Config{AllowUnknownFields: true})
+	defer srv.Close()
+	for _, body := range []string{
+		`{"model":"kimi-k3.1-pro","temperature":0,"messages":[{"role":"user","name":"bob","content":[{"type":"text","text":"a","cache_control":{}}]}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"},"examples":[]}}],"tool_choice":{"type":"function","function":{"name":"f","x":1}},"response_format":{"type":"json_object","y":2},"stream_options":{"include_usage":true}}`,
+	} {
+		if resp, b := post(t, srv, srv.Key, body); resp.StatusCode != 200 {
+			t.Errorf("status %d: %s", resp.StatusCode, b)
+		}
+	}
+	bad := `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"nope"}}]},{"role":"tool","tool_call_id":"c1","content":"x"}]}`
+	if resp, _ := post(t, srv, srv.Key, bad); resp.StatusCode != 400 {
+		t.Errorf("invalid arguments: status %d", resp.StatusCode)
+	}
+}
+
+// frame is one decoded SSE data event of a reply.
+type frame struct {
+	raw     string
+	Choices []struct {
+		Delta struct {
+			Content          json.RawMessage `json:"content"`
+			ReasoningContent string          `json:"reasoning_content"`
+			ToolCalls        []struct {
+				Index    int     `json:"index"`
+				ID       string  `json:"id"`
+				Type     *string `json:"type"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *usageJSON `json:"usage"`
+}
+
+// frames posts body and decodes the SSE reply's data events, [DONE] left out.
+func frames(t *testing.T, srv *Server, body string) []frame {
+	t.Helper()
+	_, b := post(t, srv, srv.Key, body)
+	var out []frame
+	for _, line := range strings.Split(string(b), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var f frame
+		if err := json.Unmarshal([]byte(data), &f); err != nil {
+			t.Fatalf("frame %q: %v", data, err)
+		}
+		f.raw = data
+		out = append(out, f)
+	}
+	return out
+}
+
+// TestUsageWhenAsked: in that mode a stream carries usage only when
+// stream_options.include_usage asks for it, as OpenAI's streams do.
+func TestUsageWhenAsked(t *testing.T) {
+	srv := NewServer(Config{UsageWhenAsked: true})
+	defer srv.Close()
+	const plain = `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"stream":true}`
+	const asked = `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}`
+	usage := func(fs []frame) bool {
+		for _, f := range fs {
+			if f.Usage != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if fs := frames(t, srv, plain); len(fs) == 0 || usage(fs) {
+		t.Errorf("not asked: %d frames, usage %v", len(fs), usage(fs))
+	}
+	if fs := frames(t, srv, asked); !usage(fs) {
+		t.Errorf("asked: no usage")
+	}
+}
+
+// TestStreamShapes: what real streams send and the stand-in can now send
+// too: content null in deltas, several calls announced in one chunk and
+// their arguments interleaved, the last content in the finish chunk, a
+// call without type, a finish reason outside the enum, length after text.
+func TestStreamShapes(t *testing.T) {
+	srv := NewServer(Config{})
+	defer srv.Close()
+	const body = `{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}],"stream":true}`
+
+	srv.Push(Rule{Reasoning: "abc", Content: "hello", Chunks: 2, NullContent: true, ContentInFinish: true})
+	fs := frames(t, srv, body)
+	var nulls, text int
+	last := fs[len(fs)-1]
+	for _, f := range fs {
+		for _, c := range f.Choices {
+			switch string(c.Delta.Content) {
+			case "null":
+				nulls++
+			case "":
+				t.Errorf("a delta without content: %s", f.raw)
+			default:
+				text++
+			}
+		}
+	}
+	if nulls < 3 || text != 2 || string(last.Choices[0].Delta.Content) != `"llo"` || *last.Choices[0].FinishReason != "stop" {
+		t.Errorf("null content %d, text pieces %d, finish chunk %s", nulls, text, last.raw)
+	}
+
+	srv.Push(Rule{Chunks: 2, Interleave: true, ToolCalls: []ScriptToolCall{
+		{Name: "f", Arguments: `{"a":1}`}, {Name: "$web_search", Arguments: `{"q":"x"}`, OmitType: true}}})
+	fs = frames(t, srv, body)
+	args := map[int]string{}
+	multi := 0
+	for _, f := range fs {
+		for _, c := range f.Choices {
+			if len(c.Delta.ToolCalls) > 1 {
+				multi++
+			}
+			for _, tc := range c.Delta.ToolCalls {
+				args[tc.Index] += tc.Function.Arguments
+				if tc.Function.Name == "$web_search" && tc.Type != nil {
+					t.Errorf("omit_type: %s", f.raw)
+				}
+			}
+		}
+	}
+	if multi < 2 || args[0] != `{"a":1}` || args[1] != `{"q":"x"}` {
+		t.Errorf("%d chunks with several calls; args %v", multi, args)
+	}
+
+	srv.Push(Rule{Content: "partial", FinishReason: "content_filter"}, Rule{Content: "cut he", FinishReason: "length"})
+	for _, want := range []string{"content_filter", "length"} {
+		fs = frames(t, srv, body)
+		if f := fs[len(fs)-1]; f.Choices[0].FinishReason == nil || *f.Choices[0].FinishReason != want {
+			t.Errorf("finish chunk %s, want %s", f.raw, want)
+		}
 	}
 }
 
@@ -312,7 +472,7 @@ func TestSplit(t *testing.T) {
 // as an extension of the shorter one.
 func TestRender(t *testing.T) {
 	parse := func(body string) *ChatRequest {
-		r, err := parseRequest([]byte(body), DefaultModels, false)
+		r, err := parseRequest([]byte(body), DefaultModels, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +504,7 @@ func TestParseScript(t *testing.T) {
 		`{"rules":[{"fault":"boom"}]}`,
 		`{"rules":[{"fault":"200"}]}`,
 		`{"rules":[{"usage":"sometimes"}]}`,
-		`{"rules":[{"finish_reason":"eos"}]}`,
+		`{"rules":[{"finish_reason":"Stop!"}]}`,
 		`{"rules":[{"chunks":-1}]}`,
 		`{"rules":[{"tool_calls":[{"arguments":"{}"}]}]}`,
 		`{"rules":[{"matches":"typo"}]}`,

@@ -25,6 +25,30 @@ type ChatRequest struct {
 	ToolChoice          json.RawMessage    `json:"tool_choice"`
 	PromptCacheOptions  *PromptCacheOption `json:"prompt_cache_options"`
 	ResponseFormat      json.RawMessage    `json:"response_format"`
+	// StreamOptions is OpenAI's stream_options, which the seed does not
+	// define: accepted only with Config.UsageWhenAsked (or
+	// AllowUnknownFields).
+	StreamOptions json.RawMessage `json:"stream_options"`
+}
+
+// outputLimit returns max_completion_tokens, else max_tokens, else 0.
+func (r *ChatRequest) outputLimit() int {
+	switch {
+	case r.MaxCompletionTokens != nil:
+		return *r.MaxCompletionTokens
+	case r.MaxTokens != nil:
+		return *r.MaxTokens
+	}
+	return 0
+}
+
+// includeUsage reports whether the request asks for usage in a stream
+// (OpenAI's stream_options.include_usage).
+func (r *ChatRequest) includeUsage() bool {
+	var o struct {
+		IncludeUsage bool `json:"include_usage"`
+	}
+	return json.Unmarshal(r.StreamOptions, &o) == nil && o.IncludeUsage
 }
 
 // PromptCacheOption is prompt_cache_options.
@@ -33,7 +57,10 @@ type PromptCacheOption struct {
 	TTL  *string `json:"ttl"`
 }
 
-// Message is one message as received.
+// Message is one message as received: the seed's ChatMessage, whose
+// properties are role, content, reasoning_content, tool_calls and
+// tool_call_id — no "name" (OpenAI's participant name), which is refused
+// like any key the seed does not define.
 type Message struct {
 	Role string `json:"role"`
 	// Content is the raw content value: a string, an array or null.
@@ -41,7 +68,6 @@ type Message struct {
 	ReasoningContent *string         `json:"reasoning_content"`
 	ToolCalls        []ToolCall      `json:"tool_calls"`
 	ToolCallID       *string         `json:"tool_call_id"`
-	Name             *string         `json:"name"`
 }
 
 // ToolCall is a tool call inside an assistant message.
@@ -69,8 +95,13 @@ type contentPart struct {
 }
 
 // contentText returns the text of a content value and an error if it is
-// neither a string, an array of valid parts, nor null.
+// neither a string, an array of valid parts, nor null. Parts are read
+// leniently (unknown keys ignored); validation reads them with strictParts.
 func contentText(raw json.RawMessage) (string, error) {
+	return readContent(raw, false)
+}
+
+func readContent(raw json.RawMessage, strict bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -82,7 +113,7 @@ func contentText(raw json.RawMessage) (string, error) {
 		return s, err
 	case '[':
 		var parts []contentPart
-		if err := json.Unmarshal(raw, &parts); err != nil {
+		if err := decode(raw, &parts, strict); err != nil {
 			return "", err
 		}
 		var b strings.Builder
@@ -98,7 +129,7 @@ func contentText(raw json.RawMessage) (string, error) {
 				if p.Type == "video_url" {
 					u = p.VideoURL
 				}
-				url, err := mediaURL(u)
+				url, err := mediaURL(u, strict)
 				if err != nil {
 					return "", fmt.Errorf("content part %d: %s: %v", i, p.Type, err)
 				}
@@ -112,7 +143,7 @@ func contentText(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("content must be a string, an array of parts or null")
 }
 
-func mediaURL(raw json.RawMessage) (string, error) {
+func mediaURL(raw json.RawMessage, strict bool) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "", fmt.Errorf("missing")
@@ -125,12 +156,14 @@ func mediaURL(raw json.RawMessage) (string, error) {
 	var o struct {
 		URL *string `json:"url"`
 	}
-	if err := json.Unmarshal(raw, &o); err != nil || o.URL == nil {
+	if err := decode(raw, &o, strict); err != nil || o.URL == nil {
 		return "", fmt.Errorf("want a URL string or {\"url\": ...}")
 	}
 	return *o.URL, nil
 }
 
+// toolDef is the seed's FunctionTool (type, function: name, description,
+// parameters, strict) or WebSearchTool (type only).
 type toolDef struct {
 	Type     string `json:"type"`
 	Function *struct {
@@ -139,6 +172,22 @@ type toolDef struct {
 		Parameters  json.RawMessage `json:"parameters"`
 		Strict      *bool           `json:"strict"`
 	} `json:"function"`
+}
+
+// decode unmarshals raw into v; strict refuses keys v does not define, as
+// the request's top level does (see parseRequest).
+func decode(raw []byte, v any, strict bool) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("data after the JSON value")
+	}
+	return nil
 }
 
 // validationError is a 400 answer.
@@ -157,17 +206,24 @@ var efforts = []string{"low", "high", "max", "medium", "xhigh", "minimal", "none
 
 // parseRequest decodes and validates a request body as the seed's schema
 // does. The error is a *validationError.
-func parseRequest(body []byte, models []string, allowUnknown bool) (*ChatRequest, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if !allowUnknown {
-		dec.DisallowUnknownFields()
-	}
+//
+// Keys the seed does not define are refused at every level (the top level,
+// messages, tool calls, content parts, tools[], tool_choice,
+// response_format, prompt_cache_options) unless allowUnknown. That is
+// stricter than the seed, whose objects do not say additionalProperties:
+// false; it is kept because the client promises to send only what the seed
+// lists (optional fields left out when unset, see assist/model), so an
+// unknown key is a client bug, and OpenAI's own API refuses unknown
+// arguments the same way. stream_options, which OpenAI defines and the seed
+// does not, is accepted when usageWhenAsked.
+func parseRequest(body []byte, models []string, allowUnknown, usageWhenAsked bool) (*ChatRequest, error) {
+	strict := !allowUnknown
 	var r ChatRequest
-	if err := dec.Decode(&r); err != nil {
+	if err := decode(body, &r, strict); err != nil {
 		return nil, invalid("", "invalid request body: %v", err)
 	}
-	if dec.More() {
-		return nil, invalid("", "invalid request body: data after the JSON object")
+	if len(r.StreamOptions) > 0 && strict && !usageWhenAsked {
+		return nil, invalid("stream_options", `invalid request body: json: unknown field "stream_options"`)
 	}
 	if r.Model == "" {
 		return nil, invalid("model", "model is required")
@@ -187,6 +243,9 @@ func parseRequest(body []byte, models []string, allowUnknown bool) (*ChatRequest
 		}
 	}
 	if r.MaxCompletionTokens != nil && r.MaxTokens != nil {
+		// The seed only advises against it ("避免同时设置", avoid setting
+		// both); refused here, as OpenAI does, because the two limits may
+		// disagree and a client that sends both has lost track of one.
 		return nil, invalid("max_tokens", "set max_completion_tokens or the deprecated max_tokens, not both")
 	}
 	if e := r.ReasoningEffort; e != nil {
@@ -197,10 +256,10 @@ func parseRequest(body []byte, models []string, allowUnknown bool) (*ChatRequest
 			return nil, invalid("reasoning_effort", "kimi-k3 supports reasoning_effort max only")
 		}
 	}
-	if err := validateTools(&r); err != nil {
+	if err := validateTools(&r, strict); err != nil {
 		return nil, err
 	}
-	if err := validateMessages(r.Messages); err != nil {
+	if err := validateMessages(r.Messages, strict); err != nil {
 		return nil, err
 	}
 	if o := r.PromptCacheOptions; o != nil {
@@ -220,7 +279,7 @@ func parseRequest(body []byte, models []string, allowUnknown bool) (*ChatRequest
 				Schema json.RawMessage `json:"schema"`
 			} `json:"json_schema"`
 		}
-		if err := json.Unmarshal(r.ResponseFormat, &f); err != nil {
+		if err := decode(r.ResponseFormat, &f, strict); err != nil {
 			return nil, invalid("response_format", "response_format: %v", err)
 		}
 		switch f.Type {
@@ -241,14 +300,14 @@ func isObject(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
-func validateTools(r *ChatRequest) error {
+func validateTools(r *ChatRequest, strict bool) error {
 	if len(r.Tools) > 128 {
 		return invalid("tools", "tools must contain at most 128 items, got %d", len(r.Tools))
 	}
 	var names []string
 	for i, raw := range r.Tools {
 		var t toolDef
-		if err := json.Unmarshal(raw, &t); err != nil {
+		if err := decode(raw, &t, strict); err != nil {
 			return invalid("tools", "tools[%d]: %v", i, err)
 		}
 		switch t.Type {
@@ -261,6 +320,9 @@ func validateTools(r *ChatRequest) error {
 			}
 			names = append(names, t.Function.Name)
 		case "web_search":
+			if t.Function != nil && strict {
+				return invalid("tools", "tools[%d]: a web_search tool has only a type (seed: {\"type\":\"web_search\"})", i)
+			}
 		default:
 			return invalid("tools", "tools[%d]: type %q is not function or web_search", i, t.Type)
 		}
@@ -276,6 +338,9 @@ func validateTools(r *ChatRequest) error {
 			return invalid("tool_choice", "tool_choice %q is not auto, none or required", s)
 		}
 		if s == "required" && len(r.Tools) == 0 {
+			// Not in the seed, which only says tool_choice "controls
+			// whether the model calls tools"; refused as OpenAI does,
+			// since no reply could satisfy it.
 			return invalid("tool_choice", "tool_choice required without tools")
 		}
 		return nil
@@ -286,7 +351,7 @@ func validateTools(r *ChatRequest) error {
 			Name string `json:"name"`
 		} `json:"function"`
 	}
-	if err := json.Unmarshal(tc, &n); err != nil || n.Type != "function" || n.Function == nil {
+	if err := decode(tc, &n, strict); err != nil || n.Type != "function" || n.Function == nil {
 		return invalid("tool_choice", "tool_choice must be auto, none, required or {\"type\":\"function\",\"function\":{\"name\":...}}")
 	}
 	if !slices.Contains(names, n.Function.Name) {
@@ -296,11 +361,11 @@ func validateTools(r *ChatRequest) error {
 }
 
 // validateMessages checks roles, contents and the tool-call protocol.
-func validateMessages(msgs []Message) error {
+func validateMessages(msgs []Message, strict bool) error {
 	var pending []string // calls of the last assistant message not yet answered
 	for i := range msgs {
 		m := &msgs[i]
-		if _, err := contentText(m.Content); err != nil {
+		if _, err := readContent(m.Content, strict); err != nil {
 			return invalid("messages", "messages[%d].content: %v", i, err)
 		}
 		isNull := len(bytes.TrimSpace(m.Content)) == 0 || string(bytes.TrimSpace(m.Content)) == "null"
@@ -309,6 +374,9 @@ func validateMessages(msgs []Message) error {
 		}
 		switch m.Role {
 		case "system", "user":
+			// The seed allows null content only for the assistant:
+			// "工具调用场景下 assistant content 可以为 null" (in tool-call
+			// turns the assistant's content may be null).
 			if isNull {
 				return invalid("messages", "messages[%d]: %s message without content", i, m.Role)
 			}
@@ -325,6 +393,10 @@ func validateMessages(msgs []Message) error {
 						return invalid("messages", "messages[%d].tool_calls[%d]: type %q is not function or builtin_function", i, j, c.Type)
 					case c.Function.Name == "":
 						return invalid("messages", "messages[%d].tool_calls[%d]: function.name is required", i, j)
+					case !json.Valid([]byte(c.Function.Arguments)):
+						// Seed, ToolCall.function.arguments: "JSON 字符串形式的
+						// 函数参数" (the arguments as a JSON string).
+						return invalid("messages", "messages[%d].tool_calls[%d]: function.arguments is not valid JSON: %.60q", i, j, c.Function.Arguments)
 					}
 					if slices.Contains(pending, c.ID) {
 						return invalid("messages", "messages[%d].tool_calls[%d]: duplicate id %q", i, j, c.ID)

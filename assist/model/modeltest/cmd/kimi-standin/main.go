@@ -2,14 +2,16 @@
 // file, for end-to-end tests that start the real kimi-lsp binary against it
 // (Neovim, the Node harness):
 //
-//	kimi-standin -addr 127.0.0.1:0 -key KEY -script FILE.json [-log FILE]
+//	kimi-standin -addr 127.0.0.1:0 -key KEY -script FILE.json [-log FILE] [-usage-when-asked]
 //
 // Once it listens it prints exactly one line, the base URL
 // (http://127.0.0.1:PORT), on stdout. It serves until it is killed
 // (SIGINT, SIGTERM) or, when stdin is a pipe, until stdin closes — so a test
 // harness that dies takes the stand-in with it. With -log, each request body
 // received is appended to FILE as one JSON line, for tests to assert what
-// reached the provider. The script format is in the modeltest package doc.
+// reached the provider. With -usage-when-asked, streams carry usage only
+// when the request asks with stream_options (modeltest.Config.UsageWhenAsked).
+// The script format is in the modeltest package doc.
 package main
 
 import (
@@ -40,13 +42,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) error {
 	script := fs.String("script", "", "script file (JSON; see the modeltest package doc); none: every reply is OK")
 	logPath := fs.String("log", "", "append each request body to this file as one JSON line")
 	verbose := fs.Bool("v", false, "log each request to stderr")
+	usageWhenAsked := fs.Bool("usage-when-asked", false, "send usage in a stream only when stream_options.include_usage asks for it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cfg := modeltest.Config{Addr: *addr, Key: *key}
+	cfg := modeltest.Config{Addr: *addr, Key: *key, UsageWhenAsked: *usageWhenAsked}
 	if *script != "" {
 		sc, err := modeltest.LoadScript(*script)
 		if err != nil {
