@@ -6,21 +6,30 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
 // Defaults and limits.
 const (
-	// DefaultBaseURL is the provider's recommended endpoint for text models.
-	DefaultBaseURL = "https://direct.evolink.ai"
+	// DefaultBaseURL is the provider's recommended endpoint for text
+	// models: model.DefaultBaseURL, the one table of endpoints.
+	DefaultBaseURL = model.DefaultBaseURL
 	// DefaultFallbackURL is the provider's backup endpoint, which the model
-	// client may use after a 5xx from DefaultBaseURL (see Config.FallbackURL).
-	DefaultFallbackURL = "https://api.evolink.ai"
+	// client may use after a 5xx from DefaultBaseURL (see Config.FallbackURL):
+	// model.DefaultFallbackURL.
+	DefaultFallbackURL = model.DefaultFallbackURL
 	// DefaultModel answers edits (fix, rewrite, document, tests).
 	DefaultModel = "kimi-k3.1-pro"
 	// DefaultFastModel answers explanations.
 	DefaultFastModel = "kimi-k3.1-pro-highspeed"
 	// DefaultCacheTTL is the prompt-cache lifetime asked of the provider.
 	DefaultCacheTTL = "5m"
+	// DefaultWaitTimeout bounds the wait for the provider to start
+	// answering, retries included (model.DefaultWaitTimeout).
+	DefaultWaitTimeout = model.DefaultWaitTimeout
+	// MinWaitTimeout and MaxWaitTimeout bound the waitTimeout setting.
+	MinWaitTimeout, MaxWaitTimeout = 5 * time.Second, 30 * time.Minute
 	// DefaultContextMaxTokens is the prompt budget for context, in tokens.
 	DefaultContextMaxTokens = 64000
 	// DefaultMaxFileSize is the largest file, in bytes, read into a prompt.
@@ -212,6 +221,9 @@ type Config struct {
 	AllowInvalidGo bool
 	// WebSearch offers the provider's web_search tool to the model.
 	WebSearch bool
+	// WaitTimeout bounds the wait for the provider to start answering a
+	// request: every attempt, retry and the fallback URL (waitTimeout).
+	WaitTimeout time.Duration
 
 	effort     map[string]Effort // action name or "default"
 	maxTokens  map[string]int    // action name or "default"
@@ -252,6 +264,7 @@ func Default() Config {
 		prices:    make(map[string]Price, len(defaultPrices)),
 		src:       map[string]Source{},
 	}
+	c.WaitTimeout = DefaultWaitTimeout
 	for m, p := range defaultPrices {
 		c.prices[m] = p
 	}
@@ -270,13 +283,12 @@ func (c Config) Key() (string, error) {
 // DefaultFallbackURL when BaseURL is the default endpoint, and "" when the
 // user chose another endpoint (there is then no fallback).
 func (c Config) FallbackURL() string {
-	if c.BaseURL == DefaultBaseURL {
-		return DefaultFallbackURL
-	}
-	return ""
+	return model.FallbackFor(c.BaseURL)
 }
 
-// CacheTTLDuration returns CacheTTL as a duration (5m or 1h).
+// CacheTTLDuration returns CacheTTL as a duration (5m or 1h). It is the
+// one reading of the setting: the request's prompt_cache_options.ttl and the
+// prompt session's layout and prices all follow it.
 func (c Config) CacheTTLDuration() time.Duration {
 	if c.CacheTTL == "1h" {
 		return time.Hour
@@ -321,7 +333,8 @@ func (c Config) Actions() []Action {
 // action's name in the reasoningEffort (maxCompletionTokens) table, else the
 // action's own value, else the table's "default" entry (which a single value
 // for all actions sets), else low and DefaultExplainTokens for explanations,
-// high and DefaultEditTokens for edits.
+// high and DefaultEditTokens for edits. A model that accepts one effort only
+// gets that one, whatever was configured (see EffortFor).
 func (c Config) ActionFor(name string) (Action, bool) {
 	var a Action
 	var own actionDef
@@ -342,6 +355,7 @@ func (c Config) ActionFor(name string) (Action, bool) {
 	}
 	a.Model, _ = c.actionModel(a.Result, own)
 	a.ReasoningEffort, _ = c.actionEffort(name, a.Result, own)
+	a.ReasoningEffort, _ = EffortFor(a.Model, a.ReasoningEffort)
 	a.MaxCompletionTokens, _ = c.actionTokens(name, a.Result, own)
 	return a, true
 }
@@ -374,6 +388,17 @@ func (c Config) actionEffort(name string, r Result, own actionDef) (Effort, Sour
 		return EffortLow, defaultSource
 	}
 	return EffortHigh, defaultSource
+}
+
+// EffortFor returns the reasoning effort a request to modelName must
+// carry: e, unless the model accepts one effort only, which is then
+// returned with forced set. Seed 003: "kimi-k3 仅支持 max" (kimi-k3 supports
+// max only), so kimi-k3 always gets max.
+func EffortFor(modelName string, e Effort) (_ Effort, forced bool) {
+	if only, ok := model.RequiredEffort(modelName); ok && Effort(only) != e {
+		return Effort(only), true
+	}
+	return e, false
 }
 
 func (c Config) actionTokens(name string, r Result, own actionDef) (int, Source) {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 const testKey = "sk-test-0123456789abcdefWXYZ"
@@ -153,7 +154,9 @@ prompt = "Review {{selection}}"
 		{"fastModel", `"kimi-k3"`, userSrc},
 		{"reasoningEffort.explain", `"max"`, "editor settings"},
 		{"reasoningEffort.fix", `"high"`, "default"},
-		{"reasoningEffort.review", `"low"`, "default"},
+		// review runs on kimi-k3, which accepts max only (seed 003: "kimi-k3
+		// 仅支持 max"); the default low would be refused by the provider.
+		{"reasoningEffort.review", `"max"`, "the model kimi-k3, which accepts reasoning_effort max only"},
 		{"maxCompletionTokens.explain", "8192", "default"},
 		{"maxCompletionTokens.tests", "32768", "default"},
 		{"actions.review", `{title = "Kimi: review", kind = "refactor", result = "explain", model = "kimi-k3"}`, wsSrc},
@@ -162,6 +165,7 @@ prompt = "Review {{selection}}"
 		{"prices.kimi-k3.1-pro.output", "9.5", userSrc},
 		{"prices.kimi-k3.1-pro.input", "2", "default"},
 		{"cacheTTL", `"5m"`, "default"},
+		{"waitTimeout", `"1m30s"`, "default"},
 	}
 	got := map[string]Setting{}
 	for _, s := range c.Sources() {
@@ -268,6 +272,9 @@ func TestInvalidValues(t *testing.T) {
 	}{
 		{"cacheTTL", `{"cacheTTL": "2h"}`, []string{`cacheTTL: "2h" is not one of 5m, 1h`}},
 		{"cacheTTL type", `{"cacheTTL": 5}`, []string{"cacheTTL: got a number, want a string"}},
+		{"waitTimeout", `{"waitTimeout": "soon"}`, []string{`waitTimeout: "soon" is not a duration such as 90s or 2m`}},
+		{"waitTimeout short", `{"waitTimeout": "1s"}`, []string{"waitTimeout: 1s is out of range: want 5s to 30m0s"}},
+		{"waitTimeout seconds", `{"waitTimeout": 1}`, []string{"waitTimeout: 1 is out of range"}},
 		{"effort", `{"reasoningEffort": "extreme"}`, []string{`reasoningEffort: "extreme" is not one of low, high, max`, "medium, xhigh, minimal, none"}},
 		{"effort per action", `{"reasoningEffort": {"fix": "hard"}}`, []string{`reasoningEffort.fix: "hard" is not one of low, high, max`}},
 		{"tokens zero", `{"maxCompletionTokens": 0}`, []string{"maxCompletionTokens: 0 is out of range: want 1 to 1048576"}},
@@ -573,8 +580,9 @@ func TestActionFor(t *testing.T) {
 		"explain": {Name: "explain", Title: "Kimi: Explain", Kind: "refactor", Model: DefaultFastModel, ReasoningEffort: EffortLow, MaxCompletionTokens: 20000, Result: ResultExplain, Builtin: true},
 		"fix":     {Name: "fix", Title: "Kimi: Fix", Kind: "quickfix", Model: DefaultModel, ReasoningEffort: EffortLow, MaxCompletionTokens: 20000, Result: ResultEdit, Builtin: true},
 		// table entry beats the action's own effort; the action's own tokens beat the table default
-		"mine":  {Name: "mine", Title: "Kimi: mine", Kind: "refactor.rewrite", Prompt: "p {{selection}}", Model: DefaultModel, ReasoningEffort: EffortHigh, MaxCompletionTokens: 4096, Result: ResultEdit},
-		"talk":  {Name: "talk", Title: "Talk", Kind: "refactor", Prompt: "t", Model: "kimi-k3", ReasoningEffort: EffortLow, MaxCompletionTokens: 20000, Result: ResultExplain},
+		"mine": {Name: "mine", Title: "Kimi: mine", Kind: "refactor.rewrite", Prompt: "p {{selection}}", Model: DefaultModel, ReasoningEffort: EffortHigh, MaxCompletionTokens: 4096, Result: ResultEdit},
+		// kimi-k3 accepts max only (seed 003): the default low is not sent
+		"talk":  {Name: "talk", Title: "Talk", Kind: "refactor", Prompt: "t", Model: "kimi-k3", ReasoningEffort: EffortMax, MaxCompletionTokens: 20000, Result: ResultExplain},
 		"plain": {Name: "plain", Title: "Kimi: plain", Kind: "refactor.rewrite", Prompt: "t", Model: DefaultModel, ReasoningEffort: EffortHigh, MaxCompletionTokens: 20000, Result: ResultEdit},
 	}
 	for name, w := range want {
@@ -678,6 +686,42 @@ func TestNoKeyAndFallback(t *testing.T) {
 	c, _ = Load(envOf(map[string]string{"KIMI_BASE_URL": "https://api.openai.com/v1"}), "")
 	if c.BaseURL != "https://api.openai.com" || c.FallbackURL() != "" {
 		t.Errorf("baseURL %q fallback %q", c.BaseURL, c.FallbackURL())
+	}
+}
+
+// TestEffortForKimiK3: kimi-k3 gets max whatever was configured, for
+// built-in and user actions, explain and edits alike (seed 003); other
+// models keep the configured effort.
+func TestEffortForKimiK3(t *testing.T) {
+	c, errs := Default().WithEditor(json.RawMessage(`{"model": "kimi-k3", "fastModel": "kimi-k3", "reasoningEffort": {"fix": "low"}}`))
+	mustNoErrors(t, errs)
+	for _, a := range c.Actions() {
+		if a.ReasoningEffort != EffortMax {
+			t.Errorf("%s on kimi-k3: effort %q, want max", a.Name, a.ReasoningEffort)
+		}
+	}
+	if s := sourceOf(t, c, "reasoningEffort.fix"); s.Value != `"max"` || s.Source.Kind != FromModel {
+		t.Errorf("doctor line %s", s)
+	}
+	if e, forced := EffortFor("kimi-k3.1-pro", EffortLow); e != EffortLow || forced {
+		t.Errorf("kimi-k3.1-pro: %q forced %v", e, forced)
+	}
+	if e, forced := EffortFor("kimi-k3", EffortMax); e != EffortMax || forced {
+		t.Errorf("kimi-k3 max: %q forced %v", e, forced)
+	}
+}
+
+// TestWaitTimeout: a duration or seconds, from the user file or the editor.
+func TestWaitTimeout(t *testing.T) {
+	c, errs := Default().WithEditor(json.RawMessage(`{"waitTimeout": "2m"}`))
+	mustNoErrors(t, errs)
+	if c.WaitTimeout != 2*time.Minute {
+		t.Errorf("waitTimeout %v", c.WaitTimeout)
+	}
+	c, errs = Default().WithEditor(json.RawMessage(`{"waitTimeout": 45}`))
+	mustNoErrors(t, errs)
+	if c.WaitTimeout != 45*time.Second || Default().WaitTimeout != 90*time.Second {
+		t.Errorf("waitTimeout %v, default %v", c.WaitTimeout, Default().WaitTimeout)
 	}
 }
 

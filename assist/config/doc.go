@@ -47,6 +47,7 @@
 //	# reasoningEffort = { explain = "low", fix = "max", default = "high" }
 //	maxCompletionTokens = { explain = 8192, rewrite = 32768 } # or one number
 //	cacheTTL = "5m"                       # or "1h"
+//	waitTimeout = "90s"                   # wait for the provider to start answering, retries included
 //	logLevel = "info"                     # debug, info, warn, error
 //	allowInvalidGo = false
 //	webSearch = false
@@ -84,6 +85,9 @@
 // Reasoning efforts are low, high or max; the provider's aliases medium
 // (high), xhigh (max), minimal and none (low) are accepted. Defaults: low
 // and 8192 completion tokens for explanations, high and 32768 for edits.
+// kimi-k3 accepts reasoning_effort max only (the seed's quick-start: "kimi-k3
+// 仅支持 max"), so every action on kimi-k3 sends max, whatever is configured;
+// Sources shows such a value as coming from the model (FromModel).
 // The prices of kimi-k3.1-pro's input and cache are the provider's; the
 // output price (8.00) and the other models' prices are assumptions, to be
 // corrected in configuration.

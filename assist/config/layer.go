@@ -24,6 +24,7 @@ type layer struct {
 
 	apiKey                                     *Secret
 	baseURL, model, fastModel, cacheTTL, level *string
+	waitTimeout                                *time.Duration
 
 	effort    map[string]Effort
 	effortAll bool // a single value: replaces every entry of lower sources
@@ -54,7 +55,7 @@ type pricePatch struct {
 // topKeys are the keys of the "kimi" section, in the order doctor lists them.
 var topKeys = []string{
 	"apiKey", "baseURL", "model", "fastModel", "reasoningEffort", "maxCompletionTokens",
-	"cacheTTL", "actions", "context", "progress", "jobs", "prices", "logLevel", "allowInvalidGo", "webSearch",
+	"cacheTTL", "waitTimeout", "actions", "context", "progress", "jobs", "prices", "logLevel", "allowInvalidGo", "webSearch",
 }
 
 // workspaceAllowed are the top-level keys a workspace file may set; the
@@ -136,6 +137,8 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 					l.cacheTTL = &s
 				}
 			}
+		case "waitTimeout":
+			l.waitTimeout = p.duration(k, v, MinWaitTimeout, MaxWaitTimeout)
 		case "actions":
 			l.actions = p.actions(k, v)
 		case "context":
@@ -219,6 +222,31 @@ func (p *parser) effort(key string, v any) (Effort, bool) {
 		p.fail(key, "%s is not one of %s", quote(s), effortValues)
 	}
 	return e, ok
+}
+
+// duration reads a Go duration ("90s", "2m") or a number of seconds within
+// [lo, hi].
+func (p *parser) duration(key string, v any, lo, hi time.Duration) *time.Duration {
+	var d time.Duration
+	switch x := v.(type) {
+	case string:
+		var err error
+		if d, err = time.ParseDuration(strings.TrimSpace(x)); err != nil {
+			p.fail(key, "%s is not a duration such as 90s or 2m", quote(x))
+			return nil
+		}
+	default:
+		n, ok := p.number(key, v, lo.Seconds(), hi.Seconds())
+		if !ok {
+			return nil
+		}
+		d = time.Duration(n * float64(time.Second))
+	}
+	if d < lo || d > hi {
+		p.fail(key, "%v is out of range: want %v to %v", d, lo, hi)
+		return nil
+	}
+	return &d
 }
 
 func (p *parser) tokens(key string, v any) (int, bool) {

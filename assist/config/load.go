@@ -365,6 +365,10 @@ func (c *Config) apply(l *layer) {
 	str(&c.FastModel, l.fastModel, "fastModel")
 	str(&c.CacheTTL, l.cacheTTL, "cacheTTL")
 	str(&c.LogLevel, l.level, "logLevel")
+	if l.waitTimeout != nil {
+		c.WaitTimeout = *l.waitTimeout
+		set("waitTimeout")
+	}
 
 	overlay(c.effort, l.effort, l.effortAll, c.src, "reasoningEffort.", l.src)
 	overlay(c.maxTokens, l.maxTok, l.maxTokAll, c.src, "maxCompletionTokens.", l.src)

@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
 // SourceKind says which kind of source a setting came from. The kinds are
@@ -17,6 +19,9 @@ const (
 	FromWorkspaceFile                   // .kimi-lsp.toml at a workspace folder root
 	FromEnv                             // KIMI_API_KEY, KIMI_BASE_URL, KIMI_MODEL
 	FromEditor                          // the "kimi" section of the editor's settings
+	// FromModel marks a value the model imposes over every source (Name
+	// is the model): kimi-k3 accepts reasoning_effort max only.
+	FromModel
 )
 
 // Source names where one effective value came from.
@@ -42,6 +47,11 @@ func (s Source) String() string {
 		return s.Name
 	case FromEditor:
 		return "editor settings"
+	case FromModel:
+		if e, ok := model.RequiredEffort(s.Name); ok {
+			return "the model " + s.Name + ", which accepts reasoning_effort " + e + " only"
+		}
+		return "the model " + s.Name
 	}
 	return fmt.Sprintf("source(%d)", int(s.Kind))
 }

@@ -32,12 +32,16 @@ func (c Config) Sources() []Setting {
 			own = c.actions[i]
 		}
 		e, src := c.actionEffort(a.Name, a.Result, own)
+		if forced, ok := EffortFor(a.Model, e); ok {
+			e, src = forced, Source{Kind: FromModel, Name: a.Model}
+		}
 		add("reasoningEffort."+a.Name, strconv.Quote(string(e)), src)
 		n, src := c.actionTokens(a.Name, a.Result, own)
 		tokens = append(tokens, Setting{Key: "maxCompletionTokens." + a.Name, Value: strconv.Itoa(n), Source: src})
 	}
 	out = append(out, tokens...)
 	one("cacheTTL", strconv.Quote(c.CacheTTL))
+	one("waitTimeout", strconv.Quote(c.WaitTimeout.String()))
 	for _, d := range c.actions {
 		a, _ := c.ActionFor(d.name)
 		add("actions."+d.name, fmt.Sprintf("{title = %q, kind = %q, result = %q, model = %q}",

@@ -72,7 +72,10 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 		resp, err := c.Complete(ctx, req)
 		res.Rounds++
 		if err != nil {
-			return res, fmt.Errorf("round %d: %w", res.Rounds, err)
+			// The error goes to the user as it is: which round failed is
+			// for the log (and res.Rounds), not an "round 1:" prefix.
+			x.log.Debug("model call failed", "round", res.Rounds, "err", err)
+			return res, err
 		}
 		msg := resp.Message
 		req.AppendAssistant(msg)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,30 +68,8 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		fmt.Fprintf(stdout, "  not checked: %v\n", err)
 		return 1
 	}
-	cctx, cancel := context.WithTimeout(ctx, *timeout)
-	defer cancel()
 	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, Logger: env.log, MaxAttempts: 1})
-	start := time.Now()
-	resp, err := client.Complete(cctx, &model.Request{
-		Model:               cfg.FastModel,
-		Messages:            []model.Message{model.UserMessage("Reply with OK.")},
-		ReasoningEffort:     string(config.EffortLow),
-		MaxCompletionTokens: 64,
-	})
-	switch {
-	case err == nil || errors.Is(err, model.ErrNoAnswer):
-		fmt.Fprintf(stdout, "  OK: %s answered in %v", cfg.FastModel, time.Since(start).Round(time.Millisecond))
-		if resp != nil && resp.Usage != nil {
-			fmt.Fprintf(stdout, " (%d prompt tokens, %d cached)", resp.Usage.PromptTokens, resp.Usage.CachedTokens)
-		}
-		fmt.Fprintln(stdout)
-	case cctx.Err() != nil:
-		fmt.Fprintf(stdout, "  no answer within %v (check the network, HTTPS_PROXY, or baseURL)\n", *timeout)
-		code = 1
-	default:
-		fmt.Fprintf(stdout, "  failed: %s\n", env.redactor.Redact(err.Error()))
-		code = 1
-	}
+	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
 	return code
 }
 

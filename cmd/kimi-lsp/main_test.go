@@ -263,7 +263,8 @@ func TestDoctor(t *testing.T) {
 		env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
 		code := run(context.Background(), []string{"doctor", "--stats"}, nil, &out, &errb, envFunc(env))
 		text := out.String()
-		if code != 0 || !strings.Contains(text, "OK: kimi-k3.1-pro-highspeed answered") {
+		if code != 0 || !strings.Contains(text, "OK: kimi-k3.1-pro-highspeed (reasoning_effort low, for explain) answered") ||
+			!strings.Contains(text, "OK: kimi-k3.1-pro (reasoning_effort high, for fix, rewrite, document, tests) answered") {
 			t.Errorf("doctor: code %d, output:\n%s\n%s", code, text, errb.String())
 		}
 		if strings.Contains(text, srv.Key) || !strings.Contains(text, "(from KIMI_API_KEY)") {
@@ -274,6 +275,51 @@ func TestDoctor(t *testing.T) {
 		}
 		if !strings.Contains(text, "Prompt cache") {
 			t.Errorf("doctor --stats printed no statistics section:\n%s", text)
+		}
+	})
+	// Issue 13 item 9: both models are checked, each with the effort its
+	// actions send; a model the provider refuses fails doctor.
+	t.Run("edit model refused", func(t *testing.T) {
+		srv := modeltest.NewServer(modeltest.Config{})
+		defer srv.Close()
+		var out, errb bytes.Buffer
+		env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL, "KIMI_MODEL=nope")
+		code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(env))
+		text := out.String()
+		if code != 1 || !strings.Contains(text, "OK: kimi-k3.1-pro-highspeed") ||
+			!strings.Contains(text, `failed: nope (reasoning_effort high, for fix, rewrite, document, tests): the provider rejected the request`) ||
+			!strings.Contains(text, `model "nope" is not supported`) {
+			t.Errorf("doctor with KIMI_MODEL=nope: code %d, output:\n%s", code, text)
+		}
+	})
+	// kimi-k3 accepts max only (seed 003): doctor sends max and says why.
+	t.Run("kimi-k3", func(t *testing.T) {
+		srv := modeltest.NewServer(modeltest.Config{})
+		defer srv.Close()
+		var out, errb bytes.Buffer
+		env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL, "KIMI_MODEL=kimi-k3")
+		code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(env))
+		text := out.String()
+		if code != 0 || !strings.Contains(text, "OK: kimi-k3 (reasoning_effort max, for fix, rewrite, document, tests); kimi-k3 accepts reasoning_effort max only") ||
+			!strings.Contains(text, `reasoningEffort.fix = "max" (from the model kimi-k3, which accepts reasoning_effort max only)`) {
+			t.Errorf("doctor with KIMI_MODEL=kimi-k3: code %d, output:\n%s", code, text)
+		}
+		for _, r := range srv.Requests() {
+			if r.Parsed != nil && r.Parsed.Model == "kimi-k3" && (r.Parsed.ReasoningEffort == nil || *r.Parsed.ReasoningEffort != "max") {
+				t.Errorf("kimi-k3 checked with %s", r.Body)
+			}
+		}
+	})
+	// Issue 15 item 4: one reason per message.
+	t.Run("no key, own endpoint", func(t *testing.T) {
+		srv := modeltest.NewServer(modeltest.Config{})
+		defer srv.Close()
+		var out, errb bytes.Buffer
+		env := testEnv(t, "KIMI_BASE_URL="+srv.URL)
+		code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(env))
+		text := out.String()
+		if code != 1 || !strings.Contains(text, "no API key is configured") || strings.Contains(text, "refused the API key") {
+			t.Errorf("doctor without a key against an endpoint that wants one: code %d, output:\n%s", code, text)
 		}
 	})
 	t.Run("unreachable", func(t *testing.T) {
@@ -415,5 +461,22 @@ func TestCLISharesTaskBuilder(t *testing.T) {
 	}
 	if strings.Contains(out.String(), modeltest.DefaultKey) || !strings.Contains(out.String(), "[REDACTED]") {
 		t.Errorf("stdout %q", out.String())
+	}
+}
+
+// TestCLIErrorHasNoInternalPrefix: a provider error reaches the user as
+// one sentence, without the tool loop's "round 1:" (issue 15 item 4).
+func TestCLIErrorHasNoInternalPrefix(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n"), 0o644)
+	file := filepath.Join(dir, "a.go")
+	os.WriteFile(file, []byte("package m\n\nfunc A() {}\n"), 0o644)
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Fault: "400", Message: "quota for this model is exhausted"}}})
+	defer srv.Close()
+	env := envFunc(testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL))
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"explain", file}, nil, &out, &errb, env)
+	if code != 1 || !strings.Contains(errb.String(), "quota for this model is exhausted") || strings.Contains(errb.String(), "round") {
+		t.Errorf("code %d, stderr %q", code, errb.String())
 	}
 }
