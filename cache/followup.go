@@ -1,6 +1,9 @@
 package cache
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // RecordFollowUp accounts for a request that continues a built prompt — a
 // later round of a tool-call loop, which sends the prompt, the assistant's
@@ -19,6 +22,6 @@ func (s *Session) RecordFollowUp(model string, u Usage) (Accounting, error) {
 		s.stats.UnknownUsage++
 		return a, nil
 	}
-	s.addUsageLocked(&a, model, u)
+	s.addUsageLocked(&a, model, u, cmp.Or(u.CacheTTL, s.ttl))
 	return a, nil
 }

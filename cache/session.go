@@ -120,6 +120,7 @@ type mark struct {
 // pending is a built prompt awaiting its usage.
 type pending struct {
 	model     string
+	ttl       time.Duration
 	predicted int
 	raw       float64 // uncorrected token estimate
 	diverged  int
@@ -155,7 +156,8 @@ type Session struct {
 	context      string // the stable user message, rendered from the above
 	marks        []mark
 	dirty        bool
-	last         time.Time // time of the previous Build
+	last         time.Time     // time of the previous Build
+	lastTTL      time.Duration // the cache lifetime that Build asked for
 	prev         []Message
 	prevGen      int
 	// estimation and tracking
@@ -224,7 +226,8 @@ type Prompt struct {
 	Messages []Message
 	// Model is the request's model.
 	Model string
-	// TTL is the cache lifetime to ask for (prompt_cache_options.ttl).
+	// TTL is the cache lifetime to ask for (prompt_cache_options.ttl):
+	// Request.TTL, else Config.TTL.
 	TTL time.Duration
 	// EstimatedTokens estimates the prompt tokens, tools included.
 	EstimatedTokens int
@@ -265,6 +268,10 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		now = s.now()
 	}
 	model := cmp.Or(req.Model, s.model)
+	ttl := cmp.Or(req.TTL, s.ttl)
+	if ttl != 5*time.Minute && ttl != time.Hour {
+		return nil, fmt.Errorf("cache: ttl %v not supported: use 5m or 1h", ttl)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -274,7 +281,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	switch {
 	case s.last.IsZero():
 		reasons = append(reasons, "start")
-	case now.Sub(s.last) >= s.ttl:
+	case now.Sub(s.last) >= s.lastTTL: // what the previous request asked the provider to keep
 		reasons = append(reasons, "cold")
 	case project != s.projectBlock:
 		reasons = append(reasons, "project")
@@ -326,7 +333,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	p := &Prompt{
 		Messages:   slices.Clone(msgs), // the caller may modify its copy
 		Model:      model,
-		TTL:        s.ttl,
+		TTL:        ttl,
 		Diverged:   -1,
 		Layout:     strings.Join(reasons, ","),
 		Trimmed:    trimmed,
@@ -354,7 +361,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	}
 	if totalTokens >= s.track.min {
 		p.PredictedCachedTokens = s.track.blocks(min(sharedTokens, totalTokens))
-		s.track.add(now, s.ttl, model, msgs)
+		s.track.add(now, ttl, model, msgs)
 	}
 	var where, near string
 	if s.prev != nil {
@@ -367,11 +374,11 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		s.log.Debug("cache: stable prefix rewritten", "reason", p.Layout, "diverged_at", p.Diverged, "in", where, "trimmed", trimmed)
 	}
 	s.prev, s.prevGen = msgs, s.track.gen
-	s.last = now
+	s.last, s.lastTTL = now, ttl
 
 	s.nextHandle++
 	p.Handle = s.nextHandle
-	s.pend[p.Handle] = pending{model: model, predicted: p.PredictedCachedTokens, raw: raw, diverged: p.Diverged, where: where, near: near}
+	s.pend[p.Handle] = pending{model: model, ttl: ttl, predicted: p.PredictedCachedTokens, raw: raw, diverged: p.Diverged, where: where, near: near}
 	s.pendOrder = append(s.pendOrder, p.Handle)
 	if len(s.pendOrder) > maxPending {
 		delete(s.pend, s.pendOrder[0])

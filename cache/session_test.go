@@ -683,6 +683,70 @@ func TestOneHourWritePrice(t *testing.T) {
 	}
 }
 
+// TestTTLChangedAtRunTime: a session started with 5m whose requests then
+// ask for 1h (issue 13 item 6): the prompt carries 1h, its writes are
+// priced at the 1h rate, follow-ups too, and after 6 idle minutes the
+// layout is not rewritten as if the cache were cold; past an hour it is.
+func TestTTLChangedAtRunTime(t *testing.T) {
+	docs := workspace(t, "header.go")
+	s := newSession(t, cache.Config{Model: "m", Prices: cache.Prices{"m": {Input: 2, CacheWrite5m: 2, CacheWrite1h: 4}}})
+	req := request(docs, 0, 10, "explain", t0)
+	req.TTL = time.Hour
+	p := build(t, s, req)
+	if p.TTL != time.Hour {
+		t.Errorf("prompt TTL %v, want 1h", p.TTL)
+	}
+	a, err := s.Record(p.Handle, cache.Usage{PromptTokens: 1_000_000, CacheWriteTokens: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(a.InputCostUSD-4.0) > 1e-9 {
+		t.Errorf("1h write of 1M tokens cost %v, want 4.00 (priced at the session's 5m rate?)", a.InputCostUSD)
+	}
+	f, _ := s.RecordFollowUp("m", cache.Usage{PromptTokens: 1_000_000, CacheWriteTokens: 1_000_000, CacheTTL: time.Hour})
+	if math.Abs(f.InputCostUSD-4.0) > 1e-9 {
+		t.Errorf("1h follow-up write cost %v, want 4.00", f.InputCostUSD)
+	}
+	req = request(docs, 0, 12, "explain", t0.Add(6*time.Minute))
+	req.TTL = time.Hour
+	if p := build(t, s, req); strings.Contains(p.Layout, "cold") || p.PredictedCachedTokens == 0 {
+		t.Errorf("6 minutes idle with a 1h cache: layout %q, predicted %d cached", p.Layout, p.PredictedCachedTokens)
+	}
+	req = request(docs, 0, 12, "explain", t0.Add(6*time.Minute+61*time.Minute))
+	if p := build(t, s, req); !strings.Contains(p.Layout, "cold") || p.TTL != 5*time.Minute {
+		t.Errorf("an hour idle: layout %q, TTL %v", p.Layout, p.TTL)
+	}
+	// Back to 5m: the next idle gap is judged by 5m again.
+	req = request(docs, 0, 12, "explain", t0.Add(6*time.Minute+61*time.Minute+6*time.Minute))
+	if p := build(t, s, req); !strings.Contains(p.Layout, "cold") {
+		t.Errorf("6 minutes idle after a 5m request: layout %q", p.Layout)
+	}
+	req.TTL = 2 * time.Hour
+	if _, err := s.Build(req); err == nil {
+		t.Error("a 2h TTL was accepted")
+	}
+}
+
+// TestEstimatedUsage: usage the caller estimated (the reply had none) is
+// priced and counted as estimated, and does not move the estimator.
+func TestEstimatedUsage(t *testing.T) {
+	docs := workspace(t, "header.go")
+	s := newSession(t, cache.Config{Model: "m", Prices: cache.Prices{"m": {Input: 2, Output: 10}}})
+	p := build(t, s, request(docs, 0, 10, "explain", t0))
+	if _, err := s.Record(p.Handle, cache.Usage{PromptTokens: 10 * p.EstimatedTokens, CompletionTokens: 100_000, Estimated: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.RecordFollowUp("m", cache.Usage{PromptTokens: 100, Estimated: true})
+	st := s.Stats()
+	if st.EstimatedUsage != 2 || st.UnknownUsage != 0 || st.Requests != 2 || st.CostUSD < 1 || st.TokensPerEstimate != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	js, _ := json.Marshal(st)
+	if !bytes.Contains(js, []byte(`"estimatedUsage":2`)) {
+		t.Errorf("kimi.stats JSON %s", js)
+	}
+}
+
 // logBuffer collects debug logs.
 type logBuffer struct {
 	mu  sync.Mutex

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -52,6 +53,10 @@ type Stats struct {
 	UnpricedRequests int64 `json:"unpricedRequests"`
 	// UnknownUsage counts requests recorded without usage.
 	UnknownUsage int64 `json:"unknownUsage"`
+	// EstimatedUsage counts requests whose token counts are the caller's
+	// estimates (the reply carried no usage, see Usage.Estimated): the
+	// totals and costs above include them.
+	EstimatedUsage int64 `json:"estimatedUsage"`
 	// Built counts the prompts built; EstimatedTokens and
 	// PredictedCachedTokens sum their estimates and predictions.
 	Built                 int64 `json:"built"`
@@ -108,8 +113,11 @@ func (s *Session) Record(h Handle, u Usage) (Accounting, error) {
 		s.stats.UnknownUsage++
 		return a, nil
 	}
+	s.addUsageLocked(&a, p.model, u, cmp.Or(u.CacheTTL, p.ttl))
+	if u.Estimated {
+		return a, nil // an estimate cannot correct the estimator
+	}
 	s.est.observe(p.raw, u.PromptTokens)
-	s.addUsageLocked(&a, p.model, u)
 	if miss := p.predicted - u.CachedTokens; miss > s.track.block {
 		s.log.Debug("cache: fewer tokens cached than predicted",
 			"predicted", p.predicted, "cached", u.CachedTokens, "prompt", u.PromptTokens,
@@ -126,9 +134,12 @@ func checkUsage(u Usage) error {
 	return nil
 }
 
-// addUsageLocked adds a recorded request's tokens and cost to the totals.
-// Precondition: s.mu is held.
-func (s *Session) addUsageLocked(a *Accounting, model string, u Usage) {
+// addUsageLocked adds a recorded request's tokens and cost to the totals,
+// its cache writes priced for ttl. Precondition: s.mu is held.
+func (s *Session) addUsageLocked(a *Accounting, model string, u Usage, ttl time.Duration) {
+	if u.Estimated {
+		s.stats.EstimatedUsage++
+	}
 	s.stats.PromptTokens += int64(u.PromptTokens)
 	s.stats.CachedTokens += int64(u.CachedTokens)
 	s.stats.CacheWriteTokens += int64(u.CacheWriteTokens)
@@ -136,7 +147,7 @@ func (s *Session) addUsageLocked(a *Accounting, model string, u Usage) {
 	s.stats.ReasoningTokens += int64(u.ReasoningTokens)
 	if price, ok := s.prices[model]; ok {
 		a.Priced = true
-		a.InputCostUSD, a.OutputCostUSD, a.UncachedInputCostUSD = price.cost(u, s.ttl == time.Hour)
+		a.InputCostUSD, a.OutputCostUSD, a.UncachedInputCostUSD = price.cost(u, ttl == time.Hour)
 		s.stats.InputCostUSD += a.InputCostUSD
 		s.stats.CostUSD += a.InputCostUSD + a.OutputCostUSD
 		s.stats.UncachedInputCostUSD += a.UncachedInputCostUSD

@@ -102,6 +102,12 @@ type Request struct {
 	// Model is the model the prompt is for; it selects the price.
 	// Empty means Config.Model.
 	Model string
+	// TTL is the cache lifetime this request asks for (5m or 1h); zero
+	// means Config.TTL. The caller sends Prompt.TTL on the wire, so that
+	// the request, the layout's idea of a cold cache and the price of its
+	// cache writes all follow the one setting, even when it changes
+	// between requests.
+	TTL time.Duration
 	// Now is the time of the request; zero means Config.Now().
 	Now time.Time
 }
@@ -122,6 +128,14 @@ type Usage struct {
 	// ReasoningTokens (completion_tokens_details.reasoning_tokens) is the
 	// reasoning part of CompletionTokens.
 	ReasoningTokens int `json:"reasoningTokens"`
+	// Estimated marks counts that are the caller's own estimate, because
+	// the reply carried no usage: they are priced and counted in
+	// Stats.EstimatedUsage, but never correct the token estimator.
+	Estimated bool `json:"estimated,omitempty"`
+	// CacheTTL is the cache lifetime the request asked for, which prices
+	// its cache writes; zero means the TTL of the prompt it continues
+	// (Record) or Config.TTL (RecordFollowUp).
+	CacheTTL time.Duration `json:"-"`
 }
 
 // Handle identifies a built prompt, to Record its usage once the reply came.
