@@ -589,3 +589,21 @@ func TestOpenCounts(t *testing.T) {
 		t.Errorf("MaxOpen after Reset = %d", peak)
 	}
 }
+
+// FuzzParseRequest: no request body makes the validator panic, and what
+// it accepts it renders.
+func FuzzParseRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":"hi"}]}`,
+		`{"model":"kimi-k3.1-pro","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":"u"}]}],"tools":[{"type":"web_search"},{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],"tool_choice":{"type":"function","function":{"name":"f"}}}`,
+		`{"model":"kimi-k3","messages":[{"role":"user","content":"q"},{"role":"assistant","reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"x"}],"reasoning_effort":"max","response_format":{"type":"json_schema","json_schema":{"name":"r","schema":{}}}}`,
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, lenient bool) {
+		r, err := parseRequest(body, DefaultModels, lenient, lenient)
+		if err == nil {
+			Render(r)
+		}
+	})
+}
