@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
@@ -29,8 +30,17 @@ const MaxRounds = tools.MaxRounds
 // Sentinel errors of Run.
 var (
 	// ErrNoAnswer: the model spent max_completion_tokens thinking and wrote
-	// no answer.
-	ErrNoAnswer = errors.New("the model used its whole output budget thinking and wrote no answer")
+	// no answer. It is model.ErrNoAnswer, the one value for the condition,
+	// re-exported so that callers of assist need not import model.
+	ErrNoAnswer = model.ErrNoAnswer
+	// ErrCutOff: the answer stopped at max_completion_tokens (finish_reason
+	// length) and is incomplete: an explanation so cut is shown but never
+	// kept, an edit is asked once more with a larger budget (model.ErrCutOff).
+	ErrCutOff = model.ErrCutOff
+	// ErrFinishReason: the provider ended the answer with a finish_reason
+	// the API does not define (content_filter…); it is not used
+	// (model.ErrFinishReason).
+	ErrFinishReason = model.ErrFinishReason
 	// ErrNoChange: an edit action ended without any change.
 	ErrNoChange = errors.New("the model proposed no change")
 )
@@ -130,6 +140,9 @@ type Options struct {
 	// slot before its first model call and gives it back when its model
 	// work ends (see Gate).
 	Gate Gate
+	// Now is the prompt session's clock (time.Now if nil); tests move it
+	// to let the provider's cache expire, or not.
+	Now func() time.Time
 }
 
 // Gate hands out model-stream slots (the job engine, assist/jobs,
@@ -153,6 +166,8 @@ type Engine struct {
 	prompts   *cache.Session
 	tools     []model.Tool
 	explains  *Explanations
+
+	noUsage sync.Once // the log says once that replies carry no usage
 
 	// mu guards cfg and client, replaced together by SetConfig.
 	mu     sync.Mutex
@@ -181,6 +196,7 @@ func NewEngine(opts Options) (*Engine, error) {
 		Prices: cachePrices(opts.Config),
 		TTL:    opts.Config.CacheTTLDuration(),
 		Logger: log,
+		Now:    opts.Now,
 	})
 	if err != nil {
 		return nil, err
@@ -204,6 +220,7 @@ func (e *Engine) SetConfig(cfg config.Config) {
 		APIKey:      key,
 		HTTPClient:  e.http,
 		Logger:      e.log,
+		WaitTimeout: cfg.WaitTimeout,
 	})
 	e.mu.Lock()
 	e.cfg = cfg
@@ -310,22 +327,36 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		Action:      a.Name,
 		Instruction: instruction,
 		Model:       a.Model,
+		// The one source of the TTL: the prompt's layout, the price of
+		// its cache writes and prompt_cache_options.ttl all follow it.
+		TTL: cfg.CacheTTLDuration(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the prompt: %w", err)
 	}
+	budget, note, err := fitWindow(prompt.EstimatedTokens, a.MaxCompletionTokens)
+	if err != nil {
+		return out, err
+	}
+	if note != "" {
+		e.log.Info(note, "action", a.Name)
+		sink.Status(note)
+	}
+	effort, _ := config.EffortFor(a.Model, a.ReasoningEffort) // kimi-k3: max only
 	req := &model.Request{
 		Model:               a.Model,
 		Messages:            modelMessages(prompt.Messages),
-		ReasoningEffort:     string(a.ReasoningEffort),
-		MaxCompletionTokens: a.MaxCompletionTokens,
+		ReasoningEffort:     string(effort),
+		MaxCompletionTokens: budget,
 		Tools:               e.tools,
 		ToolChoice:          model.ToolChoiceAuto,
-		PromptCache:         model.ImplicitCache(cfg.CacheTTL),
+		PromptCache:         model.ImplicitCache(ttlName(prompt.TTL)),
 	}
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo})
 	exec := tools.NewExecutor(set, e.log)
-	sc := &streamingCompleter{e: e, client: client, sink: sink, handle: prompt.Handle, out: out}
+	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out,
+		edit: a.Result == config.ResultEdit, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
+		room: windowRoom(prompt.EstimatedTokens)}
 	defer sc.release()
 	res, err := tools.Loop(ctx, sc, req, exec, tools.LoopOptions{
 		MaxRounds:   MaxRounds,
@@ -337,6 +368,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	// checked and applied.
 	sc.release()
 	if err != nil {
+		if a.Result == config.ResultExplain {
+			out.Text = sink.redact(sc.partial) // shown, never stored
+		}
 		return out, err
 	}
 	out.Text = sink.redact(res.Final.Content)
@@ -386,16 +420,23 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 var ErrKeyInEdit = errors.New("edit refused")
 
 // streamingCompleter is the tools.Completer of a task: it streams each
-// round's reply to the sink as it arrives and accounts for its usage.
+// round's reply to the sink as it arrives, checks how it ended, and
+// accounts for its usage.
 type streamingCompleter struct {
-	e       *Engine
-	client  *model.Client
-	sink    *redactingSink
-	handle  cache.Handle
-	out     *Outcome
-	rounds  int
-	slot    func() // gives the stream slot back; nil when none is held
-	queuing bool   // a "queued" status was shown
+	e         *Engine
+	client    *model.Client
+	sink      *redactingSink
+	prompt    *cache.Prompt
+	out       *Outcome
+	edit      bool          // an edit action: a cut-off answer is asked once more
+	waitLimit time.Duration // waitTimeout, for the waiting notice
+	room      int           // the largest output budget the context window leaves
+	rounds    int
+	retried   bool   // the one retry with a larger budget was made
+	partial   string // the last reply's answer text, complete or not
+	lastIn    int    // the last request's prompt tokens
+	slot      func() // gives the stream slot back; nil when none is held
+	queuing   bool   // a "queued" status was shown
 }
 
 // acquire takes a stream slot from the engine's gate, once per task: the
@@ -429,30 +470,103 @@ func (c *streamingCompleter) Complete(ctx context.Context, req *model.Request) (
 	if err := c.acquire(ctx); err != nil {
 		return nil, err
 	}
-	c.rounds++
-	if c.rounds > 1 {
-		c.sink.Status(fmt.Sprintf("round %d: sending tool results", c.rounds))
+	if c.rounds > 0 {
+		c.sink.Status(fmt.Sprintf("round %d: sending tool results", c.rounds+1))
 	}
-	resp, err := c.e.stream(ctx, c.client, req, c.sink)
-	c.sink.flush()
-	var u model.Usage
-	if resp != nil && resp.Usage != nil {
-		u = *resp.Usage
-	}
-	c.e.account(c.handle, c.rounds, req.Model, u, &c.out.Usage)
-	if err != nil {
+	for {
+		resp, err := c.call(ctx, req)
+		if err == nil {
+			err = finished(resp, req.MaxCompletionTokens)
+		}
+		// An edit cut off at its budget is worth nothing: ask once more
+		// with a larger one (bounded, see retryBudget). An explanation is
+		// shown as it is, and said to be cut off.
+		if c.edit && !c.retried && (errors.Is(err, ErrCutOff) || errors.Is(err, ErrNoAnswer)) {
+			if next := retryBudget(req.MaxCompletionTokens, c.room); next > 0 {
+				c.retried = true
+				msg := fmt.Sprintf("the answer was cut off at maxCompletionTokens (%d); asking once more with %d", req.MaxCompletionTokens, next)
+				c.e.log.Info(msg, "model", req.Model)
+				c.sink.Status(msg)
+				req.MaxCompletionTokens = next // later rounds keep it
+				continue
+			}
+		}
 		return resp, err
 	}
-	m := resp.Message
-	if resp.FinishReason == model.FinishLength && strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
-		return resp, fmt.Errorf("%w (max_completion_tokens %d; raise maxCompletionTokens)", ErrNoAnswer, req.MaxCompletionTokens)
-	}
-	return resp, nil
 }
 
-// stream sends req and forwards the reply to sink as it arrives.
-func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Request, sink Sink) (*model.Response, error) {
-	s, err := client.Stream(ctx, req)
+// finished tells whether a reply that streamed to its end is complete:
+// an answer, or tool calls to run.
+func finished(resp *model.Response, budget int) error {
+	m := resp.Message
+	if resp.FinishReason == model.FinishLength && strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
+		return fmt.Errorf("%w (max_completion_tokens %d; raise maxCompletionTokens)", ErrNoAnswer, budget)
+	}
+	return model.CheckFinish(resp.FinishReason, budget)
+}
+
+// call sends one request, streams its reply to the sink and records it.
+func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*model.Response, error) {
+	c.rounds++
+	resp, err := c.e.stream(ctx, c.client, req, c.sink, c.waitLimit)
+	c.sink.flush()
+	c.account(req, resp)
+	if resp != nil {
+		c.partial = resp.Message.Content
+	}
+	return resp, err
+}
+
+// account records a call's usage: the provider's, or, when the reply
+// carried none, kimi-lsp's own estimate, marked as such (said once in the
+// log). The first call is recorded against the built prompt, later ones
+// (tool rounds, a retry) as follow-ups; all are priced for the prompt's TTL.
+func (c *streamingCompleter) account(req *model.Request, resp *model.Response) {
+	var cu cache.Usage
+	switch {
+	case resp != nil && resp.Usage != nil:
+		u := resp.Usage
+		cu = cache.Usage{PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens,
+			CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}
+	case resp != nil:
+		in, cached := c.prompt.EstimatedTokens, c.prompt.PredictedCachedTokens
+		if c.rounds > 1 {
+			// The prompt, then what the rounds added; the provider holds
+			// the previous request's prompt in its cache.
+			in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(len(c.prompt.Messages), len(req.Messages)):]))
+			cached = c.lastIn
+		}
+		cu = estimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
+		c.e.noUsage.Do(func() {
+			c.e.log.Info("the provider sends no usage with its replies: kimi.stats counts kimi-lsp's own token estimates for them (estimatedUsage)", "model", req.Model)
+		})
+	}
+	cu.CacheTTL = c.prompt.TTL
+	c.lastIn = cu.PromptTokens
+	var err error
+	if c.rounds == 1 {
+		_, err = c.e.prompts.Record(c.prompt.Handle, cu)
+	} else {
+		_, err = c.e.prompts.RecordFollowUp(req.Model, cu)
+	}
+	if err != nil {
+		c.e.log.Debug("usage not recorded", "error", err)
+	}
+	total := &c.out.Usage
+	total.PromptTokens += cu.PromptTokens
+	total.CachedTokens += cu.CachedTokens
+	total.CacheWriteTokens += cu.CacheWriteTokens
+	total.CompletionTokens += cu.CompletionTokens
+	total.ReasoningTokens += cu.ReasoningTokens
+	total.Estimated = total.Estimated || cu.Estimated
+}
+
+// stream sends req and forwards the reply to sink as it arrives. Until the
+// first event, the sink hears that the call is waiting (see waiter).
+func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Request, sink Sink, waitLimit time.Duration) (*model.Response, error) {
+	w := startWaiter(sink, req.Model, waitLimit)
+	defer w.stop()
+	s, err := client.Stream(model.WithTrace(ctx, w.trace()), req)
 	if err != nil {
 		return nil, err
 	}
@@ -460,6 +574,7 @@ func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Re
 	var acc model.Accumulator
 	for {
 		ev, err := s.Next()
+		w.stop() // the provider answered (or failed): no more waiting notices
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -475,33 +590,6 @@ func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Re
 		}
 	}
 	return &model.Response{ID: s.ID(), Model: s.Model(), Message: acc.Message(), FinishReason: acc.FinishReason(), Usage: acc.Usage()}, nil
-}
-
-// account records a call's usage: the first against the built prompt (it
-// corrects the estimator and checks the cache prediction), later rounds of
-// the tool loop as follow-ups.
-func (e *Engine) account(h cache.Handle, round int, modelName string, u model.Usage, total *cache.Usage) {
-	cu := cache.Usage{
-		PromptTokens:     u.PromptTokens,
-		CachedTokens:     u.CachedTokens,
-		CacheWriteTokens: u.CacheWriteTokens,
-		CompletionTokens: u.CompletionTokens,
-		ReasoningTokens:  u.ReasoningTokens,
-	}
-	var err error
-	if round == 1 {
-		_, err = e.prompts.Record(h, cu)
-	} else {
-		_, err = e.prompts.RecordFollowUp(modelName, cu)
-	}
-	if err != nil {
-		e.log.Debug("usage not recorded", "error", err)
-	}
-	total.PromptTokens += cu.PromptTokens
-	total.CachedTokens += cu.CachedTokens
-	total.CacheWriteTokens += cu.CacheWriteTokens
-	total.CompletionTokens += cu.CompletionTokens
-	total.ReasoningTokens += cu.ReasoningTokens
 }
 
 func modelMessages(ms []cache.Message) []model.Message {

@@ -79,8 +79,13 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 		}
 		msg := resp.Message
 		req.AppendAssistant(msg)
-		req.AnswerBuiltinCalls()
+		builtin := req.AnswerBuiltinCalls()
 		pending := req.PendingToolCalls()
+		if len(pending) == 0 && builtin > 0 {
+			// Only the provider's own calls ($web_search): their answers
+			// are appended; the model writes its answer in the next round.
+			continue
+		}
 		if len(pending) == 0 {
 			res.Final = msg
 			if !opts.ReplyDiff || !hasDiff(msg.Content) {

@@ -331,6 +331,9 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	out, err := engine.Run(ctx, *task, sink)
 	sink.clear()
 	if err != nil {
+		if out != nil && task.Action.Result == config.ResultExplain && out.Text != "" && !strings.HasSuffix(out.Text, "\n") {
+			fmt.Fprintln(stdout) // end the part of the answer that streamed
+		}
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "kimi-lsp: cancelled")
 			return 130
