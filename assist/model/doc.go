@@ -22,12 +22,18 @@
 // ErrBadRequest, ErrRateLimited, ErrServer), ErrTruncated for a stream that
 // stops early or tears a frame, ErrNoAnswer when thinking used the whole
 // completion budget, ErrTimeout for connect, first-byte and between-chunk
-// silence limits. There is no total timeout: a long thinking phase that keeps
-// streaming is never cut. Rate limits (429) are retried with jittered backoff
-// that honours Retry-After within bounded attempts and total wait; 5xx and
-// connection errors are retried a bounded number of times, then the fallback
-// base URL is tried. A stream is never retried once the provider answered
-// 200. Error texts never contain the API key.
+// silence limits and for a reply that has not started within WaitTimeout
+// (every attempt and the fallback included). There is no total timeout: a
+// long thinking phase that keeps streaming is never cut. A stream that ends
+// normally may still be incomplete: CheckFinish tells a cut-off answer
+// (ErrCutOff) and a finish_reason outside the seed's enum (ErrFinishReason)
+// from a complete one. A Trace in the context (WithTrace) hears each retry,
+// so a caller can tell a person why the answer is late. Rate limits (429)
+// are retried with jittered backoff that honours Retry-After within bounded
+// attempts and total wait; 5xx and connection errors are retried a bounded
+// number of times, then the fallback base URL is tried. A stream is never
+// retried once the provider answered 200. Error texts never contain the API
+// key.
 //
 // Multi-turn conversations append the assistant message back whole, with its
 // reasoning_content and tool_calls (Request.AppendAssistant), then one tool

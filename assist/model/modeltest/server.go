@@ -408,10 +408,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// does not say whether the provider lowers it or refuses; the
 		// stand-in refuses, as OpenAI and vLLM do, so that a client whose
 		// prompt and budget overflow the window is caught in tests.
-		if n := cachetest.Count(rec.Prompt); n+limit > ContextWindow {
-			s.fail(w, rec, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded",
-				fmt.Sprintf("the prompt (%d tokens) and max_completion_tokens (%d) exceed the context window of %d tokens", n, limit, ContextWindow))
-			return
+		// A token is at least one byte: most prompts need no count.
+		if len(rec.Prompt)+limit > ContextWindow {
+			if n := cachetest.Count(rec.Prompt); n+limit > ContextWindow {
+				s.fail(w, rec, http.StatusBadRequest, "invalid_request_error", "context_length_exceeded",
+					fmt.Sprintf("the prompt (%d tokens) and max_completion_tokens (%d) exceed the context window of %d tokens", n, limit, ContextWindow))
+				return
+			}
 		}
 	}
 	rule, idx := s.pick(req, rec.Prompt)
