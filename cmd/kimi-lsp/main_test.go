@@ -280,12 +280,7 @@ func TestDoctor(t *testing.T) {
 	// Issue 13 item 9: both models are checked, each with the effort its
 	// actions send; a model the provider refuses fails doctor.
 	t.Run("edit model refused", func(t *testing.T) {
-		srv := modeltest.NewServer(modeltest.Config{})
-		defer srv.Close()
-		var out, errb bytes.Buffer
-		env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL, "KIMI_MODEL=nope")
-		code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(env))
-		text := out.String()
+		_, code, text := doctorAgainstStandIn(t, "KIMI_MODEL=nope")
 		if code != 1 || !strings.Contains(text, "OK: kimi-k3.1-pro-highspeed") ||
 			!strings.Contains(text, `failed: nope (reasoning_effort high, for fix, rewrite, document, tests): the provider rejected the request`) ||
 			!strings.Contains(text, `model "nope" is not supported`) {
@@ -294,12 +289,7 @@ func TestDoctor(t *testing.T) {
 	})
 	// kimi-k3 accepts max only (seed 003): doctor sends max and says why.
 	t.Run("kimi-k3", func(t *testing.T) {
-		srv := modeltest.NewServer(modeltest.Config{})
-		defer srv.Close()
-		var out, errb bytes.Buffer
-		env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL, "KIMI_MODEL=kimi-k3")
-		code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(env))
-		text := out.String()
+		srv, code, text := doctorAgainstStandIn(t, "KIMI_MODEL=kimi-k3")
 		if code != 0 || !strings.Contains(text, "OK: kimi-k3 (reasoning_effort max, for fix, rewrite, document, tests); kimi-k3 accepts reasoning_effort max only") ||
 			!strings.Contains(text, `reasoningEffort.fix = "max" (from the model kimi-k3, which accepts reasoning_effort max only)`) {
 			t.Errorf("doctor with KIMI_MODEL=kimi-k3: code %d, output:\n%s", code, text)
@@ -312,12 +302,7 @@ func TestDoctor(t *testing.T) {
 	})
 	// Issue 15 item 4: one reason per message.
 	t.Run("no key, own endpoint", func(t *testing.T) {
-		srv := modeltest.NewServer(modeltest.Config{})
-		defer srv.Close()
-		var out, errb bytes.Buffer
-		env := testEnv(t, "KIMI_BASE_URL="+srv.URL)
-		code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(env))
-		text := out.String()
+		_, code, text := doctorAgainstStandIn(t, "KIMI_API_KEY=")
 		if code != 1 || !strings.Contains(text, "no API key is configured") || strings.Contains(text, "refused the API key") {
 			t.Errorf("doctor without a key against an endpoint that wants one: code %d, output:\n%s", code, text)
 		}

@@ -30,6 +30,27 @@ func userConfig(t *testing.T, env []string, toml string) {
 	}
 }
 
+// doctorAgainstStandIn runs "kimi-lsp doctor" against a fresh stand-in
+// with its key and URL, then env (later entries win), and returns the
+// stand-in, the exit code and stdout.
+func doctorAgainstStandIn(t *testing.T, env ...string) (*modeltest.Server, int, string) {
+	t.Helper()
+	srv := modeltest.NewServer(modeltest.Config{})
+	t.Cleanup(srv.Close)
+	vars := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	list := testEnv(t)
+	for k, v := range vars {
+		list = append(list, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(list))
+	return srv, code, out.String()
+}
+
 // TestExplainCutOffExitsNonZero (issue 13 item 1): the part that streamed
 // is printed, stderr says it was cut off and why, the exit code is 1.
 func TestExplainCutOffExitsNonZero(t *testing.T) {
