@@ -500,7 +500,7 @@ func (c *streamingCompleter) Complete(ctx context.Context, req *model.Request) (
 func finished(resp *model.Response, budget int) error {
 	m := resp.Message
 	if resp.FinishReason == model.FinishLength && strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
-		return fmt.Errorf("%w (max_completion_tokens %d; raise maxCompletionTokens)", ErrNoAnswer, budget)
+		return fmt.Errorf("%w (max_completion_tokens %d)", ErrNoAnswer, budget)
 	}
 	return model.CheckFinish(resp.FinishReason, budget)
 }
