@@ -94,7 +94,12 @@ func TestFlagsAfterTheFile(t *testing.T) {
 			t.Errorf("kimi-lsp %q: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
 		}
 	}
-	r := runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "make it subtract", "--write")
+	// --model picks the model of one run, as a local server needs.
+	r := runBinary(t, env, dir, "explain", "calc.go:3-5", "--model", "kimi-k3.1-pro")
+	if reqs := srv.Requests(); r.code != 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), `"model":"kimi-k3.1-pro"`) {
+		t.Errorf("explain --model kimi-k3.1-pro: exit %d, stderr %q, the request did not name the model", r.code, r.stderr)
+	}
+	r = runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "make it subtract", "--write")
 	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); r.code != 0 || !strings.Contains(string(b), "a - b") {
 		t.Errorf("edit FILE -m … --write: exit %d, stderr %q, file:\n%s", r.code, r.stderr, b)
 	}

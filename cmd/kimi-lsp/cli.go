@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -315,11 +316,12 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	var lf logFlags
 	lf.register(fs)
 	question := fs.String("m", "", "a `question` about the code (optional)")
+	model := modelFlag(fs)
 	pos, code, ok := parseFlags(fs, args, stdout, 1)
 	if !ok {
 		return code
 	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], config.ActionExplain, *question, false)
+	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], config.ActionExplain, *question, *model, false)
 }
 
 // cmdEdit asks for an edit and prints it as a unified diff; --write writes
@@ -331,6 +333,7 @@ func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	instruction := fs.String("m", "", "the `instruction` (required for rewrite, the default action)")
 	write := fs.Bool("write", false, "write the edit to the files (else only print the diff)")
 	action := fs.String("action", config.ActionRewrite, "the action `NAME`: rewrite, fix, document, tests or one defined in the configuration")
+	model := modelFlag(fs)
 	pos, code, ok := parseFlags(fs, args, stdout, 1)
 	if !ok {
 		return code
@@ -340,10 +343,16 @@ func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stderr, "Usage: kimi-lsp edit FILE[:START[-END]] -m \"instruction\" [--write] [--action NAME]\n")
 		return 2
 	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], *action, *instruction, *write)
+	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], *action, *instruction, *model, *write)
 }
 
-func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv func(string) string, arg, action, instruction string, write bool) int {
+// modelFlag registers --model, the model that answers one run.
+func modelFlag(fs *flag.FlagSet) *string {
+	return fs.String("model", "", "the `MODEL` that answers (default: fastModel for explain, model for edit; "+
+		"for a local OpenAI-compatible server, the name it serves)")
+}
+
+func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv func(string) string, arg, action, instruction, model string, write bool) int {
 	if lf.level == "" {
 		lf.level = "warn"
 	}
@@ -353,6 +362,9 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 2
 	}
 	defer env.close()
+	if model != "" {
+		env.cfg.Model, env.cfg.FastModel = model, model
+	}
 	tg, err := parseTarget(arg)
 	if err == nil {
 		err = checkTarget(tg)
