@@ -29,10 +29,15 @@ if want lsp || want nvim || want emacs; then
 fi
 
 if want vscode; then
-  echo "== editors/vscode: npm ci, compile, unit tests, package"
+  echo "== editors/vscode: npm ci, compile, unit tests, package (esbuild bundle), the bundle activates"
   (cd "$repo/editors/vscode" && npm ci --no-audit --no-fund --loglevel=error && npm test)
-  (cd "$repo/editors/vscode" && npx vsce package --skip-license --out "$tmp/kimi-lsp.vsix" >/dev/null && test -s "$tmp/kimi-lsp.vsix")
-  echo "packaged $(du -h "$tmp/kimi-lsp.vsix" | cut -f1) .vsix"
+  (cd "$repo/editors/vscode" && npx vsce package --no-dependencies --skip-license --out "$tmp/kimi-lsp.vsix" >"$tmp/vsce.log" 2>&1) ||
+    { cat "$tmp/vsce.log"; exit 1; }
+  if grep -q WARNING "$tmp/vsce.log"; then
+    cat "$tmp/vsce.log"; echo "vsce warned (the package must hold the bundle only)"; exit 1
+  fi
+  (cd "$repo/editors/vscode" && KIMI_EXTENSION_MAIN="$PWD/dist/extension.js" node --test out/test/activation.test.js)
+  echo "packaged $(du -h "$tmp/kimi-lsp.vsix" | cut -f1) .vsix $(grep -o '([0-9]* files' "$tmp/vsce.log" | tr -d '(')"
 fi
 
 files=()
