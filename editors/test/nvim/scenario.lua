@@ -154,7 +154,7 @@ local ok, err = pcall(function()
     else
       check(explain.last.source == nil, 'came from window/showMessage', tostring(explain.last.source))
     end
-    wait(10000, function()
+    wait(30000, function()
       return has('end') ~= nil
     end, 'progress end')
     local begin = has('begin')
@@ -167,7 +167,7 @@ local ok, err = pcall(function()
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
     vim.api.nvim_set_current_win(code_win)
     vim.cmd('KimiStats')
-    wait(10000, function()
+    wait(30000, function()
       return kimi.last_stats ~= nil
     end, ':KimiStats')
     local st = kimi.last_stats
@@ -210,12 +210,12 @@ local ok, err = pcall(function()
     end, 'the first report of the slow stream')
     check(kimi.statusline():match('^Kimi: Explain') ~= nil, 'the statusline shows the running job', kimi.statusline())
     vim.cmd('KimiCancel')
-    wait(10000, function()
+    wait(30000, function()
       return has('end') ~= nil
     end, 'progress end after :KimiCancel')
     local e = has('end')
     check((e.message or ''):lower():find('cancel') ~= nil, 'the job ended as cancelled', e.message)
-    local hung = vim.wait(10000, function()
+    local hung = vim.wait(30000, function()
       local f = io.open(os.getenv('KIMI_STANDIN_STDERR') or '', 'r')
       if not f then
         return false
