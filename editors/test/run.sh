@@ -6,7 +6,7 @@
 # any failure.
 #
 #   editors/test/run.sh            # everything
-#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, lsp, nvim, emacs
+#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, ci, lsp, nvim, emacs
 #   KIMI_E2E_EMACS=1 editors/test/run.sh      # also Emacs + eglot (emacs-nox elpa-eglot)
 set -euo pipefail
 
@@ -17,6 +17,15 @@ want() {
   if [[ "$1" == emacs && -z "$only" ]]; then [[ "${KIMI_E2E_EMACS:-}" == 1 ]]; return; fi
   [[ -z "$only" || "$only" == "$1" ]]
 }
+
+# need TOOL WHAT: stop with a sentence when TOOL is missing.
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "editors/test/run.sh: $1 not found: $2" >&2; exit 1; }
+}
+need node "the editor tests need Node.js ≥ 20.10 (https://nodejs.org); .ci/run checks and installs what they need"
+need npm "the editor tests install their packages with npm (it comes with Node.js)"
+if want lsp || want nvim || want emacs; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
+if want nvim; then need nvim "the Neovim tests need Neovim ≥ 0.7 (Debian: apt-get install neovim)"; fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -42,6 +51,7 @@ fi
 
 files=()
 want helix && files+=(helix.test.mjs)
+want ci && files+=(ci.test.mjs)
 want lsp && files+=(lsp.test.mjs)
 want nvim && files+=(nvim.test.mjs)
 want emacs && files+=(emacs.test.mjs)
