@@ -3,6 +3,7 @@ package workspace
 import (
 	"cmp"
 	"slices"
+	"sync"
 )
 
 // Project languages: the prompt's project block names the workspace's main
@@ -74,18 +75,46 @@ func ProjectLanguages(paths []string) []string {
 	return nil
 }
 
-// Languages returns the main languages of the files of every folder whose
-// first scan is done (see ProjectLanguages); nil before that.
+// Languages returns the main languages of the folders' files (see
+// ProjectLanguages), nil on a nil Folders or before any first scan is done.
+// They are counted once, when every folder's first scan is done, and kept
+// until a folder is added or removed: the prompt's project block stays the
+// same from request to request (a change there rewrites the whole cached
+// prefix), and a request does not count a large workspace's files again.
 func (f *Folders) Languages() []string {
+	if f == nil {
+		return nil
+	}
+	views := f.Views()
+	f.langs.mu.Lock()
+	defer f.langs.mu.Unlock()
+	if f.langs.counted && slices.Equal(f.langs.views, views) {
+		return f.langs.list
+	}
 	var paths []string
-	for _, v := range f.Views() {
+	ready := true
+	for _, v := range views {
 		t := v.treeIfReady()
 		if t == nil {
+			ready = false
 			continue
 		}
 		for _, e := range t.Entries() {
 			paths = append(paths, e.Path)
 		}
 	}
-	return ProjectLanguages(paths)
+	list := ProjectLanguages(paths)
+	if ready {
+		f.langs.views, f.langs.list, f.langs.counted = views, list, true
+	}
+	return list
+}
+
+// languageMemo keeps the languages Folders.Languages counted and the
+// folders they were counted for.
+type languageMemo struct {
+	mu      sync.Mutex
+	counted bool
+	views   []*View
+	list    []string
 }

@@ -69,4 +69,29 @@ func TestFoldersLanguages(t *testing.T) {
 	if got := f.Languages(); !slices.Equal(got, []string{"go"}) {
 		t.Errorf("Languages = %q, want [go] (ignored files do not count)", got)
 	}
+	// Counted once per set of folders: new files do not change the
+	// project block within a session; a new folder does.
+	for i := range 5 {
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("s%d.py", i)), []byte("x = 1\n"), 0o644)
+	}
+	if got := f.Languages(); !slices.Equal(got, []string{"go"}) {
+		t.Errorf("after new files, Languages = %q, want [go] as counted", got)
+	}
+	other := t.TempDir()
+	for i := range 5 {
+		os.WriteFile(filepath.Join(other, fmt.Sprintf("m%d.rs", i)), nil, 0o644)
+	}
+	if err := f.Add(workspace.FileURI(other), ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Languages(); !slices.Contains(got, "rust") {
+		t.Errorf("after adding a Rust folder, Languages = %q, want rust among them", got)
+	}
+	var none *workspace.Folders
+	if got := none.Languages(); got != nil {
+		t.Errorf("nil Folders: %q", got)
+	}
 }

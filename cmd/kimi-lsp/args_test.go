@@ -267,3 +267,20 @@ func TestDescribeBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptNamesTheLanguages: the project block of the prompt names the
+// workspace's languages; a Go module says go, not "".
+func TestPromptNamesTheLanguages(t *testing.T) {
+	dir := goModule(t)
+	srv := modeltest.NewServer(modeltest.Config{})
+	defer srv.Close()
+	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	if r := runBinary(t, env, dir, "explain", "calc.go:3-5"); r.code != 0 {
+		t.Fatalf("explain: exit %d, stderr %q", r.code, r.stderr)
+	}
+	body := string(srv.Requests()[0].Body)
+	if !strings.Contains(body, `languages=\"go\"`) {
+		i := strings.Index(body, "<project")
+		t.Errorf("the prompt's project block does not say languages=\"go\": %.120s", body[max(i, 0):])
+	}
+}
