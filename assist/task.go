@@ -84,7 +84,7 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 	t := &Task{
 		Action:      a,
 		Instruction: strings.TrimSpace(r.Instruction),
-		Project:     cache.Project{Name: projectName(folders)},
+		Project:     cache.Project{Name: projectName(folders), Languages: folders.Languages()},
 		Active: cache.Document{
 			Path:       display,
 			Language:   languageOf(snap),

@@ -65,7 +65,7 @@ func newBenchSession(b *testing.B, texts []string) *benchSession {
 		inW.Close()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			b.Errorf("server did not stop after its input closed")
 		}
 	})

@@ -120,7 +120,7 @@ func (js *jobSession) settings(kimi map[string]any, applied func(*Server) bool) 
 		return []any{kimi}, nil
 	})
 	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !applied(js.session.srv) {
 		if time.Now().After(deadline) {
 			js.t.Fatalf("settings %v not applied", kimi)

@@ -221,11 +221,16 @@ func TestExplainStreams(t *testing.T) {
 	if !answered.Before(vals[len(vals)-1].At) {
 		t.Errorf("requests answered at %v, after the stream ended at %v", answered.Sub(start), vals[len(vals)-1].At.Sub(start))
 	}
-	// Reports are spread over the stream, not bunched at its end.
-	spread := reports[len(reports)-1].At.Sub(reports[0].At)
-	if spread < time.Second {
-		t.Errorf("reports spread over %v, want most of the ~2s stream", spread)
+	// Reports follow the stream, not bunched at its end: they show the
+	// answer growing (no clock: under load the stream may stretch).
+	distinct := map[string]bool{}
+	for _, r := range reports {
+		distinct[r.Message] = true
 	}
+	if len(distinct) < 5 || strings.Contains(reports[0].Message, "wraps around") {
+		t.Errorf("%d distinct reports, the first %q; want the text growing over the stream", len(distinct), reports[0].Message)
+	}
+	spread := reports[len(reports)-1].At.Sub(reports[0].At)
 	last := reports[len(reports)-1].Message
 	if !strings.Contains(explainText, strings.TrimPrefix(last, "…")) {
 		t.Errorf("last report %q is not a tail of the answer", last)
@@ -338,7 +343,7 @@ func TestCancelRoutes(t *testing.T) {
 			if end := js.progressEnd(`77`); end != "cancelled" {
 				t.Errorf("end message %q, want cancelled", end)
 			}
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(30 * time.Second)
 			for time.Now().Before(deadline) {
 				if r := js.srv.Requests(); len(r) == 1 && r[0].HungUp {
 					break

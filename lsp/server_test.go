@@ -82,7 +82,7 @@ func newSessionOpts(t *testing.T, opts Options, setup func(*Server)) *session {
 		inW.Close()
 		select {
 		case <-s.done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Errorf("server did not stop after its input closed")
 		}
 		if t.Failed() {
@@ -93,7 +93,7 @@ func newSessionOpts(t *testing.T, opts Options, setup func(*Server)) *session {
 }
 
 func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -132,7 +132,7 @@ func (s *session) text(uri string, version int32) string {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if snap, ok := s.srv.docs.Snapshot(u); ok && snap.Version >= version {
 			return snap.Text()
@@ -259,7 +259,7 @@ func TestLifecycleCodes(t *testing.T) {
 		if code != 0 {
 			t.Errorf("shutdown+exit: exit code %d, want 0", code)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("server did not exit")
 	}
 }
@@ -273,7 +273,7 @@ func TestExitWithoutShutdown(t *testing.T) {
 		if code != 1 {
 			t.Errorf("exit without shutdown: exit code %d, want 1", code)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("server did not exit")
 	}
 }
@@ -287,7 +287,7 @@ func TestEOFEndsCleanly(t *testing.T) {
 		if code != 0 {
 			t.Errorf("EOF: exit code %d, want 0", code)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("server did not exit on EOF")
 	}
 }
@@ -528,7 +528,7 @@ func TestParentDeathEndsSession(t *testing.T) {
 		if code != 1 {
 			t.Errorf("parent death: exit code %d, want 1", code)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("server did not notice the dead editor process")
 	}
 }
@@ -541,7 +541,7 @@ func TestWorkspaceFolders(t *testing.T) {
 		"added":   []any{map[string]any{"uri": string(workspace.FileURI(two)), "name": "two"}},
 		"removed": []any{map[string]any{"uri": string(workspace.FileURI(one)), "name": "one"}},
 	}})
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	var got []string
 	for time.Now().Before(deadline) {
 		got = got[:0]

@@ -72,6 +72,8 @@ type Folders struct {
 	mu    sync.RWMutex
 	opts  Options
 	views []*View // in the order added
+
+	langs languageMemo // see Languages
 }
 
 // NewFolders returns an empty set of folders.

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,20 +22,20 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"golang.org/x/term"
 )
 
 // cmdDoctor prints the effective configuration with the source of every
 // value (the key redacted) and checks the endpoint with a tiny request.
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("kimi-lsp doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("doctor", stderr)
 	var lf logFlags
 	lf.register(fs)
 	stats := fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
 	timeout := fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
 	offline := fs.Bool("offline", false, "skip the endpoint check")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
+		return code
 	}
 	if lf.level == "" {
 		lf.level = "error"
@@ -106,6 +109,7 @@ func printStats(w io.Writer, path string, redact func(string) string) {
 
 // target is FILE[:START[-END]] of the explain and edit commands.
 type target struct {
+	name       string // FILE as given
 	path       string // absolute
 	start, end int    // 1-based inclusive lines; 0 = whole file
 }
@@ -122,7 +126,7 @@ func parseTarget(s string) (target, error) {
 	if err != nil {
 		return t, err
 	}
-	t.path = abs
+	t.name, t.path = file, abs
 	if lines == "" {
 		return t, nil
 	}
@@ -137,6 +141,48 @@ func parseTarget(s string) (target, error) {
 		}
 	}
 	return t, nil
+}
+
+// checkTarget refuses a target that names no readable regular file or a
+// line range past the end of the file, before any request is made.
+func checkTarget(t target) error {
+	b, err := os.ReadFile(t.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file", t.name)
+	case err != nil:
+		return fmt.Errorf("cannot read %s: %w", t.name, err)
+	}
+	n := countLines(b)
+	lines := func() string {
+		if n == 1 {
+			return "1 line"
+		}
+		return fmt.Sprintf("%d lines", n)
+	}
+	switch {
+	case t.start == 0:
+		return nil
+	case t.start > n:
+		span := fmt.Sprintf("%d-%d", t.start, t.end)
+		if t.start == t.end {
+			span = strconv.Itoa(t.start)
+		}
+		return fmt.Errorf("%s:%s is past the end of %s, which has %s", t.name, span, t.name, lines())
+	case t.end > n:
+		return fmt.Errorf("%s:%d-%d ends past the end of %s, which has %s (%s:%d-%d is the rest of the file)", t.name, t.start, t.end, t.name, lines(), t.name, t.start, n)
+	}
+	return nil
+}
+
+// countLines counts the lines of a text: a final line without a newline
+// counts, an empty text has none.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // workspaceRoot is the nearest directory above path holding .git or
@@ -235,72 +281,56 @@ func (s *terminalSink) clear() {
 	}
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// isTerminal tells whether the stream (an *os.File for the real ones) is
+// a terminal.
+func isTerminal(stream any) bool {
+	f, ok := stream.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // cmdExplain streams an explanation of a file or line range to stdout.
 func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("kimi-lsp explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("explain", stderr)
 	var lf logFlags
 	lf.register(fs)
-	question := fs.String("m", "", "a question about the code (optional)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	question := fs.String("m", "", "a `question` about the code (optional)")
+	model := modelFlag(fs)
+	pos, code, ok := parseFlags(fs, args, stdout, 1)
+	if !ok {
+		return code
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: kimi-lsp explain FILE[:START[-END]] [-m question]")
-		return 2
-	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, fs.Arg(0), config.ActionExplain, *question, false)
+	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], config.ActionExplain, *question, *model, false)
 }
 
 // cmdEdit asks for an edit and prints it as a unified diff; --write writes
 // it.
 func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("kimi-lsp edit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("edit", stderr)
 	var lf logFlags
 	lf.register(fs)
-	instruction := fs.String("m", "", "the instruction (required)")
-	write := fs.Bool("write", false, "write the edit to the files")
-	action := fs.String("action", config.ActionRewrite, "the action: rewrite, fix, document, tests or a user-defined one")
-	if err := fs.Parse(reorder(args)); err != nil {
+	instruction := fs.String("m", "", "the `instruction` (required for rewrite, the default action)")
+	write := fs.Bool("write", false, "write the edit to the files (else only print the diff)")
+	action := fs.String("action", config.ActionRewrite, "the action `NAME`: rewrite, fix, document, tests or one defined in the configuration")
+	model := modelFlag(fs)
+	pos, code, ok := parseFlags(fs, args, stdout, 1)
+	if !ok {
+		return code
+	}
+	if *instruction == "" && *action == config.ActionRewrite {
+		fmt.Fprintln(stderr, `kimi-lsp edit: say what to change with -m "instruction" (or pick another --action: fix, document, tests)`)
+		fmt.Fprintf(stderr, "Usage: kimi-lsp edit FILE[:START[-END]] -m \"instruction\" [--write] [--action NAME]\n")
 		return 2
 	}
-	if fs.NArg() != 1 || (*instruction == "" && *action == config.ActionRewrite) {
-		fmt.Fprintln(stderr, `usage: kimi-lsp edit FILE[:START[-END]] -m "instruction" [--write]`)
-		return 2
-	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, fs.Arg(0), *action, *instruction, *write)
+	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], *action, *instruction, *model, *write)
 }
 
-// reorder moves flags after the positional argument to the front, so that
-// "edit FILE -m x --write" parses like "edit -m x --write FILE".
-func reorder(args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "-") {
-			flags = append(flags, a)
-			if !strings.Contains(a, "=") && i+1 < len(args) && a != "--write" && a != "-write" {
-				flags = append(flags, args[i+1])
-				i++
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	return append(flags, pos...)
+// modelFlag registers --model, the model that answers one run.
+func modelFlag(fs *flag.FlagSet) *string {
+	return fs.String("model", "", "the `MODEL` that answers (default: fastModel for explain, model for edit; "+
+		"for a local OpenAI-compatible server, the name it serves)")
 }
 
-func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv func(string) string, arg, action, instruction string, write bool) int {
+func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv func(string) string, arg, action, instruction, model string, write bool) int {
 	if lf.level == "" {
 		lf.level = "warn"
 	}
@@ -310,7 +340,13 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 2
 	}
 	defer env.close()
+	if model != "" {
+		env.cfg.Model, env.cfg.FastModel = model, model
+	}
 	tg, err := parseTarget(arg)
+	if err == nil {
+		err = checkTarget(tg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
@@ -337,6 +373,12 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "kimi-lsp: cancelled")
 			return 130
+		}
+		if errors.Is(err, assist.ErrNoChange) && out != nil && strings.TrimSpace(out.Text) != "" {
+			// The model's answer says why it changed nothing: show it
+			// (on stderr: stdout carries only diffs).
+			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.Redact(out.Text)))
+			return 1
 		}
 		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
 		return 1

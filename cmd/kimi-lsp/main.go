@@ -19,49 +19,90 @@ func main() {
 	os.Exit(code)
 }
 
-// run is the whole program, callable from tests: args without the program
-// name, the three standard streams and the environment.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "serve":
-		return cmdServe(ctx, args, stdin, stdout, stderr, getenv)
-	case "version":
-		fmt.Fprintf(stdout, "kimi-lsp %s\n", version())
-		return 0
-	case "doctor":
-		return cmdDoctor(ctx, args, stdout, stderr, getenv)
-	case "explain":
-		return cmdExplain(ctx, args, stdout, stderr, getenv)
-	case "edit":
-		return cmdEdit(ctx, args, stdout, stderr, getenv)
-	case "help":
-		usage(stdout)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "kimi-lsp: unknown command %q\n\n", cmd)
-		usage(stderr)
-		return 2
+// streams are a command's standard streams and environment.
+type streams struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// command is one subcommand. Its flags are those its run function
+// registers with newFlagSet; "kimi-lsp help" shows them (see help.go).
+type command struct {
+	name string
+	// args is the synopsis of the positional arguments ("" for none).
+	args string
+	// summary says what the command does, in a line or two.
+	summary string
+	run     func(ctx context.Context, args []string, s streams) int
+}
+
+// commands are kimi-lsp's subcommands, in the order help lists them (set
+// in init: help, which the commands call, reads the table).
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "serve", summary: "serve the Language Server Protocol on stdin/stdout (the default: editors start kimi-lsp this way)",
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdServe(ctx, args, s.stdin, s.stdout, s.stderr, s.getenv)
+			}},
+		{name: "explain", args: "FILE[:START[-END]]", summary: "stream an explanation of the file or line range to stdout",
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdExplain(ctx, args, s.stdout, s.stderr, s.getenv)
+			}},
+		{name: "edit", args: "FILE[:START[-END]]", summary: "print the model's edit as a unified diff; --write applies it",
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdEdit(ctx, args, s.stdout, s.stderr, s.getenv)
+			}},
+		{name: "doctor", summary: "print the effective configuration and where each value came from (the API key redacted), and check that the endpoint answers",
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdDoctor(ctx, args, s.stdout, s.stderr, s.getenv)
+			}},
+		{name: "version", summary: "print the version, the VCS revision and the Go toolchain of this build",
+			run: func(ctx context.Context, args []string, s streams) int { return cmdVersion(args, s.stdout, s.stderr) }},
+		{name: "help", args: "[COMMAND]", summary: "print this help, or one command's",
+			run: func(ctx context.Context, args []string, s streams) int { return cmdHelp(ctx, args, s.stdout, s.stderr) }},
 	}
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `Usage:
-  kimi-lsp [--stdio] [--log-file FILE] [--log-level LEVEL]
-        serve the Language Server Protocol on stdin/stdout
-  kimi-lsp version
-        print the version
-  kimi-lsp doctor [--stats] [--timeout 10s]
-        print the effective configuration and where each value came from
-        (the API key redacted), and check that the endpoint answers
-  kimi-lsp explain FILE[:START[-END]]
-        stream an explanation of the file or line range to stdout
-  kimi-lsp edit FILE[:START[-END]] -m "instruction" [--write]
-        print the model's edit as a unified diff; write it with --write
+// lookup returns the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
 
-Environment: KIMI_API_KEY, KIMI_BASE_URL, KIMI_MODEL (see README.md).
-`)
+// run is the whole program, callable from tests: args without the program
+// name, the three standard streams and the environment.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	s := streams{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) == 0 || len(args[0]) == 0 || args[0][0] == '-' {
+		// No command: serve, as editors start us. A help flag here asks
+		// for the whole help, not serve's alone.
+		if wantsHelp(args) {
+			writeHelp(ctx, stdout)
+			return 0
+		}
+		return cmdServe(ctx, args, stdin, stdout, stderr, getenv)
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "kimi-lsp: unknown command %q (the commands: %s; \"kimi-lsp help\" says more)\n", args[0], commandNames())
+		return 2
+	}
+	return c.run(ctx, args[1:], s)
+}
+
+// cmdVersion prints the version.
+func cmdVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", stderr)
+	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
+		return code
+	}
+	fmt.Fprintf(stdout, "kimi-lsp %s\n", versionLine())
+	return 0
 }

@@ -96,7 +96,7 @@ func start(t *testing.T, env []string, args ...string) *process {
 		stdin.Close()
 		select {
 		case <-p.done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			cmd.Process.Kill()
 			t.Errorf("kimi-lsp did not exit after stdin closed")
 		}
@@ -111,14 +111,14 @@ func (p *process) wait(t *testing.T) int {
 	case <-p.done:
 		p.done <- nil // for the cleanup
 		return p.cmd.ProcessState.ExitCode()
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatalf("kimi-lsp did not exit; stderr:\n%s", p.stderr)
 		return -1
 	}
 }
 
 func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }

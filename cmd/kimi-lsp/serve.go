@@ -49,18 +49,18 @@ func parseLevel(s string) (slog.Level, error) {
 }
 
 func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("kimi-lsp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", stderr)
 	var lf logFlags
 	lf.register(fs)
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because VS Code passes it)")
-	fs.Int("clientProcessId", 0, "ignored; the editor's process id is taken from initialize")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.Int("clientProcessId", 0, "the editor's `PID`, ignored: kimi-lsp takes it from initialize")
+	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kimi-lsp: unexpected arguments %q\n", fs.Args())
-		return 2
+	if isTerminal(stdin) {
+		// A person typed the command: nothing would happen until they
+		// typed LSP frames, so say what this mode is for.
+		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C quits, "kimi-lsp help" lists every command)`)
 	}
 	env, err := setup(&lf, stderr, getenv)
 	if err != nil {
@@ -137,18 +137,39 @@ func (e *runEnv) onConfig(cfg config.Config) {
 	}
 }
 
-// version returns the module version and VCS revision the binary was built
-// from.
+// version returns the version of this build for logs and the editor: the
+// module version (a release tag for "go install …@vX", a pseudo-version
+// for a build in a git clone), else "devel", with the VCS revision when the
+// build recorded one.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
 	}
+	return describeBuild(bi, false)
+}
+
+// versionLine is the line "kimi-lsp version" prints: version() with the
+// commit time and the Go toolchain, and what to do when the build recorded
+// neither a module version nor a revision.
+func versionLine() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel (no build information in this binary)"
+	}
+	return describeBuild(bi, true)
+}
+
+// describeBuild words bi: "v1.2.3", "v0.0.0-20261201111908-0e08bdbd2d07
+// (0e08bdbd2d07)", "devel (0e08bdbd2d07+dirty)". long adds the commit time
+// and the Go version, and for a build that recorded neither a module
+// version nor a revision, a second line saying how to get them.
+func describeBuild(bi *debug.BuildInfo, long bool) string {
 	v := bi.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	var rev, dirty string
+	var rev, dirty, when string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -157,13 +178,29 @@ func version() string {
 			if s.Value == "true" {
 				dirty = "+dirty"
 			}
+		case "vcs.time":
+			when = s.Value
 		}
 	}
+	var notes []string
 	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
+		note := rev[:min(len(rev), 12)] + dirty
+		if long && when != "" {
+			note += " of " + when
 		}
-		v += " (" + rev + dirty + ")"
+		notes = append(notes, note)
 	}
-	return v
+	if long && bi.GoVersion != "" {
+		notes = append(notes, bi.GoVersion)
+	}
+	out := v
+	if len(notes) > 0 {
+		out += " (" + strings.Join(notes, ", ") + ")"
+	}
+	if long && v == "devel" && rev == "" {
+		out += "\nThis build recorded neither a module version nor a VCS revision (built with -buildvcs=false, " +
+			"or outside a git clone): \"go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest\", " +
+			"or \"go install -buildvcs=true ./cmd/kimi-lsp\" in a clone, records them."
+	}
+	return out
 }

@@ -31,24 +31,10 @@ const FEATURES = [
   'rename-symbol', 'inlay-hints',
 ];
 
-// Built-in language-servers of Helix's languages.toml (releases 25.01/25.07)
-// for the languages our file touches.
-const BUILTIN_SERVERS = {
-  go: ['gopls', 'golangci-lint-lsp'],
-  rust: ['rust-analyzer'],
-  python: ['ruff', 'jedi', 'pylsp'],
-  javascript: ['typescript-language-server'],
-  jsx: ['typescript-language-server'],
-  typescript: ['typescript-language-server'],
-  tsx: ['typescript-language-server'],
-  c: ['clangd'],
-  cpp: ['clangd'],
-  java: ['jdtls'],
-  lua: ['lua-language-server'],
-  bash: ['bash-language-server'],
-  zig: ['zls'],
-  markdown: ['marksman', 'markdown-oxide'],
-};
+// The built-in language servers of the current Helix release, pinned from
+// its languages.toml by helix-lists.mjs (release and commit in the file).
+const pinned = parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'helix-language-servers.toml'), 'utf8'));
+const BUILTIN_SERVERS = Object.fromEntries(pinned.language.map((l) => [l.name, l['language-servers']]));
 
 // book/src/editor.md, "[editor.lsp] Section".
 const EDITOR_LSP_KEYS = [
@@ -92,7 +78,7 @@ test('every language keeps its built-in servers and appends kimi-lsp last', () =
     assert.ok(!seen.has(lang.name), `${lang.name} listed twice`);
     seen.add(lang.name);
     const builtin = BUILTIN_SERVERS[lang.name];
-    assert.ok(builtin, `${lang.name}: not a language this test knows the built-in servers of`);
+    assert.ok(builtin, `${lang.name}: Helix ${pinned.release} has no language of that name with servers`);
     const names = lang['language-servers'].map((s) => (typeof s === 'string' ? s : s.name));
     for (const s of lang['language-servers']) {
       if (typeof s === 'string') continue;
@@ -101,7 +87,11 @@ test('every language keeps its built-in servers and appends kimi-lsp last', () =
         assert.ok(FEATURES.includes(f), `${lang.name}: unknown feature ${f}`);
       }
     }
-    assert.deepEqual(names.slice(0, -1), builtin, `${lang.name}: built-in servers must stay, in order`);
+    assert.deepEqual(
+      lang['language-servers'].slice(0, -1),
+      builtin,
+      `${lang.name}: Helix ${pinned.release}'s own servers must stay, in order, as Helix lists them`,
+    );
     assert.equal(names[names.length - 1], 'kimi-lsp', `${lang.name}: kimi-lsp must come last`);
     // Only these keys: anything else would override Helix's own settings for the language.
     assert.deepEqual(keysOf(lang).sort(), ['language-servers', 'name']);
@@ -109,6 +99,13 @@ test('every language keeps its built-in servers and appends kimi-lsp last', () =
   for (const l of ['go', 'rust', 'python', 'typescript', 'javascript', 'c', 'cpp']) {
     assert.ok(seen.has(l), `${l} missing`);
   }
+});
+
+test('languages.toml names the Helix release its lists come from', () => {
+  const text = readFileSync(path.join(dir, 'languages.toml'), 'utf8');
+  assert.match(text, new RegExp(`Helix ${pinned.release.replace(/\./g, '\\.')}\\b`), `the header must say the lists are Helix ${pinned.release}'s`);
+  const readme = readFileSync(path.join(dir, 'README.md'), 'utf8');
+  assert.ok(readme.includes(`Helix ${pinned.release}`), `editors/helix/README.md must name Helix ${pinned.release}`);
 });
 
 test('config.toml uses documented editor keys and existing commands', () => {

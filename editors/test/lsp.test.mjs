@@ -236,7 +236,7 @@ test('explain: code action offered, progress streams, explanation opened with sh
     assert.equal(values[values.length - 1].kind, 'end');
     assert.equal(values.filter((v) => v.kind === 'end').length, 1);
 
-    const shown = await waitFor(() => client.events.find((e) => e.kind === 'showDocument'), 10000, 'showDocument');
+    const shown = await waitFor(() => client.events.find((e) => e.kind === 'showDocument'), 30000, 'showDocument');
     assert.equal(shown.params.takeFocus, false, 'the explanation does not take focus');
     assert.match(shown.params.uri, /\.md$/);
     assert.ok(shown.text.includes(EXPLAIN_MARKER), `the markdown holds the scripted text:\n${shown.text}`);
@@ -279,9 +279,9 @@ test('cancel: window/workDoneProgress/cancel stops a slow stream', async () => {
     const { token } = await client.run('kimi.explain', { uri: client.doc.uri, range: ADD_RANGE });
     await waitFor(() => (client.progress.get(token) ?? []).some((v) => v.kind === 'report'), 30000, 'the first report');
     client.conn.sendNotification(WorkDoneProgressCancelNotification.type, { token });
-    const end = await waitFor(() => client.ended(token), 10000, 'progress end after cancel');
+    const end = await waitFor(() => client.ended(token), 30000, 'progress end after cancel');
     assert.match(end.message ?? '', /cancel/i, `end says cancelled: ${end.message}`);
-    await waitFor(() => standin.hungUp() >= 1, 10000, 'the stand-in to see the client hang up');
+    await waitFor(() => standin.hungUp() >= 1, 30000, 'the stand-in to see the client hang up');
     assert.equal(client.events.filter((e) => e.kind === 'showDocument').length, 0, 'no explanation opened');
     assert.equal(client.events.filter((e) => e.kind === 'applyEdit').length, 0, 'no edit');
   });

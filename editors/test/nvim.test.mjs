@@ -89,3 +89,11 @@ test('nvim: :KimiCancel stops a slow stream', async () => {
   // nvim and the server still run, so an exiting editor cannot fake it.
   await scenario('cancel', 'slow.json');
 });
+
+test('nvim: a failed job\'s whole reason reaches :messages, once', async () => {
+  await scenario('fail', 'refused.json');
+});
+
+test('nvim: :KimiTests opens the created file in a window and leaves no empty file', async () => {
+  await scenario('tests', 'tests.json');
+});

@@ -6,7 +6,7 @@
 # any failure.
 #
 #   editors/test/run.sh            # everything
-#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, lsp, nvim, emacs
+#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, ci, lsp, nvim, emacs
 #   KIMI_E2E_EMACS=1 editors/test/run.sh      # also Emacs + eglot (emacs-nox elpa-eglot)
 set -euo pipefail
 
@@ -17,6 +17,15 @@ want() {
   if [[ "$1" == emacs && -z "$only" ]]; then [[ "${KIMI_E2E_EMACS:-}" == 1 ]]; return; fi
   [[ -z "$only" || "$only" == "$1" ]]
 }
+
+# need TOOL WHAT: stop with a sentence when TOOL is missing.
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "editors/test/run.sh: $1 not found: $2" >&2; exit 1; }
+}
+need node "the editor tests need Node.js ≥ 20.10 (https://nodejs.org); .ci/run checks and installs what they need"
+need npm "the editor tests install their packages with npm (it comes with Node.js)"
+if want lsp || want nvim || want emacs; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
+if want nvim; then need nvim "the Neovim tests need Neovim ≥ 0.7 (Debian: apt-get install neovim)"; fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -29,14 +38,20 @@ if want lsp || want nvim || want emacs; then
 fi
 
 if want vscode; then
-  echo "== editors/vscode: npm ci, compile, unit tests, package"
+  echo "== editors/vscode: npm ci, compile, unit tests, package (esbuild bundle), the bundle activates"
   (cd "$repo/editors/vscode" && npm ci --no-audit --no-fund --loglevel=error && npm test)
-  (cd "$repo/editors/vscode" && npx vsce package --skip-license --out "$tmp/kimi-lsp.vsix" >/dev/null && test -s "$tmp/kimi-lsp.vsix")
-  echo "packaged $(du -h "$tmp/kimi-lsp.vsix" | cut -f1) .vsix"
+  (cd "$repo/editors/vscode" && npx vsce package --no-dependencies --skip-license --out "$tmp/kimi-lsp.vsix" >"$tmp/vsce.log" 2>&1) ||
+    { cat "$tmp/vsce.log"; exit 1; }
+  if grep -q WARNING "$tmp/vsce.log"; then
+    cat "$tmp/vsce.log"; echo "vsce warned (the package must hold the bundle only)"; exit 1
+  fi
+  (cd "$repo/editors/vscode" && KIMI_EXTENSION_MAIN="$PWD/dist/extension.js" node --test out/test/activation.test.js)
+  echo "packaged $(du -h "$tmp/kimi-lsp.vsix" | cut -f1) .vsix $(grep -o '([0-9]* files' "$tmp/vsce.log" | tr -d '(')"
 fi
 
 files=()
 want helix && files+=(helix.test.mjs)
+want ci && files+=(ci.test.mjs)
 want lsp && files+=(lsp.test.mjs)
 want nvim && files+=(nvim.test.mjs)
 want emacs && files+=(emacs.test.mjs)

@@ -1,7 +1,8 @@
 -- One end-to-end scenario of the kimi Neovim plugin against the real
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
--- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel.
+-- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail |
+-- tests.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
@@ -69,12 +70,39 @@ vim.lsp.handlers['workspace/applyEdit'] = function(err, params, ctx, config)
   return default_apply(err, params, ctx, config)
 end
 
+-- Record every vim.notify (the plugin's messages) and every answer to
+-- workspace/configuration, as sent.
+local notes = {}
+local default_notify = vim.notify
+vim.notify = function(msg, level, o)
+  table.insert(notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+  return default_notify(msg, level, o)
+end
+local function notes_at(level, pattern)
+  local out = {}
+  for _, n in ipairs(notes) do
+    if n.level >= level and (not pattern or n.msg:find(pattern, 1, true)) then
+      table.insert(out, n)
+    end
+  end
+  return out
+end
+local config_answers = {}
+local default_configuration = vim.lsp.handlers['workspace/configuration']
+vim.lsp.handlers['workspace/configuration'] = function(err, params, ctx, config)
+  local result = default_configuration(err, params, ctx, config)
+  table.insert(config_answers, vim.fn.json_encode(result))
+  return result
+end
+
 local ok, err = pcall(function()
   local kimi = require('kimi')
   local progress = require('kimi.progress')
   local explain = require('kimi.explain')
+  -- The setup README shows, settings = {} included.
   kimi.setup({
     cmd = { os.getenv('KIMI_LSP_BIN') },
+    settings = {},
     show_document = scenario ~= 'explain_showmessage',
     progress = 'float',
   })
@@ -89,6 +117,10 @@ local ok, err = pcall(function()
     return client ~= nil and client.initialized == true
   end, 'kimi-lsp to attach and initialize')
   check(vim.bo[bufnr].filetype == 'go', 'the Go file is open')
+  local sent = vim.fn.json_encode(client.config.init_options)
+  check(sent == '{"kimi": {}}', 'settings = {} is sent as an object in initializationOptions', sent)
+  sent = vim.fn.json_encode(client.config.settings)
+  check(sent == '{"kimi": {}}', 'and in didChangeConfiguration', sent)
 
   local function has(kind, pred)
     for _, e in ipairs(progress.history) do
@@ -122,7 +154,7 @@ local ok, err = pcall(function()
     else
       check(explain.last.source == nil, 'came from window/showMessage', tostring(explain.last.source))
     end
-    wait(10000, function()
+    wait(30000, function()
       return has('end') ~= nil
     end, 'progress end')
     local begin = has('begin')
@@ -135,13 +167,20 @@ local ok, err = pcall(function()
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
     vim.api.nvim_set_current_win(code_win)
     vim.cmd('KimiStats')
-    wait(10000, function()
+    wait(30000, function()
       return kimi.last_stats ~= nil
     end, ':KimiStats')
     local st = kimi.last_stats
     check(st.requests == 1, ':KimiStats counts the one request', vim.inspect(st))
     check(type(st.promptTokens) == 'number' and st.promptTokens > 0, ':KimiStats reports prompt tokens', vim.inspect(st))
     check(type(st.hitRatio) == 'number', ':KimiStats reports a hit ratio', vim.inspect(st))
+    -- By now the server has read its settings (initializationOptions,
+    -- didChangeConfiguration, and workspace/configuration where the client
+    -- offers it: not 0.7): with settings = {} nothing may have warned.
+    for _, a in ipairs(config_answers) do
+      check(a:find('[]', 1, true) == nil, 'workspace/configuration answered objects, not lists', a)
+    end
+    check(#notes_at(vim.log.levels.WARN) == 0, 'no warning or error since the start', vim.inspect(notes))
   elseif scenario == 'fix' then
     vim.cmd('6,8KimiFix')
     wait(30000, function()
@@ -171,12 +210,12 @@ local ok, err = pcall(function()
     end, 'the first report of the slow stream')
     check(kimi.statusline():match('^Kimi: Explain') ~= nil, 'the statusline shows the running job', kimi.statusline())
     vim.cmd('KimiCancel')
-    wait(10000, function()
+    wait(30000, function()
       return has('end') ~= nil
     end, 'progress end after :KimiCancel')
     local e = has('end')
     check((e.message or ''):lower():find('cancel') ~= nil, 'the job ended as cancelled', e.message)
-    local hung = vim.wait(10000, function()
+    local hung = vim.wait(30000, function()
       local f = io.open(os.getenv('KIMI_STANDIN_STDERR') or '', 'r')
       if not f then
         return false
@@ -192,6 +231,54 @@ local ok, err = pcall(function()
     check(explain.last == nil, 'no explanation was opened')
     check(kimi.statusline() == '', 'the statusline is empty again')
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
+  elseif scenario == 'fail' then
+    local reason = 'the selected model is not enabled for your account; enable it in the console and try again'
+    vim.cmd('6,8KimiExplain')
+    wait(30000, function()
+      return has('end') ~= nil
+    end, 'progress end of the refused job')
+    local errors = notes_at(vim.log.levels.ERROR)
+    check(#errors == 1, 'one error message for the failed job', vim.inspect(notes))
+    check(errors[1] ~= nil and errors[1].msg:find(reason, 1, true) ~= nil, 'the error message holds the whole reason', vim.inspect(errors))
+    check(errors[1] ~= nil and errors[1].msg:match('^Kimi: Explain') ~= nil, 'the error names the job once', vim.inspect(errors))
+    local messages = vim.fn.execute('messages')
+    check(messages:find(reason, 1, true) ~= nil, ':messages keeps the reason', messages)
+    check(vim.fn.strdisplaywidth(progress.last_outcome or '') <= 60, 'the float keeps a short form', progress.last_outcome)
+    vim.cmd('KimiProgress')
+    local last = notes[#notes].msg
+    check(last:find('KIMI-E2E-FAILURE', 1, true) ~= nil, ':KimiProgress shows the last outcome', last)
+    check(last:find('Kimi: Kimi', 1, true) == nil, ':KimiProgress does not double "Kimi:"', last)
+  elseif scenario == 'tests' then
+    local edits = require('kimi.edits')
+    local test_file = vim.fn.fnamemodify(file, ':h') .. '/main_test.go'
+    vim.cmd('6,8KimiTests')
+    wait(30000, function()
+      return has('end') ~= nil
+    end, 'progress end of Write tests')
+    local e = has('end')
+    check((e.message or ''):match('applied') ~= nil, 'the edit was applied', e.message)
+    local tb = vim.fn.bufnr(test_file)
+    check(tb > 0 and #edits.created == 1, 'a buffer for main_test.go', vim.inspect(edits.created))
+    local lines = tb > 0 and vim.api.nvim_buf_get_lines(tb, 0, -1, false) or {}
+    check(lines[1] == 'package main' and lines[#lines] == '}' and #lines == 9, 'it holds the tests, nothing more', table.concat(lines, '\n'))
+    check(tb > 0 and vim.fn.bufwinid(tb) ~= -1, 'the new file is shown in a window')
+    check(vim.api.nvim_get_current_win() == code_win, 'the cursor stays in the code window')
+    check(#notes_at(vim.log.levels.INFO, 'main_test.go') == 1, 'a message names main_test.go', vim.inspect(notes))
+    check(vim.loop.fs_stat(test_file) == nil, 'no empty file on disk before :w')
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(tb))
+    vim.cmd('normal! u')
+    local after = vim.api.nvim_buf_get_lines(tb, 0, -1, false)
+    check(#after == 1 and after[1] == '', 'u empties the new buffer', table.concat(after, '\n'))
+    check(not vim.bo[tb].modified, 'after u the new buffer is unmodified: :wa writes nothing')
+    check(vim.loop.fs_stat(test_file) == nil, 'after u no file is left on disk')
+    vim.cmd('redo')
+    vim.cmd('write')
+    local f = io.open(test_file, 'r')
+    local text = f and f:read('*a') or ''
+    if f then
+      f:close()
+    end
+    check(text:find('func TestAdd', 1, true) ~= nil, ':w writes the tests to disk', text)
   else
     check(false, 'known scenario', tostring(scenario))
   end

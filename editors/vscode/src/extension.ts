@@ -4,6 +4,11 @@
 // didChangeConfiguration, runs the palette commands as server jobs with a
 // progress notification, and shows the running job and the cache hit ratio
 // in the status bar.
+//
+// Activation never waits on the user or on the server: the server starts in
+// the background, a notification about a missing binary is shown without
+// being awaited, and every command that needs the server says what is
+// wrong when there is none.
 
 import * as fs from 'fs';
 import * as vscode from 'vscode';
@@ -22,13 +27,17 @@ import {
   KimiSection,
   SECRET_KEY,
   SECTION,
+  USER_ONLY_KEYS,
   answerConfiguration,
   buildSection,
+  ignoredWorkspaceValue,
   initializationOptions,
   redact,
+  settingValue,
   validateApiKey,
 } from './settings';
-import { JobTracker, ProgressValue, Stats, formatStats, lastLine, statusView } from './jobs';
+import { JobTracker, ProgressValue, Stats, endNotice, formatStats, lastLine, statusView } from './jobs';
+import { isExplanation, openExplanation } from './preview';
 
 /** The server commands the palette commands map to. */
 const SERVER_COMMANDS = new Set([
@@ -50,6 +59,10 @@ const TITLES: { [command: string]: string } = {
 };
 
 let client: LanguageClient | undefined;
+/** startup settles when the last start attempt did: the client, or none. */
+let startup: Promise<LanguageClient | undefined> = Promise.resolve(undefined);
+/** problem says why there is no server (binary missing, failed to start). */
+let problem: string | undefined;
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
 let secrets: vscode.SecretStorage;
@@ -59,8 +72,19 @@ let tokenSeq = 0;
 /** Cancels, per progress token, the notification shown for it. */
 const cancellers = new Map<string, () => void>();
 
+/** warnedIgnored holds the user-only settings already reported as set in a workspace. */
+const warnedIgnored = new Set<string>();
+
 function readSetting(key: string): unknown {
-  return vscode.workspace.getConfiguration(SECTION).get(key);
+  const inspected = vscode.workspace.getConfiguration(SECTION).inspect(key);
+  const ignored = ignoredWorkspaceValue(key, inspected);
+  if (ignored !== undefined && !warnedIgnored.has(key)) {
+    warnedIgnored.add(key);
+    const msg = `Kimi: "kimi.${key}" in workspace settings is ignored; set it in your User (or Remote) settings.`;
+    output.appendLine(`[kimi] ${msg}`);
+    void vscode.window.showWarningMessage(msg);
+  }
+  return settingValue(key, inspected);
 }
 
 async function currentSection(): Promise<KimiSection> {
@@ -93,6 +117,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration(SECTION)) return;
+      for (const key of USER_ONLY_KEYS) if (e.affectsConfiguration(`kimi.${key}`)) warnedIgnored.delete(key);
       if (e.affectsConfiguration('kimi.serverPath') || e.affectsConfiguration('kimi.serverArgs')) {
         await restart();
       } else {
@@ -103,7 +128,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.key === SECRET_KEY) await pushConfiguration();
     }),
   );
-  await start();
+  // Not awaited: commands work (and say what is wrong) while it starts.
+  startup = start();
 }
 
 /** deactivate stops the server. */
@@ -111,7 +137,7 @@ export async function deactivate(): Promise<void> {
   await stop();
 }
 
-async function start(): Promise<void> {
+async function start(): Promise<LanguageClient | undefined> {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const found = findServer({
     configured: String(readSetting('serverPath') ?? ''),
@@ -123,19 +149,12 @@ async function start(): Promise<void> {
   if (!found.found) {
     output.appendLine(`[kimi] ${found.message}`);
     output.appendLine(`[kimi] looked in: ${found.tried.join(', ')}`);
+    problem = found.message;
     refreshStatus('kimi-lsp not found');
-    const choice = await vscode.window.showErrorMessage(
-      found.message,
-      'Copy Install Command',
-      'Open Settings',
-    );
-    if (choice === 'Copy Install Command') {
-      await vscode.env.clipboard.writeText(INSTALL_COMMAND);
-    } else if (choice === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'kimi.serverPath');
-    }
-    return;
+    tellProblem();
+    return undefined;
   }
+  problem = undefined;
   output.appendLine(`[kimi] starting ${found.path} (found via ${found.source})`);
   const args = ((readSetting('serverArgs') as string[] | undefined) ?? []).map(String);
   const serverOptions: ServerOptions = {
@@ -164,37 +183,61 @@ async function start(): Promise<void> {
         return next(command, args);
       },
       window: {
+        // Explanations open rendered, in the markdown preview beside the
+        // code; its "Open Source" button shows the text.
         showDocument: async (params, next) => {
           const uri = vscode.Uri.parse(params.uri);
-          if (params.external || uri.scheme !== 'file' || !uri.fsPath.endsWith('.md')) {
+          if (!isExplanation(uri.scheme, uri.fsPath, params.external)) {
             const r = await next(params, new vscode.CancellationTokenSource().token);
             return r instanceof ResponseError ? { success: false } : r;
           }
-          try {
-            const doc = await vscode.workspace.openTextDocument(uri);
-            await vscode.window.showTextDocument(doc, {
-              viewColumn: vscode.ViewColumn.Beside,
-              preserveFocus: !params.takeFocus,
-              preview: true,
-            });
-            return { success: true };
-          } catch (err) {
-            output.appendLine(`[kimi] cannot open ${uri.fsPath}: ${String(err)}`);
-            return { success: false };
-          }
+          const shown = await openExplanation(previewHost, uri, params.takeFocus ?? false);
+          return { success: shown };
         },
       },
     },
   };
-  client = new LanguageClient('kimi-lsp', 'Kimi', serverOptions, clientOptions);
+  const c = new LanguageClient('kimi-lsp', 'Kimi', serverOptions, clientOptions);
+  client = c;
   try {
-    await client.start();
+    await c.start();
     refreshStatus();
+    return c;
   } catch (err) {
     output.appendLine(`[kimi] the server failed to start: ${String(err)}`);
+    problem = `Kimi: ${found.path} failed to start (${String(err)}); the Kimi output has its log.`;
     refreshStatus('kimi-lsp failed to start');
-    void vscode.window.showErrorMessage(`Kimi: the server failed to start (see the Kimi output).`);
+    tellProblem();
+    return undefined;
   }
+}
+
+/** previewHost is openExplanation's window on VS Code. */
+const previewHost = {
+  executeCommand: (command: string, ...args: unknown[]) => vscode.commands.executeCommand(command, ...args),
+  showSourceBeside: async (uri: unknown, preserveFocus: boolean) => {
+    const doc = await vscode.workspace.openTextDocument(uri as vscode.Uri);
+    return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus, preview: true });
+  },
+  log: (line: string) => output.appendLine(line),
+};
+
+/**
+ * tellProblem shows why there is no server, with the buttons that fix it.
+ * Never awaited: a notification the user leaves open must not hold up
+ * activation or a command.
+ */
+function tellProblem(): void {
+  const msg = problem ?? 'Kimi: the kimi-lsp server is not running (see the Kimi output).';
+  void vscode.window.showErrorMessage(msg, 'Copy Install Command', 'Open Settings', 'Show Output').then(async (choice) => {
+    if (choice === 'Copy Install Command') {
+      await vscode.env.clipboard.writeText(INSTALL_COMMAND);
+    } else if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'kimi.serverPath');
+    } else if (choice === 'Show Output') {
+      output.show(true);
+    }
+  });
 }
 
 async function stop(): Promise<void> {
@@ -211,7 +254,8 @@ async function stop(): Promise<void> {
 
 async function restart(): Promise<void> {
   await stop();
-  await start();
+  startup = start();
+  await startup;
 }
 
 function isExecutable(p: string): boolean {
@@ -253,9 +297,14 @@ async function clearApiKey(): Promise<void> {
   void vscode.window.showInformationMessage('Kimi: API key removed; KIMI_API_KEY or the user config file apply.');
 }
 
-function requireClient(): LanguageClient | undefined {
+/**
+ * requireClient returns the running client, waiting for a start under way;
+ * without one it tells the user why and returns undefined.
+ */
+async function requireClient(): Promise<LanguageClient | undefined> {
+  await startup;
   if (client && client.isRunning()) return client;
-  void vscode.window.showErrorMessage('Kimi: the kimi-lsp server is not running (see the Kimi output).');
+  tellProblem();
   return undefined;
 }
 
@@ -275,7 +324,7 @@ function selectionArgument(c: LanguageClient): { [k: string]: unknown } | undefi
 }
 
 async function runOnSelection(command: string, extra: { [k: string]: unknown } = {}): Promise<void> {
-  const c = requireClient();
+  const c = await requireClient();
   if (!c) return;
   const arg = selectionArgument(c);
   if (!arg) return;
@@ -291,6 +340,7 @@ async function runOnSelection(command: string, extra: { [k: string]: unknown } =
 }
 
 async function rewrite(): Promise<void> {
+  if (!(await requireClient())) return; // say what is wrong before asking anything
   const instruction = await vscode.window.showInputBox({
     title: 'Kimi: Rewrite',
     prompt: 'How should the selection be rewritten? (empty: a `kimi:` comment in the selection, or a general clean-up)',
@@ -306,7 +356,7 @@ async function rewrite(): Promise<void> {
  * ends the progress, then refreshes the cache stats.
  */
 async function runJob(command: string, arg: unknown): Promise<unknown> {
-  const c = requireClient();
+  const c = await requireClient();
   if (!c) return undefined;
   const token = `kimi-vscode-${process.pid}-${++tokenSeq}`;
   let resolveEnd: () => void = () => undefined;
@@ -318,7 +368,11 @@ async function runJob(command: string, arg: unknown): Promise<unknown> {
     if (value.kind === 'begin' || value.kind === 'report') {
       report(lastLine(value.message ?? '', 120));
     } else if (value.kind === 'end') {
-      output.appendLine(`[kimi] ${TITLES[command] ?? command}: ${value.message ?? 'done'}`);
+      const title = TITLES[command] ?? command;
+      output.appendLine(`[kimi] ${title}: ${value.message ?? 'done'}`);
+      const notice = endNotice(title, value.message);
+      if (notice?.level === 'error') void vscode.window.showErrorMessage(notice.text);
+      else if (notice) void vscode.window.showInformationMessage(notice.text);
       resolveEnd();
     }
     refreshStatus();
@@ -358,7 +412,7 @@ async function runJob(command: string, arg: unknown): Promise<unknown> {
 }
 
 async function cancel(): Promise<void> {
-  const c = requireClient();
+  const c = await requireClient();
   if (!c) return;
   const running = jobs.running();
   if (running.length === 1) {
@@ -394,7 +448,7 @@ async function refreshStats(): Promise<Stats | undefined> {
 }
 
 async function showStats(): Promise<void> {
-  if (!requireClient()) return;
+  if (!(await requireClient())) return;
   const s = await refreshStats();
   if (!s) return;
   output.appendLine(`[kimi] stats: ${JSON.stringify(s)}`);

@@ -155,3 +155,27 @@ export function formatStats(s: Stats): string {
   if (cost !== undefined) parts.push(`cost $${cost.toFixed(4)}`);
   return parts.join(' · ');
 }
+
+/** A message to show when a job ends, beside what the job itself shows. */
+export interface EndNotice {
+  level: 'error' | 'info';
+  text: string;
+}
+
+/**
+ * endNotice says what to tell the user when a job ends with message, or
+ * undefined when its result speaks for itself (an explanation opens, an
+ * edit lands in the editor). A failure is told with its whole reason; an
+ * explanation the server served again for unchanged code opens the same
+ * document, which shows nothing new, so that is told too. The server's end
+ * messages start "failed: …" or "not applied: …" for failures and say
+ * "unchanged code" for a stored explanation.
+ */
+export function endNotice(title: string, message: string | undefined): EndNotice | undefined {
+  const m = (message ?? '').trim();
+  if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: `${title}: ${m}` };
+  if (/unchanged code/i.test(m)) {
+    return { level: 'info', text: `${title}: the code is unchanged since the last explanation, shown again (no model call).` };
+  }
+  return undefined;
+}

@@ -55,10 +55,11 @@ export function findServer(o: FindOptions): FindResult {
   if (o.configured.trim() !== '') {
     const p = expand(o.configured, o.env, o.workspaceFolders);
     if (o.isExecutable(p)) return { found: true, path: p, source: 'kimi.serverPath' };
+    const shown = p === o.configured.trim() ? p : `${o.configured.trim()}, that is ${p}`;
     return {
       found: false,
-      tried: [p],
-      message: missingMessage([p], true),
+      tried: [`${shown} (kimi.serverPath)`],
+      message: missingMessage([shown], true),
     };
   }
   const candidates: Array<[string, string]> = [];
@@ -85,13 +86,22 @@ export function findServer(o: FindOptions): FindResult {
   return { found: false, tried, message: missingMessage(tried, false) };
 }
 
-/** missingMessage says what is missing and the commands that fix it. */
+/**
+ * missingMessage says what is missing, where we looked, and the commands
+ * that fix it. configured: the path came from "kimi.serverPath" (tried[0]).
+ */
 export function missingMessage(tried: string[], configured: boolean): string {
-  const where = configured
-    ? `The kimi-lsp binary set in "kimi.serverPath" was not found (${tried[0]}).`
-    : 'The kimi-lsp language server was not found on PATH or in your Go bin directory.';
+  if (configured) {
+    return (
+      `Kimi: "kimi.serverPath" is set to ${tried[0]}, but no executable kimi-lsp is there. ` +
+      `Fix the path, or install the server with \`${INSTALL_COMMAND}\` ` +
+      `(or \`${LOCAL_BUILD_COMMAND}\` in a clone of the repository) and point "kimi.serverPath" at it.`
+    );
+  }
   return (
-    `${where} Install it with \`${INSTALL_COMMAND}\`, ` +
+    'Kimi: the kimi-lsp language server was not found on PATH or in your Go bin directory ' +
+    `(looked in ${tried.length} places, listed in the Kimi output). ` +
+    `Install it with \`${INSTALL_COMMAND}\`, ` +
     `or, in a clone of the repository, build it with \`${LOCAL_BUILD_COMMAND}\` ` +
     'and set "kimi.serverPath" to the result.'
   );

@@ -30,6 +30,42 @@ export type KimiSection = { [key: string]: unknown };
 export type SettingReader = (key: string) => unknown;
 
 /**
+ * Settings read from the user's settings only (User, or Remote on a remote
+ * machine), never from a workspace's: a repository's .vscode/settings.json
+ * must not send your key and your code to another host.
+ */
+export const USER_ONLY_KEYS: readonly string[] = ['baseURL'];
+
+/** What `WorkspaceConfiguration.inspect` returns, the fields used here. */
+export interface Inspected {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * settingValue picks the value of setting key from what inspect returned:
+ * for a user-only key the user's value (else the default), for the others
+ * the most specific one, as `get` does.
+ */
+export function settingValue(key: string, i: Inspected | undefined): unknown {
+  if (i === undefined) return undefined;
+  if (USER_ONLY_KEYS.includes(key)) return i.globalValue ?? i.defaultValue;
+  return i.workspaceFolderValue ?? i.workspaceValue ?? i.globalValue ?? i.defaultValue;
+}
+
+/**
+ * ignoredWorkspaceValue returns the workspace-level value of a user-only
+ * setting that settingValue left out (undefined when there is none), so the
+ * user can be told.
+ */
+export function ignoredWorkspaceValue(key: string, i: Inspected | undefined): unknown {
+  if (i === undefined || !USER_ONLY_KEYS.includes(key)) return undefined;
+  return i.workspaceFolderValue ?? i.workspaceValue;
+}
+
+/**
  * isEmpty tells whether a setting value means "let the server decide":
  * undefined, null, an empty string, an empty array or an empty object.
  */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { JobTracker, formatStats, hitRatio, lastLine, statusView } from '../src/jobs';
+import { JobTracker, endNotice, formatStats, hitRatio, lastLine, statusView } from '../src/jobs';
 
 test('JobTracker follows begin, report and end', () => {
   const t = new JobTracker();
@@ -59,4 +59,16 @@ test('formatStats', () => {
   );
   assert.ok(formatStats({ requests: 1, costUSD: 0.00392 }).endsWith('cost $0.0039'), 'kimi-lsp names it costUSD');
   assert.equal(formatStats({}), 'requests 0 · prompt tokens 0 · cached 0 · cache writes 0 · hit ratio n/a');
+});
+
+test('endNotice tells failures in full and a stored explanation, nothing else', () => {
+  const reason = 'failed: no API key: set KIMI_API_KEY or kimi.apiKey in your editor settings (or apiKey in the user config file)';
+  assert.deepEqual(endNotice('Kimi: Explain', reason), { level: 'error', text: `Kimi: Explain: ${reason}` });
+  assert.equal(endNotice('Kimi: Fix', 'not applied: the editor did not apply the edit: busy')?.level, 'error');
+  const cached = endNotice('Kimi: Explain', 'explanation ready (unchanged code: the earlier answer, no model call)');
+  assert.equal(cached?.level, 'info');
+  assert.ok(cached?.text.includes('unchanged'), cached?.text);
+  assert.equal(endNotice('Kimi: Explain', 'explanation ready (1200 prompt tokens, 80% cached)'), undefined);
+  assert.equal(endNotice('Kimi: Fix', '1 edit applied to 1 file'), undefined);
+  assert.equal(endNotice('Kimi: Fix', 'cancelled'), undefined, 'the user cancelled: nothing to tell');
 });

@@ -109,3 +109,12 @@ test('expand handles ~ and ${workspaceFolder}', () => {
   assert.equal(expand('${workspaceFolder}/bin/kimi-lsp', {}, ['/ws']), '/ws/bin/kimi-lsp');
   assert.equal(expand(' /abs/kimi-lsp ', {}, []), '/abs/kimi-lsp');
 });
+
+test('a configured path that is missing is named as configured and as expanded in "looked in"', () => {
+  const got = findServer({ configured: '~/bin/kimi-lsp', env: { HOME: '/home/u', PATH: '' }, workspaceFolders: [], isExecutable, platform: 'linux' });
+  assert.equal(got.found, false);
+  if (!got.found) {
+    assert.deepEqual(got.tried, ['~/bin/kimi-lsp, that is /home/u/bin/kimi-lsp (kimi.serverPath)']);
+    assert.ok(got.message.includes('"kimi.serverPath" is set to ~/bin/kimi-lsp, that is /home/u/bin/kimi-lsp'), got.message);
+  }
+});

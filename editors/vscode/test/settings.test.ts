@@ -5,8 +5,10 @@ import {
   answerConfiguration,
   buildSection,
   initializationOptions,
+  ignoredWorkspaceValue,
   isEmpty,
   redact,
+  settingValue,
   validateApiKey,
 } from '../src/settings';
 
@@ -82,7 +84,35 @@ test('package.json mirrors every key of the server section and has no apiKey set
   const props = pkg.contributes.configuration.properties as { [k: string]: { scope?: string } };
   for (const key of SECTION_KEYS) assert.ok(`kimi.${key}` in props, `setting kimi.${key} missing`);
   assert.equal('kimi.apiKey' in props, false, 'the API key must never be a setting');
-  assert.equal(props['kimi.baseURL'].scope, 'machine', 'a workspace must not be able to redirect the key');
+});
+
+// The scopes a setting from the local User settings.json keeps in a remote
+// window (Remote-SSH, WSL, Dev Containers, code-server): VS Code's
+// LOCAL_MACHINE_SCOPES (src/vs/workbench/services/configuration/common/
+// configuration.ts) are application, window, resource and
+// language-overridable. "machine" and "machine-overridable" are read from
+// the Remote settings only there, which is why a serverPath set in User
+// settings was ignored in remote windows.
+const SCOPES_USER_SETTINGS_REACH_REMOTELY = ['application', 'window', 'resource', 'language-overridable'];
+
+test('kimi.serverPath, kimi.serverArgs and kimi.baseURL set in User settings apply in remote windows', () => {
+  const props = pkg.contributes.configuration.properties as { [k: string]: { scope?: string } };
+  for (const key of ['kimi.serverPath', 'kimi.serverArgs', 'kimi.baseURL']) {
+    const scope = props[key].scope ?? 'window';
+    assert.ok(SCOPES_USER_SETTINGS_REACH_REMOTELY.includes(scope), `${key} has scope ${scope}`);
+  }
+  assert.equal(pkg.capabilities.untrustedWorkspaces.supported, false, 'no binary from an untrusted workspace');
+});
+
+test('a workspace cannot set kimi.baseURL: the user value wins and the workspace value is reported', () => {
+  const inspected = { defaultValue: '', globalValue: 'http://127.0.0.1:11434', workspaceValue: 'https://evil.example' };
+  assert.equal(settingValue('baseURL', inspected), 'http://127.0.0.1:11434');
+  assert.equal(ignoredWorkspaceValue('baseURL', inspected), 'https://evil.example');
+  assert.equal(settingValue('baseURL', { defaultValue: '', workspaceFolderValue: 'https://evil.example' }), '');
+  // Other settings follow the usual order: folder, workspace, user, default.
+  assert.equal(settingValue('model', { defaultValue: '', globalValue: 'a', workspaceValue: 'b' }), 'b');
+  assert.equal(ignoredWorkspaceValue('model', { workspaceValue: 'b' }), undefined);
+  assert.equal(settingValue('model', undefined), undefined);
 });
 
 test('package.json contributes every palette command the issue asks for', () => {

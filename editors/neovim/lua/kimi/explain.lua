@@ -2,6 +2,8 @@
 -- server opens its markdown file with window/showDocument or, for clients
 -- without showDocument (Neovim 0.7 unless the plugin advertises its own
 -- handler), sends the whole text with window/showMessage.
+local util = require('kimi.util')
+
 local M = {}
 
 local opts = { split = 'botright vsplit', focus = false, min_message_length = 160 }
@@ -68,7 +70,7 @@ function M.show_document(_, params, ctx)
   end
   local path = vim.uri_to_fname(uri)
   if vim.fn.filereadable(path) ~= 1 then
-    vim.notify('Kimi: cannot read ' .. path, vim.log.levels.ERROR)
+    util.tell('cannot read ' .. path, vim.log.levels.ERROR)
     return { success = false }
   end
   if path:match('%.md$') or path:match('%.markdown$') then
@@ -109,7 +111,7 @@ function M.show_message(_, params, ctx)
     return vim.NIL
   end
   local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
-  vim.notify('Kimi: ' .. (params.message or ''), levels[params.type or 3] or vim.log.levels.INFO)
+  util.tell(params.message or '', levels[params.type or 3] or vim.log.levels.INFO)
   return vim.NIL
 end
 

@@ -13,6 +13,7 @@
 local util = require('kimi.util')
 local progress = require('kimi.progress')
 local explain = require('kimi.explain')
+local edits = require('kimi.edits')
 
 local M = {}
 
@@ -57,9 +58,7 @@ M.last_error = nil
 local warned_missing = false
 local clients_by_root = {} -- 0.7 only: root -> client id
 
-local function notify(msg, level)
-  vim.notify('Kimi: ' .. msg, level or vim.log.levels.INFO)
-end
+local notify = util.tell
 
 local function api_key()
   local c = M.config.api_key_cmd
@@ -78,14 +77,16 @@ local function api_key()
   return out
 end
 
---- section returns the `kimi` configuration section sent to the server.
+--- section returns the `kimi` configuration section sent to the server,
+--- with empty tables that stand for objects encoded as {} (see
+--- util.json_objects): `settings = {}` is an empty object, not a list.
 function M.section()
   local s = vim.deepcopy(M.config.settings or {})
   local key = api_key()
   if key then
     s.apiKey = key
   end
-  return s
+  return util.json_objects(s)
 end
 
 local function progress_handler(default)
@@ -116,6 +117,7 @@ end
 local function handlers()
   local h = {
     ['window/showMessage'] = explain.show_message,
+    ['workspace/applyEdit'] = edits.apply_edit,
   }
   if M.config.show_document then
     h['window/showDocument'] = explain.show_document
@@ -368,11 +370,14 @@ local function define_commands()
   cmd('KimiProgress', function()
     local lines = {}
     for _, j in ipairs(progress.running()) do
-      table.insert(lines, string.format('%s [%s]: %s', j.title or 'Kimi', j.token, (j.message or ''):gsub('\n', ' ')))
+      local msg = (j.message or ''):gsub('\n', ' ')
+      table.insert(lines, string.format('%s [%s]: %s', j.title or 'Kimi', j.token, msg))
     end
     if #lines == 0 then
-      table.insert(lines, progress.last_outcome or 'no Kimi job running')
+      table.insert(lines, progress.last_outcome_full or 'no job running')
     end
+    -- Titles already say "Kimi: …"; notify adds the prefix only where
+    -- it is missing.
     notify(table.concat(lines, '\n'))
   end, { desc = 'Show the running Kimi jobs' })
 end

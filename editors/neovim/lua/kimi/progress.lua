@@ -10,8 +10,13 @@ M.order = {}
 --- history keeps the last events: {token, kind, title, message}.
 M.history = {}
 M.max_history = 500
---- last_outcome is "Title: end message" of the latest finished job.
+--- last_outcome is "Title: end message" of the latest finished job, cut to
+--- the float's width; last_outcome_full is the whole of it.
 M.last_outcome = nil
+M.last_outcome_full = nil
+--- failures lists the failed jobs' full outcomes, oldest first (each was
+--- shown once with vim.notify at ERROR level).
+M.failures = {}
 
 local opts = { mode = 'float', width = 60, lines = 4, linger_ms = 3000 }
 local float = { buf = nil, win = nil, timer = nil }
@@ -120,6 +125,30 @@ local function linger()
   end))
 end
 
+-- Outcomes of a job that did not do what was asked start with one of
+-- these (the server's end messages: "failed: …", "not applied: …").
+local failure_prefixes = { 'failed', 'not applied', 'error', 'refused' }
+
+--- is_failure tells whether an end message reports a failure.
+function M.is_failure(message)
+  local m = vim.trim(message or ''):lower()
+  for _, p in ipairs(failure_prefixes) do
+    if m:sub(1, #p) == p then
+      return true
+    end
+  end
+  return false
+end
+
+-- short cuts a one-line text to width display cells, with "…".
+local function short(text, width)
+  local line = (text or ''):gsub('%s*\n.*', ' …')
+  if vim.fn.strdisplaywidth(line) <= width then
+    return line
+  end
+  return vim.fn.strcharpart(line, 0, width - 1) .. '…'
+end
+
 local function record(token, kind, title, message)
   table.insert(M.history, { token = token, kind = kind, title = title, message = message })
   if #M.history > M.max_history then
@@ -156,7 +185,14 @@ function M.update(client_id, params)
         break
       end
     end
-    M.last_outcome = string.format('%s: %s', title, v.message or 'done')
+    M.last_outcome_full = string.format('%s: %s', title, v.message or 'done')
+    M.last_outcome = short(M.last_outcome_full, opts.width)
+    if p and M.is_failure(v.message) then
+      -- The float shows the outcome for a few seconds, cut to its width;
+      -- the whole reason goes to :messages, once per job.
+      table.insert(M.failures, M.last_outcome_full)
+      require('kimi.util').tell(M.last_outcome_full, vim.log.levels.ERROR)
+    end
     record(key, 'end', title, v.message)
     pcall(render)
     linger()
@@ -199,7 +235,7 @@ end
 
 --- reset forgets all progress (used by tests and on server exit).
 function M.reset()
-  M.active, M.order, M.history, M.last_outcome = {}, {}, {}, nil
+  M.active, M.order, M.history, M.last_outcome, M.last_outcome_full, M.failures = {}, {}, {}, nil, nil, {}
   close_float()
 end
 

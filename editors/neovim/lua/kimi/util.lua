@@ -142,6 +142,38 @@ function M.diagnostics(bufnr, first, last)
   return out
 end
 
+--- tell shows msg with vim.notify, prefixed "Kimi: " unless it already
+--- names Kimi (the server's titles do: "Kimi: Explain").
+function M.tell(msg, level)
+  msg = tostring(msg or '')
+  if not msg:match('^Kimi') then
+    msg = 'Kimi: ' .. msg
+  end
+  vim.notify(msg, level or vim.log.levels.INFO)
+end
+
+-- Keys of the server's `kimi` section whose values are JSON arrays; every
+-- other table is an object.
+local list_keys = { actions = true, exclude = true, secrets = true }
+
+--- json_objects returns a copy of the settings table t in which every empty
+--- table that stands for a JSON object is vim.empty_dict(). Neovim encodes
+--- a plain empty table as a list ({} becomes []), which the server reads as
+--- a wrong type: `settings = {}` must reach it as {}.
+function M.json_objects(t, key)
+  if type(t) ~= 'table' then
+    return t
+  end
+  if next(t) == nil then
+    return list_keys[key] and {} or vim.empty_dict()
+  end
+  local out = {}
+  for k, v in pairs(t) do
+    out[k] = M.json_objects(v, type(k) == 'string' and k or nil)
+  end
+  return setmetatable(out, getmetatable(t))
+end
+
 --- root finds the workspace root above path: the nearest directory holding
 --- one of the markers, else the file's own directory.
 function M.root(path, markers)

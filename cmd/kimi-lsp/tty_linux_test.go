@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY returns a new pseudo-terminal: its controlling side and the
+// terminal a process reads as stdin.
+func openPTY(t *testing.T) (ptmx, tty *os.File) {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlocking the pty: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("naming the pty: %v", err)
+	}
+	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	return ptmx, tty
+}
+
+// TestStdioOnATerminalSaysWhatItIs: "kimi-lsp --stdio" typed in a terminal
+// prints one line saying it speaks LSP and how to try it by hand; started
+// by an editor (stdin a pipe) it prints nothing.
+func TestStdioOnATerminalSaysWhatItIs(t *testing.T) {
+	_, tty := openPTY(t)
+	cmd := exec.Command(binary, "--stdio")
+	cmd.Env = testEnv(t)
+	cmd.Stdin = tty
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stderr).ReadString('\n')
+		lines <- line
+	}()
+	select {
+	case line := <-lines:
+		for _, want := range []string{"Language Server Protocol", "stdin", "kimi-lsp explain"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("the line on stderr %q does not say %q", line, want)
+			}
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("kimi-lsp --stdio on a terminal printed nothing in 30 s")
+	}
+
+	// An editor's pipe: nothing on stderr, and the session still works.
+	p := start(t, testEnv(t), "--stdio")
+	if _, err := p.ed.Initialize(ctxT(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	p.stdin.Close()
+	p.wait(t)
+	if strings.Contains(p.stderr.String(), "Language Server Protocol") {
+		t.Errorf("with stdin a pipe the hint was printed: %q", p.stderr)
+	}
+}

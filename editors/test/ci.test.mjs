@@ -1,0 +1,82 @@
+// .ci/run on a "fresh machine": a PATH holding only the shell tools the
+// script itself uses, plus stand-ins for go, node, npm, nvim, patch, git and
+// make that say what version they are. What is missing or too old must end
+// the run with a sentence; with everything there it runs `make test`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { here, tmpdir } from './lib.mjs';
+
+const script = path.join(here, '..', '..', '.ci', 'run');
+// The tools .ci/run runs itself, from the real system.
+const SHELL_TOOLS = ['bash', 'dirname', 'sed', 'sort', 'head', 'id'];
+
+function which(tool) {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir && existsSync(path.join(dir, tool))) return path.join(dir, tool);
+  }
+  throw new Error(`${tool} not found on PATH`);
+}
+
+/**
+ * machine makes a bin directory with the shell tools and the given
+ * stand-ins (name → version it reports), and returns it with the file the
+ * stand-in make writes its arguments to.
+ */
+function machine(standIns) {
+  const bin = path.join(tmpdir('kimi-ci-'), 'bin');
+  mkdirSync(bin);
+  for (const t of SHELL_TOOLS) symlinkSync(which(t), path.join(bin, t));
+  const made = path.join(bin, '..', 'make-args');
+  const bodies = {
+    go: (v) => `if [ "$1 $2" = "env GOVERSION" ]; then echo go${v}; else echo "go version go${v} linux/amd64"; fi`,
+    node: (v) => `echo ${v}`,
+    npm: (v) => `echo ${v}`,
+    nvim: (v) => `echo "NVIM v${v}"`,
+    make: () => `echo "$@" > '${made}'`,
+  };
+  for (const [name, version] of Object.entries(standIns)) {
+    const body = (bodies[name] ?? (() => 'true'))(version);
+    writeFileSync(path.join(bin, name), `#!${which('bash')}\n${body}\n`);
+    chmodSync(path.join(bin, name), 0o755);
+  }
+  return { bin, made };
+}
+
+function run(bin) {
+  const r = spawnSync(which('bash'), [script], { env: { PATH: bin, HOME: path.dirname(bin) }, encoding: 'utf8', timeout: 60000 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+const ALL = { go: '1.26.8', node: '20.19.2', npm: '10.8.2', nvim: '0.7.2', patch: '', git: '', make: '' };
+
+test('.ci/run: nothing installed and no apt-get: one sentence naming what to install', () => {
+  const { bin } = machine({});
+  const r = run(bin);
+  assert.equal(r.code, 1, r.out);
+  assert.match(r.out, /^\.ci\/run: Go Node\.js npm Neovim patch git make not found, and there is no apt-get/m, r.out);
+  assert.match(r.out, /install Go ≥ 1\.26(\.\d+)? \(https:\/\/go\.dev\/dl\), Node\.js ≥ 20\.10 with npm/, r.out);
+});
+
+test('.ci/run: Go too old', () => {
+  const { bin } = machine({ ...ALL, go: '1.19.8' });
+  const r = run(bin);
+  assert.equal(r.code, 1, r.out);
+  assert.match(r.out, /Go 1\.19\.8 is too old: kimi-lsp needs Go ≥ 1\.26/, r.out);
+});
+
+test('.ci/run: Node too old', () => {
+  const { bin } = machine({ ...ALL, node: '18.19.0' });
+  const r = run(bin);
+  assert.equal(r.code, 1, r.out);
+  assert.match(r.out, /Node\.js 18\.19\.0 is too old: the editor tests need Node\.js ≥ 20\.10/, r.out);
+});
+
+test('.ci/run: with everything there it runs README\'s test command, make test', () => {
+  const { bin, made } = machine(ALL);
+  const r = run(bin);
+  assert.equal(r.code, 0, r.out);
+  assert.equal(readFileSync(made, 'utf8').trim(), 'test');
+});
