@@ -405,9 +405,13 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0
 	}
-	if err := writeChanges(out.Changes); err != nil {
+	rebased, err := writeChanges(root, out.Changes)
+	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 1
+	}
+	for _, name := range rebased {
+		fmt.Fprintf(stderr, "kimi-lsp: %s changed on disk while the model ran; the edit was applied on top of that change\n", name)
 	}
 	fmt.Fprintf(stderr, "kimi-lsp: wrote %d %s\n", len(out.Changes), map[bool]string{true: "file", false: "files"}[len(out.Changes) == 1])
 	return 0
@@ -437,41 +441,84 @@ func unifiedOf(root string, c patch.FileChange) string {
 	return d
 }
 
-// writeChanges writes checked changes to disk (the paths were confined to
-// the workspace when the edit set was built). Each file is written whole
-// through a temporary file and a rename.
-func writeChanges(changes []patch.FileChange) error {
+// writeChanges writes checked changes (their paths were confined to the
+// workspace when the edit set was built) below root, all or nothing,
+// through the confined writer (workspace.Writer). Each file is read again
+// first: if it changed on disk while the model ran, the change is rebased
+// onto the new text as the server rebases onto a buffer (patch.Rebase), or,
+// when the user's change touches the same lines, everything is refused with
+// nothing written. It returns the workspace-relative names of the files
+// that were rebased.
+func writeChanges(root string, changes []patch.FileChange) (rebased []string, err error) {
+	w, err := workspace.NewWriter(root, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	rel := func(p string) string {
+		if r, err := filepath.Rel(w.Dir(), p); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	// current re-reads a file the change was computed against and returns
+	// the change's new text moved onto what is there now.
+	current := func(path, before, after string) (string, workspace.Stamp, error) {
+		b, stamp, err := w.ReadFile(path)
+		if err != nil {
+			return "", stamp, fmt.Errorf("%s: %w", rel(path), err)
+		}
+		now := string(b)
+		if now == before {
+			return after, stamp, nil
+		}
+		edits, err := patch.Rebase(before, now, patch.LineEdits(before, after))
+		if err == nil {
+			after, err = patch.ApplyEdits(now, edits)
+		}
+		if err != nil {
+			return "", stamp, fmt.Errorf("%s changed on disk while the model ran: %w", rel(path), err)
+		}
+		rebased = append(rebased, rel(path))
+		return after, stamp, nil
+	}
+	tx := w.Begin()
+	defer tx.Abort() // after Commit, a no-op
 	for _, c := range changes {
 		switch c.Kind {
+		case patch.CreateFile:
+			err = tx.Create(c.Path, []byte(c.After))
 		case patch.DeleteFile:
-			if err := os.Remove(c.Path); err != nil {
-				return err
+			b, stamp, rerr := w.ReadFile(c.Path)
+			switch {
+			case rerr != nil:
+				err = fmt.Errorf("%s: %w", rel(c.Path), rerr)
+			case string(b) != c.Before:
+				err = fmt.Errorf("%s changed on disk while the model ran and was to be deleted", rel(c.Path))
+			default:
+				err = tx.Remove(c.Path, stamp)
 			}
 		case patch.RenameFile:
-			if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
-				return err
+			var text string
+			var stamp workspace.Stamp
+			if text, stamp, err = current(c.OldPath, c.Before, c.After); err == nil {
+				if err = tx.Create(c.Path, []byte(text)); err == nil {
+					err = tx.Remove(c.OldPath, stamp)
+				}
 			}
-			if err := os.Rename(c.OldPath, c.Path); err != nil {
-				return err
-			}
-			fallthrough
 		default:
-			if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
-				return err
-			}
-			mode := os.FileMode(0o644)
-			if st, err := os.Stat(c.Path); err == nil {
-				mode = st.Mode().Perm()
-			}
-			tmp := c.Path + ".kimi-tmp"
-			if err := os.WriteFile(tmp, []byte(c.After), mode); err != nil {
-				return err
-			}
-			if err := os.Rename(tmp, c.Path); err != nil {
-				os.Remove(tmp)
-				return err
+			var text string
+			var stamp workspace.Stamp
+			if text, stamp, err = current(c.Path, c.Before, c.After); err == nil {
+				err = tx.Replace(c.Path, stamp, []byte(text))
 			}
 		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (nothing was written)", err)
+		}
 	}
-	return nil
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return rebased, nil
 }
