@@ -21,20 +21,81 @@ func (b buffers) Buffer(uri workspace.URI) (string, bool) {
 	return s.Text(), true
 }
 
-// isSecretURI reports whether uri names a secrets file. Answers are kept
+// isSecretURI reports whether uri names a secrets file, by its name or by
+// the file it resolves to (workspace.Folders.IsSecret). Answers are kept
 // per URI (codeAction asks on every request; glob matching dominated its
-// cost) until the configuration changes.
+// cost) until the configuration changes or the document is opened again.
 func (s *Server) isSecretURI(uri workspace.URI) bool {
-	if v, ok := s.secretCache.Load(uri); ok {
-		return v.(bool)
+	if v, ok := s.secretCache.load(uri); ok {
+		return v
 	}
 	p, err := uri.Path()
 	if err != nil {
 		return false
 	}
 	secret := s.folders.IsSecret(p)
-	s.secretCache.Store(uri, secret)
+	s.secretCache.store(uri, secret)
 	return secret
+}
+
+// maxSecretMemo bounds isSecretURI's memo.
+const maxSecretMemo = 4096
+
+// secretMemo is isSecretURI's memo: URI → secret. It holds at most max
+// entries (maxSecretMemo when zero); when full, storing evicts an entry
+// at random (Go's map order), so a session that touches many files keeps
+// a bounded memo. It is safe for concurrent use.
+type secretMemo struct {
+	mu  sync.Mutex
+	m   map[workspace.URI]bool
+	max int
+}
+
+func (c *secretMemo) load(uri workspace.URI) (secret, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	secret, ok = c.m[uri]
+	return secret, ok
+}
+
+func (c *secretMemo) store(uri workspace.URI, secret bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[workspace.URI]bool)
+	}
+	limit := c.max
+	if limit <= 0 {
+		limit = maxSecretMemo
+	}
+	for k := range c.m {
+		if len(c.m) < limit {
+			break
+		}
+		delete(c.m, k)
+	}
+	c.m[uri] = secret
+}
+
+// forget drops uri's answer: a document opened again may be a link that
+// now points elsewhere.
+func (c *secretMemo) forget(uri workspace.URI) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, uri)
+}
+
+// Clear drops every answer (the secret globs changed).
+func (c *secretMemo) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
+}
+
+func (c *secretMemo) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }
 
 // noteSecret tells the user, once per file, why kimi-lsp does nothing with

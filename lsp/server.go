@@ -102,9 +102,10 @@ type Server struct {
 	lander  *assist.Lander
 	recent  recentFiles
 	// toldSecret remembers the secret files the user was told about;
-	// secretCache is isSecretURI's memo, cleared on configuration changes.
+	// secretCache is isSecretURI's bounded memo, cleared on configuration
+	// changes.
 	toldSecret  sync.Map
-	secretCache sync.Map
+	secretCache secretMemo
 	// logQueue carries warnings to the editor (see clientLogHandler).
 	logQueue chan string
 	// baseCtx is the parent of every job; cancelled when Run returns.

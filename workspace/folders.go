@@ -276,9 +276,25 @@ func (f *Folders) Ready(ctx context.Context) error {
 }
 
 // IsSecret reports whether path (absolute, a file URI, or workspace-relative)
-// names a secret file, by DefaultSecretGlobs and the user's secret globs.
+// is a secret file, by DefaultSecretGlobs and the user's secret globs: by
+// its name, or by the name of the file it resolves to through symbolic
+// links (envlink.txt → .env is secret), wherever that is. A path whose
+// links cannot be resolved (a loop, a directory that cannot be read) is
+// taken as secret.
 func (f *Folders) IsSecret(path string) bool {
-	return f.secretSet().IsSecret(f.secretKey(path))
+	sec := f.secretSet()
+	if sec.IsSecret(f.secretKey(path)) {
+		return true
+	}
+	lexical, err := f.lexical(path)
+	if err != nil {
+		return false // not a path on disk (untitled:, …)
+	}
+	real, err := resolveLinks(lexical)
+	if err != nil {
+		return true
+	}
+	return real != lexical && sec.IsSecret(f.secretKey(real))
 }
 
 // secretKey returns the folder-relative path of path when it is inside a

@@ -10,15 +10,29 @@ import (
 
 // DefaultSecretGlobs name files whose bytes never leave the machine: they
 // are kept out of every prompt and every read_file result, even while open
-// in the editor. Globs are gitignore syntax, matched case-insensitively; a
-// glob without a slash matches a file or directory name at any depth.
+// in the editor, and no action is offered on them. Globs are gitignore
+// syntax, matched case-insensitively against the path relative to its
+// workspace folder (or the whole path, for a file outside every folder); a
+// glob without a slash matches a file or directory name at any depth, and
+// "**/" makes a glob with a slash match at any depth too. README.md lists
+// them for users; keep the two in step.
 var DefaultSecretGlobs = []string{
-	".env*", ".envrc",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.gpg",
+	// Environment files: .env, .env.local, .env.production.local…, prod.env.
+	".env*", "*.env", ".envrc",
+	// Keys, certificates with keys, key stores.
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.pkcs12", "*.p8", "*.jks", "*.keystore", "*.ppk",
+	"*.kdbx", "*.gpg", "*.keytab", "*.ovpn",
 	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	".npmrc", ".yarnrc.yml", ".pypirc", ".netrc", "_netrc", ".git-credentials", ".htpasswd", ".pgpass",
-	"credentials*", "*.tfvars", "*.tfstate",
-	".ssh/", ".aws/", ".gnupg/", ".docker/config.json", ".kube/config",
+	// Credentials of package managers, VCS, databases and tools.
+	".npmrc", ".yarnrc.yml", ".pypirc", ".netrc", "_netrc", ".git-credentials", ".gitcookies",
+	".htpasswd", ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".vault-token", ".terraformrc", "terraform.rc",
+	"credentials*", "application_default_credentials.json", "service-account*.json",
+	"secrets.yaml", "secrets.yml", "secrets.json", "secrets.toml",
+	// Infrastructure state and variables (they hold passwords and keys).
+	"*.tfvars", "*.tfvars.json", "*.tfstate", "*.tfstate.backup",
+	// Credential directories and files of cloud and container tools.
+	".ssh/", ".aws/", ".azure/", ".gnupg/", "**/.config/gcloud/",
+	"**/.aws/credentials", "**/.docker/config.json", "**/.kube/config", "**/.config/gh/hosts.yml",
 }
 
 // Secrets decides which paths are secret: DefaultSecretGlobs plus the

@@ -1,6 +1,9 @@
 package workspace
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 )
@@ -24,6 +27,40 @@ func TestIsSecret(t *testing.T) {
 		{"aws/credentials", true},
 		{".aws/config", true},
 		{"deploy/prod.tfvars", true},
+		// Issue 12 item 5: the thin defaults, and what a careful reviewer adds.
+		{"prod.env", true},
+		{"deploy/staging.env", true},
+		{".env.local", true},
+		{".env.development.local", true},
+		{"certs/client.p12", true},
+		{"certs/client.pfx", true},
+		{"android/release.jks", true},
+		{".git-credentials", true},
+		{"home/u/.pgpass", true},
+		{".aws/credentials", true},
+		{"home/u/.aws/credentials", true},
+		{".docker/config.json", true},
+		{"home/u/.docker/config.json", true},
+		{".kube/config", true},
+		{"home/u/.kube/config", true},
+		{"infra/terraform.tfstate", true},
+		{"infra/terraform.tfstate.backup", true},
+		{"infra/prod.tfvars.json", true},
+		{"keys/AuthKey_ABC123.p8", true},
+		{"putty.ppk", true},
+		{"home/u/.config/gcloud/application_default_credentials.json", true},
+		{"gcp/service-account-prod.json", true},
+		{"home/u/.config/gh/hosts.yml", true},
+		{".my.cnf", true},
+		{".vault-token", true},
+		{"helm/secrets.yaml", true},
+		{"vpn/office.ovpn", true},
+		{"workspace/secrets.go", false},
+		{"docker/config.json", false},
+		{"config/app.json", false},
+		{"kube/deployment.yaml", false},
+		{"src/environment.ts", false},
+		{"envs/README.md", false},
 		{"main.go", false},
 		{"environment.go", false},
 		{"keyboard.go", false},
@@ -62,4 +99,48 @@ func TestSecretsUserGlobs(t *testing.T) {
 		t.Errorf("nil Secrets does not apply the defaults")
 	}
 	nilS.Refused("x")
+}
+
+// TestSecretThroughLinks is issue 12 item 4: a secret check looks at the
+// file a path resolves to as well as its name — a link to .env inside the
+// folder, a link to a credentials file outside it, a directory link into
+// a credentials directory.
+func TestSecretThroughLinks(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	home := filepath.Join(base, "home")
+	writeFile(t, root, ".env", "API_TOKEN=x\n")
+	writeFile(t, root, "main.go", "package main\n")
+	writeFile(t, home, ".kube/config", "token: x\n")
+	writeFile(t, home, ".aws/credentials", "[default]\n")
+	for link, target := range map[string]string{
+		"envlink.txt":    ".env",
+		"kubeconfig.txt": filepath.Join(home, ".kube/config"),
+		"cfg":            filepath.Join(home, ".aws"),
+		"mainlink.go":    "main.go",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	for path, want := range map[string]bool{
+		"envlink.txt":                                       true,
+		filepath.Join(root, "envlink.txt"):                  true,
+		string(FileURI(filepath.Join(root, "envlink.txt"))): true,
+		"kubeconfig.txt":                                    true,
+		"cfg/credentials":                                   true,
+		"mainlink.go":                                       false,
+		"main.go":                                           false,
+	} {
+		if got := f.IsSecret(path); got != want {
+			t.Errorf("IsSecret(%q) = %v, want %v", path, got, want)
+		}
+	}
+	if _, err := f.Views()[0].Read("envlink.txt"); !errors.Is(err, ErrSecret) {
+		t.Errorf("View.Read(envlink.txt) = %v, want ErrSecret", err)
+	}
+	if _, err := f.ReadFile("envlink.txt"); !errors.Is(err, ErrSecret) {
+		t.Errorf("ReadFile(envlink.txt) = %v, want ErrSecret", err)
+	}
 }

@@ -256,7 +256,7 @@ func (v *View) abs(rel string) string {
 // Folders.ReadFile.
 func (v *View) Read(rel string) (string, error) {
 	rel = strings.TrimPrefix(path.Clean("/"+filepath.ToSlash(rel)), "/")
-	if v.fs.secretSet().IsSecret(rel) {
+	if v.fs.secretSet().IsSecret(rel) || v.fs.IsSecret(v.abs(rel)) {
 		v.fs.secretSet().Refused(v.fs.display(v, rel))
 		return "", fmt.Errorf("%s: %w", rel, ErrSecret)
 	}
