@@ -82,3 +82,41 @@ func TestSecretMemoBounded(t *testing.T) {
 		t.Errorf("the latest answer was evicted")
 	}
 }
+
+// TestColonInFileName is issue 12 item 14: the model can edit a file whose
+// name holds ':', with an edit tool and with a diff.
+func TestColonInFileName(t *testing.T) {
+	js := newJobSession(t, nil,
+		modeltest.Rule{Match: `action="tests"`, Times: 1, Reasoning: "Bump it.", ToolCalls: []modeltest.ScriptToolCall{
+			{Name: "replace_text", Arguments: `{"path":"notes:v2.go","old_text":"Version = 1","new_text":"Version = 2"}`},
+		}},
+		modeltest.Rule{LastRole: "tool", Content: "Done."},
+		modeltest.Rule{Match: `action="rewrite"`, Content: "```diff\n--- a/12:30.go\n+++ b/12:30.go\n@@ -1,3 +1,3 @@\n package a\n \n-const At = 1230\n+const At = 1231\n```"})
+	notes := filepath.Join(js.dir, "notes:v2.go")
+	os.WriteFile(notes, []byte("package a\n\nconst Version = 1\n"), 0o644)
+	var edits []json.RawMessage
+	js.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		edits = append(edits, p)
+		return map[string]any{"applied": true}, nil
+	})
+	uri := js.file("12:30.go", "package a\n\nconst At = 1230\n")
+	js.run("kimi.tests", map[string]any{"uri": uri, "range": rng(2, 0, 2, 5)}, "t")
+	if end := js.progressEnd(`"t"`); !strings.Contains(end, "applied to 1 file") {
+		t.Fatalf("edit of notes:v2.go: %q", end)
+	}
+	js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng(2, 0, 2, 5), "instruction": "next minute"}, "r")
+	if end := js.progressEnd(`"r"`); !strings.Contains(end, "applied to 1 file") {
+		t.Fatalf("diff of 12:30.go: %q", end)
+	}
+	if len(edits) != 2 {
+		t.Fatalf("%d applyEdit requests, want 2", len(edits))
+	}
+	for i, want := range []struct{ uri, text string }{
+		{string(workspace.FileURI(notes)), "Version = 2"},
+		{uri, "1231"},
+	} {
+		if !strings.Contains(string(edits[i]), `"uri":"`+want.uri+`"`) || !strings.Contains(string(edits[i]), want.text) {
+			t.Errorf("applyEdit %d = %s, want an edit of %s with %q", i, edits[i], want.uri, want.text)
+		}
+	}
+}

@@ -79,8 +79,8 @@ func (f *Folders) lexical(target string) (string, error) {
 		}
 		return filepath.Clean(p), nil
 	}
-	if i := strings.IndexByte(target, ':'); i > 1 && !filepath.IsAbs(target) && !strings.ContainsAny(target[:i], `/\`) {
-		return "", fmt.Errorf("resolve %q: %w: %s", target, ErrNotFile, target[:i])
+	if scheme, ok := uriScheme(target); ok && !filepath.IsAbs(target) {
+		return "", fmt.Errorf("resolve %q: %w: %s", target, ErrNotFile, scheme)
 	}
 	if filepath.IsAbs(target) {
 		return filepath.Clean(target), nil
@@ -94,6 +94,26 @@ func (f *Folders) lexical(target string) (string, error) {
 		return "", fmt.Errorf("%s: no workspace folder: %w", target, ErrOutsideWorkspace)
 	}
 	return filepath.Join(v.folder.Path, filepath.FromSlash(rest)), nil
+}
+
+// uriScheme reports whether target reads as a URI rather than a path, and
+// its scheme: "scheme://…" or "scheme:/…" (vscode-notebook-cell:/x.ipynb),
+// or an editor's in-memory document ("untitled:Untitled-1"). Other names
+// with a colon are file names: "notes:v2.go", "12:30.txt".
+func uriScheme(target string) (string, bool) {
+	i := strings.IndexByte(target, ':')
+	if i < 2 {
+		return "", false // no colon, or a Windows drive letter
+	}
+	scheme := target[:i]
+	for j, r := range scheme {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (j == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return "", false
+		}
+	}
+	rest := target[i+1:]
+	return scheme, strings.HasPrefix(rest, "/") || strings.EqualFold(scheme, "untitled")
 }
 
 // splitNamed splits a workspace-relative path into its folder and the

@@ -67,6 +67,14 @@ func TestResolveConfinement(t *testing.T) {
 		{target: "", err: true},
 		{target: "a\x00b", err: true},
 		{target: "untitled:Untitled-1", err: true},
+		{target: "vscode-notebook-cell:/x/a.ipynb", err: true},
+		{target: "https://example.com/a.go", err: true},
+		// Issue 12 item 14: a colon in a file name is a file name.
+		{target: "notes:v2.go", want: "notes:v2.go"},
+		{target: "src/12:30.txt", want: "src/12:30.txt"},
+		{target: "ab:c/d.go", want: "ab:c/d.go"},
+		{target: filepath.Join(root, "notes:v2.go"), want: "notes:v2.go"},
+		{target: string(FileURI(filepath.Join(root, "notes:v2.go"))), want: "notes:v2.go"},
 	}
 	for _, tt := range tests {
 		abs, folder, err := f.Resolve(tt.target)
