@@ -17,9 +17,15 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// maxFrameBytes bounds one JSON-RPC frame. Larger frames are read and
-// dropped (the stream stays in sync) and answered with an error.
+// maxFrameBytes bounds one JSON-RPC frame. A frame announcing more is
+// answered with an error at once and skipped without reading its body:
+// the reader discards input up to the next "Content-Length:" (see
+// skipToHeader), so a lying header (2^40 bytes) costs nothing and the next
+// request is answered.
 const maxFrameBytes = 256 << 20
+
+// maxHeaderLine bounds one header line; a longer one is a malformed header.
+const maxHeaderLine = 4 << 10
 
 // bigIDPrefix marks the string ID that stands for a request id the library
 // cannot represent (jsonrpc2.ID holds int32 numbers only; PITFALLS #12).
@@ -47,21 +53,26 @@ type stream struct {
 	// Write, but Read also writes error replies for frames it drops.
 	wmu sync.Mutex
 
-	// idmu guards bigIDs, the raw JSON of request ids that did not fit
-	// jsonrpc2.ID, keyed by the string id that stands for them.
+	// maxFrame is maxFrameBytes; tests lower it.
+	maxFrame int64
+
+	// idmu guards rawIDs: the raw JSON of request ids that the library's
+	// jsonrpc2.ID cannot carry as they came (beyond int32, 7.0, 1e3),
+	// keyed by the canonical ID that stands for them (see canonicalID).
 	idmu   sync.Mutex
-	bigIDs map[string]json.RawMessage
+	rawIDs map[jsonrpc2.ID]json.RawMessage
 }
 
 var _ jsonrpc2.Stream = (*stream)(nil)
 
 func newStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *stream {
 	return &stream{
-		in:     bufio.NewReaderSize(r, 64<<10),
-		out:    w,
-		closer: c,
-		log:    log,
-		bigIDs: make(map[string]json.RawMessage),
+		in:       bufio.NewReaderSize(r, 64<<10),
+		out:      w,
+		closer:   c,
+		log:      log,
+		maxFrame: maxFrameBytes,
+		rawIDs:   make(map[jsonrpc2.ID]json.RawMessage),
 	}
 }
 
@@ -70,7 +81,15 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	var total int64
 	resync := false
 	for {
-		length, n, err := s.readHeader(resync)
+		if resync {
+			n, err := s.skipToHeader()
+			total += n
+			if err != nil {
+				return nil, total, err
+			}
+			resync = false
+		}
+		length, n, err := s.readHeader()
 		total += n
 		if err != nil {
 			var bad *badFrameError
@@ -82,28 +101,30 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			resync = true
 			continue
 		}
-		resync = false
-		if length > maxFrameBytes {
-			s.log.Warn("frame too large; dropped", "bytes", length)
-			m, err := io.CopyN(io.Discard, s.in, length)
-			total += m
-			if err != nil {
-				return nil, total, fmt.Errorf("reading oversize frame: %w", err)
-			}
-			s.writeError(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("frame of %d bytes exceeds the limit of %d", length, maxFrameBytes))
+		if length > s.maxFrame {
+			// Refused at once: the body is not read (it may never come),
+			// the input is skipped up to the next frame header.
+			s.log.Warn("frame too large; refused, skipping to the next frame", "bytes", length, "limit", s.maxFrame)
+			s.writeError(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("frame of %d bytes exceeds the limit of %d bytes; skipped up to the next Content-Length header", length, s.maxFrame))
+			resync = true
 			continue
 		}
-		body := make([]byte, length)
-		m, err := io.ReadFull(s.in, body)
-		total += int64(m)
+		// The buffer grows with the bytes that arrive, not with what the
+		// header claims.
+		body := bytes.NewBuffer(make([]byte, 0, min(length, 1<<20)))
+		m, err := io.CopyN(body, s.in, length)
+		total += m
 		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
 			return nil, total, fmt.Errorf("reading frame body: %w", err)
 		}
-		msg, id, err := s.decode(body)
+		msg, id, err := s.decode(body.Bytes())
 		if err != nil {
 			s.log.Warn("malformed message; ignored", "error", err)
 			code := jsonrpc2.InvalidRequest
-			if !json.Valid(body) {
+			if !json.Valid(body.Bytes()) {
 				code = jsonrpc2.ParseError
 			}
 			s.writeError(id, code, err.Error())
@@ -118,15 +139,48 @@ type badFrameError struct{ msg string }
 
 func (e *badFrameError) Error() string { return e.msg }
 
-// readHeader reads one header block and returns the Content-Length. When
-// resync is set, lines are skipped until one carries "Content-Length:"
-// (the body of a frame without a length runs into the next header).
-func (s *stream) readHeader(resync bool) (length int64, n int64, err error) {
+// headerMarker starts the header a resynchronising reader looks for.
+const headerMarker = "Content-Length:"
+
+// skipToHeader discards input up to the next "Content-Length:" (left
+// unread), after a malformed or refused frame whose end is unknown. It
+// holds at most the reader's buffer in memory however much it skips, and
+// returns as soon as the marker is buffered. A body that itself holds the
+// text "Content-Length:" resynchronises there; the frame read from there
+// is then malformed and skipped in turn.
+func (s *stream) skipToHeader() (int64, error) {
+	var skipped int64
+	need := 1
+	for {
+		if _, err := s.in.Peek(need); err != nil {
+			// Whatever is left cannot hold a header.
+			n, _ := s.in.Discard(s.in.Buffered())
+			skipped += int64(n)
+			if err == io.EOF && skipped > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return skipped, err
+		}
+		b, _ := s.in.Peek(s.in.Buffered())
+		if i := bytes.Index(b, []byte(headerMarker)); i >= 0 {
+			n, _ := s.in.Discard(i)
+			return skipped + int64(n), nil
+		}
+		// Keep a tail that may be the start of the marker.
+		keep := min(len(b), len(headerMarker)-1)
+		n, _ := s.in.Discard(len(b) - keep)
+		skipped += int64(n)
+		need = keep + 1
+	}
+}
+
+// readHeader reads one header block and returns the Content-Length.
+func (s *stream) readHeader() (length int64, n int64, err error) {
 	length = -1
 	seen := false
 	for {
-		line, err := s.in.ReadString('\n')
-		n += int64(len(line))
+		line, m, err := s.readLine()
+		n += m
 		if err != nil {
 			if err == io.EOF && n == 0 {
 				return 0, n, io.EOF
@@ -135,14 +189,6 @@ func (s *stream) readHeader(resync bool) (length int64, n int64, err error) {
 				return 0, n, io.ErrUnexpectedEOF
 			}
 			return 0, n, err
-		}
-		if resync {
-			i := strings.Index(line, "Content-Length:")
-			if i < 0 {
-				continue
-			}
-			line = line[i:]
-			resync = false
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
@@ -168,6 +214,24 @@ func (s *stream) readHeader(resync bool) (length int64, n int64, err error) {
 		return 0, n, &badFrameError{"missing Content-Length header"}
 	}
 	return length, n, nil
+}
+
+// readLine reads one header line, newline included. A line longer than
+// maxHeaderLine is a badFrameError, returned as soon as the limit is
+// passed (the rest is skipped by skipToHeader).
+func (s *stream) readLine() (string, int64, error) {
+	var line []byte
+	for {
+		chunk, err := s.in.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxHeaderLine {
+			return "", int64(len(line)), &badFrameError{fmt.Sprintf("header line longer than %d bytes: %q", maxHeaderLine, truncate(string(line), 40))}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return string(line), int64(len(line)), err
+	}
 }
 
 // wireMessage is the union of JSON-RPC request, notification and response.
@@ -241,11 +305,40 @@ func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) 
 	return msg, w.ID, err
 }
 
-// idFromRaw converts a request id from the wire into a jsonrpc2.ID. Numbers
-// outside int32 (and non-integers) get a stand-in string id whose raw form is
-// remembered so the reply carries the id exactly as it came.
+// idFromRaw converts a request id from the wire into the jsonrpc2.ID it
+// is known by (see canonicalID). When the library would not write the id
+// back exactly as it came (a number beyond int32, 7.0, 1e3), the raw id
+// is remembered so that the reply carries it unchanged.
 func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
 	raw = bytes.TrimSpace(raw)
+	id, err := canonicalID(raw)
+	if err != nil {
+		return id, err
+	}
+	if raw[0] != '"' {
+		if v, err := strconv.ParseInt(string(raw), 10, 32); err != nil || strconv.FormatInt(v, 10) != string(raw) {
+			s.idmu.Lock()
+			s.rawIDs[id] = append(json.RawMessage(nil), raw...)
+			s.idmu.Unlock()
+		}
+	}
+	return id, nil
+}
+
+// lookupID returns the jsonrpc2.ID under which a request with this raw id
+// is known, for $/cancelRequest: the same canonical ID whatever the
+// spelling (7, 7.0, 7e0, 0.7e1; 1e3 and 1000; 4294967296 and
+// 4.294967296e9), whether or not the request is still running.
+func (s *stream) lookupID(raw json.RawMessage) (jsonrpc2.ID, bool) {
+	id, err := canonicalID(bytes.TrimSpace(raw))
+	return id, err == nil
+}
+
+// canonicalID maps a raw JSON id to one jsonrpc2.ID per value: a string
+// id is itself; a number that is an integer in int32 is a number id
+// (whatever its spelling); any other number is a stand-in string id made
+// from its canonical decimal form (see canonicalNumber).
+func canonicalID(raw json.RawMessage) (jsonrpc2.ID, error) {
 	if len(raw) == 0 {
 		return jsonrpc2.ID{}, errors.New("missing id")
 	}
@@ -257,49 +350,97 @@ func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
 		}
 		return jsonrpc2.NewStringID(str), nil
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil && v >= math.MinInt32 && v <= math.MaxInt32 {
-			return jsonrpc2.NewNumberID(int32(v)), nil
-		}
-		var f float64
-		if err := json.Unmarshal(raw, &f); err != nil {
+		canon, v, isInt32, ok := canonicalNumber(string(raw))
+		if !ok {
 			return jsonrpc2.ID{}, fmt.Errorf("invalid numeric id %s", truncate(string(raw), 40))
 		}
-		key := bigIDPrefix + string(raw)
-		s.idmu.Lock()
-		s.bigIDs[key] = append(json.RawMessage(nil), raw...)
-		s.idmu.Unlock()
-		return jsonrpc2.NewStringID(key), nil
+		if isInt32 {
+			return jsonrpc2.NewNumberID(v), nil
+		}
+		return jsonrpc2.NewStringID(bigIDPrefix + canon), nil
 	}
 	return jsonrpc2.ID{}, fmt.Errorf("id must be a number or a string, got %s", truncate(string(raw), 40))
 }
 
-// lookupID returns the jsonrpc2.ID under which a request with this raw id
-// is known, for $/cancelRequest. It does not register new big ids.
-func (s *stream) lookupID(raw json.RawMessage) (jsonrpc2.ID, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return jsonrpc2.ID{}, false
+// canonicalNumber parses a JSON number and returns one spelling per value,
+// "[-]DIGITSeN" meaning 0.DIGITS × 10^N with no leading or trailing zero
+// in DIGITS ("0" for zero), and, when the value is an integer that fits
+// int32, that integer. It does no arithmetic on the exponent beyond
+// adding lengths, so "1e999999999" costs no more than "1". ok is false
+// for text that is not a JSON number.
+func canonicalNumber(raw string) (canon string, v int32, isInt32, ok bool) {
+	s := raw
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
 	}
-	if raw[0] != '"' {
-		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil && v >= math.MinInt32 && v <= math.MaxInt32 {
-			return jsonrpc2.NewNumberID(int32(v)), true
+	digitsAt := func(s string) int {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
 		}
-		// Numbers such as 7.0 or 1e3 name the same id as 7 and 1000.
-		var f float64
-		if err := json.Unmarshal(raw, &f); err == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 {
-			return jsonrpc2.NewNumberID(int32(f)), true
+		return i
+	}
+	i := digitsAt(s)
+	if i == 0 || (i > 1 && s[0] == '0') {
+		return "", 0, false, false
+	}
+	intPart, frac := s[:i], ""
+	s = s[i:]
+	if strings.HasPrefix(s, ".") {
+		j := digitsAt(s[1:])
+		if j == 0 {
+			return "", 0, false, false
 		}
-		key := bigIDPrefix + string(raw)
-		s.idmu.Lock()
-		_, ok := s.bigIDs[key]
-		s.idmu.Unlock()
-		return jsonrpc2.NewStringID(key), ok
+		frac, s = s[1:1+j], s[1+j:]
 	}
-	var str string
-	if err := json.Unmarshal(raw, &str); err != nil {
-		return jsonrpc2.ID{}, false
+	var exp int64
+	if len(s) > 0 && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		expNeg := false
+		if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+			expNeg, s = s[0] == '-', s[1:]
+		}
+		j := digitsAt(s)
+		if j == 0 {
+			return "", 0, false, false
+		}
+		e := strings.TrimLeft(s[:j], "0")
+		if len(e) > 15 {
+			// Beyond any sensible id: keep the spelling as it is.
+			return raw, 0, false, s[j:] == ""
+		}
+		exp, _ = strconv.ParseInt("0"+e, 10, 64)
+		if expNeg {
+			exp = -exp
+		}
+		s = s[j:]
 	}
-	return jsonrpc2.NewStringID(str), true
+	if s != "" {
+		return "", 0, false, false
+	}
+	digits := intPart + frac
+	point := int64(len(intPart)) + exp
+	trimmed := strings.TrimLeft(digits, "0")
+	point -= int64(len(digits) - len(trimmed))
+	digits = strings.TrimRight(trimmed, "0")
+	if digits == "" {
+		return "0", 0, true, true
+	}
+	canon = digits + "e" + strconv.FormatInt(point, 10)
+	if neg {
+		canon = "-" + canon
+	}
+	if point >= int64(len(digits)) && point <= 10 {
+		n, err := strconv.ParseInt(digits+strings.Repeat("0", int(point)-len(digits)), 10, 64)
+		if neg {
+			n = -n
+		}
+		if err == nil && n >= math.MinInt32 && n <= math.MaxInt32 {
+			return canon, int32(n), true, true
+		}
+	}
+	return canon, 0, false, true
 }
 
 // Write sends one message. It deliberately ignores ctx: a reply must reach
@@ -315,16 +456,12 @@ func (s *stream) Write(_ context.Context, msg jsonrpc2.Message) (int64, error) {
 	return s.writeFrame(data)
 }
 
-// restoreID re-encodes a reply to a request whose numeric id did not fit
-// jsonrpc2.ID, with the id exactly as the client sent it.
+// restoreID re-encodes a reply to a request whose id the library could
+// not write back as the client sent it, with the id exactly as sent.
 func (s *stream) restoreID(resp *jsonrpc2.Response, data []byte) []byte {
-	str := fmt.Sprintf("%s", resp.ID())
-	if !strings.HasPrefix(str, bigIDPrefix) {
-		return data
-	}
 	s.idmu.Lock()
-	raw, ok := s.bigIDs[str]
-	delete(s.bigIDs, str)
+	raw, ok := s.rawIDs[resp.ID()]
+	delete(s.rawIDs, resp.ID())
 	s.idmu.Unlock()
 	if !ok {
 		return data
