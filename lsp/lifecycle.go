@@ -68,7 +68,7 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	}
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
 		s.updateConfig(ctx, "initializationOptions", func(c config.Config) (config.Config, []error) {
-			return c.WithEditor(p.InitializationOptions)
+			return c.WithInitOptions(p.InitializationOptions)
 		})
 	}
 	s.loadWorkspaceConfig(ctx)

@@ -141,7 +141,18 @@ type Action struct {
 	MaxCompletionTokens int
 	Result              Result
 	Builtin             bool
+	// Origin is the source that defined a user-defined action (the zero
+	// Source, "default", for built-ins). An action from a workspace file
+	// has its Title labelled with RepoLabel.
+	Origin Source
 }
+
+// RepoLabel starts the title of every action a workspace file
+// (.kimi-lsp.toml, shipped by a repository) defines, in place of the
+// title's own "Kimi:" prefix, so that the menu shows where an action
+// comes from and a repository cannot pass its action off as a built-in or
+// as the user's own.
+const RepoLabel = "Kimi (repo): "
 
 // Context says what may enter a prompt besides the selection.
 type Context struct {
@@ -351,7 +362,10 @@ func (c Config) ActionFor(name string) (Action, bool) {
 			return Action{}, false
 		}
 		own = c.actions[i]
-		a = Action{Name: own.name, Title: own.title, Kind: own.kind, Prompt: own.prompt, Result: own.result}
+		a = Action{Name: own.name, Title: own.title, Kind: own.kind, Prompt: own.prompt, Result: own.result, Origin: own.src}
+		if own.src.Kind == FromWorkspaceFile {
+			a.Title = RepoLabel + bareTitle(own.title, own.name)
+		}
 	}
 	a.Model, _ = c.actionModel(a.Result, own)
 	a.ReasoningEffort, _ = c.actionEffort(name, a.Result, own)

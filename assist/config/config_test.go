@@ -159,7 +159,7 @@ prompt = "Review {{selection}}"
 		{"reasoningEffort.review", `"max"`, "the model kimi-k3, which accepts reasoning_effort max only"},
 		{"maxCompletionTokens.explain", "8192", "default"},
 		{"maxCompletionTokens.tests", "32768", "default"},
-		{"actions.review", `{title = "Kimi: review", kind = "refactor", result = "explain", model = "kimi-k3"}`, wsSrc},
+		{"actions.review", `{title = "Kimi (repo): review", kind = "refactor", result = "explain", model = "kimi-k3"}`, wsSrc},
 		{"context.maxTokens", "32000", userSrc},
 		{"context.maxFileSize", "1048576", "default"},
 		{"prices.kimi-k3.1-pro.output", "9.5", userSrc},
@@ -293,7 +293,7 @@ func TestInvalidValues(t *testing.T) {
 		{"context include", `{"context": {"include": {"related": "yes"}}}`, []string{"context.include.related: got a string, want true or false"}},
 		{"context exclude glob", `{"context": {"exclude": ["ok/**", "bad["]}}`, []string{`context.exclude[1]: "bad[" is not a valid glob`}},
 		{"context secrets type", `{"context": {"secrets": 3}}`, []string{"context.secrets: got a number, want a list of strings"}},
-		{"context type", `{"context": []}`, []string{"context: got a list, want a table"}},
+		{"context type", `{"context": [1]}`, []string{"context: got a list, want a table"}},
 		{"progress rate", `{"progress": {"maxReportsPerSecond": 0}}`, []string{"progress.maxReportsPerSecond: 0 is out of range: want 1 to 100"}},
 		{"jobs maxConcurrent", `{"jobs": {"maxConcurrent": 0}}`, []string{"jobs.maxConcurrent: 0 is out of range: want 1 to 64"}},
 		{"price negative", `{"prices": {"kimi-k3.1-pro": {"output": -1}}}`, []string{"prices.kimi-k3.1-pro.output: -1 is out of range"}},
@@ -576,14 +576,15 @@ func TestActionFor(t *testing.T) {
 			{"name": "plain", "prompt": "t", "result": "edit"}
 		]}`))
 	mustNoErrors(t, errs)
+	ed := Source{Kind: FromEditor}
 	want := map[string]Action{
 		"explain": {Name: "explain", Title: "Kimi: Explain", Kind: "refactor", Model: DefaultFastModel, ReasoningEffort: EffortLow, MaxCompletionTokens: 20000, Result: ResultExplain, Builtin: true},
 		"fix":     {Name: "fix", Title: "Kimi: Fix", Kind: "quickfix", Model: DefaultModel, ReasoningEffort: EffortLow, MaxCompletionTokens: 20000, Result: ResultEdit, Builtin: true},
 		// table entry beats the action's own effort; the action's own tokens beat the table default
-		"mine": {Name: "mine", Title: "Kimi: mine", Kind: "refactor.rewrite", Prompt: "p {{selection}}", Model: DefaultModel, ReasoningEffort: EffortHigh, MaxCompletionTokens: 4096, Result: ResultEdit},
+		"mine": {Name: "mine", Title: "Kimi: mine", Kind: "refactor.rewrite", Prompt: "p {{selection}}", Model: DefaultModel, ReasoningEffort: EffortHigh, MaxCompletionTokens: 4096, Result: ResultEdit, Origin: ed},
 		// kimi-k3 accepts max only (seed 003): the default low is not sent
-		"talk":  {Name: "talk", Title: "Talk", Kind: "refactor", Prompt: "t", Model: "kimi-k3", ReasoningEffort: EffortMax, MaxCompletionTokens: 20000, Result: ResultExplain},
-		"plain": {Name: "plain", Title: "Kimi: plain", Kind: "refactor.rewrite", Prompt: "t", Model: DefaultModel, ReasoningEffort: EffortHigh, MaxCompletionTokens: 20000, Result: ResultEdit},
+		"talk":  {Name: "talk", Title: "Talk", Kind: "refactor", Prompt: "t", Model: "kimi-k3", ReasoningEffort: EffortMax, MaxCompletionTokens: 20000, Result: ResultExplain, Origin: ed},
+		"plain": {Name: "plain", Title: "Kimi: plain", Kind: "refactor.rewrite", Prompt: "t", Model: DefaultModel, ReasoningEffort: EffortHigh, MaxCompletionTokens: 20000, Result: ResultEdit, Origin: ed},
 	}
 	for name, w := range want {
 		a, ok := c.ActionFor(name)

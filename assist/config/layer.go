@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -182,6 +183,9 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 // action name, with "default" for the actions it does not list.
 func perAction[T any](p *parser, k string, v any, one func(key string, v any) (T, bool)) (m map[string]T, all bool) {
 	m = map[string]T{}
+	if l, ok := v.([]any); ok && len(l) == 0 {
+		return m, false // an empty table, encoded as a list
+	}
 	if tbl, ok := v.(map[string]any); ok {
 		for _, name := range sortedKeys(tbl) {
 			if x, ok := one(k+"."+name, tbl[name]); ok {
@@ -435,6 +439,13 @@ func (p *parser) actions(k string, v any) []actionDef {
 		if d.title == "" {
 			d.title = "Kimi: " + d.name
 		}
+		d.title = cleanTitle(d.title)
+		if p.src.Kind == FromWorkspaceFile {
+			if b, ok := builtinLike(d.title); ok {
+				p.warn(e.key+".title", "action ignored: %s reads as the built-in action %s, and a workspace file cannot reuse a built-in's name or title", quote(d.title), quote(b))
+				continue
+			}
+		}
 		if d.kind == "" {
 			d.kind = "refactor.rewrite"
 			if d.result == ResultExplain {
@@ -444,6 +455,61 @@ func (p *parser) actions(k string, v any) []actionDef {
 		out = append(out, d)
 	}
 	return out
+}
+
+// maxTitleRunes bounds an action's title in the menu.
+const maxTitleRunes = 80
+
+// cleanTitle makes a title safe to show in a one-line menu: control
+// characters (a newline could push a fake entry onto its own line) become
+// spaces, runs of spaces one, and it is cut to maxTitleRunes.
+func cleanTitle(t string) string {
+	t = strings.Join(strings.FieldsFunc(t, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if utf8.RuneCountInString(t) > maxTitleRunes {
+		t = string([]rune(t)[:maxTitleRunes-1]) + "…"
+	}
+	return t
+}
+
+// kimiPrefix matches a title's "Kimi:" prefix, or "Kimi (user) -" and the
+// like.
+var kimiPrefix = regexp.MustCompile(`(?i)^\s*kimi\s*(\([^)]*\))?\s*[:\-–—|]\s*`)
+
+// bareTitle is a title without its "Kimi:" prefixes (name when nothing
+// is left).
+func bareTitle(title, name string) string {
+	for {
+		loc := kimiPrefix.FindStringIndex(title)
+		if loc == nil {
+			break
+		}
+		title = title[loc[1]:]
+	}
+	if strings.TrimSpace(title) == "" {
+		return name
+	}
+	return title
+}
+
+// builtinLike reports whether title, stripped of its "Kimi:" prefixes,
+// case, spaces and punctuation, is a built-in action's name or title, and
+// returns that built-in's title.
+func builtinLike(title string) (string, bool) {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, bareTitle(s, ""))
+	}
+	t := norm(title)
+	for _, b := range builtins {
+		if t == norm(b.title) || t == b.name {
+			return b.title, true
+		}
+	}
+	return "", false
 }
 
 var contextKeys = []string{"maxTokens", "include", "exclude", "maxFileSize", "secrets"}
@@ -705,12 +771,18 @@ func (p *parser) number(key string, v any, lo, hi float64) (float64, bool) {
 	return f, true
 }
 
+// table returns a table (a JSON object). An empty list is an empty table:
+// Lua, and so Neovim 0.7's settings, encodes {} as [].
 func (p *parser) table(key string, v any) (map[string]any, bool) {
 	switch t := v.(type) {
 	case nil:
 		return nil, false
 	case map[string]any:
 		return t, true
+	case []any:
+		if len(t) == 0 {
+			return map[string]any{}, true
+		}
 	}
 	p.fail(key, "got %s, want a table (an object in JSON)", typeName(v))
 	return nil, false

@@ -31,7 +31,8 @@ type stack struct {
 	user      *layer
 	workspace []*layer
 	env       []*layer
-	editor    *layer
+	init      *layer // the editor's initializationOptions
+	editor    *layer // the editor's settings (workspace/configuration, didChangeConfiguration)
 }
 
 func (s stack) layers() []*layer {
@@ -41,6 +42,9 @@ func (s stack) layers() []*layer {
 	}
 	out = append(out, s.workspace...)
 	out = append(out, s.env...)
+	if s.init != nil {
+		out = append(out, s.init)
+	}
 	if s.editor != nil {
 		out = append(out, s.editor)
 	}
@@ -157,15 +161,33 @@ func (c Config) WithEnv(env func(string) string) (Config, []error) {
 	return n, c.redact(append(errs, w...))
 }
 
-// WithEditor returns c with its editor source replaced by raw, the "kimi"
-// settings the editor sent (initializationOptions,
-// workspace/didChangeConfiguration's settings or a workspace/configuration
-// result): either {"kimi": {...}} (other sections are ignored) or the bare
-// section, or a one-element array of either; null or empty clears the
-// editor's settings. Keys with null or "" values count as unset. If raw has
-// errors, the result keeps the editor's previous good settings.
+// WithEditor returns c with its editor-settings source replaced by raw, the
+// "kimi" settings of a workspace/configuration result or of
+// workspace/didChangeConfiguration: either {"kimi": {...}} (other sections
+// are ignored) or the bare section, or a one-element array of either. A
+// null, absent or empty section ({}, [], {"kimi": null}, {"kimi": []} —
+// Neovim 0.7 encodes an empty table as a list) means "nothing from this
+// source": it clears what this source said before and never what another
+// source says (initializationOptions, see WithInitOptions, stay). Keys
+// with null or "" values count as unset. If raw has errors, the result
+// keeps this source's previous good settings.
 func (c Config) WithEditor(raw json.RawMessage) (Config, []error) {
+	return c.withEditor(raw, false)
+}
+
+// WithInitOptions is WithEditor for the editor's other source, the
+// initialize request's initializationOptions. Editor settings (WithEditor)
+// take precedence over it key by key; a null or empty answer from one
+// source leaves the other's values in place.
+func (c Config) WithInitOptions(raw json.RawMessage) (Config, []error) {
+	return c.withEditor(raw, true)
+}
+
+func (c Config) withEditor(raw json.RawMessage, init bool) (Config, []error) {
 	src := Source{Kind: FromEditor}
+	if init {
+		src.Name = "initializationOptions"
+	}
 	m, err := decodeEditor(raw)
 	if err != nil {
 		return c.keep([]error{&Problem{Source: src, Message: err.Error()}})
@@ -175,7 +197,11 @@ func (c Config) WithEditor(raw json.RawMessage) (Config, []error) {
 		return c.keep(errs)
 	}
 	st := c.stack
-	st.editor = l
+	if init {
+		st.init = l
+	} else {
+		st.editor = l
+	}
 	n, w := build(st, l)
 	return n, c.redact(append(errs, w...))
 }
@@ -282,11 +308,19 @@ func decodeEditor(raw json.RawMessage) (map[string]any, error) {
 	switch t := v.(type) {
 	case nil:
 		return nil, nil
+	case []any:
+		if len(t) == 0 { // an empty Lua table, encoded as a list
+			return nil, nil
+		}
 	case map[string]any:
 		if k, ok := t["kimi"]; ok {
 			switch kt := k.(type) {
 			case nil:
 				return nil, nil
+			case []any:
+				if len(kt) == 0 {
+					return nil, nil
+				}
 			case map[string]any:
 				return kt, nil
 			}
@@ -343,6 +377,7 @@ func build(st stack, changed ...*layer) (Config, []error) {
 		}
 		check("reasoningEffort", sortedKeys(l.effort))
 		check("maxCompletionTokens", sortedKeys(l.maxTok))
+
 	}
 	return c, warns
 }

@@ -28,7 +28,8 @@ const (
 type Source struct {
 	Kind SourceKind
 	// Name is the file path for FromUserFile and FromWorkspaceFile, the
-	// variable name for FromEnv, and empty otherwise.
+	// variable name for FromEnv, "initializationOptions" for that editor
+	// source (empty for the editor's settings), and empty otherwise.
 	Name string
 }
 
@@ -46,6 +47,9 @@ func (s Source) String() string {
 	case FromEnv:
 		return s.Name
 	case FromEditor:
+		if s.Name != "" {
+			return "editor " + s.Name
+		}
 		return "editor settings"
 	case FromModel:
 		if e, ok := model.RequiredEffort(s.Name); ok {
