@@ -260,10 +260,7 @@ func DefaultStatsFile() string {
 func (e *Engine) saveStats() {
 	b, err := json.MarshalIndent(e.prompts.Stats(), "", "  ")
 	if err == nil {
-		err = os.MkdirAll(filepath.Dir(e.statsFile), 0o700)
-	}
-	if err == nil {
-		err = writeFileAtomic(e.statsFile, append(b, '\n'))
+		err = writeCacheFile(e.statsFile, append(b, '\n'))
 	}
 	if err != nil {
 		e.log.Debug("statistics not saved", "error", err)

@@ -135,7 +135,7 @@ result = "explain"
 	s.open(uri, "package a\n")
 	s.text(uri, 1)
 	acts := s.codeActions(uri, nil, []string{"refactor.review"})
-	if len(acts) != 1 || acts[0]["title"] != "Kimi: Review" {
+	if len(acts) != 1 || acts[0]["title"] != "Kimi (repo): Review" {
 		t.Fatalf("user action from the workspace file: %v", acts)
 	}
 	cmd := acts[0]["command"].(map[string]any)
