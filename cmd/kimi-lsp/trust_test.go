@@ -71,6 +71,22 @@ func editWorkspace(t *testing.T) string {
 // subtractDiff is the model's answer to "make it subtract".
 const subtractDiff = "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -3,3 +3,3 @@\n func Sub(a, b int) int {\n-\treturn a + b\n+\treturn a - b\n }\n```"
 
+// writeSubtract runs the real binary's edit --write on dir's calc.go with
+// the model answering subtractDiff, and checks that it succeeded.
+func writeSubtract(t *testing.T, dir string) {
+	t.Helper()
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Match: `action="rewrite"`, Content: subtractDiff}}}})
+	defer srv.Close()
+	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	code, _, stderr := runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "make it subtract", "--write")
+	if code != 0 {
+		t.Fatalf("edit --write: code %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); string(b) != strings.Replace(calcText, "a + b", "a - b", 1) {
+		t.Errorf("calc.go after --write:\n%s", b)
+	}
+}
+
 // TestEditWriteIgnoresPlantedTempLink is issue 12 item 1: a repository that
 // ships calc.go.kimi-tmp as a symbolic link to a file elsewhere does not
 // get that file overwritten by edit --write, and calc.go stays a regular
@@ -82,22 +98,12 @@ func TestEditWriteIgnoresPlantedTempLink(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(dir, "calc.go.kimi-tmp")); err != nil {
 		t.Fatal(err)
 	}
-	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Match: `action="rewrite"`, Content: subtractDiff}}}})
-	defer srv.Close()
-	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
-	code, _, stderr := runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "make it subtract", "--write")
-	if code != 0 {
-		t.Fatalf("edit --write: code %d: %s", code, stderr)
-	}
+	writeSubtract(t, dir)
 	if b, _ := os.ReadFile(victim); string(b) != "not yours\n" {
 		t.Errorf("the file the planted link points to was overwritten: %q", b)
 	}
-	fi, err := os.Lstat(filepath.Join(dir, "calc.go"))
-	if err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("calc.go is no longer a regular file: %v %v", fi.Mode(), err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); string(b) != strings.Replace(calcText, "a + b", "a - b", 1) {
-		t.Errorf("calc.go after --write:\n%s", b)
+	if fi, err := os.Lstat(filepath.Join(dir, "calc.go")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("calc.go is no longer a regular file (%v)", err)
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
