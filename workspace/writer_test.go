@@ -250,3 +250,96 @@ func TestTxAllOrNothing(t *testing.T) {
 		unchanged(t, root)
 	})
 }
+
+// BenchmarkWriterWriteFile is one atomic write of a 2 KiB file through
+// the Writer (exclusive temporary file, fsync, rename), as for the
+// statistics file after every task.
+func BenchmarkWriterWriteFile(b *testing.B) {
+	w, err := NewWriter(b.TempDir(), 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	data := []byte(strings.Repeat("x", 2048))
+	for b.Loop() {
+		if err := w.WriteFile("stats.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTx10Files is edit --write's commit of ten 8 KiB files: read,
+// stage, check, keep, rename, clean up.
+func BenchmarkTx10Files(b *testing.B) {
+	root := b.TempDir()
+	w, err := NewWriter(root, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	data := []byte(strings.Repeat("y", 8<<10))
+	for i := range 10 {
+		writeFile(b, root, "pkg/f"+string(rune('0'+i))+".go", string(data))
+	}
+	for b.Loop() {
+		tx := w.Begin()
+		for i := range 10 {
+			p := "pkg/f" + string(rune('0'+i)) + ".go"
+			_, st, err := w.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Replace(p, st, data); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFoldersIsSecret is one secret check by name and resolved
+// target, for a path five directories deep (the lsp memo serves repeats).
+func BenchmarkFoldersIsSecret(b *testing.B) {
+	root := b.TempDir()
+	p := writeFile(b, root, "a/b/c/d/main.go", "package d\n")
+	f := newFolders(b, DefaultOptions(), Hooks{}, root)
+	for b.Loop() {
+		if f.IsSecret(p) {
+			b.Fatal("main.go is secret")
+		}
+	}
+}
+
+// FuzzWriterPath: whatever path a Writer accepts names something strictly
+// below its root and outside .git; writing there never leaves the root.
+func FuzzWriterPath(f *testing.F) {
+	base := f.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFile(f, root, "a/b.go", "x")
+	os.Symlink(base, filepath.Join(root, "up"))
+	w, err := NewWriter(root, 0o644)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer w.Close()
+	for _, s := range []string{"a/b.go", "../x", "a/../../x", "/etc/passwd", ".git/x", "up/x", "a/./b/../../..", "a\x00b", root + "/a/c.go", "notes:v2.go"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		rel, err := w.rel(p)
+		if err != nil {
+			return
+		}
+		r, ok := within(w.Dir(), filepath.Join(w.Dir(), rel))
+		if !ok || r == "" || hasGitDir(r) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			t.Fatalf("rel(%q) = %q: not strictly below the root, or in .git", p, rel)
+		}
+		if real, err := resolveLinks(filepath.Join(w.Dir(), rel)); err == nil {
+			if _, ok := within(w.Dir(), real); !ok {
+				t.Fatalf("rel(%q) = %q resolves to %s, outside the root", p, rel, real)
+			}
+		}
+	})
+}
