@@ -1,41 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 )
-
-// runBinary runs the real kimi-lsp in dir and returns its exit code,
-// stdout and stderr. A run that does not end within a minute is killed and
-// fails the test (it hangs).
-func runBinary(t *testing.T, env []string, dir string, args ...string) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env, cmd.Dir = env, dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("kimi-lsp %s hangs (killed after a minute); stderr:\n%s", strings.Join(args, " "), errb.String())
-	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
-}
 
 // onRequest is a modeltest request log that calls fn with the number of
 // each request (from 1) as it arrives, before it is answered: a hook for
@@ -54,19 +27,8 @@ func (o *onRequest) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// calcText is calc.go of goModule.
 const calcText = "package m\n\nfunc Sub(a, b int) int {\n\treturn a + b\n}\n"
-
-// editWorkspace makes a module with calc.go and returns its directory.
-func editWorkspace(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "calc.go"), []byte(calcText), 0o644)
-	return dir
-}
 
 // subtractDiff is the model's answer to "make it subtract".
 const subtractDiff = "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -3,3 +3,3 @@\n func Sub(a, b int) int {\n-\treturn a + b\n+\treturn a - b\n }\n```"
@@ -78,9 +40,12 @@ func writeSubtract(t *testing.T, dir string) {
 	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Match: `action="rewrite"`, Content: subtractDiff}}}})
 	defer srv.Close()
 	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
-	code, _, stderr := runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "make it subtract", "--write")
-	if code != 0 {
-		t.Fatalf("edit --write: code %d: %s", code, stderr)
+	r := runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "make it subtract", "--write")
+	if r.code == -1 {
+		t.Fatalf("edit --write hangs (killed after a minute); stderr:\n%s", r.stderr)
+	}
+	if r.code != 0 {
+		t.Fatalf("edit --write: code %d: %s", r.code, r.stderr)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); string(b) != strings.Replace(calcText, "a + b", "a - b", 1) {
 		t.Errorf("calc.go after --write:\n%s", b)
@@ -92,7 +57,7 @@ func writeSubtract(t *testing.T, dir string) {
 // get that file overwritten by edit --write, and calc.go stays a regular
 // file.
 func TestEditWriteIgnoresPlantedTempLink(t *testing.T) {
-	dir := editWorkspace(t)
+	dir := goModule(t)
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	os.WriteFile(victim, []byte("not yours\n"), 0o644)
 	if err := os.Symlink(victim, filepath.Join(dir, "calc.go.kimi-tmp")); err != nil {
@@ -143,7 +108,7 @@ func TestEditWriteRebasesDiskChange(t *testing.T) {
 			strings.Replace(calcText, "a + b", "b + a", 1), "nothing was written"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := editWorkspace(t)
+			dir := goModule(t)
 			file := filepath.Join(dir, "calc.go")
 			hook := &onRequest{fn: func(n int) {
 				if n == 2 { // round 2: the tool already read calc.go
@@ -153,7 +118,8 @@ func TestEditWriteRebasesDiskChange(t *testing.T) {
 			srv := modeltest.NewServer(modeltest.Config{RequestLog: hook, Script: &modeltest.Script{Rules: toolEditRules(subtractCall)}})
 			defer srv.Close()
 			env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
-			code, _, stderr := runBinary(t, env, dir, "edit", "calc.go", "-m", "make it subtract", "--write")
+			r := runBinary(t, env, dir, "edit", "calc.go", "-m", "make it subtract", "--write")
+			code, stderr := r.code, r.stderr
 			if len(srv.Requests()) != 2 {
 				t.Fatalf("%d model requests, want 2; stderr: %s", len(srv.Requests()), stderr)
 			}
@@ -171,7 +137,7 @@ func TestEditWriteRebasesDiskChange(t *testing.T) {
 // second file cannot be written (it became a directory while the model
 // ran) leaves the first file unchanged too, and leaves nothing behind.
 func TestEditWriteAllOrNothing(t *testing.T) {
-	dir := editWorkspace(t)
+	dir := goModule(t)
 	util := filepath.Join(dir, "sub", "util.go")
 	os.MkdirAll(filepath.Dir(util), 0o755)
 	os.WriteFile(util, []byte("package sub\n\nconst Version = 1\n"), 0o644)
@@ -185,7 +151,8 @@ func TestEditWriteAllOrNothing(t *testing.T) {
 		modeltest.ScriptToolCall{Name: "replace_text", Arguments: `{"path":"sub/util.go","old_text":"Version = 1","new_text":"Version = 2"}`})}})
 	defer srv.Close()
 	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
-	code, _, stderr := runBinary(t, env, dir, "edit", "calc.go", "-m", "make it subtract", "--write")
+	r := runBinary(t, env, dir, "edit", "calc.go", "-m", "make it subtract", "--write")
+	code, stderr := r.code, r.stderr
 	if code != 1 || !strings.Contains(stderr, "nothing was written") {
 		t.Errorf("code %d, stderr %q; want 1 and \"nothing was written\"", code, stderr)
 	}
@@ -203,13 +170,14 @@ func TestEditWriteAllOrNothing(t *testing.T) {
 // TestExplainRefusesLinkToSecret is issue 12 item 4 on the command line:
 // envlink.txt → .env is a secret file; nothing reaches the provider.
 func TestExplainRefusesLinkToSecret(t *testing.T) {
-	dir := editWorkspace(t)
+	dir := goModule(t)
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_TOKEN=sk-live-MUST-NOT-LEAK\n"), 0o600)
 	os.Symlink(".env", filepath.Join(dir, "envlink.txt"))
 	srv := modeltest.NewServer(modeltest.Config{})
 	defer srv.Close()
 	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
-	code, out, stderr := runBinary(t, env, dir, "explain", "envlink.txt")
+	r := runBinary(t, env, dir, "explain", "envlink.txt")
+	code, out, stderr := r.code, r.stdout, r.stderr
 	if code == 0 || !strings.Contains(stderr, "secret") {
 		t.Errorf("explain envlink.txt: code %d, stderr %q; want a refusal saying the file is secret", code, stderr)
 	}

@@ -12,7 +12,7 @@ import (
 // fixed temporary name made edit --write hang forever; the confined writer
 // never opens an existing name for writing.
 func TestEditWriteIgnoresPlantedFIFO(t *testing.T) {
-	dir := editWorkspace(t)
+	dir := goModule(t)
 	if err := syscall.Mkfifo(filepath.Join(dir, "calc.go.kimi-tmp"), 0o644); err != nil {
 		t.Fatal(err)
 	}
