@@ -112,8 +112,11 @@ func TestLimitCountsStreams(t *testing.T) {
 					t.Errorf("places %v do not decrease", seen)
 				}
 			}
-			if last := seen[len(seen)-1]; last != 0 {
-				t.Errorf("places %v: the last report should be 0 ahead", seen)
+			// No "0 ahead" is promised: a job granted a slot before its
+			// newest place was delivered is never told it (Acquire had
+			// returned), which happens when slots free up in a burst.
+			if first := seen[0]; first < 0 || first > 6 {
+				t.Errorf("places %v: the first report should be 0–6 jobs ahead", seen)
 			}
 		}
 		return true
