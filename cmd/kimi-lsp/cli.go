@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
@@ -111,6 +112,7 @@ func printStats(w io.Writer, path string, redact func(string) string) {
 type target struct {
 	name       string // FILE as given
 	path       string // absolute
+	text       []byte // the file's contents, read by checkTarget
 	start, end int    // 1-based inclusive lines; 0 = whole file
 }
 
@@ -143,17 +145,38 @@ func parseTarget(s string) (target, error) {
 	return t, nil
 }
 
-// checkTarget refuses a target that names no readable regular file or a
-// line range past the end of the file, before any request is made.
-func checkTarget(t target) error {
-	b, err := os.ReadFile(t.path)
+// readTarget reads the file a command names. Only a regular file (or a
+// link to one) is read: the open does not wait for a FIFO's writer, and a
+// device, socket or directory is refused, so a command never hangs on one.
+func readTarget(t *target) error {
+	f, err := os.OpenFile(t.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: no such file", t.name)
 	case err != nil:
 		return fmt.Errorf("cannot read %s: %w", t.name, err)
 	}
-	n := countLines(b)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", t.name, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s)", t.name, fi.Mode().Type())
+	}
+	if t.text, err = io.ReadAll(f); err != nil {
+		return fmt.Errorf("cannot read %s: %w", t.name, err)
+	}
+	return nil
+}
+
+// checkTarget reads the target (readTarget) and refuses a line range past
+// the end of the file, before any request is made.
+func checkTarget(t *target) error {
+	if err := readTarget(t); err != nil {
+		return err
+	}
+	n := countLines(t.text)
 	lines := func() string {
 		if n == 1 {
 			return "1 line"
@@ -205,11 +228,7 @@ func workspaceRoot(path string) string {
 // builder the server uses.
 func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruction string) (*assist.Engine, *assist.Task, func(), error) {
 	cfg := env.cfg
-	b, err := os.ReadFile(tg.path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	text := string(b)
+	text := string(tg.text)
 	root := workspaceRoot(tg.path)
 	folders := workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{Logger: env.log})
 	cleanup := func() { folders.Close() }
@@ -345,7 +364,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	}
 	tg, err := parseTarget(arg)
 	if err == nil {
-		err = checkTarget(tg)
+		err = checkTarget(&tg)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)

@@ -3,7 +3,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -17,4 +19,27 @@ func TestEditWriteIgnoresPlantedFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSubtract(t, dir)
+}
+
+// TestCommandOnAFIFO: explain and edit on a FIFO (or a link to one) refuse
+// it as not a regular file at once; reading it would wait forever for a
+// writer.
+func TestCommandOnAFIFO(t *testing.T) {
+	dir := goModule(t)
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("pipe.go", filepath.Join(dir, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"explain", "pipe.go"},
+		{"explain", "link.go:1"},
+		{"edit", "pipe.go", "-m", "x"},
+	} {
+		r := runBinary(t, testEnv(t), dir, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "is not a regular file") {
+			t.Errorf("kimi-lsp %q: exit %d, stderr %q; want 2 and \"is not a regular file\"", args, r.code, r.stderr)
+		}
+	}
 }
