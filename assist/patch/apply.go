@@ -171,6 +171,12 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyErro
 		emitFile(cur)
 	}
 	if len(eols) > 0 && !f.finalNewline() {
+		if lines[len(lines)-1] == "" {
+			// Without a final newline an empty last line cannot be
+			// written: the text would end with a newline after all.
+			return "", nil, []*ApplyError{{Path: name, Err: ErrFileState,
+				Detail: "the file does not end with a newline and the edit would leave its last line empty; an edit keeps the file's final-newline state, so leave the end of the file as it is or end it with a non-empty line"}}
+		}
 		eols[len(eols)-1] = ""
 	}
 	return f.render(lines, eols), matches, nil

@@ -134,7 +134,7 @@ func TestApplyLevelsAndPerturbations(t *testing.T) {
 		{name: "placeholder refused", before: goFile, diff: "--- a/demo.go\n+++ b/demo.go\n@@\n func Sum(xs ...int) int {\n-\ttotal := 0\n-\tfor _, x := range xs {\n-\t\ttotal += x\n-\t}\n+\t// ... existing code ...\n \treturn total\n }\n", err: patch.ErrPlaceholder},
 		{name: "duplicated target refused", before: goFile + "\nfunc Sum2(xs ...int) int {\n\ttotal := 0\n\tfor _, x := range xs {\n\t\ttotal += x\n\t}\n\treturn total\n}\n", diff: "--- a/demo.go\n+++ b/demo.go\n@@\n \ttotal := 0\n \tfor _, x := range xs {\n+\t\tif x < 0 {\n+\t\t\tcontinue\n+\t\t}\n \t\ttotal += x\n \t}\n", err: patch.ErrAmbiguous},
 		{name: "target changed refused", before: strings.Replace(goFile, `name = "world"`, `name = "earth"`, 1), diff: clean, err: patch.ErrNoMatch},
-		{name: "truncated refused", before: goFile, diff: clean[:strings.Index(clean, "+\t\t\tcontinue")], err: patch.ErrTruncated},
+		{name: "truncated in a fence refused", before: goFile, diff: "```diff\n" + clean[:strings.Index(clean, "+\t\t\tcontinue")], err: patch.ErrTruncated},
 		{name: "unclosed fence without counts refused", before: goFile, diff: "```diff\n--- a/demo.go\n+++ b/demo.go\n@@\n \ttotal := 0\n \tfor _, x := range xs {\n+\t\tif x < 0 {\n", err: patch.ErrTruncated},
 		{name: "tiny anchor refused", before: "{\n}\n{\n}\n", diff: "--- a/demo.go\n+++ b/demo.go\n@@ -1,2 +1,3 @@\n {\n+x\n }\n", err: patch.ErrAmbiguous},
 		{name: "overlapping hunks refused", before: goFile, diff: "--- a/demo.go\n+++ b/demo.go\n@@\n \ttotal := 0\n-\tfor _, x := range xs {\n+\tfor _, x := range xs[1:] {\n@@\n-\tfor _, x := range xs {\n+\tfor _, x := range xs[2:] {\n \t\ttotal += x\n", err: patch.ErrOverlap},

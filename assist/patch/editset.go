@@ -293,6 +293,11 @@ func (t *tx) applyFile(fd *FileDiff, touched map[string]string) []*ApplyError {
 		if !e.exists {
 			return fileProblem(oldName, ErrFileState, "the diff deletes it but it does not exist")
 		}
+		if len(fd.Hunks) == 0 && e.text != "" {
+			// A deletion shows what it removes; a bare "+++ /dev/null"
+			// could delete any file unseen.
+			return fileProblem(oldName, ErrFileState, "the diff deletes the file without showing its content; send its whole current text as removed lines, or call delete_file")
+		}
 		if len(fd.Hunks) > 0 {
 			var old []string
 			for _, h := range fd.Hunks {

@@ -33,8 +33,8 @@ var (
 	ErrOutside = errors.New("path outside the workspace")
 	// ErrParse: the diff text cannot be read as a unified diff.
 	ErrParse = errors.New("malformed diff")
-	// ErrTruncated: the diff looks cut off (its last hunk is shorter than
-	// its header says, or a code fence was never closed).
+	// ErrTruncated: the diff looks cut off (its code fence was never
+	// closed, or the provider reported the reply as cut off).
 	ErrTruncated = errors.New("diff looks truncated")
 	// ErrNoMatch: a hunk's context and removed lines were found nowhere.
 	ErrNoMatch = errors.New("hunk does not match")

@@ -99,18 +99,17 @@ func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
 		return nil, &locateError{err: ErrAmbiguous, level: LevelExact, places: starts(exact),
 			detail: fmt.Sprintf("its context and removed lines hold only %d non-space characters and occur %d times; include more context", n, len(exact))}
 	}
-	if hint > 0 {
-		if p := m.at(lines, hint-1, eqExact); p != nil {
-			p.level = LevelHint
-			return p, nil
-		}
-	}
+	// The header's line number may confirm a place, never choose one: the
+	// ladder decides by content alone.
 	ps, lerr := m.ladder(lines, exact)
-	if lerr != nil || len(ps) == 1 {
-		if lerr == nil {
-			return ps[0], nil
-		}
+	if lerr != nil {
 		return nil, lerr
+	}
+	if len(ps) == 1 {
+		if ps[0].level == LevelExact && hint > 0 && ps[0].start == hint-1 {
+			ps[0].level = LevelHint
+		}
+		return ps[0], nil
 	}
 	// Trimmed outer context: one line, then two, in total.
 	lead, trail := 0, 0
@@ -160,25 +159,41 @@ func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
 // ladder runs the levels from exact to indentation. It returns the places
 // of the first level that finds any (one place is a match), or an error for
 // an ambiguous level; no places and no error means nothing matched.
+//
+// Whitespace drift is tolerated, so uniqueness is judged with it tolerated:
+// a hunk found once exactly but twice with trailing whitespace ignored is
+// ambiguous, and the indentation level counts every place whose lines agree
+// once leading whitespace is set aside, before asking whether one
+// consistent re-indentation fits.
 func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) {
+	trailing := m.scan(lines, eqTrailing)
+	if len(exact) == 1 && len(trailing) > 1 {
+		return nil, &locateError{err: ErrAmbiguous, level: LevelTrailingSpace, places: starts(trailing),
+			detail: "it matches one place exactly and others once trailing whitespace is ignored"}
+	}
 	type level struct {
 		l    Level
-		find func() []*place
+		find func() ([]*place, int)
 	}
 	levels := []level{
-		{LevelExact, func() []*place { return exact }},
-		{LevelTrailingSpace, func() []*place { return m.scan(lines, eqTrailing) }},
-		{LevelBlankLines, func() []*place { return m.scanDrift(lines) }},
-		{LevelIndent, func() []*place { return m.scanIndent(lines) }},
+		{LevelExact, func() ([]*place, int) { return exact, len(exact) }},
+		{LevelTrailingSpace, func() ([]*place, int) { return trailing, len(trailing) }},
+		{LevelBlankLines, func() ([]*place, int) { ps := m.scanDrift(lines, eqTrailing); return ps, len(ps) }},
+		{LevelIndent, func() ([]*place, int) { return m.scanIndent(lines) }},
 	}
 	for _, lv := range levels {
-		ps := lv.find()
+		ps, cands := lv.find()
 		switch {
+		case cands > 1:
+			var at []int
+			if len(ps) > 1 {
+				at = starts(ps)
+			}
+			return nil, &locateError{err: ErrAmbiguous, level: lv.l, places: at,
+				detail: fmt.Sprintf("%d places agree with it at this level", cands)}
 		case len(ps) == 1:
 			ps[0].level = lv.l
 			return ps, nil
-		case len(ps) > 1:
-			return nil, &locateError{err: ErrAmbiguous, level: lv.l, places: starts(ps)}
 		}
 	}
 	return nil, nil
@@ -248,10 +263,11 @@ func (m *matcher) scan(lines []Line, eq func(a, b string) bool) []*place {
 	return out
 }
 
-// scanDrift matches with trailing whitespace ignored and blank lines
-// allowed to differ between two context lines that have no change between
-// them, so that where added lines go never depends on the drift.
-func (m *matcher) scanDrift(lines []Line) []*place {
+// scanDrift matches with eq (trailing whitespace ignored, or all leading
+// and trailing whitespace) and blank lines allowed to differ between two
+// context lines that have no change between them, so that where added lines
+// go never depends on the drift.
+func (m *matcher) scanDrift(lines []Line, eq func(a, b string) bool) []*place {
 	hasBlank := false
 	for _, l := range lines {
 		if l.Kind == Context && isBlank(l.Text) {
@@ -264,7 +280,7 @@ func (m *matcher) scanDrift(lines []Line) []*place {
 		if !hasBlank && isBlank(fl[s]) {
 			continue
 		}
-		p := m.driftAt(lines, s)
+		p := m.driftAt(lines, s, eq)
 		if p != nil && p.start < p.end {
 			out = appendDistinct(out, p)
 		}
@@ -274,7 +290,7 @@ func (m *matcher) scanDrift(lines []Line) []*place {
 	return out
 }
 
-func (m *matcher) driftAt(lines []Line, start int) *place {
+func (m *matcher) driftAt(lines []Line, start int, eq func(a, b string) bool) *place {
 	fl := m.f.lines
 	align := fill(len(lines), -1)
 	j := start
@@ -288,7 +304,7 @@ func (m *matcher) driftAt(lines []Line, start int) *place {
 			continue
 		}
 		for {
-			if j < len(fl) && eqTrailing(fl[j], l.Text) {
+			if j < len(fl) && eq(fl[j], l.Text) {
 				align[k] = j
 				if first < 0 {
 					first = j
@@ -317,22 +333,21 @@ func (m *matcher) driftAt(lines []Line, start int) *place {
 	return &place{start: start, end: j, align: align, lines: lines}
 }
 
+// eqIndent compares lines with leading and trailing whitespace set aside.
+func eqIndent(a, b string) bool {
+	return strings.TrimLeft(trimRightSpace(a), " \t") == strings.TrimLeft(trimRightSpace(b), " \t")
+}
+
 // scanIndent matches lines whose content agrees once leading whitespace is
-// set aside, when one consistent re-indentation maps the hunk's old lines
-// onto the file's and can render the added lines.
-func (m *matcher) scanIndent(lines []Line) []*place {
+// set aside (blank lines may drift as in scanDrift), when one consistent
+// re-indentation maps the hunk's old lines onto the file's and can render
+// the added lines. It returns those places and the number of places whose
+// lines agree at all, which is what decides ambiguity.
+func (m *matcher) scanIndent(lines []Line) ([]*place, int) {
 	var out []*place
-	n := len(oldLines(lines))
-	fl := m.f.lines
-	eq := func(a, b string) bool {
-		a, b = trimRightSpace(a), trimRightSpace(b)
-		return strings.TrimLeft(a, " \t") == strings.TrimLeft(b, " \t")
-	}
-	for s := 0; s+n <= len(fl); s++ {
-		p := m.at(lines, s, eq)
-		if p == nil {
-			continue
-		}
+	cands := 0
+	for _, p := range m.scanDrift(lines, eqIndent) {
+		cands++
 		re := m.reindentFor(lines, p.align)
 		if re == nil {
 			continue
@@ -340,5 +355,5 @@ func (m *matcher) scanIndent(lines []Line) []*place {
 		p.re = re
 		out = append(out, p)
 	}
-	return out
+	return out, cands
 }

@@ -90,9 +90,11 @@ type segment struct {
 // if not empty, names the file for hunks that come before any file header.
 //
 // Parse checks what it can without the files: a hunk must have lines, a diff
-// must name its files, and a hunk that ends the text (or an unclosed fence)
-// with fewer lines than its header counts is refused as truncated
-// (ErrTruncated). Everything else, including wrong counts, is left to Apply.
+// must name its files, and a diff whose code fence is never closed is
+// refused as truncated (ErrTruncated) unless its last hunk's header counts
+// fit its body exactly. Header counts are hints, never limits: a hunk's
+// extent is its body, and a count that does not fit never ends, extends or
+// refuses a hunk. Everything else is left to Apply.
 func Parse(text, defaultPath string) ([]*FileDiff, error) {
 	segs := segments(text)
 	var files []*FileDiff
@@ -239,7 +241,7 @@ func (p *parser) parse() ([]*FileDiff, error) {
 			}
 		case strings.HasPrefix(l.s, "GIT binary patch"), strings.HasPrefix(l.s, "Binary files "):
 			return nil, p.errorf(l.pos, "binary patches are not supported")
-		case strings.HasPrefix(l.s, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, "+++ ") && !p.hunkNeedsMore():
+		case strings.HasPrefix(l.s, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, "+++ ") && p.fileHeaderAt(lines, i):
 			if err := p.finishHunk(false); err != nil {
 				return nil, err
 			}
@@ -328,27 +330,22 @@ func proseFollows(lines []textLine) bool {
 	return true
 }
 
-// hunkNeedsMore reports whether the current hunk's header counts ask for
-// more lines, so that a "--- " line is a removed line starting with "--"
-// rather than a new file header.
-func (p *parser) hunkNeedsMore() bool {
-	if p.hunk == nil || !p.hunk.HasCounts {
-		return false
+// fileHeaderAt reports whether the "--- "/"+++ " pair at lines[i] starts a
+// new file rather than continuing the current hunk with a removed line
+// starting with "--" and an added one starting with "++". Outside a hunk it
+// always does; inside one it does when a hunk header, another file header or
+// the end of the segment follows. The hunk's counts are not consulted: they
+// are hints, and a hunk's extent is its body.
+func (p *parser) fileHeaderAt(lines []textLine, i int) bool {
+	if p.hunk == nil {
+		return true
 	}
-	old, nw := 0, 0
-	for _, l := range p.body {
-		switch {
-		case strings.HasPrefix(l.s, "-"):
-			old++
-		case strings.HasPrefix(l.s, "+"):
-			nw++
-		case strings.HasPrefix(l.s, "\\"):
-		default:
-			old++
-			nw++
-		}
+	if i+2 >= len(lines) {
+		return true
 	}
-	return old < p.hunk.OldLines && nw < p.hunk.NewLines
+	next := lines[i+2].s
+	return strings.HasPrefix(next, "@@") || strings.HasPrefix(next, "diff --git ") ||
+		strings.HasPrefix(next, "--- ") && i+3 < len(lines) && strings.HasPrefix(lines[i+3].s, "+++ ")
 }
 
 func (p *parser) gitExtended(s string) bool {
@@ -463,22 +460,15 @@ func (p *parser) finishHunk(atEnd bool) error {
 			return p.errorf(tail[0].pos, "line has no diff marker right after hunk %q; prefix added lines with \"+\", context lines with a space, and separate prose from the diff with a blank line", h.Header)
 		}
 	}
-	if atEnd && p.last && !cutProse && (!p.seg.fenced || !p.seg.closed) {
-		// The hunk runs to the end of the reply: was it cut off?
-		if !p.seg.closed && p.seg.fenced && !h.HasCounts {
-			return fmt.Errorf("%w: the code fence holding hunk %q is never closed", ErrTruncated, h.Header)
-		}
-		if h.HasCounts {
-			old, nw := countLines(ls)
-			old += len(tail) // trailing blank context may have been dropped
-			nw += len(tail)
-			// A hunk cut off has fewer lines than its header on both
-			// sides; a count already exceeded proves the header wrong.
-			if (old < h.OldLines || nw < h.NewLines) && old <= h.OldLines && nw <= h.NewLines {
-				return fmt.Errorf("%w: hunk %q ends the reply with %d old and %d new lines where its header says %d and %d",
-					ErrTruncated, h.Header, old, nw, h.OldLines, h.NewLines)
-			}
-		}
+	if atEnd && p.last && !cutProse && p.seg.fenced && !p.seg.closed && !p.countsSatisfied(h, ls) {
+		// The reply ends inside the code fence holding the hunk: the
+		// stream was cut off, unless the header's counts fit the body
+		// exactly (a fence the model forgot to close). Counts may only
+		// confirm: a bare reply cut at a line boundary cannot be told
+		// from a complete one by its text, and a count that does not fit
+		// never refuses a hunk. Callers refuse replies the provider
+		// reports as cut off (finish_reason "length").
+		return fmt.Errorf("%w: the code fence holding hunk %q is never closed", ErrTruncated, h.Header)
 	}
 	for _, l := range ls {
 		h.Lines = append(h.Lines, l.Line)
