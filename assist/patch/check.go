@@ -87,13 +87,29 @@ func mayBePlaceholder(s string) bool {
 	return false
 }
 
+// ellipsisIsCode reports whether a bare "..." line is code in the file's
+// language: Python's Ellipsis (stub bodies, doctest continuation lines).
+func ellipsisIsCode(path string) bool {
+	return strings.HasSuffix(path, ".py") || strings.HasSuffix(path, ".pyi")
+}
+
 // newPlaceholder returns the first placeholder line of after that before
-// does not have as often, with its 1-based line number.
-func newPlaceholder(before, after string) (int, string, bool) {
+// does not have as often, with its 1-based line number. path names the
+// file, whose language decides whether a bare ellipsis is code.
+func newPlaceholder(path, before, after string) (int, string, bool) {
+	code := ellipsisIsCode(path)
+	placeholder := func(l string) bool {
+		if code {
+			if t := strings.TrimSpace(l); t == "..." || t == "…" {
+				return false
+			}
+		}
+		return isPlaceholder(l)
+	}
 	count := func(s string) map[string]int {
 		c := map[string]int{}
 		for _, l := range strings.Split(s, "\n") {
-			if isPlaceholder(l) {
+			if placeholder(l) {
 				c[strings.TrimSpace(l)]++
 			}
 		}
@@ -105,7 +121,7 @@ func newPlaceholder(before, after string) (int, string, bool) {
 	cb, ca := count(before), count(after)
 	for i, l := range strings.Split(after, "\n") {
 		t := strings.TrimSpace(l)
-		if isPlaceholder(l) && ca[t] > cb[t] {
+		if placeholder(l) && ca[t] > cb[t] {
 			return i + 1, t, true
 		}
 	}

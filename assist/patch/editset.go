@@ -391,7 +391,7 @@ func (s *EditSet) checkText(t *tx, path, name, text string, goCheck bool) *Apply
 	if !existed {
 		before = ""
 	}
-	if n, line, ok := newPlaceholder(before, text); ok {
+	if n, line, ok := newPlaceholder(path, before, text); ok {
 		return &ApplyError{Path: name, Err: ErrPlaceholder,
 			Detail: fmt.Sprintf("line %d %q stands for code left out", n, line)}
 	}

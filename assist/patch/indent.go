@@ -54,6 +54,7 @@ const (
 	reRemovePrefix
 	reSpacesToTabs // the hunk wrote each of the file's tabs as unit spaces
 	reTabsToSpaces // the hunk wrote each of the file's unit spaces as a tab
+	reScale        // the hunk indented with hunit spaces a level, the file with unit
 )
 
 // reindent maps the indentation of a hunk's lines onto the file's.
@@ -61,6 +62,7 @@ type reindent struct {
 	kind   reindentKind
 	prefix string
 	unit   int
+	hunit  int // reScale: the hunk's spaces per level
 	delta  int // file levels minus hunk levels
 }
 
@@ -107,6 +109,11 @@ func (re *reindent) fileIndent(hws string, r int) (string, bool) {
 			return "", false
 		}
 		return strings.Repeat(" ", re.unit*(t+re.delta)+s), true
+	case reScale:
+		if strings.Contains(hws, "\t") || len(hws)%re.hunit != 0 {
+			return "", false
+		}
+		return strings.Repeat(" ", len(hws)/re.hunit*re.unit), true
 	}
 	return "", false
 }
@@ -124,12 +131,18 @@ func (re *reindent) render(text string) (string, bool) {
 	return fws + text[len(ws):], true
 }
 
+// indentPair is the leading whitespace of a hunk line and of the file line
+// it matched.
+type indentPair struct{ h, f string }
+
 // reindentFor finds the re-indentation that maps the hunk's old lines onto
 // the file lines they were matched with, or nil if there is none or the
-// candidates disagree about the added lines.
+// candidates disagree about the added lines. When only the context lines
+// drifted (re-indented consistently among themselves) while the removed and
+// added lines are written as the file has them, the added lines are kept as
+// written.
 func (m *matcher) reindentFor(lines []Line, align []int) *reindent {
-	type pair struct{ h, f string }
-	var pairs []pair
+	var pairs, ctxPairs []indentPair
 	hunkTabs, hunkSpaces := false, false
 	for k, l := range lines {
 		if !isBlank(l.Text) {
@@ -143,55 +156,19 @@ func (m *matcher) reindentFor(lines []Line, align []int) *reindent {
 		if l.Kind == Add || align[k] < 0 || isBlank(l.Text) {
 			continue
 		}
-		pairs = append(pairs, pair{leadingSpace(l.Text), leadingSpace(m.f.lines[align[k]])})
+		p := indentPair{leadingSpace(l.Text), leadingSpace(m.f.lines[align[k]])}
+		pairs = append(pairs, p)
+		if l.Kind == Context {
+			ctxPairs = append(ctxPairs, p)
+		}
 	}
 	if len(pairs) == 0 {
 		return nil
 	}
-	var cands []*reindent
-	switch {
-	case m.style.tabs && hunkSpaces && !hunkTabs:
-		for _, u := range []int{4, 8, 2} {
-			_, r, ok := tabsThenSpaces(pairs[0].f)
-			if !ok {
-				break
-			}
-			t, _, _ := tabsThenSpaces(pairs[0].f)
-			w := len(pairs[0].h)
-			if w < r || (w-r)%u != 0 {
-				continue
-			}
-			cands = append(cands, &reindent{kind: reSpacesToTabs, unit: u, delta: t - (w-r)/u})
-		}
-	case !m.style.tabs && m.style.unit > 0 && hunkTabs:
-		t, s, ok := tabsThenSpaces(pairs[0].h)
-		w := len(pairs[0].f)
-		if ok && !strings.Contains(pairs[0].f, "\t") && w >= s && (w-s)%m.style.unit == 0 {
-			cands = append(cands, &reindent{kind: reTabsToSpaces, unit: m.style.unit, delta: (w-s)/m.style.unit - t})
-		}
-	default:
-		h, f := pairs[0].h, pairs[0].f
-		switch {
-		case strings.HasSuffix(f, h):
-			cands = append(cands, &reindent{kind: reAddPrefix, prefix: f[:len(f)-len(h)]})
-		case strings.HasSuffix(h, f):
-			cands = append(cands, &reindent{kind: reRemovePrefix, prefix: h[:len(h)-len(f)]})
-		}
-	}
 	var valid []*reindent
 	var renders [][]string
 cand:
-	for _, c := range cands {
-		for _, p := range pairs {
-			r := -1
-			if c.kind == reSpacesToTabs {
-				_, r, _ = tabsThenSpaces(p.f)
-			}
-			got, ok := c.fileIndent(p.h, r)
-			if !ok || got != p.f {
-				continue cand
-			}
-		}
+	for _, c := range m.mappings(pairs, hunkTabs, hunkSpaces) {
 		var out []string
 		for _, l := range lines {
 			if l.Kind != Add {
@@ -207,7 +184,7 @@ cand:
 		renders = append(renders, out)
 	}
 	if len(valid) == 0 {
-		return nil
+		return m.contextDrift(lines, align, ctxPairs)
 	}
 	agree := true
 	for _, r := range renders[1:] {
@@ -228,4 +205,103 @@ cand:
 		return zero[0]
 	}
 	return nil
+}
+
+// mappings returns the re-indentations that map every pair's hunk
+// indentation onto its file indentation.
+func (m *matcher) mappings(pairs []indentPair, hunkTabs, hunkSpaces bool) []*reindent {
+	var cands []*reindent
+	switch {
+	case m.style.tabs && hunkSpaces && !hunkTabs:
+		for _, u := range []int{4, 8, 2} {
+			t, r, ok := tabsThenSpaces(pairs[0].f)
+			if !ok {
+				break
+			}
+			w := len(pairs[0].h)
+			if w < r || (w-r)%u != 0 {
+				continue
+			}
+			cands = append(cands, &reindent{kind: reSpacesToTabs, unit: u, delta: t - (w-r)/u})
+		}
+	case !m.style.tabs && m.style.unit > 0 && hunkTabs:
+		t, s, ok := tabsThenSpaces(pairs[0].h)
+		w := len(pairs[0].f)
+		if ok && !strings.Contains(pairs[0].f, "\t") && w >= s && (w-s)%m.style.unit == 0 {
+			cands = append(cands, &reindent{kind: reTabsToSpaces, unit: m.style.unit, delta: (w-s)/m.style.unit - t})
+		}
+	default:
+		h, f := pairs[0].h, pairs[0].f
+		switch {
+		case strings.HasSuffix(f, h):
+			cands = append(cands, &reindent{kind: reAddPrefix, prefix: f[:len(f)-len(h)]})
+		case strings.HasSuffix(h, f):
+			cands = append(cands, &reindent{kind: reRemovePrefix, prefix: h[:len(h)-len(f)]})
+		}
+		if !m.style.tabs && m.style.unit > 1 && !hunkTabs {
+			for _, hu := range []int{2, 4, 8} {
+				if hu != m.style.unit {
+					cands = append(cands, &reindent{kind: reScale, unit: m.style.unit, hunit: hu})
+				}
+			}
+		}
+	}
+	var valid []*reindent
+cand:
+	for _, c := range cands {
+		for _, p := range pairs {
+			r := -1
+			if c.kind == reSpacesToTabs {
+				_, r, _ = tabsThenSpaces(p.f)
+			}
+			got, ok := c.fileIndent(p.h, r)
+			if !ok || got != p.f {
+				continue cand
+			}
+		}
+		valid = append(valid, c)
+	}
+	return valid
+}
+
+// contextDrift accepts a hunk whose context lines alone were re-indented
+// (one consistent mapping fits them) while its removed lines have the
+// file's indentation exactly and its added lines are in the file's style:
+// the change itself was written in the file's frame, so the added lines are
+// kept as written. It returns the identity re-indentation, or nil.
+func (m *matcher) contextDrift(lines []Line, align []int, ctx []indentPair) *reindent {
+	if len(ctx) == 0 {
+		return nil
+	}
+	ctxTabs, ctxSpaces, drift := false, false, false
+	for _, p := range ctx {
+		if strings.Contains(p.h, "\t") {
+			ctxTabs = true
+		} else if p.h != "" {
+			ctxSpaces = true
+		}
+		if p.h != p.f {
+			drift = true
+		}
+	}
+	if !drift || len(m.mappings(ctx, ctxTabs, ctxSpaces)) == 0 {
+		return nil
+	}
+	for k, l := range lines {
+		if isBlank(l.Text) {
+			continue
+		}
+		ws := leadingSpace(l.Text)
+		switch {
+		case l.Kind == Delete && align[k] >= 0:
+			if ws != leadingSpace(m.f.lines[align[k]]) {
+				return nil
+			}
+		case l.Kind == Add:
+			if m.style.tabs && strings.Trim(ws, "\t") != "" || !m.style.tabs && strings.Contains(ws, "\t") {
+				return nil
+			}
+		}
+	}
+	return &reindent{kind: reAddPrefix}
 }

@@ -127,7 +127,7 @@ func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
 				continue
 			}
 			sub := lines[a : len(lines)-b]
-			if len(oldLines(sub)) == 0 {
+			if len(oldLines(sub)) == 0 || !m.madeUp(lines[:a]) || !m.madeUp(lines[len(lines)-b:]) {
 				continue
 			}
 			ex := m.scan(sub, eqExact)
@@ -154,6 +154,25 @@ func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
 		}
 	}
 	return nil, &locateError{err: ErrNoMatch, level: LevelTrimmed}
+}
+
+// madeUp reports whether trimmed context lines occur nowhere in the file
+// (whitespace set aside): only lines the model made up may be trimmed. A
+// context line that exists elsewhere is evidence of another place, and
+// trimming it could move the hunk there.
+func (m *matcher) madeUp(trimmed []Line) bool {
+	for _, l := range trimmed {
+		if isBlank(l.Text) {
+			continue
+		}
+		t := strings.TrimSpace(l.Text)
+		for _, fl := range m.f.lines {
+			if strings.TrimSpace(fl) == t {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ladder runs the levels from exact to indentation. It returns the places
@@ -281,13 +300,41 @@ func (m *matcher) scanDrift(lines []Line, eq func(a, b string) bool) []*place {
 			continue
 		}
 		p := m.driftAt(lines, s, eq)
-		if p != nil && p.start < p.end {
+		if p == nil || p.start >= p.end {
+			continue
+		}
+		// Places that differ only in where blank lines align are one
+		// place: their non-blank lines sit on the same file lines.
+		dup := false
+		for _, q := range out {
+			if sameAnchor(lines, p, q) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
 			out = appendDistinct(out, p)
 		}
 	}
 	// A drift place that is a plain trailing-space place was already
 	// rejected by the previous level; keep only places that drift.
 	return out
+}
+
+// sameAnchor reports whether two places put every non-blank old line of
+// the hunk on the same file line (and the hunk has such a line).
+func sameAnchor(lines []Line, p, q *place) bool {
+	some := false
+	for k, l := range lines {
+		if l.Kind == Add || isBlank(l.Text) {
+			continue
+		}
+		some = true
+		if p.align[k] != q.align[k] {
+			return false
+		}
+	}
+	return some
 }
 
 func (m *matcher) driftAt(lines []Line, start int, eq func(a, b string) bool) *place {

@@ -144,7 +144,7 @@ func (s *EditSet) Changes() ([]FileChange, error) {
 				src := s.entries[e.from]
 				before, existed = src.orig, true
 			}
-			if n, line, ok := newPlaceholder(before, e.text); ok {
+			if n, line, ok := newPlaceholder(path, before, e.text); ok {
 				probs = append(probs, &ApplyError{Path: e.name, Err: ErrPlaceholder,
 					Detail: fmt.Sprintf("line %d %q stands for code left out", n, line)})
 			}

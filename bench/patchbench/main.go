@@ -1,9 +1,13 @@
 // Command patchbench compares edit appliers on the corpus of package
 // corpus: this repository's applier, GNU patch (fuzz 0 and 2) and git apply
-// (plain and --recount), all on the same cases in the same run. It prints a
-// Markdown table per perturbation: correct / wrong / refused.
+// (plain and --recount), all on the same cases in the same run. It prints
+// Markdown tables per perturbation and per language: correct / wrong /
+// refused.
 //
-//	go run ./bench/patchbench [-seed N] [-v]
+//	go run ./bench/patchbench [-seed N] [-v] [-only kimi-lsp]
+//
+// The default seed is corpus.FreshSeed, a corpus the applier was not tuned
+// on; corpus.DefaultSeed is the one it was tuned on.
 //
 // GNU patch and git must be on PATH (Debian: apt-get install -y patch git).
 package main
@@ -63,8 +67,9 @@ func external(name string, args func(c corpus.Case, diffFile string) []string) t
 }
 
 func main() {
-	seed := flag.Uint64("seed", corpus.DefaultSeed, "corpus seed")
+	seed := flag.Uint64("seed", corpus.FreshSeed, "corpus seed")
 	verbose := flag.Bool("v", false, "list every case that is not correct")
+	only := flag.String("only", "", "run only the tool of this name (e.g. kimi-lsp)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	for _, bin := range []string{"patch", "git"} {
@@ -102,6 +107,15 @@ func main() {
 			return []string{"git", "apply", strip(c), "--recount", "--whitespace=nowarn", f}
 		}),
 	}
+	if *only != "" {
+		var keep []tool
+		for _, t := range tools {
+			if t.name == *only {
+				keep = append(keep, t)
+			}
+		}
+		tools = keep
+	}
 	tmp, err := os.MkdirTemp("", "patchbench")
 	if err != nil {
 		log.Error("temp dir", "err", err)
@@ -110,7 +124,9 @@ func main() {
 	defer os.RemoveAll(tmp)
 
 	type tally struct{ correct, wrong, refused int }
-	per := map[string][]tally{} // perturbation -> per tool
+	per := map[string][]tally{}    // perturbation -> per tool
+	perLang := map[string][]tally{} // language and outcome -> per tool
+	var langs []string
 	total := make([]tally, len(tools))
 	applyTotal := make([]tally, len(tools))
 	refuseTotal := make([]tally, len(tools))
@@ -119,6 +135,13 @@ func main() {
 		if per[c.Perturbation] == nil {
 			per[c.Perturbation] = make([]tally, len(tools))
 		}
+		lk := c.Lang + " " + string(c.Expect)
+		if perLang[lk] == nil {
+			perLang[lk] = make([]tally, len(tools))
+			if perLang[c.Lang+" "+string(corpus.Apply)] == nil || perLang[c.Lang+" "+string(corpus.Refuse)] == nil {
+				langs = append(langs, c.Lang)
+			}
+		}
 		for i, t := range tools {
 			v, err := t.run(c, tmp)
 			if err != nil {
@@ -126,7 +149,7 @@ func main() {
 				os.Exit(1)
 			}
 			row := &per[c.Perturbation][i]
-			for _, tl := range []*tally{row, &total[i], map[corpus.Outcome]*tally{corpus.Apply: &applyTotal[i], corpus.Refuse: &refuseTotal[i]}[c.Expect]} {
+			for _, tl := range []*tally{row, &total[i], &perLang[lk][i], map[corpus.Outcome]*tally{corpus.Apply: &applyTotal[i], corpus.Refuse: &refuseTotal[i]}[c.Expect]} {
 				switch v {
 				case corpus.Correct:
 					tl.correct++
@@ -173,5 +196,26 @@ func main() {
 		fmt.Printf(" %d of %d |", tl.correct, tl.correct+tl.wrong+tl.refused)
 	}
 	fmt.Println()
+	fmt.Print("\nBy language. Cells: correct / wrong / refused.\n\n| language | expect |")
+	for _, t := range tools {
+		fmt.Printf(" %s |", t.name)
+	}
+	fmt.Print("\n|---|---|")
+	fmt.Print(strings.Repeat("---|", len(tools)))
+	fmt.Println()
+	seen := map[string]bool{}
+	for _, l := range langs {
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		for _, e := range []corpus.Outcome{corpus.Apply, corpus.Refuse} {
+			fmt.Printf("| %s | %s |", l, e)
+			for _, tl := range perLang[l+" "+string(e)] {
+				fmt.Printf(" %d / %d / %d |", tl.correct, tl.wrong, tl.refused)
+			}
+			fmt.Println()
+		}
+	}
 	fmt.Fprintf(os.Stderr, "ran %d cases × %d tools in %s\n", len(cases), len(tools), time.Since(start).Round(time.Second))
 }

@@ -1,9 +1,15 @@
 // Package corpus builds the edit-applier benchmark corpus: realistic edits
-// of real Go files from GOROOT, written as a model would write them (with
-// the perturbations models produce), each with the outcome a trustworthy
-// applier must reach: APPLY with the exact resulting files, or REFUSE.
+// of real source files (Go from GOROOT; Python, JavaScript and C from what
+// the machine has installed, see Languages), written as a model would write
+// them (with the perturbations models produce, alone or several mixed in
+// one diff), each with the outcome a trustworthy applier must reach: APPLY
+// with the exact resulting files, or REFUSE.
 //
-// Generation is deterministic for a given GOROOT and seed: files are walked
+// An APPLY case has one clear reading: every hunk's old lines, whitespace
+// set aside, occur once in the file. A REFUSE case has none: its context
+// does not match, it names two places, it elides code or it was cut off.
+//
+// Generation is deterministic for a given machine and seed: files are walked
 // in sorted order and every choice comes from one seeded PCG generator.
 package corpus
 
@@ -11,7 +17,6 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -39,6 +44,8 @@ type File struct {
 type Case struct {
 	Name         string
 	Perturbation string
+	// Lang is the language of the edited file.
+	Lang string
 	Before       []File
 	Diff         string // the model's reply
 	Expect       Outcome
@@ -63,7 +70,7 @@ var Perturbations = []struct {
 	{"blank-line drift", Apply},
 	{"trailing whitespace", Apply},
 	{"indentation shift", Apply},
-	{"tabs to spaces", Apply},
+	{"tabs ↔ spaces", Apply},
 	{"CRLF file, LF diff", Apply},
 	{"shuffled hunks", Apply},
 	{"missing + markers", Apply},
@@ -71,93 +78,91 @@ var Perturbations = []struct {
 	{"new file", Apply},
 	{"deleted file", Apply},
 	{"renamed file", Apply},
+	{"16.1 counts far off", Apply},
+	{"16.2 leading context dropped, header kept", Apply},
+	{"16.3 numberless headers", Apply},
+	{"16.4 whitespace drift on context", Apply},
+	{"mix: 2–4 shapes per hunk", Apply},
+	{"mix: all four 16.x shapes", Apply},
 	{"... elision", Refuse},
-	{"truncated last hunk", Refuse},
+	{"truncated reply (fence never closed)", Refuse},
 	{"duplicated target block", Refuse},
+	{"thin context, two places (header names one)", Refuse},
 	{"target region changed since", Refuse},
+	{"target changed, mixed shapes", Refuse},
 }
 
 // PerPerturbation is the number of cases generated per perturbation.
 const PerPerturbation = 12
 
-// DefaultSeed is the seed the benchmark and the test use.
+// DefaultSeed is the seed the applier was tuned on; the test asserts the
+// targets on it.
 const DefaultSeed = 20260601
 
-// Generate builds the corpus from the Go files under goroot/src.
+// FreshSeed is the seed the figures in bench/README.md are reported on: a
+// corpus the applier was not tuned on.
+const FreshSeed = 20261201
+
+// Generate builds the corpus from the files of Languages(goroot); the
+// cases of each perturbation take the languages in turn.
 func Generate(goroot string, seed uint64) ([]Case, error) {
-	srcs, err := candidates(filepath.Join(goroot, "src"))
-	if err != nil {
-		return nil, err
+	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	for _, l := range Languages(goroot) {
+		srcs, err := l.candidates()
+		if err != nil {
+			return nil, err
+		}
+		if len(srcs) < 10 {
+			continue
+		}
+		g.langs = append(g.langs, l)
+		g.srcs = append(g.srcs, srcs)
 	}
-	if len(srcs) < 50 {
-		return nil, fmt.Errorf("only %d candidate Go files under %s", len(srcs), goroot)
+	if len(g.langs) == 0 || g.langs[0].Name != "Go" {
+		return nil, fmt.Errorf("no usable Go files under %s", goroot)
 	}
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), srcs: srcs, root: filepath.Join(goroot, "src")}
 	var cases []Case
 	for _, p := range Perturbations {
 		for i := 0; i < PerPerturbation; i++ {
+			g.lang = i % len(g.langs)
 			c, err := g.make(p.Name, p.Expect)
 			if err != nil {
-				return nil, fmt.Errorf("%s case %d: %w", p.Name, i+1, err)
+				return nil, fmt.Errorf("%s case %d (%s): %w", p.Name, i+1, g.langs[g.lang].Name, err)
 			}
 			c.Name = fmt.Sprintf("%s/%02d", p.Name, i+1)
+			c.Lang = g.cur().Name
 			cases = append(cases, c)
 		}
 	}
 	return cases, nil
 }
 
-// candidates lists Go files of moderate size, sorted.
-func candidates(src string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); n == "testdata" || n == "vendor" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if info.Size() < 2000 || info.Size() > 40000 {
-			return nil
-		}
-		rel, _ := filepath.Rel(src, path)
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
-}
-
 type gen struct {
-	r    *rand.Rand
-	srcs []string
-	root string
+	r     *rand.Rand
+	langs []*Lang
+	srcs  [][]Source
+	lang  int // index of the language of the case being made
 }
 
+// cur returns the language of the case being made.
+func (g *gen) cur() *Lang { return g.langs[g.lang] }
+
+// pick returns a usable file of the current language.
 func (g *gen) pick() (string, string, error) {
-	for range 100 {
-		rel := g.srcs[g.r.IntN(len(g.srcs))]
-		b, err := os.ReadFile(filepath.Join(g.root, filepath.FromSlash(rel)))
+	srcs := g.srcs[g.lang]
+	for range 200 {
+		s := srcs[g.r.IntN(len(srcs))]
+		b, err := os.ReadFile(filepath.Join(s.Root, filepath.FromSlash(s.Rel)))
 		if err != nil {
-			return "", "", err
-		}
-		text := string(b)
-		if strings.Contains(text, "\r") || !strings.HasSuffix(text, "\n") || parses(rel, text) != nil {
 			continue
 		}
-		return rel, text, nil
+		text := string(b)
+		if !s.Lang.usable(s.Rel, text) {
+			continue
+		}
+		return s.Rel, text, nil
 	}
-	return "", "", fmt.Errorf("no usable file found")
+	return "", "", fmt.Errorf("no usable %s file found", g.cur().Name)
 }
 
 func parses(name, src string) error {
@@ -200,11 +205,13 @@ var keywords = map[string]bool{"break": true, "case": true, "chan": true, "const
 	"goto": true, "if": true, "import": true, "interface": true, "map": true, "package": true, "range": true,
 	"return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true}
 
-// editOp makes one realistic edit at or near line i (0-based) of lines.
-func (g *gen) editOp(lines []string, i int, needDelete bool) (op, bool) {
+// editOp makes one realistic edit at or near line i (0-based) of lines, in
+// the current language; u is the file's indentation unit.
+func (g *gen) editOp(lines []string, i int, needDelete bool, u string) (op, bool) {
+	lang := g.cur()
 	l := lines[i]
 	ind := indentOf(l)
-	if !strings.HasPrefix(l, "\t") || strings.TrimSpace(l) == "" {
+	if ind == "" || strings.TrimSpace(l) == "" {
 		return op{}, false
 	}
 	kind := g.r.IntN(4)
@@ -228,7 +235,7 @@ func (g *gen) editOp(lines []string, i int, needDelete bool) (op, bool) {
 				j = k
 				continue
 			}
-			if c == '"' || c == '`' || c == '/' {
+			if strings.ContainsRune("\"`'/#*", rune(c)) {
 				break // stop before strings and comments
 			}
 			j++
@@ -241,18 +248,13 @@ func (g *gen) editOp(lines []string, i int, needDelete bool) (op, bool) {
 		return op{at: i, del: 1, add: []string{nl}}, true
 	case 1: // insert lines after line i
 		in := ind
-		if strings.HasSuffix(strings.TrimRight(l, "\n"), "{") {
-			in += "\t"
+		if strings.HasSuffix(strings.TrimRight(l, " \n"), lang.opener) {
+			in += u
 		}
-		templates := [][]string{
-			{"// Checked by the caller; see the comment above.\n"},
-			{"if debugPatch {\n", "\tprintln(\"reached\")\n", "}\n"},
-			{"// TODO: handle the error case explicitly.\n", "_ = 0\n"},
-		}
-		t := templates[g.r.IntN(len(templates))]
+		t := lang.inserts[g.r.IntN(len(lang.inserts))]
 		var add []string
 		for _, s := range t {
-			add = append(add, in+s)
+			add = append(add, in+strings.ReplaceAll(s, "\x01", u)+"\n")
 		}
 		return op{at: i + 1, del: 0, add: add}, true
 	case 2: // delete one or two lines
@@ -261,17 +263,19 @@ func (g *gen) editOp(lines []string, i int, needDelete bool) (op, bool) {
 			return op{}, false
 		}
 		for _, d := range lines[i : i+n] {
-			if strings.TrimSpace(d) == "" || strings.HasSuffix(strings.TrimSpace(d), "{") || strings.HasPrefix(strings.TrimSpace(d), "}") {
+			t := strings.TrimSpace(d)
+			if t == "" || strings.HasSuffix(t, "{") || strings.HasSuffix(t, ":") || strings.HasPrefix(t, "}") {
 				return op{}, false
 			}
 		}
 		return op{at: i, del: n}, true
 	default: // rewrite a line and add a comment above it
 		body := strings.TrimRight(l, "\n")
-		if strings.Contains(body, "//") || strings.HasSuffix(body, "`") || strings.Count(body, "`")%2 == 1 {
+		if strings.Contains(body, lang.comment) || strings.Contains(body, "/*") || strings.HasSuffix(body, "`") ||
+			strings.HasSuffix(body, "\\") || strings.Count(body, "`")%2 == 1 || strings.Count(body, `"""`) > 0 {
 			return op{}, false
 		}
-		return op{at: i, del: 1, add: []string{ind + "// Keep this in sync with the fast path.\n", body + " // reviewed\n"}}, true
+		return op{at: i, del: 1, add: []string{ind + lang.comment + " Keep this in sync with the fast path.\n", body + " " + lang.comment + " reviewed\n"}}, true
 	}
 }
 
@@ -281,6 +285,7 @@ func (g *gen) edit(text string, n int, needDelete bool) ([]op, string, bool) {
 	if len(lines) < 40*n {
 		return nil, "", false
 	}
+	u := unit(text)
 	var ops []op
 	used := func(i int) bool {
 		for _, o := range ops {
@@ -295,7 +300,7 @@ func (g *gen) edit(text string, n int, needDelete bool) ([]op, string, bool) {
 		if used(i) {
 			continue
 		}
-		o, ok := g.editOp(lines, i, needDelete && len(ops) == 0)
+		o, ok := g.editOp(lines, i, needDelete && len(ops) == 0, u)
 		if !ok || (needDelete && len(ops) == 0 && o.del == 0) {
 			continue
 		}
@@ -305,7 +310,10 @@ func (g *gen) edit(text string, n int, needDelete bool) ([]op, string, bool) {
 		return nil, "", false
 	}
 	after := join(applyOps(lines, append([]op(nil), ops...)))
-	if after == text || parses("x.go", after) != nil {
+	if after == text {
+		return nil, "", false
+	}
+	if p := g.cur().parses; p != nil && p("x.go", after) != nil {
 		return nil, "", false
 	}
 	return ops, after, true

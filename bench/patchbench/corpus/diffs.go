@@ -12,6 +12,7 @@ import (
 type dhunk struct {
 	oldStart, oldN, newStart, newN int
 	lines                          []string
+	header                         string // written as is when set
 }
 
 type ddiff struct {
@@ -55,10 +56,12 @@ func (d *ddiff) render(style headerStyle) string {
 	var b strings.Builder
 	b.WriteString(d.head)
 	for _, h := range d.hunks {
-		switch style {
-		case numbered:
+		switch {
+		case h.header != "":
+			b.WriteString(h.header + "\n")
+		case style == numbered:
 			fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", h.oldStart, h.oldN, h.newStart, h.newN)
-		case dots:
+		case style == dots:
 			b.WriteString("@@ ... @@\n")
 		default:
 			b.WriteString("@@\n")
@@ -137,17 +140,22 @@ func names(rel string, prefix bool) (string, string, int) {
 	return rel, rel, 0
 }
 
-// make builds one case of a perturbation.
+// make builds one case of a perturbation in the current language, or in
+// the next one that allows it (a perturbation like "missing + markers" has
+// no clear reading in a file indented with spaces).
 func (g *gen) make(name string, expect Outcome) (Case, error) {
-	for attempt := 0; attempt < 200; attempt++ {
-		c, ok, err := g.try(name, expect)
-		if err != nil {
-			return Case{}, err
+	for range g.langs {
+		for attempt := 0; attempt < 200; attempt++ {
+			c, ok, err := g.try(name, expect)
+			if err != nil {
+				return Case{}, err
+			}
+			if ok {
+				c.Perturbation, c.Expect = name, expect
+				return c, nil
+			}
 		}
-		if ok {
-			c.Perturbation, c.Expect = name, expect
-			return c, nil
-		}
+		g.lang = (g.lang + 1) % len(g.langs)
 	}
 	return Case{}, fmt.Errorf("could not build a case")
 }
@@ -157,6 +165,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 	if err != nil {
 		return Case{}, false, err
 	}
+	u, su := unit(text), swapUnit(text)
 	prefix := g.r.IntN(3) != 0
 	fenced := g.r.IntN(2) == 0
 	oldName, newName, strip := names(rel, prefix)
@@ -166,7 +175,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		if len(text) > 8000 {
 			return c, false, nil
 		}
-		np := path.Join(path.Dir(rel), fmt.Sprintf("zz_generated_%d.go", g.r.IntN(1000)))
+		np := path.Join(path.Dir(rel), fmt.Sprintf("zz_generated_%d%s", g.r.IntN(1000), path.Ext(rel)))
 		// The content: another real, small file.
 		_, content, err := g.pick()
 		if err != nil {
@@ -212,7 +221,8 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 	if name == "shuffled hunks" {
 		n = 2 + g.r.IntN(2)
 	}
-	ops, after, ok := g.edit(text, n, name == "target region changed since")
+	targetChanged := name == "target region changed since" || name == "target changed, mixed shapes"
+	ops, after, ok := g.edit(text, n, targetChanged)
 	if !ok {
 		return c, false, nil
 	}
@@ -233,6 +243,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 	}
 	before, want := text, after
 	style := numbered
+	checkReading := true
 	if name == "renamed file" {
 		d.head = fmt.Sprintf("diff --git a/%s b/%s\nsimilarity index 95%%\nrename from %s\nrename to %s\n", rel, target, rel, target) + d.head
 		fenced = false
@@ -245,6 +256,15 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			}
 		}
 		return i > 0 && i < len(lines)
+	}
+	farLine := func(dist int) (int, bool) {
+		for range 50 {
+			at := 1 + g.r.IntN(len(lines)-1)
+			if far(at, dist) {
+				return at, true
+			}
+		}
+		return 0, false
 	}
 	switch name {
 	case "clean", "renamed file":
@@ -282,6 +302,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			h.recount()
 		}
 	case "added context (partly invented)":
+		checkReading = false
 		for _, h := range d.hunks {
 			top := h.oldStart - 1 // 0-based index of the first old line
 			bottom := top + h.oldN
@@ -292,10 +313,11 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			for k := 0; k < 2 && bottom+k < len(lines); k++ {
 				post = append(post, " "+strings.TrimSuffix(lines[bottom+k], "\n"))
 			}
+			comment := g.cur().comment + " (context the model remembered wrongly)"
 			if g.r.IntN(2) == 0 && len(pre) > 0 {
-				pre[0] = " " + indentOf(pre[0][1:]) + "// (context the model remembered wrongly)"
+				pre[0] = " " + indentOf(pre[0][1:]) + comment
 			} else if len(post) > 0 && g.r.IntN(2) == 0 {
-				post[len(post)-1] = " " + indentOf(post[len(post)-1][1:]) + "// (context the model remembered wrongly)"
+				post[len(post)-1] = " " + indentOf(post[len(post)-1][1:]) + comment
 			}
 			h.lines = append(append(pre, h.lines...), post...)
 			h.oldStart -= len(pre)
@@ -337,7 +359,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		for _, h := range d.hunks {
 			all := true
 			for _, l := range h.lines {
-				if strings.TrimSpace(l[min(1, len(l)):]) != "" && !strings.HasPrefix(l[1:], "\t") {
+				if strings.TrimSpace(l[min(1, len(l)):]) != "" && !strings.HasPrefix(l[1:], u) {
 					all = false
 				}
 			}
@@ -346,24 +368,21 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			}
 			shifted++
 			for k, l := range h.lines {
-				if len(l) > 1 && l[1] == '\t' {
-					h.lines[k] = l[:1] + l[2:]
+				if len(l) > 1 && strings.HasPrefix(l[1:], u) {
+					h.lines[k] = l[:1] + l[1+len(u):]
 				}
 			}
 		}
 		if shifted == 0 {
 			return c, false, nil
 		}
-	case "tabs to spaces":
+	case "tabs ↔ spaces":
+		changed := false
 		for _, h := range d.hunks {
-			for k, l := range h.lines {
-				if len(l) == 0 {
-					continue
-				}
-				body := l[1:]
-				t := len(body) - len(strings.TrimLeft(body, "\t"))
-				h.lines[k] = l[:1] + strings.Repeat("    ", t) + body[t:]
-			}
+			changed = g.swapIndent(h, su, false) || changed
+		}
+		if !changed {
+			return c, false, nil
 		}
 	case "CRLF file, LF diff":
 		before, want = crlf(text), crlf(after)
@@ -376,10 +395,12 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			}
 		}
 	case "missing + markers":
+		// Only lines that cannot be read as context once their "+" is
+		// gone (not starting with a space) have one clear reading.
 		var cands []*dhunk
 		for _, h := range d.hunks {
 			for _, l := range h.lines {
-				if strings.HasPrefix(l, "+") && strings.TrimSpace(l[1:]) != "" {
+				if strings.HasPrefix(l, "+") && strings.TrimSpace(l[1:]) != "" && !strings.HasPrefix(l, "+ ") {
 					cands = append(cands, h)
 					break
 				}
@@ -391,37 +412,63 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		h := cands[g.r.IntN(len(cands))]
 		removed := 0
 		for k, l := range h.lines {
-			if strings.HasPrefix(l, "+") && strings.TrimSpace(l[1:]) != "" && (removed == 0 || g.r.IntN(3) != 0) {
+			if strings.HasPrefix(l, "+") && strings.TrimSpace(l[1:]) != "" && !strings.HasPrefix(l, "+ ") && (removed == 0 || g.r.IntN(3) != 0) {
 				h.lines[k] = l[1:]
 				removed++
 			}
 		}
 	case "unrelated region changed since":
-		var at int
-		found := false
-		for range 50 {
-			at = 1 + g.r.IntN(len(lines)-1)
-			if far(at, 15) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		at, ok := farLine(15)
+		if !ok {
 			return c, false, nil
 		}
-		user := op{at: at, add: []string{"// Added by the user while the model was thinking.\n", "\n"}}
+		cm := g.cur().comment
+		user := op{at: at, add: []string{cm + " Added by the user while the model was thinking.\n", "\n"}}
 		before = join(applyOps(lines, []op{user}))
 		want = join(applyOps(lines, append(append([]op(nil), ops...), user)))
+	case "16.1 counts far off":
+		for _, h := range d.hunks {
+			g.countsOff(h)
+		}
+	case "16.2 leading context dropped, header kept":
+		for _, h := range d.hunks {
+			g.dropLead(h)
+		}
+	case "16.3 numberless headers":
+		for _, h := range d.hunks {
+			g.numberless(h)
+		}
+	case "16.4 whitespace drift on context":
+		for _, h := range d.hunks {
+			g.trailingWS(h)
+			if g.r.IntN(2) == 0 {
+				g.swapIndent(h, su, true)
+			}
+		}
+	case "mix: 2–4 shapes per hunk":
+		for _, h := range d.hunks {
+			g.mixShapes(h, su)
+		}
+	case "mix: all four 16.x shapes":
+		for _, h := range d.hunks {
+			g.dropLead(h)
+			g.countsOff(h)
+			if g.r.IntN(2) == 0 {
+				g.numberless(h)
+			}
+			g.trailingWS(h)
+		}
 	case "... elision":
 		h := d.hunks[g.r.IntN(len(d.hunks))]
-		ind := "\t"
+		ind := u
 		for _, l := range h.lines {
 			if len(l) > 1 {
 				ind = indentOf(l[1:])
 				break
 			}
 		}
-		ph := []string{"// ... existing code ...", "// ... rest of the function unchanged", "// ..."}[g.r.IntN(3)]
+		cm := g.cur().comment
+		ph := []string{cm + " ... existing code ...", cm + " ... rest of the function unchanged", cm + " ..."}[g.r.IntN(3)]
 		// The model skipped two inner context lines with an elision
 		// comment, or replaced code by one.
 		var inner []int
@@ -449,7 +496,10 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			}
 			h.lines = out
 		}
-	case "truncated last hunk":
+	case "truncated reply (fence never closed)":
+		// The stream stopped inside the code block: the fence is never
+		// closed. (A bare reply cut at a line boundary reads as complete;
+		// the tool loop refuses replies the provider reports as cut off.)
 		h := d.hunks[len(d.hunks)-1]
 		last := -1
 		for k, l := range h.lines {
@@ -469,25 +519,13 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			text = strings.TrimSuffix(text, "\n")
 			text = text[:len(text)-len(l)/2]
 		}
-		if fenced {
-			c.Diff = "Here is the change:\n\n```diff\n" + text
-		} else {
-			c.Diff = text
-		}
+		c.Diff = "Here is the change:\n\n```diff\n" + text
 		c.Before = []File{{rel, before}}
 		return c, true, nil
 	case "duplicated target block":
 		block := d.hunks[0].oldBlock()
-		var at int
-		found := false
-		for range 50 {
-			at = 1 + g.r.IntN(len(lines)-1)
-			if far(at, 30) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		at, ok := farLine(30)
+		if !ok {
 			return c, false, nil
 		}
 		var add []string
@@ -496,17 +534,66 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		}
 		before = join(applyOps(lines, []op{{at: at, add: add}}))
 		style = dots + headerStyle(g.r.IntN(2))
-	case "target region changed since":
+	case "thin context, two places (header names one)":
+		// The model trims a hunk's leading context; what is left occurs
+		// twice in the file, and the header's numbers name the place
+		// the model meant. A header may confirm a place, never choose.
+		k := g.r.IntN(len(d.hunks))
+		h := d.hunks[k]
+		lead := h.leadCtx()
+		h.lines = h.lines[lead:]
+		if !h.hasDelete() && h.leadCtx() == 0 && h.trailCtx() == 0 {
+			return c, false, nil
+		}
+		block := h.oldBlock()
+		at, ok := farLine(30)
+		if !ok {
+			return c, false, nil
+		}
+		var add []string
+		for _, b := range block {
+			add = append(add, b+"\n")
+		}
+		before = join(applyOps(lines, []op{{at: at, add: add}}))
+		// The header names the intended place in the file as it is now.
+		h.oldStart += lead
+		h.newStart += lead
+		if at < h.oldStart-1 {
+			h.oldStart += len(add)
+			h.newStart += len(add)
+		}
+		h.recount()
+		if g.r.IntN(2) == 0 {
+			g.trailingWS(h)
+		}
+		if clearReading(before, h) < 2 {
+			return c, false, nil
+		}
+	case "target region changed since", "target changed, mixed shapes":
 		o := ops[0]
 		if o.del == 0 {
 			return c, false, nil
 		}
 		k := o.at + g.r.IntN(o.del)
 		changed := append([]string(nil), lines...)
-		changed[k] = strings.TrimSuffix(changed[k], "\n") + " // edited by the user\n"
+		changed[k] = strings.TrimSuffix(changed[k], "\n") + " " + g.cur().comment + " edited by the user\n"
 		before = join(changed)
+		if name == "target changed, mixed shapes" {
+			for _, h := range d.hunks {
+				g.mixShapes(h, su)
+			}
+		}
 	default:
 		return c, false, fmt.Errorf("unknown perturbation %q", name)
+	}
+	if expect == Apply && checkReading {
+		// One clear reading: every hunk's old lines, whitespace set
+		// aside, occur once in the file the diff is applied to.
+		for _, h := range d.hunks {
+			if clearReading(before, h) != 1 {
+				return c, false, nil
+			}
+		}
 	}
 	c.Diff = g.wrap(d.render(style), fenced)
 	if name == "renamed file" {
