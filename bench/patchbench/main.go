@@ -124,7 +124,7 @@ func main() {
 	defer os.RemoveAll(tmp)
 
 	type tally struct{ correct, wrong, refused int }
-	per := map[string][]tally{}    // perturbation -> per tool
+	per := map[string][]tally{}     // perturbation -> per tool
 	perLang := map[string][]tally{} // language and outcome -> per tool
 	var langs []string
 	total := make([]tally, len(tools))

@@ -45,11 +45,11 @@ type Case struct {
 	Name         string
 	Perturbation string
 	// Lang is the language of the edited file.
-	Lang string
-	Before       []File
-	Diff         string // the model's reply
-	Expect       Outcome
-	After        []File // the whole workspace after, for Apply
+	Lang   string
+	Before []File
+	Diff   string // the model's reply
+	Expect Outcome
+	After  []File // the whole workspace after, for Apply
 	// Strip is the -p level GNU patch and git apply need (1 with a/ b/
 	// prefixes, 0 without).
 	Strip int
