@@ -2,6 +2,7 @@ package patch_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -109,6 +110,45 @@ func FuzzApply(f *testing.F) {
 		bad := "--- a/other.txt\n+++ b/other.txt\n@@\n-no such line\n+x\n" + diff
 		if ch, err := patch.Apply(files, bad, patch.Options{AllowBrokenGo: true}); err == nil || ch != nil {
 			t.Fatalf("a diff with a failing file applied: %v", ch)
+		}
+	})
+}
+
+// FuzzAmbiguous checks that a hunk whose old lines occur twice in the file
+// is never applied, whatever its header's line number says and whichever
+// of its lines are context or removed (issue 16: a header may confirm a
+// place, never choose one).
+func FuzzAmbiguous(f *testing.F) {
+	f.Add("\ttotal := 0\n\tfor _, x := range xs {\n", "package demo\n", "\n// other\n", "}\n", uint16(2), uint64(1))
+	f.Add("x\n", "", "", "", uint16(1), uint64(0))
+	f.Add("    return data\n", "def load():\n", "\ndef save():\n", "", uint16(0), uint64(3))
+	f.Add("a\n\nb\n", "a\n", "\n", "\n", uint16(7), uint64(6))
+	f.Fuzz(func(t *testing.T, block, pre, mid, post string, hint uint16, pattern uint64) {
+		if block == "" || strings.ContainsAny(block, "\r") || !strings.HasSuffix(block, "\n") {
+			return
+		}
+		for _, s := range []string{pre, mid} {
+			if s != "" && !strings.HasSuffix(s, "\n") {
+				return
+			}
+		}
+		text := pre + block + mid + block + post
+		var diff strings.Builder
+		fmt.Fprintf(&diff, "--- a/demo.go\n+++ b/demo.go\n@@ -%d +%d @@\n", hint, hint)
+		for i, l := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+			bit := pattern >> (uint(i) % 64) & 1
+			if bit == 1 {
+				diff.WriteString("-" + l + "\n")
+			} else {
+				diff.WriteString(" " + l + "\n")
+			}
+			if i == 0 {
+				diff.WriteString("+added by the edit\n")
+			}
+		}
+		files := memFiles{"/ws/demo.go": text}
+		if ch, err := patch.Apply(files, diff.String(), patch.Options{AllowBrokenGo: true}); err == nil {
+			t.Fatalf("a hunk whose old lines occur twice was applied:\n%s\n--- file\n%q\n--- after\n%q", diff.String(), text, ch[0].After)
 		}
 	})
 }
