@@ -210,3 +210,7 @@ func (t *tx) load(name string) (string, *entry, *ApplyError) {
 	}
 	return path, e, nil
 }
+
+// Resolve maps a path as the model wrote it to the resolved path the set
+// keys its files by (see Files.Resolve).
+func (s *EditSet) Resolve(name string) (string, error) { return s.files.Resolve(name) }

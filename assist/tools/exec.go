@@ -32,6 +32,90 @@ const (
 type Executor struct {
 	set *patch.EditSet
 	log *slog.Logger
+	// failed lists the edit calls that failed, in order; succeeded counts
+	// the edit calls that applied to the set.
+	failed    []FailedCall
+	succeeded int
+}
+
+// FailedCall is an edit tool call (replace_text, create_file, delete_file,
+// apply_diff) that failed: nothing of it is in the edit set.
+type FailedCall struct {
+	// Tool is the tool's name; Path the file the call named as the model
+	// wrote it ("" when it named none, or a diff's files could not be
+	// read).
+	Tool, Path string
+	// Reason is the first problem, on one line.
+	Reason string
+	// Resolved is set once a later edit call of the same file succeeded
+	// (of any file, when Path is ""): the model acted on the failure.
+	Resolved bool
+	// key is the resolved path, for matching later edits.
+	key string
+}
+
+// String describes the call for the user: tool, file and reason.
+func (f FailedCall) String() string {
+	s := f.Tool
+	if f.Path != "" {
+		s += " " + f.Path
+	}
+	return s + ": " + f.Reason
+}
+
+// Failed returns the edit calls that failed so far, resolved or not.
+func (x *Executor) Failed() []FailedCall { return append([]FailedCall(nil), x.failed...) }
+
+// Unresolved returns the failed edit calls that no later successful edit
+// of the same file followed.
+func (x *Executor) Unresolved() []FailedCall {
+	var out []FailedCall
+	for _, f := range x.failed {
+		if !f.Resolved {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// key resolves a path for matching failures with later edits; a path that
+// does not resolve is its own key.
+func (x *Executor) key(path string) string {
+	if p, err := x.set.Resolve(path); err == nil {
+		return p
+	}
+	return path
+}
+
+// editFailed records a failed edit call.
+func (x *Executor) editFailed(tool, path string, err error) {
+	reason := err.Error()
+	var r *patch.Refusal
+	if errors.As(err, &r) && len(r.Problems) > 0 {
+		reason = r.Problems[0].Error()
+		if path == "" {
+			path = r.Problems[0].Path
+		}
+	}
+	key := ""
+	if path != "" {
+		key = x.key(path)
+	}
+	x.failed = append(x.failed, FailedCall{Tool: tool, Path: path, Reason: reason, key: key})
+}
+
+// editSucceeded marks earlier failures of the same files resolved.
+func (x *Executor) editSucceeded(paths ...string) {
+	x.succeeded++
+	keys := map[string]bool{}
+	for _, p := range paths {
+		keys[x.key(p)] = true
+	}
+	for i := range x.failed {
+		if f := &x.failed[i]; f.key == "" || keys[f.key] {
+			f.Resolved = true
+		}
+	}
 }
 
 // NewExecutor returns an executor editing set. A nil logger discards logs.
@@ -92,9 +176,13 @@ type diffArgs struct {
 // path outside the workspace, an edit that does not apply) gives an error
 // result for the model, never a panic.
 func (x *Executor) Call(name, arguments string) (res Result) {
+	edit := name == ReplaceText || name == CreateFile || name == DeleteFile || name == ApplyDiff
 	defer func() {
 		if r := recover(); r != nil {
 			x.log.Error("tool call panicked", "tool", name, "panic", r)
+			if edit {
+				x.editFailed(name, "", errors.New("internal error"))
+			}
 			res = errorf("internal error while running %s; the edit was not applied", name)
 		}
 	}()
@@ -102,9 +190,15 @@ func (x *Executor) Call(name, arguments string) (res Result) {
 		arguments = "{}"
 	}
 	bad := func(err error) Result {
+		if edit {
+			x.editFailed(name, "", fmt.Errorf("invalid arguments: %v", err))
+		}
 		return errorf("invalid arguments for %s: %v; send a JSON object matching the tool's schema", name, err)
 	}
 	missing := func(field string) Result {
+		if edit {
+			x.editFailed(name, "", fmt.Errorf("missing argument %q", field))
+		}
 		return errorf("%s needs the argument %q", name, field)
 	}
 	switch name {
@@ -131,8 +225,10 @@ func (x *Executor) Call(name, arguments string) (res Result) {
 			return missing("new_text")
 		}
 		if err := x.set.Replace(*a.Path, *a.OldText, *a.NewText); err != nil {
-			return x.failed(name, *a.Path, err)
+			x.editFailed(name, *a.Path, err)
+			return x.refused(name, *a.Path, err)
 		}
+		x.editSucceeded(*a.Path)
 		return Result{Content: fmt.Sprintf("replaced in %s (pending: all edits are applied together at the end)", *a.Path)}
 	case CreateFile:
 		var a createArgs
@@ -146,8 +242,10 @@ func (x *Executor) Call(name, arguments string) (res Result) {
 			return missing("content")
 		}
 		if err := x.set.Create(*a.Path, *a.Content); err != nil {
-			return x.failed(name, *a.Path, err)
+			x.editFailed(name, *a.Path, err)
+			return x.refused(name, *a.Path, err)
 		}
+		x.editSucceeded(*a.Path)
 		return Result{Content: fmt.Sprintf("created %s (pending)", *a.Path)}
 	case DeleteFile:
 		var a deleteArgs
@@ -158,8 +256,10 @@ func (x *Executor) Call(name, arguments string) (res Result) {
 			return missing("path")
 		}
 		if err := x.set.Delete(*a.Path); err != nil {
-			return x.failed(name, *a.Path, err)
+			x.editFailed(name, *a.Path, err)
+			return x.refused(name, *a.Path, err)
 		}
+		x.editSucceeded(*a.Path)
 		return Result{Content: fmt.Sprintf("deleted %s (pending)", *a.Path)}
 	case ApplyDiff:
 		var a diffArgs
@@ -171,8 +271,10 @@ func (x *Executor) Call(name, arguments string) (res Result) {
 		}
 		before := len(x.set.Matches())
 		if err := x.set.ApplyDiff(*a.Diff); err != nil {
-			return x.failed(name, "", err)
+			x.editFailed(name, "", err)
+			return x.refused(name, "", err)
 		}
+		x.editSucceeded(diffPaths(*a.Diff)...)
 		var b strings.Builder
 		b.WriteString("diff applied (pending: all edits are applied together at the end):")
 		for _, m := range x.set.Matches()[before:] {
@@ -187,9 +289,30 @@ func (x *Executor) Call(name, arguments string) (res Result) {
 	return errorf("unknown tool %q; the tools are %s", name, strings.Join(names, ", "))
 }
 
-// failed turns an edit error into a result for the model, logging refused
+// diffPaths returns the file names of a diff, a/ and b/ prefixes dropped.
+func diffPaths(diff string) []string {
+	fds, err := patch.Parse(diff, "")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, fd := range fds {
+		for _, n := range []string{fd.OldName, fd.NewName} {
+			if n == patch.DevNull {
+				continue
+			}
+			if fd.GitPrefixes || strings.HasPrefix(n, "a/") || strings.HasPrefix(n, "b/") {
+				out = append(out, n[2:])
+			}
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// refused turns an edit error into a result for the model, logging refused
 // paths.
-func (x *Executor) failed(tool, path string, err error) Result {
+func (x *Executor) refused(tool, path string, err error) Result {
 	if errors.Is(err, patch.ErrOutside) {
 		x.log.Warn("tool call refused: path outside the workspace", "tool", tool, "path", path, "err", err)
 	}
@@ -199,7 +322,7 @@ func (x *Executor) failed(tool, path string, err error) Result {
 func (x *Executor) read(path string, start, end *int) Result {
 	text, err := x.set.Read(path)
 	if err != nil {
-		return x.failed(ReadFile, path, err)
+		return x.refused(ReadFile, path, err)
 	}
 	lines := strings.SplitAfter(text, "\n")
 	if lines[len(lines)-1] == "" {

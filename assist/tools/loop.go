@@ -25,6 +25,53 @@ const MaxRounds = 8
 // ErrTooManyRounds: the model still called tools after the last round.
 var ErrTooManyRounds = errors.New("the model kept calling tools past the round limit")
 
+// ErrFailedEdits: edit tool calls failed and the model did not redo them,
+// so none of the loop's edits is applied (see Loop).
+var ErrFailedEdits = errors.New("edit tool calls failed")
+
+// FailedEditsError lists the edit calls that failed and were never redone.
+// Nothing of the loop's edits is applied.
+type FailedEditsError struct {
+	Failed []FailedCall
+	// Succeeded counts the edit calls that had applied to the pending set.
+	Succeeded int
+}
+
+// Error names every failed call.
+func (e *FailedEditsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "edit not applied, nothing was changed: %d edit tool call", len(e.Failed))
+	if len(e.Failed) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(" failed and the model did not redo them")
+	if e.Succeeded > 0 {
+		fmt.Fprintf(&b, " (the other %d would have applied)", e.Succeeded)
+	}
+	for _, f := range e.Failed {
+		b.WriteString("; ")
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrFailedEdits.
+func (e *FailedEditsError) Unwrap() error { return ErrFailedEdits }
+
+// CorrectionMode says how the model is asked to correct a reply diff that
+// did not apply.
+type CorrectionMode uint8
+
+const (
+	// CorrectWithTool forces a replace_text call in the correction round
+	// (tool_choice naming the function), when the request offers the
+	// tool: one call per failed hunk, old_text copied from the quoted
+	// lines. Measured better than a second diff (bench/README.md).
+	CorrectWithTool CorrectionMode = iota
+	// CorrectWithDiff asks for another diff, tool choice unchanged.
+	CorrectWithDiff
+)
+
 // LoopOptions tunes Loop.
 type LoopOptions struct {
 	// MaxRounds bounds the model requests (default MaxRounds).
@@ -32,9 +79,12 @@ type LoopOptions struct {
 	// ReplyDiff applies a unified diff found in the model's final text (for
 	// replies that answer with a diff instead of tool calls).
 	ReplyDiff bool
-	// DiffRetries is how many times a reply diff that does not apply is sent
-	// back to the model for a corrected one (default 1, negative for none).
+	// DiffRetries is how many correction rounds the loop may spend: a reply
+	// diff that does not apply, or edit tool calls that failed and were not
+	// redone, are sent back to the model (default 1, negative for none).
 	DiffRetries int
+	// Correction says how a refused reply diff is corrected.
+	Correction CorrectionMode
 }
 
 // LoopResult reports how a loop ended.
@@ -44,6 +94,10 @@ type LoopResult struct {
 	// Rounds is the number of model requests made; Calls the number of
 	// tool calls run.
 	Rounds, Calls int
+	// Failed lists the edit calls that failed; when the loop succeeds they
+	// were all redone by later edits of the same files (Resolved), and the
+	// caller should still say so.
+	Failed []FailedCall
 }
 
 // Loop runs the tool-call conversation: it sends req, appends each
@@ -55,9 +109,18 @@ type LoopResult struct {
 //
 // Edits accumulate in x's edit set. With ReplyDiff, a diff in the final
 // text is applied to the same set; when it does not apply, the failure is
-// sent back to the model (DiffRetries times) and then returned as the
-// error, a *patch.Refusal for the user. The caller takes x.Set().Changes()
-// at the end and applies them whole.
+// sent back to the model (DiffRetries times; by default forcing a
+// replace_text call, see CorrectionMode) and then returned as the error, a
+// *patch.Refusal for the user. A reply the provider reports as cut off
+// (finish_reason "length") is never applied as a diff.
+//
+// Failed edit calls are never hidden. A failed edit call counts as redone
+// once a later edit call of the same file succeeds. When the model answers
+// while some failed call was not redone, the loop sends it the list once
+// (within DiffRetries) and asks it to redo them or answer again; if it
+// still has not, Loop returns a *FailedEditsError and the caller applies
+// none of the edits. The caller takes x.Set().Changes() at the end and
+// applies them whole; LoopResult.Failed lists every failed call.
 func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opts LoopOptions) (*LoopResult, error) {
 	rounds := opts.MaxRounds
 	if rounds <= 0 {
@@ -68,9 +131,12 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 		retries = 1
 	}
 	res := &LoopResult{}
+	defer func() { res.Failed = x.Failed() }()
+	choice := req.ToolChoice
 	for res.Rounds < rounds {
 		resp, err := c.Complete(ctx, req)
 		res.Rounds++
+		req.ToolChoice = choice // a forced choice holds for one round only
 		if err != nil {
 			// The error goes to the user as it is: which round failed is
 			// for the log (and res.Rounds), not an "round 1:" prefix.
@@ -88,19 +154,32 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 		}
 		if len(pending) == 0 {
 			res.Final = msg
-			if !opts.ReplyDiff || !hasDiff(msg.Content) {
-				return res, nil
+			if opts.ReplyDiff && hasDiff(msg.Content) {
+				if resp.FinishReason == model.FinishLength {
+					return res, &patch.Refusal{Problems: []*patch.ApplyError{{Err: patch.ErrTruncated,
+						Detail: "the reply was cut off at the token limit (finish_reason \"length\"), so its diff is not applied"}}}
+				}
+				err := x.set.ApplyDiff(msg.Content)
+				if err != nil {
+					if retries <= 0 || res.Rounds >= rounds {
+						return res, err
+					}
+					retries--
+					x.log.Info("reply diff refused; asking the model once more", "err", err)
+					req.Messages = append(req.Messages, model.UserMessage(x.correction(req, err, opts.Correction)))
+					continue
+				}
 			}
-			err := x.set.ApplyDiff(msg.Content)
-			if err == nil {
+			un := x.Unresolved()
+			if len(un) == 0 {
 				return res, nil
 			}
 			if retries <= 0 || res.Rounds >= rounds {
-				return res, err
+				return res, &FailedEditsError{Failed: un, Succeeded: x.succeeded}
 			}
 			retries--
-			x.log.Info("reply diff refused; asking the model once more", "err", err)
-			req.Messages = append(req.Messages, model.UserMessage(patch.Feedback(err)))
+			x.log.Info("edit tool calls failed and were not redone; asking the model", "failed", len(un))
+			req.Messages = append(req.Messages, model.UserMessage(failedCallsPrompt(un)))
 			continue
 		}
 		for _, call := range pending {
@@ -114,6 +193,42 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 		}
 	}
 	return res, fmt.Errorf("%w (%d rounds)", ErrTooManyRounds, rounds)
+}
+
+// correction is the message asking for a corrected edit after a reply diff
+// was refused. In CorrectWithTool mode, when the request offers
+// replace_text, it forces that tool for the next round.
+func (x *Executor) correction(req *model.Request, err error, mode CorrectionMode) string {
+	fb := patch.Feedback(err)
+	if mode != CorrectWithTool || !offers(req, ReplaceText) {
+		return fb
+	}
+	req.ToolChoice = model.ToolChoiceFunction(ReplaceText)
+	return fb + "\n\nMake the whole change again with replace_text calls instead of a diff, one call per place: " +
+		"old_text copied exactly from the current lines quoted above (a few whole lines, enough to occur once), new_text the lines as they should be."
+}
+
+// offers reports whether the request offers the named function tool.
+func offers(req *model.Request, name string) bool {
+	for _, t := range req.Tools {
+		if t.Function != nil && t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// failedCallsPrompt asks the model to redo the failed edit calls.
+func failedCallsPrompt(failed []FailedCall) string {
+	var b strings.Builder
+	b.WriteString("These edit tool calls failed; nothing of them was applied:\n")
+	for _, f := range failed {
+		b.WriteString("\n- ")
+		b.WriteString(f.String())
+	}
+	b.WriteString("\n\nRedo each of them with a corrected tool call (read the file first if its text is not what you expected). " +
+		"If you answer without redoing them, none of your edits will be applied.")
+	return b.String()
 }
 
 // hasDiff reports whether text seems to hold a unified diff.

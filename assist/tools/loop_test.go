@@ -142,3 +142,120 @@ func TestLoopRoundLimit(t *testing.T) {
 		t.Fatalf("got %v after %d rounds", err, res.Rounds)
 	}
 }
+
+// Issue 12 item 10: two replace_text calls, the second fails, the model
+// says "Done". The loop asks it once to redo the failed call; when it does
+// not, nothing is applied and the error names the failed call.
+func TestLoopFailedEditNotHidden(t *testing.T) {
+	calls := []modeltest.ScriptToolCall{
+		{Name: tools.ReplaceText, Arguments: `{"path":"calc.go","old_text":"return a - b","new_text":"return a + b"}`},
+		{Name: tools.ReplaceText, Arguments: `{"path":"calc.go","old_text":"// Sub subtracts.","new_text":"// Sub returns a minus b."}`},
+	}
+	redo := modeltest.ScriptToolCall{Name: tools.ReplaceText, Arguments: `{"path":"calc.go","old_text":"// Add adds.","new_text":"// Add returns a plus b."}`}
+	tests := []struct {
+		name    string
+		redo    bool
+		wantErr bool
+	}{
+		{"not redone: nothing applied", false, true},
+		{"redone: applied, failure still listed", true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			second := modeltest.Rule{Match: "nothing of them was applied", Times: 1, Reasoning: "It is fine.", Content: "Done."}
+			if tc.redo {
+				second = modeltest.Rule{Match: "nothing of them was applied", Times: 1, Reasoning: "Sub is not in this file; document Add instead.",
+					ToolCalls: []modeltest.ScriptToolCall{redo}}
+			}
+			srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+				{Match: "Fix calc.go", Times: 1, Reasoning: "Two edits.", ToolCalls: calls},
+				{LastRole: "tool", Reasoning: "Done.", Content: "Done."},
+				second,
+			}}})
+			defer srv.Close()
+			x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+			res, err := tools.Loop(context.Background(), client(srv), loopRequest("Fix calc.go"), x, tools.LoopOptions{})
+			if len(res.Failed) != 1 || res.Failed[0].Tool != tools.ReplaceText || res.Failed[0].Path != "calc.go" || res.Failed[0].Resolved != tc.redo {
+				t.Fatalf("failed calls %+v", res.Failed)
+			}
+			if tc.wantErr {
+				var fe *tools.FailedEditsError
+				if !errors.As(err, &fe) || !errors.Is(err, tools.ErrFailedEdits) {
+					t.Fatalf("got %v, want a FailedEditsError", err)
+				}
+				if msg := err.Error(); !strings.Contains(msg, "nothing was changed") || !strings.Contains(msg, "replace_text calc.go") || !strings.Contains(msg, "1 edit tool call failed") {
+					t.Errorf("error text %q", msg)
+				}
+				if n := len(srv.Requests()); n != 3 {
+					t.Errorf("%d requests, want 3 (the model was asked once)", n)
+				}
+				prompt := srv.Requests()[2].Parsed.Messages
+				if last := prompt[len(prompt)-1].Text(); !strings.Contains(last, "replace_text calc.go") {
+					t.Errorf("the model was not told which call failed: %q", last)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch, err := x.Set().Changes()
+			if err != nil || len(ch) != 1 || !strings.Contains(ch[0].After, "a + b") || !strings.Contains(ch[0].After, "// Add returns a plus b.") {
+				t.Fatalf("changes %+v %v", ch, err)
+			}
+		})
+	}
+}
+
+// Issue 13 item 11: the correction round of a refused reply diff forces a
+// replace_text call (tool_choice naming the function) for that round only.
+func TestLoopCorrectionForcesReplaceText(t *testing.T) {
+	bad := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a * b\n+\treturn a + b\n }\n```"
+	for _, mode := range []tools.CorrectionMode{tools.CorrectWithTool, tools.CorrectWithDiff} {
+		srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+			{Match: "Fix Add", Times: 1, Reasoning: "Swap the operator.", Content: bad},
+			{Match: "was not applied", Times: 1, Reasoning: "Copy the line.", ToolCalls: []modeltest.ScriptToolCall{
+				{Name: tools.ReplaceText, Arguments: `{"path":"calc.go","old_text":"\treturn a - b\n","new_text":"\treturn a + b\n"}`}}},
+			{LastRole: "tool", Reasoning: "Done.", Content: "Add adds now."},
+		}}})
+		x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+		req := loopRequest("Fix Add in calc.go")
+		req.ToolChoice = model.ToolChoiceAuto
+		if _, err := tools.Loop(context.Background(), client(srv), req, x, tools.LoopOptions{ReplyDiff: true, Correction: mode}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		srv.Close()
+		if len(reqs) != 3 {
+			t.Fatalf("%d requests, want 3", len(reqs))
+		}
+		got := []string{string(reqs[0].Parsed.ToolChoice), string(reqs[1].Parsed.ToolChoice), string(reqs[2].Parsed.ToolChoice)}
+		want := []string{`"auto"`, `{"type":"function","function":{"name":"replace_text"}}`, `"auto"`}
+		if mode == tools.CorrectWithDiff {
+			want[1] = `"auto"`
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("mode %d: request %d tool_choice %s, want %s", mode, i+1, got[i], want[i])
+			}
+		}
+		if ch, err := x.Set().Changes(); err != nil || len(ch) != 1 {
+			t.Fatalf("changes %+v %v", ch, err)
+		}
+	}
+}
+
+// A reply cut off at the token limit is never applied as a diff, though its
+// text reads as a complete diff (counts are only hints).
+func TestLoopCutOffReplyNotApplied(t *testing.T) {
+	cut := "--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,5 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\tif a == 0 {\n"
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Reasoning: "r", Content: cut, FinishReason: "length"}}})
+	defer srv.Close()
+	x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+	_, err := tools.Loop(context.Background(), client(srv), loopRequest("Fix Add in calc.go"), x, tools.LoopOptions{ReplyDiff: true})
+	if !errors.Is(err, patch.ErrTruncated) {
+		t.Fatalf("got %v, want ErrTruncated", err)
+	}
+	if ch, _ := x.Set().Changes(); len(ch) != 0 {
+		t.Fatalf("cut-off diff left changes %+v", ch)
+	}
+}
