@@ -6,17 +6,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
 
-// hunk replaces the old lines [OldStart, OldStart+OldCount) (0-based) with
-// the new lines [NewStart, NewStart+NewCount).
-type hunk struct {
-	OldStart, OldCount int
-	NewStart, NewCount int
-}
-
-// maxDiffCost bounds the Myers search (the number of inserted plus deleted
-// lines it explores); past it the changed region becomes a single hunk.
+// maxDiffCost bounds the line diff's search (the number of inserted plus
+// deleted lines it explores); past it the changed region becomes a single
+// hunk.
 const maxDiffCost = 512
 
 // splitLines splits s into lines that keep their "\n"; the last line lacks it
@@ -44,7 +40,7 @@ func splitLines(s string) []string {
 type lineDiff struct {
 	base               int
 	oldLines, newLines []string
-	hunks              []hunk
+	hunks              []linediff.Change
 }
 
 // diffLines returns the line-level differences between old and new. Common
@@ -75,98 +71,8 @@ func diffLines(old, new string) lineDiff {
 		oldLines: splitLines(o[:len(o)-s]),
 		newLines: splitLines(w[:len(w)-s]),
 	}
-	d.hunks = myers(d.oldLines, d.newLines)
+	d.hunks = linediff.Changes(linediff.Diff(d.oldLines, d.newLines, maxDiffCost))
 	return d
-}
-
-// myers returns the hunks of a shortest edit script from a to b (Myers'
-// O(ND) greedy algorithm), or one hunk replacing everything when the script
-// would cost more than maxDiffCost.
-func myers(a, b []string) []hunk {
-	// Leading and trailing equal lines cannot occur here except by chance
-	// inside the region; handle the trivial cases first.
-	if len(a) == 0 && len(b) == 0 {
-		return nil
-	}
-	if len(a) == 0 || len(b) == 0 {
-		return []hunk{{0, len(a), 0, len(b)}}
-	}
-	N, M := len(a), len(b)
-	maxD := min(N+M, maxDiffCost)
-	off := maxD + 1
-	v := make([]int, 2*maxD+3)
-	var trace [][]int
-	found := -1
-	for D := 0; D <= maxD && found < 0; D++ {
-		snap := make([]int, len(v))
-		copy(snap, v)
-		trace = append(trace, snap)
-		for k := -D; k <= D; k += 2 {
-			var x int
-			if k == -D || (k != D && v[off+k-1] < v[off+k+1]) {
-				x = v[off+k+1] // down: insert b[y-1]
-			} else {
-				x = v[off+k-1] + 1 // right: delete a[x-1]
-			}
-			y := x - k
-			for x < N && y < M && a[x] == b[y] {
-				x++
-				y++
-			}
-			v[off+k] = x
-			if x >= N && y >= M {
-				found = D
-				break
-			}
-		}
-	}
-	if found < 0 {
-		return []hunk{{0, N, 0, M}}
-	}
-	// Walk back through the trace, collecting the edit steps in reverse.
-	// trace[D] is v as it was before round D.
-	type step struct {
-		x, y int
-		del  bool // a[x] deleted; else b[y] inserted
-	}
-	steps := make([]step, 0, found)
-	x, y := N, M
-	for D := found; D > 0; D-- {
-		vp := trace[D]
-		k := x - y
-		prevK := k - 1
-		if k == -D || (k != D && vp[off+k-1] < vp[off+k+1]) {
-			prevK = k + 1
-		}
-		px := vp[off+prevK]
-		py := px - prevK
-		steps = append(steps, step{x: px, y: py, del: prevK == k-1})
-		x, y = px, py
-	}
-	// steps are in reverse order; group consecutive ones into hunks.
-	var hunks []hunk
-	for i := len(steps) - 1; i >= 0; i-- {
-		st := steps[i]
-		if n := len(hunks); n > 0 {
-			h := &hunks[n-1]
-			if st.x == h.OldStart+h.OldCount && st.y == h.NewStart+h.NewCount {
-				if st.del {
-					h.OldCount++
-				} else {
-					h.NewCount++
-				}
-				continue
-			}
-		}
-		h := hunk{OldStart: st.x, NewStart: st.y}
-		if st.del {
-			h.OldCount = 1
-		} else {
-			h.NewCount = 1
-		}
-		hunks = append(hunks, h)
-	}
-	return hunks
 }
 
 // noNewline marks, as in unified diffs, a line that ends without "\n".

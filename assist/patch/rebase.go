@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
 
 // Rebase moves edits computed against base onto current, the same buffer
@@ -84,9 +86,9 @@ func Unified(oldName, newName, before, after string, context int) string {
 		return ""
 	}
 	a, b := splitKeep(before), splitKeep(after)
-	ops := diffLines(a, b)
+	ops := linediff.Diff(a, b, maxEditDistance)
 	type rec struct {
-		op     diffOp
+		op     linediff.Op
 		ai, bi int
 	}
 	recs := make([]rec, 0, len(ops))
@@ -94,19 +96,19 @@ func Unified(oldName, newName, before, after string, context int) string {
 	for _, o := range ops {
 		recs = append(recs, rec{o, ai, bi})
 		switch o {
-		case opEqual:
+		case linediff.Equal:
 			ai++
 			bi++
-		case opDelete:
+		case linediff.Delete:
 			ai++
-		case opInsert:
+		case linediff.Insert:
 			bi++
 		}
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oldName, newName)
 	for i := 0; i < len(recs); {
-		if recs[i].op == opEqual {
+		if recs[i].op == linediff.Equal {
 			i++
 			continue
 		}
@@ -115,12 +117,12 @@ func Unified(oldName, newName, before, after string, context int) string {
 		start := max(i-context, 0)
 		end := i
 		for end < len(recs) {
-			if recs[end].op != opEqual {
+			if recs[end].op != linediff.Equal {
 				end++
 				continue
 			}
 			run := end
-			for run < len(recs) && recs[run].op == opEqual {
+			for run < len(recs) && recs[run].op == linediff.Equal {
 				run++
 			}
 			if run == len(recs) || run-end > 2*context {
@@ -131,10 +133,10 @@ func Unified(oldName, newName, before, after string, context int) string {
 		}
 		oldN, newN := 0, 0
 		for _, r := range recs[start:end] {
-			if r.op != opInsert {
+			if r.op != linediff.Insert {
 				oldN++
 			}
-			if r.op != opDelete {
+			if r.op != linediff.Delete {
 				newN++
 			}
 		}
@@ -149,11 +151,11 @@ func Unified(oldName, newName, before, after string, context int) string {
 		for _, r := range recs[start:end] {
 			var mark, line string
 			switch r.op {
-			case opEqual:
+			case linediff.Equal:
 				mark, line = " ", a[r.ai]
-			case opDelete:
+			case linediff.Delete:
 				mark, line = "-", a[r.ai]
-			case opInsert:
+			case linediff.Insert:
 				mark, line = "+", b[r.bi]
 			}
 			sb.WriteString(mark)
