@@ -101,8 +101,22 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyErro
 			for _, s := range firstErr.places {
 				e.Places = append(e.Places, s+1)
 			}
-			if e.Err == ErrNoMatch {
-				e.Nearest = nearest(f, variants(h.Lines)[0])
+			lines := variants(h.Lines)[0]
+			switch e.Err {
+			case ErrNoMatch:
+				if s, ok := nearest(f, lines); ok {
+					n := len(oldLines(lines))
+					e.Nearest = around(f, s, s+n, 2, n+4)
+					e.Mismatches = mismatches(f, lines, s)
+				}
+			case ErrAmbiguous:
+				n := len(oldLines(lines))
+				for k, s := range firstErr.places {
+					if k == 3 {
+						break
+					}
+					e.PlaceLines = append(e.PlaceLines, around(f, s, s+n, 2, n+4))
+				}
 			}
 			probs = append(probs, e)
 		}

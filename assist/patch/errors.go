@@ -32,8 +32,14 @@ type ApplyError struct {
 	// Places lists the 1-based lines where an ambiguous hunk matched.
 	Places []int
 	// Nearest holds the lines of the file that came closest to the hunk's
-	// context and removed lines.
+	// context and removed lines, with a few lines around them.
 	Nearest []NumberedLine
+	// Mismatches names the hunk's lines that did not match the nearest
+	// lines of the file (at most a few), for the model.
+	Mismatches []string
+	// PlaceLines quotes the file at each place an ambiguous hunk matched
+	// (at most three).
+	PlaceLines [][]NumberedLine
 }
 
 // Error formats the problem on one line.
@@ -124,17 +130,31 @@ func Feedback(err error) string {
 		b.WriteString("\n- ")
 		b.WriteString(p.Error())
 		b.WriteString("\n")
-		if len(p.Nearest) > 0 {
-			b.WriteString("  The closest lines in the file are:\n")
-			for _, l := range p.Nearest {
-				fmt.Fprintf(&b, "  %5d | %s\n", l.Line, l.Text)
+		if len(p.Mismatches) > 0 {
+			b.WriteString("  What did not match:\n")
+			for _, m := range p.Mismatches {
+				b.WriteString("  - ")
+				b.WriteString(m)
+				b.WriteString("\n")
 			}
+		}
+		if len(p.Nearest) > 0 {
+			b.WriteString("  The current lines of the file there (copy context and removed lines from them exactly):\n")
+			quote(&b, p.Nearest)
+		}
+		for i, pl := range p.PlaceLines {
+			if i == 0 {
+				b.WriteString("  The file at each place it matches:\n")
+			} else {
+				b.WriteString("  ---\n")
+			}
+			quote(&b, pl)
 		}
 		switch {
 		case errors.Is(p.Err, ErrNoMatch):
 			b.WriteString("  Copy the context and removed lines exactly from the current file.\n")
 		case errors.Is(p.Err, ErrAmbiguous):
-			b.WriteString("  Add context lines so that the hunk matches one place only.\n")
+			b.WriteString("  Add context lines that differ between these places, so that the hunk matches one place only.\n")
 		case errors.Is(p.Err, ErrPlaceholder):
 			b.WriteString("  Write out the code in full; the edit replaces text literally.\n")
 		case errors.Is(p.Err, ErrTruncated):
@@ -145,17 +165,82 @@ func Feedback(err error) string {
 	return b.String()
 }
 
+// quote writes numbered file lines, indented for a feedback message.
+func quote(b *strings.Builder, lines []NumberedLine) {
+	for _, l := range lines {
+		fmt.Fprintf(b, "  %5d | %s\n", l.Line, l.Text)
+	}
+}
+
+// around returns the file lines [from-ctx, to+ctx) (0-based, clamped) as
+// numbered lines, at most max of them.
+func around(f *fileText, from, to, ctx, limit int) []NumberedLine {
+	from, to = max(from-ctx, 0), min(to+ctx, len(f.lines))
+	if to-from > limit {
+		to = from + limit
+	}
+	var out []NumberedLine
+	for j := from; j < to; j++ {
+		out = append(out, NumberedLine{j + 1, f.lines[j]})
+	}
+	return out
+}
+
+// describe names a hunk line for a feedback message.
+func describe(l Line, n int) string {
+	kind := "context"
+	if l.Kind == Delete {
+		kind = "removed"
+	}
+	return fmt.Sprintf("your %s line %d %q", kind, n, l.Text)
+}
+
+// mismatches compares the hunk's old lines with the file from line start
+// (0-based) on and names those that differ: a line found nowhere in the
+// file, or the file's line in its place. At most four are named.
+func mismatches(f *fileText, lines []Line, start int) []string {
+	old := oldLines(lines)
+	anywhere := map[string]bool{}
+	for _, fl := range f.lines {
+		anywhere[strings.TrimSpace(fl)] = true
+	}
+	var out []string
+	for i, l := range old {
+		j := start + i
+		t := strings.TrimSpace(l.Text)
+		if j >= 0 && j < len(f.lines) && strings.TrimSpace(f.lines[j]) == t {
+			continue
+		}
+		switch {
+		case !anywhere[t]:
+			out = append(out, describe(l, i+1)+" occurs nowhere in the file")
+		case j >= 0 && j < len(f.lines):
+			out = append(out, fmt.Sprintf("%s is not what the file has in its place: line %d is %q", describe(l, i+1), j+1, f.lines[j]))
+		default:
+			out = append(out, describe(l, i+1)+" has no line in its place")
+		}
+		if len(out) == 4 {
+			break
+		}
+	}
+	return out
+}
+
 // nearest finds the file window whose lines agree most (after trimming
-// whitespace) with the hunk's old lines.
-func nearest(f *fileText, lines []Line) []NumberedLine {
+// whitespace) with the hunk's old lines. It returns the window's first
+// line (0-based, may be negative when the hunk starts before the file)
+// and false when no line agrees at all.
+func nearest(f *fileText, lines []Line) (int, bool) {
 	old := oldLines(lines)
 	if len(old) == 0 || len(f.lines) == 0 {
-		return nil
+		return 0, false
 	}
 	key := func(s string) string { return strings.TrimSpace(s) }
-	best, bestScore := -1, 0
+	// Ties go to the window whose first agreeing line comes earliest in
+	// the hunk: the model usually starts from a line it copied right.
+	best, bestScore, bestFirst := -1, 0, len(old)
 	for s := -len(old) + 1; s < len(f.lines); s++ {
-		score := 0
+		score, first := 0, len(old)
 		for i, l := range old {
 			j := s + i
 			if j < 0 || j >= len(f.lines) || isBlank(l.Text) {
@@ -165,26 +250,16 @@ func nearest(f *fileText, lines []Line) []NumberedLine {
 			switch {
 			case a == b:
 				score += 2
+				first = min(first, i)
 			case commonPrefix(a, b)*2 >= max(len(a), len(b)) && len(a) > 0:
 				score++ // similar enough to show; never used for matching
 			}
 		}
-		if score > bestScore {
-			best, bestScore = s, score
+		if score > bestScore || score == bestScore && first < bestFirst {
+			best, bestScore, bestFirst = s, score, first
 		}
 	}
-	if bestScore == 0 {
-		return nil
-	}
-	from, to := max(best, 0), min(best+len(old), len(f.lines))
-	if to-from > 12 {
-		to = from + 12
-	}
-	var out []NumberedLine
-	for j := from; j < to; j++ {
-		out = append(out, NumberedLine{j + 1, f.lines[j]})
-	}
-	return out
+	return best, bestScore > 0
 }
 
 func commonPrefix(a, b string) int {

@@ -206,3 +206,40 @@ func TestFinalNewlineKept(t *testing.T) {
 		})
 	}
 }
+
+// TestFeedbackNamesWhatDidNotMatch: the correction prompt quotes the
+// current lines around a failing hunk and names what did not match; for an
+// ambiguous hunk it quotes every place (issue 16 item 6).
+func TestFeedbackNamesWhatDidNotMatch(t *testing.T) {
+	twice := goFile + "\nfunc Sum2(xs ...int) int {\n\ttotal := 0\n\tfor _, x := range xs {\n\t\ttotal += x\n\t}\n\treturn total\n}\n"
+	tests := []struct {
+		name, text, diff string
+		want             []string
+	}{
+		{"changed line", strings.Replace(goFile, `name = "world"`, `name = "earth"`, 1),
+			"--- a/demo.go\n+++ b/demo.go\n@@ -6,4 +6,4 @@\n func Greet(name string) {\n \tif name == \"\" {\n-\t\tname = \"world\"\n+\t\tname = \"stranger\"\n \t}\n",
+			[]string{`your removed line 3 "\t\tname = \"world\"" occurs nowhere in the file`,
+				"The current lines of the file there", "    8 | \t\tname = \"earth\"", "    5 | // Greet prints a greeting."}},
+		{"line moved elsewhere", goFile,
+			"--- a/demo.go\n+++ b/demo.go\n@@\n func Greet(name string) {\n \treturn total\n-\tif name == \"\" {\n+\tif name == \"\" || name == \" \" {\n",
+			[]string{`your context line 2 "\treturn total" is not what the file has in its place: line 7 is "\tif name == \"\" {"`}},
+		{"two places", twice,
+			"--- a/demo.go\n+++ b/demo.go\n@@\n \ttotal := 0\n \tfor _, x := range xs {\n-\t\ttotal += x\n+\t\ttotal += 2 * x\n",
+			[]string{"The file at each place it matches:", "   14 | func Sum(xs ...int) int {", "   22 | func Sum2(xs ...int) int {", "Add context lines that differ"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := workspace(t, map[string]string{"demo.go": tc.text})
+			_, err := patch.Apply(d, tc.diff, patch.Options{})
+			if err == nil {
+				t.Fatal("applied")
+			}
+			fb := patch.Feedback(err)
+			for _, w := range tc.want {
+				if !strings.Contains(fb, w) {
+					t.Errorf("feedback lacks %q:\n%s", w, fb)
+				}
+			}
+		})
+	}
+}

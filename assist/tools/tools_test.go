@@ -104,7 +104,7 @@ func TestCall(t *testing.T) {
 		{"create outside", tools.CreateFile, `{"path": "/tmp/evil.go", "content": "x"}`, true, "outside the workspace"},
 		{"delete", tools.DeleteFile, `{"path": "calc.go"}`, false, "deleted calc.go"},
 		{"diff", tools.ApplyDiff, `{"diff": "--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n"}`, false, "calc.go hunk 1 at line 4 (hinted line)"},
-		{"bad diff", tools.ApplyDiff, `{"diff": "--- a/calc.go\n+++ b/calc.go\n@@\n-\treturn a * b\n+\treturn a + b\n"}`, true, "The closest lines in the file are"},
+		{"bad diff", tools.ApplyDiff, `{"diff": "--- a/calc.go\n+++ b/calc.go\n@@\n-\treturn a * b\n+\treturn a + b\n"}`, true, `your removed line 1 "\treturn a * b" occurs nowhere in the file`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
