@@ -3,6 +3,8 @@ package patch
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
 
 // Read returns the text of a file as the set would leave it: pending edits
@@ -67,15 +69,7 @@ func (s *EditSet) Replace(name, oldText, newText string) error {
 		}
 		return refuse(pe)
 	default:
-		h := &Hunk{Header: "replace_text"}
-		for _, l := range strings.Split(strings.TrimSuffix(strings.ReplaceAll(oldText, "\r\n", "\n"), "\n"), "\n") {
-			h.Lines = append(h.Lines, Line{Delete, l})
-		}
-		if newText != "" {
-			for _, l := range strings.Split(strings.TrimSuffix(strings.ReplaceAll(newText, "\r\n", "\n"), "\n"), "\n") {
-				h.Lines = append(h.Lines, Line{Add, l})
-			}
-		}
+		h := &Hunk{Header: "replace_text", Lines: replaceLines(oldText, newText)}
 		out, ms, probs := applyHunks(name, text, []*Hunk{h})
 		if len(probs) > 0 {
 			for _, p := range probs {
@@ -94,6 +88,37 @@ func (s *EditSet) Replace(name, oldText, newText string) error {
 	}
 	t.commit()
 	return nil
+}
+
+// replaceLines turns replace_text's old and new text into hunk lines:
+// lines both texts have in the same order are context, so that the file
+// keeps its own copy of them (whitespace included) when the old text is
+// matched with whitespace differences; the rest are removed and added.
+func replaceLines(oldText, newText string) []Line {
+	split := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(strings.TrimSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n"), "\n")
+	}
+	a, b := split(oldText), split(newText)
+	var out []Line
+	i, j := 0, 0
+	for _, op := range linediff.Diff(a, b, maxEditDistance) {
+		switch op {
+		case linediff.Equal:
+			out = append(out, Line{Context, a[i]})
+			i++
+			j++
+		case linediff.Delete:
+			out = append(out, Line{Delete, a[i]})
+			i++
+		case linediff.Insert:
+			out = append(out, Line{Add, b[j]})
+			j++
+		}
+	}
+	return out
 }
 
 // Create adds a new file with the given text. The file must not exist.

@@ -36,6 +36,9 @@ type Executor struct {
 	// the edit calls that applied to the set.
 	failed    []FailedCall
 	succeeded int
+	// round numbers the batches of calls (see Loop); a failure is redone
+	// only by an edit of a later batch, made after the model saw it.
+	round int
 }
 
 // FailedCall is an edit tool call (replace_text, create_file, delete_file,
@@ -47,11 +50,14 @@ type FailedCall struct {
 	Tool, Path string
 	// Reason is the first problem, on one line.
 	Reason string
-	// Resolved is set once a later edit call of the same file succeeded
-	// (of any file, when Path is ""): the model acted on the failure.
+	// Resolved is set once an edit call of the same file (of any file, when
+	// Path is "") succeeded in a later round: the model acted on the
+	// failure.
 	Resolved bool
-	// key is the resolved path, for matching later edits.
-	key string
+	// key is the resolved path, for matching later edits; round the
+	// batch the call was in.
+	key   string
+	round int
 }
 
 // String describes the call for the user: tool, file and reason.
@@ -101,10 +107,12 @@ func (x *Executor) editFailed(tool, path string, err error) {
 	if path != "" {
 		key = x.key(path)
 	}
-	x.failed = append(x.failed, FailedCall{Tool: tool, Path: path, Reason: reason, key: key})
+	x.failed = append(x.failed, FailedCall{Tool: tool, Path: path, Reason: reason, key: key, round: x.round})
 }
 
-// editSucceeded marks earlier failures of the same files resolved.
+// editSucceeded marks failures of the same files in earlier batches
+// resolved: a call in the same batch was written before the model saw the
+// failure, so it does not redo it.
 func (x *Executor) editSucceeded(paths ...string) {
 	x.succeeded++
 	keys := map[string]bool{}
@@ -112,7 +120,7 @@ func (x *Executor) editSucceeded(paths ...string) {
 		keys[x.key(p)] = true
 	}
 	for i := range x.failed {
-		if f := &x.failed[i]; f.key == "" || keys[f.key] {
+		if f := &x.failed[i]; f.round < x.round && (f.key == "" || keys[f.key]) {
 			f.Resolved = true
 		}
 	}

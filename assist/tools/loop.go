@@ -63,13 +63,15 @@ func (e *FailedEditsError) Unwrap() error { return ErrFailedEdits }
 type CorrectionMode uint8
 
 const (
+	// CorrectWithDiff asks for another diff, tool choice unchanged (the
+	// default: measured as good as forcing replace_text, see
+	// bench/README.md, and it asks nothing of the endpoint's tool_choice
+	// support).
+	CorrectWithDiff CorrectionMode = iota
 	// CorrectWithTool forces a replace_text call in the correction round
 	// (tool_choice naming the function), when the request offers the
-	// tool: one call per failed hunk, old_text copied from the quoted
-	// lines. Measured better than a second diff (bench/README.md).
-	CorrectWithTool CorrectionMode = iota
-	// CorrectWithDiff asks for another diff, tool choice unchanged.
-	CorrectWithDiff
+	// tool: one call per place, old_text copied from the quoted lines.
+	CorrectWithTool
 )
 
 // LoopOptions tunes Loop.
@@ -109,13 +111,15 @@ type LoopResult struct {
 //
 // Edits accumulate in x's edit set. With ReplyDiff, a diff in the final
 // text is applied to the same set; when it does not apply, the failure is
-// sent back to the model (DiffRetries times; by default forcing a
-// replace_text call, see CorrectionMode) and then returned as the error, a
+// sent back to the model (DiffRetries times, as a request for another diff
+// or a forced replace_text call, see CorrectionMode) and then returned as
+// the error, a
 // *patch.Refusal for the user. A reply the provider reports as cut off
 // (finish_reason "length") is never applied as a diff.
 //
 // Failed edit calls are never hidden. A failed edit call counts as redone
-// once a later edit call of the same file succeeds. When the model answers
+// once an edit call of the same file succeeds in a later round (after the
+// model saw the failure; calls of the same round do not count). When the model answers
 // while some failed call was not redone, the loop sends it the list once
 // (within DiffRetries) and asks it to redo them or answer again; if it
 // still has not, Loop returns a *FailedEditsError and the caller applies
@@ -182,6 +186,7 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			req.Messages = append(req.Messages, model.UserMessage(failedCallsPrompt(un)))
 			continue
 		}
+		x.round++
 		for _, call := range pending {
 			if err := ctx.Err(); err != nil {
 				return res, err

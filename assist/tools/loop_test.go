@@ -152,13 +152,18 @@ func TestLoopFailedEditNotHidden(t *testing.T) {
 		{Name: tools.ReplaceText, Arguments: `{"path":"calc.go","old_text":"// Sub subtracts.","new_text":"// Sub returns a minus b."}`},
 	}
 	redo := modeltest.ScriptToolCall{Name: tools.ReplaceText, Arguments: `{"path":"calc.go","old_text":"// Add adds.","new_text":"// Add returns a plus b."}`}
+	swapped := []modeltest.ScriptToolCall{calls[1], calls[0]}
 	tests := []struct {
 		name    string
+		calls   []modeltest.ScriptToolCall
 		redo    bool
 		wantErr bool
 	}{
-		{"not redone: nothing applied", false, true},
-		{"redone: applied, failure still listed", true, false},
+		{"not redone: nothing applied", calls, false, true},
+		// A later call of the same round was written before the model saw
+		// the failure: it does not redo it.
+		{"failing call first, same file edited after it in the same round", swapped, false, true},
+		{"redone: applied, failure still listed", calls, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,7 +173,7 @@ func TestLoopFailedEditNotHidden(t *testing.T) {
 					ToolCalls: []modeltest.ScriptToolCall{redo}}
 			}
 			srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
-				{Match: "Fix calc.go", Times: 1, Reasoning: "Two edits.", ToolCalls: calls},
+				{Match: "Fix calc.go", Times: 1, Reasoning: "Two edits.", ToolCalls: tc.calls},
 				{LastRole: "tool", Reasoning: "Done.", Content: "Done."},
 				second,
 			}}})

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/tools"
 	"github.com/kimi-lsp/kimi-lsp/bench/patchbench/corpus"
 )
 
@@ -70,6 +71,7 @@ func main() {
 	seed := flag.Uint64("seed", corpus.FreshSeed, "corpus seed")
 	verbose := flag.Bool("v", false, "list every case that is not correct")
 	only := flag.String("only", "", "run only the tool of this name (e.g. kimi-lsp)")
+	repair := flag.Bool("repair", false, "measure the correction round instead: scripted second answers, diff against forced replace_text")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	for _, bin := range []string{"patch", "git"} {
@@ -87,6 +89,13 @@ func main() {
 	if err != nil {
 		log.Error("generate corpus", "err", err)
 		os.Exit(1)
+	}
+	if *repair {
+		if err := repairTable(cases, *seed); err != nil {
+			log.Error("repair", "err", err)
+			os.Exit(1)
+		}
+		return
 	}
 	strip := func(c corpus.Case) string { return fmt.Sprintf("-p%d", c.Strip) }
 	tools := []tool{
@@ -218,4 +227,81 @@ func main() {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "ran %d cases × %d tools in %s\n", len(cases), len(tools), time.Since(start).Round(time.Second))
+}
+
+// repairTable runs every repairable case our applier refuses through the
+// tool loop twice, once per correction mode, with the same scripted model,
+// and prints a Markdown table: repaired / wrong / still refused.
+func repairTable(cases []corpus.Case, seed uint64) error {
+	tmp, err := os.MkdirTemp("", "patchrepair")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	modes := []struct {
+		name string
+		mode tools.CorrectionMode
+	}{{"ask for another diff", tools.CorrectWithDiff}, {"force replace_text", tools.CorrectWithTool}}
+	type tally struct{ ok, wrong, refused int }
+	rows := map[string][]tally{}
+	var order []string
+	total := make([]tally, len(modes))
+	for i, c := range cases {
+		if !corpus.Repairable(c) {
+			continue
+		}
+		first, _, err := corpus.RunOurs(c, tmp)
+		if err != nil {
+			return err
+		}
+		if first != corpus.Refused && !(c.Expect == corpus.Refuse && first == corpus.Correct) {
+			continue // applied in round one
+		}
+		if rows[c.Perturbation] == nil {
+			rows[c.Perturbation] = make([]tally, len(modes))
+			order = append(order, c.Perturbation)
+		}
+		for j, m := range modes {
+			v, _, err := corpus.Repair(c, tmp, m.mode, seed+uint64(i))
+			if err != nil {
+				return err
+			}
+			for _, t := range []*tally{&rows[c.Perturbation][j], &total[j]} {
+				switch v {
+				case corpus.Correct:
+					t.ok++
+				case corpus.Wrong:
+					t.wrong++
+				default:
+					t.refused++
+				}
+			}
+		}
+	}
+	fmt.Printf("Correction round, seed %d: cases refused in round one with one right result. Cells: repaired / wrong / still refused.\n\n", seed)
+	fmt.Print("| first answer | cases |")
+	for _, m := range modes {
+		fmt.Printf(" %s |", m.name)
+	}
+	fmt.Print("\n|---|---|" + strings.Repeat("---|", len(modes)) + "\n")
+	for _, p := range order {
+		t := rows[p]
+		fmt.Printf("| %s | %d |", p, t[0].ok+t[0].wrong+t[0].refused)
+		for _, x := range t {
+			fmt.Printf(" %d / %d / %d |", x.ok, x.wrong, x.refused)
+		}
+		fmt.Println()
+	}
+	n := total[0].ok + total[0].wrong + total[0].refused
+	fmt.Printf("| **all** | %d |", n)
+	for _, x := range total {
+		fmt.Printf(" **%d / %d / %d** |", x.ok, x.wrong, x.refused)
+	}
+	fmt.Println()
+	fmt.Print("| repair rate | |")
+	for _, x := range total {
+		fmt.Printf(" %.1f %% |", 100*float64(x.ok)/float64(max(n, 1)))
+	}
+	fmt.Println()
+	return nil
 }

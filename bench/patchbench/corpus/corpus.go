@@ -53,6 +53,10 @@ type Case struct {
 	// Strip is the -p level GNU patch and git apply need (1 with a/ b/
 	// prefixes, 0 without).
 	Strip int
+	// Intended, for a REFUSE case whose edit has one right reading once
+	// corrected (two places, elision, truncation), is the workspace a
+	// correct second answer leaves; see Repair.
+	Intended []File
 }
 
 // Perturbations lists the perturbation names in table order, with the

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/tools"
 )
 
 // TestOurApplierOnCorpus runs the applier over the whole corpus: it must
@@ -65,6 +66,47 @@ func TestGenerateDeterministic(t *testing.T) {
 	for i := range a {
 		if a[i].Diff != b[i].Diff || !same(a[i].Before, b[i].Before) {
 			t.Fatalf("case %d differs between two generations", i)
+		}
+	}
+}
+
+// TestRepairRound runs the correction round with scripted second answers
+// (see Repair) on the cases refused in round one: a corrected answer must
+// never apply wrongly, and most must be repaired, in both correction modes.
+func TestRepairRound(t *testing.T) {
+	root, err := GOROOT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Generate(root, DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	for _, mode := range []tools.CorrectionMode{tools.CorrectWithDiff, tools.CorrectWithTool} {
+		n, ok := 0, 0
+		for i, c := range cases {
+			if !Repairable(c) || c.Expect == Apply {
+				continue
+			}
+			v, rounds, err := Repair(c, tmp, mode, DefaultSeed+uint64(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			switch {
+			case v == Wrong:
+				t.Errorf("mode %d, %s: the corrected answer applied wrongly", mode, c.Name)
+			case v == Correct:
+				ok++
+			}
+			if rounds < 2 {
+				t.Errorf("mode %d, %s: no correction round (%d rounds)", mode, c.Name, rounds)
+			}
+		}
+		t.Logf("mode %d: %d of %d repaired", mode, ok, n)
+		if n < 40 || ok*100 < n*75 {
+			t.Errorf("mode %d: %d of %d repaired, want at least 75 %% of at least 40", mode, ok, n)
 		}
 	}
 }

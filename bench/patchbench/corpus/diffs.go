@@ -242,6 +242,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		}
 	}
 	before, want := text, after
+	intended := "" // for REFUSE cases a correct second answer can reach
 	style := numbered
 	checkReading := true
 	if name == "renamed file" {
@@ -459,6 +460,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			g.trailingWS(h)
 		}
 	case "... elision":
+		intended = after
 		h := d.hunks[g.r.IntN(len(d.hunks))]
 		ind := u
 		for _, l := range h.lines {
@@ -521,6 +523,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		}
 		c.Diff = "Here is the change:\n\n```diff\n" + text
 		c.Before = []File{{rel, before}}
+		c.Intended = []File{{rel, after}}
 		return c, true, nil
 	case "duplicated target block":
 		block := d.hunks[0].oldBlock()
@@ -533,6 +536,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			add = append(add, b+"\n")
 		}
 		before = join(applyOps(lines, []op{{at: at, add: add}}))
+		intended = join(applyOps(lines, append(append([]op(nil), ops...), op{at: at, add: add})))
 		style = dots + headerStyle(g.r.IntN(2))
 	case "thin context, two places (header names one)":
 		// The model trims a hunk's leading context; what is left occurs
@@ -555,6 +559,7 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			add = append(add, b+"\n")
 		}
 		before = join(applyOps(lines, []op{{at: at, add: add}}))
+		intended = join(applyOps(lines, append(append([]op(nil), ops...), op{at: at, add: add})))
 		// The header names the intended place in the file as it is now.
 		h.oldStart += lead
 		h.newStart += lead
@@ -602,6 +607,9 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 	c.Before = []File{{rel, before}}
 	if expect == Apply {
 		c.After = []File{{target, want}}
+	}
+	if intended != "" {
+		c.Intended = []File{{rel, intended}}
 	}
 	return c, true, nil
 }
