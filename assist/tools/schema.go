@@ -7,6 +7,16 @@
 // The definitions are plain Go values serialised deterministically (struct
 // field order, no maps), because they sit at the start of every prompt, in
 // the part the provider's prefix cache must see byte-identical.
+//
+// Failed edit calls are never hidden. Each edit call is all or nothing; a
+// failed one leaves nothing in the set and is recorded (Executor.Failed).
+// It counts as redone once an edit call of the same file succeeds in a
+// later round, after the model saw the failure. When the model ends the
+// conversation with a failed call not redone, Loop tells it which calls
+// failed and asks once more; if it still has not redone them, Loop returns
+// a *FailedEditsError naming every such call and the caller applies none
+// of the edits. Redone failures stay listed in LoopResult.Failed so that
+// the caller can mention them.
 package tools
 
 import (
