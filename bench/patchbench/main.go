@@ -175,13 +175,14 @@ func main() {
 	}
 	fmt.Printf("Corpus: %d cases (seed %d, GOROOT %s), %d per perturbation. Cells: correct / wrong / refused.\n\n",
 		len(cases), *seed, root, corpus.PerPerturbation)
-	fmt.Print("| perturbation | expect |")
-	for _, t := range tools {
-		fmt.Printf(" %s |", t.name)
+	head := func(first string) {
+		fmt.Printf("| %s | expect |", first)
+		for _, t := range tools {
+			fmt.Printf(" %s |", t.name)
+		}
+		fmt.Print("\n|---|---|" + strings.Repeat("---|", len(tools)) + "\n")
 	}
-	fmt.Print("\n|---|---|")
-	fmt.Print(strings.Repeat("---|", len(tools)))
-	fmt.Println()
+	head("perturbation")
 	for _, p := range corpus.Perturbations {
 		fmt.Printf("| %s | %s |", p.Name, p.Expect)
 		for _, tl := range per[p.Name] {
@@ -205,13 +206,8 @@ func main() {
 		fmt.Printf(" %d of %d |", tl.correct, tl.correct+tl.wrong+tl.refused)
 	}
 	fmt.Println()
-	fmt.Print("\nBy language. Cells: correct / wrong / refused.\n\n| language | expect |")
-	for _, t := range tools {
-		fmt.Printf(" %s |", t.name)
-	}
-	fmt.Print("\n|---|---|")
-	fmt.Print(strings.Repeat("---|", len(tools)))
-	fmt.Println()
+	fmt.Print("\nBy language. Cells: correct / wrong / refused.\n\n")
+	head("language")
 	seen := map[string]bool{}
 	for _, l := range langs {
 		if seen[l] {

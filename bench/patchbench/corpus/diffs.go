@@ -103,7 +103,11 @@ func (h *dhunk) oldBlock() []string {
 
 // occurrences counts where block occurs as consecutive lines of text.
 func occurrences(text string, block []string) int {
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	return runs(strings.Split(strings.TrimSuffix(text, "\n"), "\n"), block)
+}
+
+// runs counts the places where block occurs as consecutive lines of lines.
+func runs(lines, block []string) int {
 	n := 0
 	for s := 0; s+len(block) <= len(lines); s++ {
 		ok := true
@@ -266,6 +270,19 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			}
 		}
 		return 0, false
+	}
+	// plant copies block far from the edits: the file as it is then, and
+	// as the intended edit leaves it.
+	plant := func(block []string) (before, intended string, at int, ok bool) {
+		if at, ok = farLine(30); !ok {
+			return "", "", 0, false
+		}
+		var add []string
+		for _, b := range block {
+			add = append(add, b+"\n")
+		}
+		p := op{at: at, add: add}
+		return join(applyOps(lines, []op{p})), join(applyOps(lines, append(append([]op(nil), ops...), p))), at, true
 	}
 	switch name {
 	case "clean", "renamed file":
@@ -526,17 +543,10 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		c.Intended = []File{{rel, after}}
 		return c, true, nil
 	case "duplicated target block":
-		block := d.hunks[0].oldBlock()
-		at, ok := farLine(30)
-		if !ok {
+		var ok bool
+		if before, intended, _, ok = plant(d.hunks[0].oldBlock()); !ok {
 			return c, false, nil
 		}
-		var add []string
-		for _, b := range block {
-			add = append(add, b+"\n")
-		}
-		before = join(applyOps(lines, []op{{at: at, add: add}}))
-		intended = join(applyOps(lines, append(append([]op(nil), ops...), op{at: at, add: add})))
 		style = dots + headerStyle(g.r.IntN(2))
 	case "thin context, two places (header names one)":
 		// The model trims a hunk's leading context; what is left occurs
@@ -549,23 +559,17 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		if !h.hasDelete() && h.leadCtx() == 0 && h.trailCtx() == 0 {
 			return c, false, nil
 		}
-		block := h.oldBlock()
-		at, ok := farLine(30)
-		if !ok {
+		var at int
+		var ok bool
+		if before, intended, at, ok = plant(h.oldBlock()); !ok {
 			return c, false, nil
 		}
-		var add []string
-		for _, b := range block {
-			add = append(add, b+"\n")
-		}
-		before = join(applyOps(lines, []op{{at: at, add: add}}))
-		intended = join(applyOps(lines, append(append([]op(nil), ops...), op{at: at, add: add})))
 		// The header names the intended place in the file as it is now.
 		h.oldStart += lead
 		h.newStart += lead
 		if at < h.oldStart-1 {
-			h.oldStart += len(add)
-			h.newStart += len(add)
+			h.oldStart += len(h.oldBlock())
+			h.newStart += len(h.oldBlock())
 		}
 		h.recount()
 		if g.r.IntN(2) == 0 {

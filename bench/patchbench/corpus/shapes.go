@@ -200,20 +200,7 @@ func clearReading(text string, h *dhunk) int {
 			file = append(file, t)
 		}
 	}
-	n := 0
-	for s := 0; s+len(block) <= len(file); s++ {
-		ok := true
-		for i, b := range block {
-			if file[s+i] != b {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
+	return runs(file, block)
 }
 
 // mixShapes applies 2 to 4 habits to a hunk, chosen at random: the

@@ -160,18 +160,7 @@ func (l *Lang) usable(rel, text string) bool {
 // unit returns a file's indentation unit: "\t" when it indents with tabs,
 // else the run of spaces most of its indentation is a multiple of.
 func unit(text string) string {
-	tabs, spaces := 0, 0
-	var widths []int
-	for _, l := range strings.Split(text, "\n") {
-		switch {
-		case strings.TrimSpace(l) == "":
-		case l[0] == '\t':
-			tabs++
-		case l[0] == ' ':
-			spaces++
-			widths = append(widths, len(l)-len(strings.TrimLeft(l, " ")))
-		}
-	}
+	tabs, spaces, widths := indents(text)
 	if tabs >= spaces {
 		return "\t"
 	}
@@ -195,16 +184,7 @@ func unit(text string) string {
 // file that mixes tabs and spaces or has no clear unit (there is no one
 // "other style" to write it in).
 func swapUnit(text string) string {
-	tabs, spaces := 0, 0
-	for _, l := range strings.Split(text, "\n") {
-		switch {
-		case strings.TrimSpace(l) == "":
-		case l[0] == '\t':
-			tabs++
-		case l[0] == ' ':
-			spaces++
-		}
-	}
+	tabs, spaces, _ := indents(text)
 	if min(tabs, spaces)*20 > tabs+spaces {
 		return ""
 	}
@@ -213,4 +193,20 @@ func swapUnit(text string) string {
 		return ""
 	}
 	return u
+}
+
+// indents counts the non-blank lines indented with a tab and with spaces,
+// and gives the width of each space indentation.
+func indents(text string) (tabs, spaces int, widths []int) {
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.TrimSpace(l) == "":
+		case l[0] == '\t':
+			tabs++
+		case l[0] == ' ':
+			spaces++
+			widths = append(widths, len(l)-len(strings.TrimLeft(l, " ")))
+		}
+	}
+	return tabs, spaces, widths
 }
