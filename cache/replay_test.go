@@ -3,7 +3,6 @@ package cache_test
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -29,69 +28,36 @@ var (
 
 var replayFiles = []string{"client.go", "cookie.go", "fs.go", "header.go", "request.go", "response.go", "server.go", "transfer.go"}
 
-var replayActions = []struct{ name, instruction string }{
-	{"explain", "Explain what the selected code does and why."},
-	{"fix", "Fix the problem reported by the diagnostics in the selected code. Answer with a unified diff."},
-	{"rewrite", "Rewrite the selected code to be clearer. Answer with a unified diff."},
-	{"document", "Add a doc comment to the selected code. Answer with a unified diff."},
-	{"tests", "Write table-driven tests for the selected code."},
-}
-
 // step is one request of the scripted session.
 type step struct {
 	req cache.Request
 	at  time.Time
 }
 
-// script makes the editing session: at every step, sometimes switch the
-// active file, type 1-5 small edits near a line, then ask for an action on
-// a range of lines there. Gaps between steps are 10 s to 2 min (inside the
-// 5 minute TTL), plus an optional idle gap before step idleAt.
+// script makes the editing session of cachetest.Script over the replay
+// files, server.go active first, as cache requests.
 func script(t testing.TB, seed uint64, steps int, idleAt int) []step {
-	docs := workspace(t, replayFiles...)
-	r := rand.New(rand.NewPCG(seed, 1))
-	ed := editor{r}
-	active := 6 // server.go
-	off := len(docs[active].Text) / 3
-	now := t0
+	var docs []cachetest.ScriptDoc
+	for _, d := range workspace(t, replayFiles...) {
+		docs = append(docs, cachetest.ScriptDoc{Path: d.Path, Text: d.Text, Version: d.Version, LastEdited: d.LastEdited})
+	}
 	var out []step
-	for i := 0; i < steps; i++ {
-		if i > 0 && r.IntN(4) == 0 {
-			active = r.IntN(len(docs))
-			off = r.IntN(len(docs[active].Text))
-		}
-		docs[active].Text, off = ed.edit(docs[active].Text, min(off, len(docs[active].Text)))
-		docs[active].Version++
-		docs[active].LastEdited = int64(100 + i)
-		now = now.Add(time.Duration(10+r.IntN(110)) * time.Second)
-		if i == idleAt {
-			now = now.Add(10 * time.Minute)
-		}
-		text := docs[active].Text
-		start := strings.LastIndexByte(text[:off], '\n') + 1
-		end := start
-		for n := 1 + r.IntN(8); n > 0 && end < len(text); n-- {
-			if j := strings.IndexByte(text[end:], '\n'); j >= 0 {
-				end += j + 1
-			} else {
-				end = len(text)
-			}
-		}
-		act := replayActions[r.IntN(len(replayActions))]
+	for _, st := range cachetest.Script(docs, 6, seed, steps, idleAt, t0) {
 		req := cache.Request{
 			Project:     project,
-			Documents:   slices.Clone(docs),
-			Active:      docs[active].Path,
-			Selection:   cache.Selection{Start: start, End: end},
-			Action:      act.name,
-			Instruction: act.instruction,
-			Now:         now,
+			Active:      st.Docs[st.Active].Path,
+			Selection:   cache.Selection{Start: st.SelStart, End: st.SelEnd},
+			Action:      st.Action.Name,
+			Instruction: st.Action.Instruction,
+			Now:         st.At,
 		}
-		if act.name == "fix" {
-			line := strings.Count(text[:start], "\n")
-			req.Diagnostics = []cache.Diagnostic{{StartLine: line, EndLine: line, Severity: cache.SeverityError, Source: "compiler", Message: "undefined: x1"}}
+		for _, d := range st.Docs {
+			req.Documents = append(req.Documents, cache.Document{Path: d.Path, Language: "go", Text: d.Text, Version: d.Version, LastEdited: d.LastEdited})
 		}
-		out = append(out, step{req: req, at: now})
+		if st.DiagLine >= 0 {
+			req.Diagnostics = []cache.Diagnostic{{StartLine: st.DiagLine, EndLine: st.DiagLine, Severity: cache.SeverityError, Source: "compiler", Message: "undefined: x1"}}
+		}
+		out = append(out, step{req: req, at: st.At})
 	}
 	return out
 }

@@ -246,50 +246,13 @@ func checkReconstruct(t testing.TB, p *cache.Prompt, docs []cache.Document) {
 }
 
 // editor makes random small edits near a line, like a user typing.
+// editor makes the small random edits of cachetest.Editor.
 type editor struct {
 	r *rand.Rand
 }
 
-// edit makes 1-5 small edits near byte off of text and returns the new text
-// and a new offset.
 func (e editor) edit(text string, off int) (string, int) {
-	n := 1 + e.r.IntN(5)
-	for i := 0; i < n; i++ {
-		lineStart := strings.LastIndexByte(text[:off], '\n') + 1
-		// Move a few lines up or down.
-		for j := e.r.IntN(3); j > 0 && lineStart > 0; j-- {
-			lineStart = strings.LastIndexByte(text[:lineStart-1], '\n') + 1
-		}
-		lineEnd := len(text)
-		if k := strings.IndexByte(text[lineStart:], '\n'); k >= 0 {
-			lineEnd = lineStart + k
-		}
-		switch e.r.IntN(5) {
-		case 0: // insert a line
-			ins := fmt.Sprintf("\t// note %d\n", e.r.IntN(1000))
-			text = text[:lineStart] + ins + text[lineStart:]
-		case 1: // delete a line
-			if lineEnd < len(text) {
-				text = text[:lineStart] + text[lineEnd+1:]
-			}
-		case 2: // type a few characters mid-line
-			at := lineStart + e.r.IntN(lineEnd-lineStart+1)
-			text = text[:at] + "x1" + text[at:]
-		case 3: // rename a word on the line
-			line := text[lineStart:lineEnd]
-			if i := strings.Index(line, "err"); i >= 0 {
-				text = text[:lineStart+i] + "e2" + text[lineStart+i+3:]
-			} else {
-				text = text[:lineEnd] + " // ok" + text[lineEnd:]
-			}
-		case 4: // undo-like: delete a few characters
-			if lineEnd-lineStart > 4 {
-				text = text[:lineStart+1] + text[lineStart+3:]
-			}
-		}
-		off = min(lineStart, len(text))
-	}
-	return text, off
+	return cachetest.Editor{R: e.r}.Edit(text, off)
 }
 
 func TestReconstructAfterManyEditsAndRebase(t *testing.T) {

@@ -132,7 +132,7 @@ func TestPredictionMatchesStandIn(t *testing.T) {
 					docs[active].LastEdited = int64(100 + step)
 					now = now.Add(30 * time.Second)
 					clk.Set(now)
-					p := build(t, s, request(docs, active, min(off, len(docs[active].Text)), replayActions[step%5].name, now))
+					p := build(t, s, request(docs, active, min(off, len(docs[active].Text)), cachetest.ScriptActions[step%5].Name, now))
 					u := send(t, srv, p)
 					if _, err := s.Record(p.Handle, u); err != nil {
 						t.Fatal(err)
