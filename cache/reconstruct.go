@@ -13,11 +13,12 @@ var ErrMalformed = errors.New("malformed prompt")
 
 // Reconstruct reads back what a prompt built by a Session says about the
 // files: it takes every <file> block and applies every <edit> block in order,
-// and returns each file's current text by path. It stops at the request
-// block. It is how the tests prove that the prompt always conveys the
+// and returns each file's current text by path (a snippet's by
+// "path#part"). It stops at the request block. It is how the tests prove that the prompt always conveys the
 // active buffer's current text, and a debugging aid.
 func Reconstruct(msgs []Message) (map[string]string, error) {
 	files := make(map[string]string)
+	inContext := false
 	for _, m := range msgs {
 		if m.Role != "user" {
 			continue
@@ -29,8 +30,15 @@ func Reconstruct(msgs []Message) (map[string]string, error) {
 			case bytes.HasPrefix(line, []byte("<request ")):
 				b = nil
 				continue
+			case bytes.Equal(line, []byte("<context>\n")), bytes.Equal(line, []byte("</context>\n")):
+				// The documents of this request only are read (their
+				// lengths delimit them) but not part of what the prompt
+				// conveys from request to request.
+				inContext = line[1] != '/'
+				b = rest
+				continue
 			case bytes.HasPrefix(line, []byte("<file ")):
-				path, err := attr(line, "path")
+				path, err := segAttr(line)
 				if err != nil {
 					return nil, err
 				}
@@ -42,11 +50,13 @@ func Reconstruct(msgs []Message) (map[string]string, error) {
 				if err != nil || n < 0 || n > len(rest) || !bytes.HasPrefix(rest[n:], []byte(fileFooter)) {
 					return nil, fmt.Errorf("%w: file block %q of %s bytes is cut or unterminated", ErrMalformed, path, ns)
 				}
-				files[path] = string(rest[:n])
+				if !inContext {
+					files[path] = string(rest[:n])
+				}
 				b = rest[n+len(fileFooter):]
 				continue
 			case bytes.HasPrefix(line, []byte("<edit ")):
-				path, err := attr(line, "path")
+				path, err := segAttr(line)
 				if err != nil {
 					return nil, err
 				}
@@ -77,6 +87,19 @@ func Reconstruct(msgs []Message) (map[string]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// segAttr returns the key of the document a block header names: its path,
+// with "#part" for a snippet.
+func segAttr(line []byte) (string, error) {
+	path, err := attr(line, "path")
+	if err != nil {
+		return "", err
+	}
+	if part, err := attr(line, "part"); err == nil {
+		return docKey(path, part), nil
+	}
+	return path, nil
 }
 
 // attr returns the value of name="..." (Go-quoted) in a block header line

@@ -89,9 +89,11 @@ type Config struct {
 // was already recorded, or was dropped because too many were pending.
 var ErrUnknownHandle = errors.New("unknown or already recorded prompt handle")
 
-// fileSeg is one file of the stable part.
+// fileSeg is one file, or one snippet of a file, of the stable part.
 type fileSeg struct {
 	path, lang string
+	part       string // "" for a whole file
+	line       int    // a snippet's first line
 	// snap is the text shown in the file block; cur is the text the
 	// prompt conveys now (snap with this file's edit blocks applied).
 	snap, cur string
@@ -103,11 +105,24 @@ type fileSeg struct {
 	gone       bool // no longer among the request's documents
 }
 
+// docKey identifies a document of the stable part: its path and part.
+func docKey(path, part string) string {
+	if part == "" {
+		return path
+	}
+	return path + "#" + part
+}
+
+func (f *fileSeg) key() string { return docKey(f.path, f.part) }
+
+// isActive reports whether f is the whole active file.
+func (f *fileSeg) isActive(active string) bool { return f.path == active && f.part == "" }
+
 const fileFooter = "\n</file>\n\n"
 
 // logBlock locates the edit block of a file in the edit log.
 type logBlock struct {
-	path       string
+	key        string
 	start, end int
 }
 
@@ -148,8 +163,8 @@ type Session struct {
 	// layout
 	projectBlock string
 	order        []*fileSeg
-	byPath       map[string]*fileSeg
-	excluded     map[string]bool // trimmed out until the next relayout
+	byPath       map[string]*fileSeg // by docKey
+	excluded     map[string]bool     // docKeys trimmed out until the next relayout
 	editLog      []byte
 	logBlocks    []logBlock // where each file's blocks are in editLog
 	editSeq      int
@@ -160,8 +175,9 @@ type Session struct {
 	lastTTL      time.Duration // the cache lifetime that Build asked for
 	prev         []Message
 	prevGen      int
+	volLen       int // bytes of the volatile context in the last message
 	// estimation and tracking
-	est   estimator
+	est   Estimator
 	track tracker
 	// accounting
 	nextHandle Handle
@@ -187,7 +203,7 @@ func NewSession(cfg Config) (*Session, error) {
 		byPath:   make(map[string]*fileSeg),
 		excluded: make(map[string]bool),
 		pend:     make(map[Handle]pending),
-		est:      estimator{charsPerToken: cmp.Or(cfg.CharsPerToken, DefaultCharsPerToken), ratio: 1},
+		est:      Estimator{charsPerToken: cmp.Or(cfg.CharsPerToken, DefaultCharsPerToken), ratio: 1, budgetRatio: 1},
 		track: tracker{
 			block: cmp.Or(cfg.BlockTokens, DefaultBlockTokens),
 			min:   cmp.Or(cfg.MinCacheTokens, DefaultMinCacheTokens),
@@ -237,7 +253,7 @@ type Prompt struct {
 	// Diverged is the offset in the rendering (see Render) of the first
 	// byte that differs from the session's previous prompt, or -1 for the
 	// first prompt; DivergedIn names the segment it falls in ("system",
-	// "project", "file a/b.go", "edits", "request").
+	// "project", "file a/b.go", "context", "edits", "request").
 	Diverged   int
 	DivergedIn string
 	// Layout says why the stable part was rewritten in this build, or is
@@ -301,18 +317,40 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		reasons = append(reasons, "rebase")
 	}
 
+	vol := renderVolatile(req.Volatile)
 	tail := s.renderTail(req, active)
 	var trimmed []string
 	over := false
-	if s.budget > 0 && s.estimateLocked(len(tail)) > s.budget {
+	budget := s.budget
+	if req.ContextBudget > 0 {
+		shown := len(active.Text)
+		if req.ExcerptActive {
+			shown = 0
+		}
+		budget = req.ContextBudget + s.est.tokens(s.overhead+len(s.projectBlock)+shown+len(vol)+len(tail))
+	}
+	if budget > 0 && s.estimateLocked(len(vol)+len(tail)) > budget {
 		others := slices.ContainsFunc(s.order, func(f *fileSeg) bool { return f.path != req.Active })
-		if others {
+		if others && !relaid && req.ContextBudget > 0 && slices.ContainsFunc(s.order, func(f *fileSeg) bool { return f.gone }) {
+			// Documents no longer asked for fill the budget: drop them,
+			// the last placed first, as few as bring the estimate to
+			// trimTarget of the budget (dropping one rewrites what follows
+			// it). Their edit blocks go with them: fold the log first.
+			if len(s.editLog) > 0 {
+				s.rebaseLocked(req.Active, 0)
+			}
+			s.dropGoneFromEndLocked(int(float64(budget)*trimTarget), len(vol)+len(tail))
+			reasons = append(reasons, "drop")
+		}
+		if s.estimateLocked(len(vol)+len(tail)) <= budget {
+			// done
+		} else if others {
 			// Trimming rewrites the end of the stable part: fold the log
 			// first, as the files it edits may go.
 			if len(s.editLog) > 0 {
 				s.rebaseLocked(req.Active, 0)
 			}
-			trimmed, over = s.trimLocked(req.Active, len(tail), relaid)
+			trimmed, over = s.trimLocked(req.Active, budget, len(vol)+len(tail), relaid)
 			reasons = append(reasons, "trim")
 		} else {
 			over = true // the active file and the request alone
@@ -324,10 +362,11 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 
 	msgs := make([]Message, 0, 3)
 	msgs = append(msgs, Message{Role: "system", Content: s.system}, Message{Role: "user", Content: s.context})
-	last := tail
-	if len(s.editLog) > 0 {
-		last = string(s.editLog) + tail
-	}
+	// The volatile context comes before the edit log: it changes with
+	// the selection's area, the log with every edit, and requests on one
+	// area keep it cached up to the log's new blocks.
+	last := vol + string(s.editLog) + tail
+	s.volLen = len(vol)
 	msgs = append(msgs, Message{Role: "user", Content: last})
 
 	p := &Prompt{
@@ -402,15 +441,21 @@ func validate(req Request) (*Document, error) {
 	seen := make(map[string]bool, len(req.Documents))
 	for i := range req.Documents {
 		d := &req.Documents[i]
-		if err := checkPath(d.Path); err != nil {
+		if err := checkDoc(d); err != nil {
 			return nil, err
 		}
-		if seen[d.Path] {
-			return nil, fmt.Errorf("cache: document %q given twice", d.Path)
+		k := docKey(d.Path, d.Part)
+		if seen[k] {
+			return nil, fmt.Errorf("cache: document %q given twice", k)
 		}
-		seen[d.Path] = true
-		if d.Path == req.Active {
+		seen[k] = true
+		if d.Path == req.Active && d.Part == "" {
 			active = d
+		}
+	}
+	for i := range req.Volatile {
+		if err := checkDoc(&req.Volatile[i]); err != nil {
+			return nil, err
 		}
 	}
 	if active == nil {
@@ -426,6 +471,18 @@ func validate(req Request) (*Document, error) {
 		}
 	}
 	return active, nil
+}
+
+// checkDoc refuses a document whose path is bad or whose part has line
+// breaks.
+func checkDoc(d *Document) error {
+	if err := checkPath(d.Path); err != nil {
+		return err
+	}
+	if strings.ContainsAny(d.Part, "\x00\n\r") {
+		return fmt.Errorf("cache: document part %q has control characters", d.Part)
+	}
+	return nil
 }
 
 // checkPath refuses a path that is empty, absolute, or leaves the workspace.
@@ -444,9 +501,11 @@ func checkPath(p string) error {
 	return nil
 }
 
-// byEditOrder sorts documents least recently edited first, then by path.
+// byEditOrder sorts documents least recently edited first, then by path,
+// the whole file before its snippets, snippets by line.
 func byEditOrder(a, b *Document) int {
-	return cmp.Or(cmp.Compare(a.LastEdited, b.LastEdited), strings.Compare(a.Path, b.Path))
+	return cmp.Or(cmp.Compare(a.LastEdited, b.LastEdited), strings.Compare(a.Path, b.Path),
+		cmp.Compare(a.Line, b.Line), strings.Compare(a.Part, b.Part))
 }
 
 // sortedDocs returns pointers to req's documents in edit order, so that the
@@ -461,7 +520,7 @@ func sortedDocs(req Request) []*Document {
 }
 
 func newFileSeg(d *Document) *fileSeg {
-	f := &fileSeg{path: d.Path, lang: d.Language, lastEdited: d.LastEdited}
+	f := &fileSeg{path: d.Path, lang: d.Language, part: d.Part, line: d.Line, lastEdited: d.LastEdited}
 	f.snapshot(d.Text)
 	return f
 }
@@ -474,6 +533,13 @@ func (f *fileSeg) snapshot(text string) {
 	b = strconv.AppendQuote(b, f.path)
 	b = append(b, " language="...)
 	b = strconv.AppendQuote(b, f.lang)
+	if f.part != "" {
+		b = append(b, " part="...)
+		b = strconv.AppendQuote(b, f.part)
+		b = append(b, " line=\""...)
+		b = strconv.AppendInt(b, int64(max(f.line, 1)), 10)
+		b = append(b, '"')
+	}
 	b = append(b, " bytes=\""...)
 	b = strconv.AppendInt(b, int64(len(text)), 10)
 	b = append(b, "\">\n"...)
@@ -492,15 +558,20 @@ func (s *Session) relayoutLocked(req Request, project string) {
 	s.editLog, s.logBlocks = nil, nil
 	var act *fileSeg
 	for _, d := range sortedDocs(req) {
+		if req.ExcerptActive && d.Path == req.Active && d.Part == "" {
+			continue
+		}
 		f := newFileSeg(d)
-		s.byPath[d.Path] = f
-		if d.Path == req.Active {
+		s.byPath[f.key()] = f
+		if f.isActive(req.Active) {
 			act = f
 			continue
 		}
 		s.order = append(s.order, f)
 	}
-	s.order = append(s.order, act)
+	if act != nil {
+		s.order = append(s.order, act)
+	}
 	s.dirty = true
 }
 
@@ -517,14 +588,18 @@ func (s *Session) syncLocked(req Request) string {
 		f.gone = true
 	}
 	for _, d := range sortedDocs(req) {
-		f := s.byPath[d.Path]
+		if req.ExcerptActive && d.Path == req.Active && d.Part == "" {
+			continue
+		}
+		k := docKey(d.Path, d.Part)
+		f := s.byPath[k]
 		if f == nil {
-			if s.excluded[d.Path] && d.Path != req.Active {
+			if s.excluded[k] && !(d.Path == req.Active && d.Part == "") {
 				continue
 			}
-			delete(s.excluded, d.Path)
+			delete(s.excluded, k)
 			f = newFileSeg(d)
-			s.byPath[d.Path] = f
+			s.byPath[k] = f
 			added = append(added, f)
 			continue
 		}
@@ -532,8 +607,8 @@ func (s *Session) syncLocked(req Request) string {
 		if d.Text != f.cur {
 			s.editSeq++
 			start := len(s.editLog)
-			s.editLog = appendEdit(s.editLog, f.path, s.editSeq, f.cur, d.Text)
-			s.logBlocks = append(s.logBlocks, logBlock{f.path, start, len(s.editLog)})
+			s.editLog = appendSegEdit(s.editLog, f, s.editSeq, d.Text)
+			s.logBlocks = append(s.logBlocks, logBlock{f.key(), start, len(s.editLog)})
 			f.logBytes += len(s.editLog) - start
 			f.cur = d.Text
 			f.logged = true
@@ -544,13 +619,25 @@ func (s *Session) syncLocked(req Request) string {
 		// New files go after everything shown (the active one last), so
 		// only the edit log and the request follow the change.
 		slices.SortStableFunc(added, func(a, b *fileSeg) int {
-			return cmp.Compare(b2i(a.path == req.Active), b2i(b.path == req.Active))
+			return cmp.Compare(b2i(a.isActive(req.Active)), b2i(b.isActive(req.Active)))
 		})
 		s.order = append(s.order, added...)
 		s.dirty = true
 		reason = "open"
 	}
 	return reason
+}
+
+// appendSegEdit appends the edit block that turns f's current text into
+// text, naming f's part for a snippet.
+func appendSegEdit(dst []byte, f *fileSeg, seq int, text string) []byte {
+	start := len(dst)
+	dst = appendEdit(dst, f.path, seq, f.cur, text)
+	if f.part != "" && len(dst) > start {
+		at := start + len("<edit path=") + len(strconv.Quote(f.path))
+		dst = slices.Insert(dst, at, []byte(" part="+strconv.Quote(f.part))...)
+	}
+	return dst
 }
 
 func b2i(b bool) int {
@@ -592,7 +679,7 @@ func (s *Session) rebaseLocked(active string, keep int) {
 	for _, f := range s.order[first:] {
 		switch {
 		case f.gone:
-			delete(s.byPath, f.path)
+			delete(s.byPath, f.key())
 		case f.logged:
 			moved = append(moved, f)
 		default:
@@ -603,22 +690,22 @@ func (s *Session) rebaseLocked(active string, keep int) {
 	stay := make(map[string]bool)
 	for _, f := range s.order[:first] {
 		if f.logged {
-			stay[f.path] = true
+			stay[f.key()] = true
 		}
 	}
 	var log []byte
 	var blocks []logBlock
 	for _, b := range s.logBlocks {
-		if stay[b.path] {
+		if stay[b.key] {
 			start := len(log)
 			log = append(log, s.editLog[b.start:b.end]...)
-			blocks = append(blocks, logBlock{b.path, start, len(log)})
+			blocks = append(blocks, logBlock{b.key, start, len(log)})
 		}
 	}
 	s.editLog, s.logBlocks = log, blocks
 	slices.SortStableFunc(moved, func(a, b *fileSeg) int {
-		return cmp.Or(cmp.Compare(b2i(a.path == active), b2i(b.path == active)),
-			cmp.Compare(a.lastEdited, b.lastEdited), strings.Compare(a.path, b.path))
+		return cmp.Or(cmp.Compare(b2i(a.isActive(active)), b2i(b.isActive(active))),
+			cmp.Compare(a.lastEdited, b.lastEdited), strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line))
 	})
 	for _, f := range moved {
 		f.snapshot(f.cur)
@@ -632,11 +719,24 @@ func (s *Session) rebaseLocked(active string, keep int) {
 func (s *Session) dropGoneLocked() {
 	s.order = slices.DeleteFunc(s.order, func(f *fileSeg) bool {
 		if f.gone {
-			delete(s.byPath, f.path)
+			delete(s.byPath, f.key())
 		}
 		return f.gone
 	})
 	s.dirty = true
+}
+
+// dropGoneFromEndLocked drops documents no longer asked for, from the end
+// of the stable part backwards, until the estimate is at most target.
+// Precondition: s.mu is held.
+func (s *Session) dropGoneFromEndLocked(target, tailBytes int) {
+	for i := len(s.order) - 1; i >= 0 && s.estimateLocked(tailBytes) > target; i-- {
+		if f := s.order[i]; f.gone {
+			delete(s.byPath, f.key())
+			s.order = slices.Delete(s.order, i, i+1)
+			s.dirty = true
+		}
+	}
 }
 
 // estimateLocked estimates the prompt's tokens with a tail of tailBytes.
@@ -649,14 +749,15 @@ func (s *Session) estimateLocked(tailBytes int) int {
 	return s.est.tokens(n)
 }
 
-// trimLocked drops whole files (never the active one) until the estimate
-// is at most trimTarget of the budget, and reports whether it is still over
-// the budget. Closed files go first. Then, normally, files go from the end of
+// trimLocked drops whole files and snippets (never the active file or its
+// parts) until
+// the estimate is at most trimTarget of budget, and reports whether it is
+// still over budget. Closed files go first. Then, normally, files go from the end of
 // the stable part, which keeps the cached prefix; right after a relayout
 // (fromFront), when nothing is cached, the least recently edited go first.
 // Precondition: s.mu is held and the edit log is empty.
-func (s *Session) trimLocked(active string, tailBytes int, fromFront bool) (trimmed []string, over bool) {
-	target := int(float64(s.budget) * trimTarget)
+func (s *Session) trimLocked(active string, budget, tailBytes int, fromFront bool) (trimmed []string, over bool) {
+	target := int(float64(budget) * trimTarget)
 	s.dropGoneLocked()
 	for s.estimateLocked(tailBytes) > target {
 		i := len(s.order) - 1
@@ -671,11 +772,11 @@ func (s *Session) trimLocked(active string, tailBytes int, fromFront bool) (trim
 		}
 		f := s.order[i]
 		s.order = slices.Delete(s.order, i, i+1)
-		delete(s.byPath, f.path)
-		s.excluded[f.path] = true
-		trimmed = append(trimmed, f.path)
+		delete(s.byPath, f.key())
+		s.excluded[f.key()] = true
+		trimmed = append(trimmed, f.key())
 	}
-	return trimmed, s.estimateLocked(tailBytes) > s.budget
+	return trimmed, s.estimateLocked(tailBytes) > budget
 }
 
 // renderContextLocked renders the stable user message: the project block
@@ -695,7 +796,7 @@ func (s *Session) renderContextLocked() {
 		b.WriteString(f.header)
 		b.WriteString(f.snap)
 		b.WriteString(fileFooter)
-		s.marks = append(s.marks, mark{b.Len(), "file " + f.path})
+		s.marks = append(s.marks, mark{b.Len(), "file " + f.key()})
 	}
 	s.context = b.String()
 	s.dirty = false
@@ -726,7 +827,10 @@ func (s *Session) locate(msgs []Message, i, off int) (where, near string) {
 		}
 		return "context", near
 	}
-	if in < len(s.editLog) {
+	switch {
+	case in < s.volLen:
+		return "context", near
+	case in < s.volLen+len(s.editLog):
 		return "edits", near
 	}
 	return "request", near
@@ -754,6 +858,24 @@ const (
 	SelectionEnd   = "<|/selection|>"
 	Cursor         = "<|cursor|>"
 )
+
+// renderVolatile renders the documents only this request needs, in order
+// of relevance, as a <context> block ("" for none).
+func renderVolatile(docs []Document) string {
+	if len(docs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<context>\n")
+	for i := range docs {
+		f := newFileSeg(&docs[i])
+		b.WriteString(f.header)
+		b.WriteString(f.snap)
+		b.WriteString(fileFooter)
+	}
+	b.WriteString("</context>\n\n")
+	return b.String()
+}
 
 // renderTail renders the request block: the action, the active file, the
 // selection window with markers, diagnostics, the instruction.

@@ -7,29 +7,66 @@ import (
 	"time"
 )
 
-// estimator estimates tokens from bytes: bytes / charsPerToken, times the
-// ratio of actual to estimated tokens observed in the replies so far.
-type estimator struct {
+// Estimator estimates prompt tokens from bytes: bytes / chars-per-token
+// (DefaultCharsPerToken, 3.2, for code and English under the Kimi
+// tokenizer), times the ratio of actual to estimated tokens observed in the
+// provider's replies so far. It is the one token estimate of the program:
+// the Session budgets its prompts with it, and callers that choose what
+// enters a prompt (workspace.Folders.Select) convert their token budgets to
+// bytes with Bytes. A Session's estimator is corrected as replies come
+// (Session.Estimator); DefaultEstimator is the uncorrected one.
+type Estimator struct {
 	charsPerToken float64
 	ratio         float64
+	// budgetRatio is the ratio Bytes uses: it follows ratio only when
+	// ratio moves more than budgetStep away from it, so that a budget in
+	// bytes does not change with every reply (what fills a budget is laid
+	// out in the cached prefix, and its margin would come and go).
+	budgetRatio float64
+}
+
+// budgetStep is the relative change of the observed ratio that moves
+// budgetRatio.
+const budgetStep = 0.1
+
+// DefaultEstimator returns the estimator of a fresh Session.
+func DefaultEstimator() Estimator {
+	return Estimator{charsPerToken: DefaultCharsPerToken, ratio: 1, budgetRatio: 1}
 }
 
 // ratioWeight is the weight of each new observation in the running ratio.
 const ratioWeight = 0.3
 
-func (e *estimator) raw(bytes int) float64 { return float64(bytes) / e.charsPerToken }
+func (e *Estimator) raw(bytes int) float64 { return float64(bytes) / e.charsPerToken }
 
-func (e *estimator) tokens(bytes int) int { return int(math.Round(e.raw(bytes) * e.ratio)) }
+func (e *Estimator) tokens(bytes int) int { return int(math.Round(e.raw(bytes) * e.ratio)) }
+
+// Tokens estimates the tokens of bytes bytes of prompt text.
+func (e Estimator) Tokens(bytes int) int { return e.tokens(bytes) }
+
+// Bytes returns the bytes of prompt text estimated at tokens tokens, for
+// byte budgets: the inverse of Tokens, except that the correction it
+// applies changes in steps of 10%, not with every reply.
+func (e Estimator) Bytes(tokens int) int {
+	r := e.budgetRatio
+	if r <= 0 {
+		r = 1
+	}
+	return int(math.Floor(float64(tokens) * e.charsPerToken / r))
+}
 
 // observe corrects the ratio with a reply that counted actual tokens for a
 // prompt estimated at raw tokens before correction.
-func (e *estimator) observe(raw float64, actual int) {
+func (e *Estimator) observe(raw float64, actual int) {
 	if raw < 1 || actual <= 0 {
 		return
 	}
 	r := float64(actual) / raw
 	r = min(max(r, 0.25), 4) // one odd reply must not wreck the budget
 	e.ratio += ratioWeight * (r - e.ratio)
+	if math.Abs(e.ratio-e.budgetRatio) > budgetStep*e.budgetRatio {
+		e.budgetRatio = e.ratio
+	}
 }
 
 // Stats are the totals of a session, as kimi.stats returns them.
@@ -171,7 +208,12 @@ func (s *Session) Stats() Stats {
 // EstimateTokens estimates the tokens of text with the session's corrected
 // estimator.
 func (s *Session) EstimateTokens(text string) int {
+	return s.Estimator().Tokens(len(text))
+}
+
+// Estimator returns the session's token estimator as corrected so far.
+func (s *Session) Estimator() Estimator {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.est.tokens(len(text))
+	return s.est
 }

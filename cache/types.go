@@ -9,12 +9,22 @@ type Message struct {
 	Content string `json:"content"`
 }
 
-// Document is a text the prompt may show: an open buffer or a related file.
+// Document is a text the prompt may show: an open buffer or a related file,
+// whole, or one declaration of a file (a snippet: Part is set).
 type Document struct {
 	// Path is workspace-relative and slash-separated ("net/http/server.go").
 	// It is what the model sees; an absolute path is refused, as it would
 	// leak the user's directory layout and differ between machines.
 	Path string
+	// Part is "" for a whole file; for a snippet, the declaration it shows
+	// ("func NewServer", "method Server.Start"). Path and Part together
+	// identify a document: a snippet whose text changes is edited in place
+	// like a file, another declaration of the same file is another
+	// document.
+	Part string
+	// Line is the 1-based line of the file where a snippet's Text begins
+	// (shown to the model); 0 or 1 for a whole file.
+	Line int
 	// Language is the language id ("go"), shown to the model.
 	Language string
 	// Text is the full current text.
@@ -85,11 +95,30 @@ type Selection struct {
 type Request struct {
 	// Project is the workspace context.
 	Project Project
-	// Documents are the open buffers and related files, in any order, with
-	// distinct paths; one of them is the active document.
+	// Documents are the open buffers, related files and snippets that the
+	// stable part shows, in any order, each (Path, Part) once; one of them
+	// is the active document, whole.
 	Documents []Document
-	// Active is the Path of the document the action applies to.
+	// Active is the Path of the document the action applies to (the one
+	// with an empty Part).
 	Active string
+	// ExcerptActive shows the active document by parts only: its whole
+	// text serves the request block (the selection and the lines around
+	// it), and the stable part shows the Documents with its Path and a
+	// Part (its header, the declarations around the selection), as a file
+	// too large to show whole is.
+	ExcerptActive bool
+	// Volatile are documents (snippets, mostly) that only this request
+	// needs: the definitions the selection uses that Documents do not
+	// show. They go in the request block, after the cached prefix, and are
+	// not tracked from request to request.
+	Volatile []Document
+	// ContextBudget, if positive, bounds the stable part's documents other
+	// than the active one (and the edit log), in tokens, for this request:
+	// the prompt's budget is then this plus the system message, the tools,
+	// the project, the active file and the request block. Zero means
+	// Config.BudgetTokens for the whole prompt.
+	ContextBudget int
 	// Selection is the range the action applies to, in Active's text.
 	Selection Selection
 	// Diagnostics are those of the active document worth showing.
