@@ -62,37 +62,100 @@ func (f *Files) Read(path string) (string, int32, error) {
 	return file.Text, patch.NoVersion, nil
 }
 
-// ContextDocuments selects the documents a prompt shows besides the active
-// one: open buffers, related files and recently viewed files, as
-// workspace.Folders.Select orders them. folders may be nil.
-func ContextDocuments(folders *workspace.Folders, active *workspace.Snapshot, open []*workspace.Snapshot, recent []workspace.URI) []cache.Document {
-	if folders == nil {
-		return nil
+// ContextRequest is what a prompt's context is chosen from: the active
+// document and the selection, the editor's other open documents, and the
+// budget.
+type ContextRequest struct {
+	// Active is the active document's snapshot.
+	Active *workspace.Snapshot
+	// SelStart and SelEnd delimit the selection in Active's text (bytes).
+	SelStart, SelEnd int
+	// Open are the open documents' snapshots (Active among them or not).
+	Open []*workspace.Snapshot
+	// Recent are recently viewed documents, most recent first.
+	Recent []workspace.URI
+	// MaxTokens is the budget (context.maxTokens).
+	MaxTokens int
+	// Estimator converts it into bytes (the prompt session's, so that its
+	// correction by the provider's counts applies).
+	Estimator cache.Estimator
+}
+
+// ContextDocs is what Context chose, in cache.Request's terms.
+type ContextDocs struct {
+	// Stable are the documents of the cached part besides the active one
+	// (cache.Request.Documents): they depend on the active file, not on
+	// the selection. With ExcerptActive, the active file's parts are among
+	// them.
+	Stable []cache.Document
+	// Volatile are those only this selection needs (cache.Request.Volatile).
+	Volatile []cache.Document
+	// ExcerptActive is set when the active file is too large to show
+	// whole (cache.Request.ExcerptActive).
+	ExcerptActive bool
+}
+
+// Context chooses the documents a prompt shows besides the active one, by
+// relevance (workspace.Folders.Select). folders may be nil (no workspace:
+// nothing).
+func Context(folders *workspace.Folders, r ContextRequest) ContextDocs {
+	var out ContextDocs
+	if folders == nil || r.Active == nil || r.MaxTokens <= 0 {
+		return out
 	}
-	in := workspace.SelectInput{Active: active.URI, ActiveText: active.Text(), Recent: recent}
-	seq := map[workspace.URI]int64{}
+	text := r.Active.Text()
+	in := workspace.SelectInput{
+		Active: r.Active.URI, ActiveText: text, SelStart: r.SelStart, SelEnd: r.SelEnd,
+		Recent: r.Recent, Budget: r.Estimator.Bytes(r.MaxTokens),
+	}
 	version := map[workspace.URI]int32{}
-	for _, o := range open {
-		if o.URI == active.URI {
+	for _, o := range r.Open {
+		if o.URI == r.Active.URI {
 			continue
 		}
 		in.Open = append(in.Open, workspace.OpenBuffer{URI: o.URI, Text: o.Text(), LastEdit: int64(o.Seq)})
-		seq[o.URI] = int64(o.Seq)
 		version[o.URI] = o.Version
 	}
-	var out []cache.Document
 	for _, f := range folders.Select(in) {
-		out = append(out, cache.Document{Path: f.Path, Language: f.Language, Text: f.Text, Version: version[f.URI], LastEdited: seq[f.URI]})
+		d := cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
+			Version: version[f.URI], LastEdited: f.LastEdit}
+		switch {
+		case f.Volatile:
+			out.Volatile = append(out.Volatile, d)
+		case f.URI == r.Active.URI:
+			// A part of the active file: edited with it, laid out last.
+			d.Version, d.LastEdited = r.Active.Version, int64(r.Active.Seq)
+			out.ExcerptActive = true
+			out.Stable = append(out.Stable, d)
+		default:
+			out.Stable = append(out.Stable, d)
+		}
+	}
+	return out
+}
+
+// ContextDocuments is Context for a caller without a selection or a
+// prompt session (the default budget and estimate, the cursor at the
+// start), stable and volatile documents together.
+//
+// Deprecated: the task builder calls Context.
+func ContextDocuments(folders *workspace.Folders, active *workspace.Snapshot, open []*workspace.Snapshot, recent []workspace.URI) []cache.Document {
+	c := Context(folders, ContextRequest{Active: active, Open: open, Recent: recent,
+		MaxTokens: config.DefaultContextMaxTokens, Estimator: cache.DefaultEstimator()})
+	var out []cache.Document
+	for _, d := range append(c.Stable, c.Volatile...) {
+		if d.Path != "" && !(c.ExcerptActive && d.Part != "" && active != nil && d.Version == active.Version && d.LastEdited == int64(active.Seq)) {
+			out = append(out, d)
+		}
 	}
 	return out
 }
 
 // WorkspaceOptions maps the configuration's context section to the
-// workspace's options (budget, kinds of context, excludes, size cap,
-// secret globs).
+// workspace's options (kinds of context, excludes, size cap, secret
+// globs; the budget goes with each request, see Context).
 func WorkspaceOptions(cfg config.Config) workspace.Options {
 	o := workspace.DefaultOptions()
-	o.MaxTokens = cfg.Context.MaxTokens
 	o.IncludeOpen = cfg.Context.Include.OpenBuffers
 	o.IncludeRelated = cfg.Context.Include.Related
 	o.IncludeRecent = cfg.Context.Include.Recent

@@ -4,11 +4,11 @@ package workspace
 // filled by the configuration layer (section "context"). Start from
 // DefaultOptions; zero numbers mean the default.
 type Options struct {
-	// MaxTokens is the budget of the context selection (context.maxTokens).
-	MaxTokens int
 	// IncludeOpen, IncludeRelated and IncludeRecent switch the kinds of
-	// context on (context.include: open buffers; files in the active file's
-	// directory or package and the files it imports; recently viewed files).
+	// context on (context.include: open buffers; the declarations the
+	// selection and the active file use, the files it imports and its
+	// directory or package; recently viewed files). The budget is the
+	// caller's (SelectInput.Budget).
 	IncludeOpen, IncludeRelated, IncludeRecent bool
 	// Exclude are extra globs (gitignore syntax) kept out of the disk view,
 	// watching and prompts (context.exclude); the .gitignore files cannot
@@ -26,15 +26,13 @@ type Options struct {
 
 // Default option values.
 const (
-	DefaultMaxTokens   = 16000
 	DefaultMaxFileSize = 1 << 20
 )
 
-// DefaultOptions returns the defaults: a 16,000-token budget, every kind of
-// context on, a 1 MiB size cap.
+// DefaultOptions returns the defaults: every kind of context on, a 1 MiB
+// size cap.
 func DefaultOptions() Options {
 	return Options{
-		MaxTokens:      DefaultMaxTokens,
 		IncludeOpen:    true,
 		IncludeRelated: true,
 		IncludeRecent:  true,
@@ -43,9 +41,6 @@ func DefaultOptions() Options {
 }
 
 func (o Options) withDefaults() Options {
-	if o.MaxTokens <= 0 {
-		o.MaxTokens = DefaultMaxTokens
-	}
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = DefaultMaxFileSize
 	}

@@ -1,41 +1,53 @@
 package workspace
 
 import (
-	"math"
-	"path"
-	"sort"
+	"cmp"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
 
-// CharsPerToken is the estimate of characters per model token used for
-// budgets (code and English prose average about 3.2 for the Kimi tokenizer).
-const CharsPerToken = 3.2
-
-// EstimateTokens estimates the tokens of text.
-func EstimateTokens(text string) int {
-	return int(math.Ceil(float64(len(text)) / CharsPerToken))
-}
-
-// Reason says why a file entered the context.
+// Reason says why something entered the context.
 type Reason string
 
-// Reasons, in order of priority.
+// Reasons, the selection's first (volatile), then the active file's
+// (stable), each group in order of priority.
 const (
-	ReasonOpen    Reason = "open"     // open in the editor
+	ReasonRegion  Reason = "region"   // the active file's header or a declaration around the selection (a large active file)
+	ReasonRef     Reason = "ref"      // defines a name the selection uses
+	ReasonType    Reason = "type"     // a type mentioned by a definition the selection uses (one hop)
+	ReasonScope   Reason = "scope"    // defines a name the declaration around the selection uses
+	ReasonUse     Reason = "use"      // defines a name the active file uses
 	ReasonImport  Reason = "import"   // imported by the active file
+	ReasonOpen    Reason = "open"     // open in the editor
 	ReasonSameDir Reason = "same-dir" // in the active file's directory (Go: its package)
 	ReasonRecent  Reason = "recent"   // recently viewed
 )
 
-// ContextFile is one file selected for a prompt, a plain value for the
-// prompt builder.
+// ContextFile is one piece of a prompt's context: a whole file or one
+// declaration of a file (a snippet), a plain value for the prompt builder.
 type ContextFile struct {
 	// Path is workspace-relative and slash-separated.
 	Path     string
 	URI      URI
 	Language string
-	Text     string
-	Reason   Reason
+	// Text is the whole file, or the snippet: the declaration with its doc
+	// comment (a long function's body elided).
+	Text   string
+	Reason Reason
+	// Part is "" for a whole file, else the declaration the snippet shows
+	// ("func NewServer", "method Server.Start", "type Server").
+	Part string
+	// Line is the 1-based line of the file where Text begins.
+	Line int
+	// Volatile is set for what the selection needs that the stable part
+	// does not show: it belongs in the prompt's request tail, not in its
+	// cached prefix, as it changes with the selection.
+	Volatile bool
+	// LastEdit is the open buffer's LastEdit, 0 for files on disk.
+	LastEdit int64
 }
 
 // OpenBuffer is an open document as the selection sees it.
@@ -47,139 +59,251 @@ type OpenBuffer struct {
 	LastEdit int64
 }
 
-// SelectInput is the editor state a selection is made from. The lsp layer
+// SelectInput is the editor state a selection is made from. The caller
 // fills it from one snapshot of the documents.
 type SelectInput struct {
 	// Active is the document the action runs on; it is never part of the
-	// selection (the prompt builder lays it out separately).
+	// selection (the prompt builder lays it out whole, separately).
 	Active URI
-	// ActiveText is its text (used to find its imports).
+	// ActiveText is its text.
 	ActiveText string
+	// SelStart and SelEnd delimit the selection in ActiveText (byte
+	// offsets; equal for a cursor, which stands for the declaration around
+	// it).
+	SelStart, SelEnd int
 	// Open are the other open documents.
 	Open []OpenBuffer
 	// Recent are recently viewed documents, most recent first.
 	Recent []URI
+	// Budget is the size, in prompt bytes, the selection may fill, block
+	// headers included: the caller converts its token budget with its
+	// token estimator (cache.Estimator.Bytes). Zero selects nothing.
+	Budget int
 }
 
-// overheadTokens is the estimated cost of a file's header in a prompt
-// (path, language, fences) beyond its path.
-const overheadTokens = 8
+// VolatileShare is the part of SelectInput.Budget kept for the volatile
+// pieces (the selection's definitions that the stable part does not show);
+// the stable part gets the rest, whatever the selection.
+const VolatileShare = 0.25
 
-// maxSameDir bounds how many files of the active file's directory are
-// considered.
-const maxSameDir = 24
+// PrimaryShare is the part of the stable budget kept for the declarations
+// the active file uses (and the types they mention) and its imports; the
+// open buffers, the directory's files and recent files get the rest.
+const PrimaryShare = 2.0 / 3
 
-// Select picks the files that enter a prompt around the active document,
-// within Options.MaxTokens: first the open buffers (most recently edited
-// first), then the files the active one imports (Go within its module,
-// TypeScript/JavaScript relative specifiers, Python modules), then the files
-// of its directory (Go: its package, tests last), then recently viewed files,
-// each only if switched on in the Options. Secret files are never selected
-// (even open ones; the user is told once), nor binary files, files over the
-// size cap, files outside the workspace, or ignored files that are not open; a file that does not fit the
-// remaining budget is skipped and smaller ones after it may still enter.
+// Sizes that decide between a whole file and snippets of it.
+const (
+	// SmallFileBytes: a file up to this size enters whole (about 2,000
+	// tokens); a larger one only by the snippets of the declarations used.
+	SmallFileBytes = 6 << 10
+	// maxBodyBytes: a function up to this size is shown with its body;
+	// a longer one by its doc comment and signature.
+	maxBodyBytes = 2 << 10
+	// maxSnippetBytes: a longer declaration (a huge type) is cut at a line
+	// end, with a marker.
+	maxSnippetBytes = 6 << 10
+	// maxSameDir bounds how many files of the active file's directory are
+	// considered.
+	maxSameDir = 24
+	// ActiveWholeBytes: an active file up to this size (about 6,400
+	// tokens) is shown whole; a larger one by its header and the
+	// declarations around the selection (see Select).
+	ActiveWholeBytes = 20 << 10
+	// maxRegionBytes: a declaration around the selection larger than this
+	// is shown by the lines around the selection instead.
+	maxRegionBytes = 16 << 10
+	// maxHeaderBytes caps the header of a large active file.
+	maxHeaderBytes = 4 << 10
+)
+
+// blockOverhead is the prompt bytes a piece costs beyond its text and
+// path: the block's header and footer.
+func blockOverhead(cf ContextFile) int {
+	n := 48 + len(cf.Path)
+	if cf.Part != "" {
+		n += 20 + len(cf.Part)
+	}
+	return n
+}
+
+// Cost returns the prompt bytes cf takes: its text and its block.
+func (cf ContextFile) Cost() int { return len(cf.Text) + blockOverhead(cf) }
+
+// Select picks what enters a prompt around the active document, by
+// relevance, within SelectInput.Budget:
 //
-// The result is deterministic and ordered for a stable prompt prefix: files
-// from disk first, sorted by path, then open buffers, least recently edited
-// first (so the buffer being worked on is last, next to the active one).
+// The stable part depends only on the active file and the editor's open
+// buffers, never on the selection, so that it stays the same from request
+// to request (the provider caches it): the declarations the active file
+// uses (most used first), the files it imports, the open buffers by
+// recency, the files of its directory (Go: its package), recently viewed
+// files. It gets the budget less VolatileShare.
+//
+// The volatile part is what the selection needs that the stable part does
+// not show: the declarations the selection uses (resolved through the
+// folder's symbol index: its package and imports for Go, imports, the
+// directory and then the whole folder for other languages), then the types
+// those mention (one hop), then the names the declaration around the
+// selection uses.
+//
+// A file up to SmallFileBytes enters whole, a larger one only by snippets
+// of the declarations used (a doc comment and the declaration; a long
+// function's body elided), so that a big unrelated buffer stays out. Where
+// a budget cuts, the least relevant goes first; a piece that does not fit is
+// skipped and smaller ones after it may still enter. Secret files (by name
+// or by the target of a link) never enter, even open, nor binary files,
+// files over the size cap, files outside the workspace, or ignored files
+// that are not open. IncludeRelated switches the declarations, imports and
+// directory off, IncludeOpen the open buffers, IncludeRecent the recent
+// files.
+//
+// An active file larger than ActiveWholeBytes is not shown whole: Select
+// adds its header (what precedes its first declaration: package clause,
+// imports) and the declarations the selection is in (whole, or the lines
+// around the selection for one larger than maxRegionBytes), with Reason
+// ReasonRegion, outside the budget; its other declarations are candidates
+// like any file's. These depend on where the selection is, not on what it
+// says: they stay the same while the user works in one declaration, so
+// they are stable pieces (at the end of the prompt's stable part, where a
+// new one is appended cheaply).
+//
+// The result is deterministic: the stable pieces first, files on disk then
+// open buffers least recently edited first, each by path and line; then
+// the active file's regions, by line; then the volatile pieces, by path
+// and line.
 func (f *Folders) Select(in SelectInput) []ContextFile {
-	opts := f.options()
-	budget := opts.MaxTokens
-	sec := f.secretSet()
-	taken := map[URI]bool{in.Active: true}
-	var disk, open []ContextFile
-	var openEdit = map[URI]int64{}
-
-	add := func(cf ContextFile) bool {
-		if taken[cf.URI] {
-			return false
-		}
-		cost := EstimateTokens(cf.Text) + EstimateTokens(cf.Path) + overheadTokens
-		if cost > budget {
-			return false
-		}
-		taken[cf.URI] = true
-		budget -= cost
-		if cf.Reason == ReasonOpen {
-			open = append(open, cf)
-		} else {
-			disk = append(disk, cf)
-		}
-		return true
+	s := f.newSelector(in)
+	if s == nil || in.Budget <= 0 {
+		return nil
 	}
-	openText := map[URI]string{}
-	for _, b := range in.Open {
-		openText[b.URI] = b.Text
-		openEdit[b.URI] = b.LastEdit
+	regions := s.regions()
+	volatile := int(float64(in.Budget) * VolatileShare)
+	stableBudget := in.Budget - volatile
+	primary, secondary := s.stableCandidates()
+	// The primary candidates get PrimaryShare of the stable budget, the
+	// secondary ones the rest and what the primary ones leave in whole
+	// eighths: an edit that changes what the active file uses must not
+	// move the cut among the open buffers and the directory's files.
+	primaryBudget := int(float64(stableBudget) * PrimaryShare)
+	stable := s.fill(primary, primaryBudget, regions)
+	left := primaryBudget
+	for _, p := range stable {
+		left -= p.cf.Cost()
 	}
-	// fromDisk makes a candidate of a workspace file, preferring its open
-	// buffer; ok is false for what may not be sent.
-	fromDisk := func(uri URI, reason Reason) (ContextFile, bool) {
-		if taken[uri] {
-			return ContextFile{}, false
-		}
-		p, err := uri.Path()
-		if err != nil {
-			return ContextFile{}, false
-		}
-		if v, rel, ok := f.owner(p); !ok || v.Ignored(rel) {
-			return ContextFile{}, false // ignored files enter prompts only as open buffers
-		}
-		if text, isOpen := openText[uri]; isOpen {
-			return f.bufferCandidate(uri, text, opts, sec)
-		}
-		file, err := f.ReadFile(p)
-		if err != nil {
-			return ContextFile{}, false
-		}
-		if file.Open {
-			reason = ReasonOpen
-		}
-		return ContextFile{Path: file.Path, URI: uri, Language: file.Language, Text: file.Text, Reason: reason}, true
+	if q := stableBudget / 8; q > 0 {
+		left = left / q * q
 	}
-
-	if opts.IncludeOpen {
-		bufs := append([]OpenBuffer(nil), in.Open...)
-		sort.SliceStable(bufs, func(i, j int) bool {
-			if bufs[i].LastEdit != bufs[j].LastEdit {
-				return bufs[i].LastEdit > bufs[j].LastEdit
-			}
-			return bufs[i].URI < bufs[j].URI
-		})
-		for _, b := range bufs {
-			if cf, ok := f.bufferCandidate(b.URI, b.Text, opts, sec); ok {
-				add(cf)
-			}
-		}
+	stable = append(stable, s.fill(secondary, stableBudget-primaryBudget+left, append(slices.Clone(regions), stable...))...)
+	vol := s.fill(s.volatileCandidates(), volatile, append(slices.Clone(regions), stable...))
+	out := make([]ContextFile, 0, len(regions)+len(stable)+len(vol))
+	for _, p := range stable {
+		out = append(out, p.cf)
 	}
-	if opts.IncludeRelated {
-		for _, c := range f.related(in) {
-			if cf, ok := fromDisk(c.uri, c.reason); ok {
-				add(cf)
-			}
-		}
-	}
-	if opts.IncludeRecent {
-		for _, u := range in.Recent {
-			if cf, ok := fromDisk(u, ReasonRecent); ok {
-				add(cf)
-			}
-		}
-	}
-
-	sort.Slice(disk, func(i, j int) bool { return disk[i].Path < disk[j].Path })
-	sort.SliceStable(open, func(i, j int) bool {
-		ei, ej := openEdit[open[i].URI], openEdit[open[j].URI]
-		if ei != ej {
-			return ei < ej
-		}
-		return open[i].URI < open[j].URI
+	slices.SortStableFunc(out, func(a, b ContextFile) int {
+		return cmp.Or(cmp.Compare(a.LastEdit, b.LastEdit), strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
-	return append(disk, open...)
+	for _, p := range regions {
+		out = append(out, p.cf)
+	}
+	// The budget took the volatile pieces by relevance; they are laid out
+	// by place, so that the same pieces give the same bytes whatever the
+	// selection's order of names.
+	slices.SortStableFunc(vol, func(a, b piece) int {
+		return cmp.Or(strings.Compare(a.cf.Path, b.cf.Path), cmp.Compare(a.cf.Line, b.cf.Line))
+	})
+	for _, p := range vol {
+		p.cf.Volatile = true
+		out = append(out, p.cf)
+	}
+	return out
 }
 
-// bufferCandidate checks an open buffer: inside the workspace, not secret,
-// not binary, within the size cap.
+// candidate is a piece that may enter the context: a whole file (def nil)
+// or one declaration of a file.
+type candidate struct {
+	src    *srcFile
+	def    *symbols.Def
+	reason Reason
+}
+
+// piece is an accepted candidate.
+type piece struct {
+	key, file string // what it covers: "rel" for a whole file, "rel#start" for a snippet
+	cf        ContextFile
+}
+
+// fill accepts candidates in order within budget bytes, skipping what is
+// already covered — by an accepted piece, or by covered, the pieces of a
+// part filled before. A whole file accepted after snippets of it replaces
+// them (their bytes are given back).
+func (s *selector) fill(cands []candidate, budget int, covered []piece) []piece {
+	var out []piece
+	have := map[string]bool{}
+	snipped := map[string]bool{} // files with snippets among covered
+	for _, p := range covered {
+		have[p.key] = true
+		if p.key != p.file {
+			snipped[p.file] = true
+		}
+	}
+	for _, c := range cands {
+		key := c.src.rel
+		if c.def != nil {
+			key += "#" + strconv.Itoa(int(c.def.Start))
+		}
+		if have[key] || have[c.src.rel] || c.def == nil && snipped[c.src.rel] {
+			continue
+		}
+		cf, ok := s.render(c)
+		if !ok {
+			continue
+		}
+		cost := cf.Cost()
+		if c.def == nil {
+			// The file's snippets already in this part go.
+			for _, p := range out {
+				if p.file == c.src.rel {
+					cost -= p.cf.Cost()
+				}
+			}
+		}
+		if cost > budget {
+			continue
+		}
+		if c.def == nil {
+			out = slices.DeleteFunc(out, func(p piece) bool { return p.file == c.src.rel })
+		}
+		budget -= cost
+		have[key] = true
+		out = append(out, piece{key: key, file: c.src.rel, cf: cf})
+	}
+	return out
+}
+
+// render makes the piece a candidate shows, reading its file; ok is false
+// for what may not be sent.
+func (s *selector) render(c candidate) (ContextFile, bool) {
+	sf := c.src
+	if !s.load(sf) {
+		return ContextFile{}, false
+	}
+	cf := ContextFile{Path: sf.disp, URI: sf.uri, Language: sf.lang, Text: sf.text, Reason: c.reason, Line: 1}
+	if sf.open {
+		cf.LastEdit = s.openEdit[sf.uri]
+	}
+	if c.def != nil {
+		d, ok := sf.find(c.def)
+		if !ok {
+			return ContextFile{}, false
+		}
+		cf.Text, cf.Line = snippet(sf.text, d)
+		cf.Part = partName(d)
+	}
+	return cf, true
+}
+
+// bufferCandidate checks an open buffer: inside the workspace, not secret
+// (by its name or its link's target), not binary, within the size cap.
 func (f *Folders) bufferCandidate(uri URI, text string, opts Options, sec *Secrets) (ContextFile, bool) {
 	p, err := uri.Path()
 	if err != nil {
@@ -199,153 +323,5 @@ func (f *Folders) bufferCandidate(uri URI, text string, opts Options, sec *Secre
 	if int64(len(text)) > opts.MaxFileSize || looksBinaryString(text) {
 		return ContextFile{}, false
 	}
-	return ContextFile{Path: disp, URI: uri, Language: LanguageOf(p), Text: text, Reason: ReasonOpen}, true
-}
-
-type candidate struct {
-	uri    URI
-	reason Reason
-}
-
-// related lists the files related to the active one, imports first (in
-// import order), then its directory's files (by name, tests last).
-func (f *Folders) related(in SelectInput) []candidate {
-	p, err := in.Active.Path()
-	if err != nil {
-		return nil
-	}
-	v, rel, ok := f.owner(p)
-	if !ok {
-		return nil
-	}
-	dir := path.Dir(rel)
-	if dir == "." {
-		dir = ""
-	}
-	lang := LanguageOf(rel)
-	exists := func(r string) bool { _, ok := v.Stat(r); return ok }
-	var out []candidate
-	addRel := func(r string, reason Reason) {
-		out = append(out, candidate{uri: FileURI(v.abs(r)), reason: reason})
-	}
-
-	switch family(lang) {
-	case "go":
-		if modDir, modPath := f.goModule(v, dir); modPath != "" {
-			for _, imp := range goImports(in.ActiveText) {
-				var sub string
-				switch {
-				case imp == modPath:
-					sub = modDir
-				case strings.HasPrefix(imp, modPath+"/"):
-					sub = path.Join(modDir, strings.TrimPrefix(imp, modPath+"/"))
-				default:
-					continue
-				}
-				for _, fi := range v.Dir(sub) {
-					name := path.Base(fi.Path)
-					if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-						addRel(joinRel(sub, name), ReasonImport)
-					}
-				}
-			}
-		}
-	case "js":
-		for _, spec := range jsImports(in.ActiveText) {
-			for _, c := range jsCandidates(dir, spec) {
-				if exists(c) {
-					addRel(c, ReasonImport)
-					break
-				}
-			}
-		}
-	case "python":
-		for _, imp := range pyImports(in.ActiveText) {
-			for _, c := range pyCandidates(dir, imp) {
-				if exists(c) {
-					addRel(c, ReasonImport)
-				}
-			}
-		}
-	}
-
-	// The directory: same language family first, tests last, by name.
-	type sib struct {
-		rel  string
-		rank int
-	}
-	var sibs []sib
-	for _, fi := range v.Dir(dir) {
-		name := path.Base(fi.Path)
-		r := joinRel(dir, name)
-		if r == rel {
-			continue
-		}
-		l := LanguageOf(name)
-		if l == "" {
-			continue
-		}
-		rank := 0
-		if family(l) != family(lang) {
-			rank = 2
-		} else if isTestFile(name) {
-			rank = 1
-		}
-		if family(lang) == "go" && rank == 2 {
-			continue // another package's business
-		}
-		sibs = append(sibs, sib{r, rank})
-	}
-	sort.SliceStable(sibs, func(i, j int) bool {
-		if sibs[i].rank != sibs[j].rank {
-			return sibs[i].rank < sibs[j].rank
-		}
-		return sibs[i].rel < sibs[j].rel
-	})
-	if len(sibs) > maxSameDir {
-		sibs = sibs[:maxSameDir]
-	}
-	for _, s := range sibs {
-		addRel(s.rel, ReasonSameDir)
-	}
-	return out
-}
-
-// goModule finds the go.mod governing dir (looking upward inside the
-// folder) and returns its directory and module path.
-func (f *Folders) goModule(v *View, dir string) (modDir, modPath string) {
-	for d := dir; ; d = path.Dir(d) {
-		if d == "." {
-			d = ""
-		}
-		gm := joinRel(d, "go.mod")
-		if _, ok := v.Stat(gm); ok {
-			text, err := v.readDisk(gm)
-			if err != nil {
-				return "", ""
-			}
-			return d, goModulePath(text)
-		}
-		if d == "" {
-			return "", ""
-		}
-	}
-}
-
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
-}
-
-func isTestFile(name string) bool {
-	base := strings.ToLower(name)
-	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasSuffix(base, "_test.py")
-}
-
-func looksBinaryString(s string) bool {
-	n := min(len(s), 8000)
-	return strings.IndexByte(s[:n], 0) >= 0
+	return ContextFile{Path: disp, URI: uri, Language: LanguageOf(p), Text: text, Reason: ReasonOpen, Line: 1}, true
 }

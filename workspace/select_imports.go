@@ -6,8 +6,11 @@ import (
 	"go/token"
 	"path"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
 
 // languages maps file extensions to LSP language identifiers.
@@ -40,15 +43,6 @@ func LanguageOf(name string) string {
 		return "makefile"
 	}
 	return languages[strings.ToLower(path.Ext(base))]
-}
-
-// family groups languages whose files import each other.
-func family(lang string) string {
-	switch lang {
-	case "typescript", "typescriptreact", "javascript", "javascriptreact":
-		return "js"
-	}
-	return lang
 }
 
 // goImports returns the import paths of a Go file, parsing only its import
@@ -240,4 +234,120 @@ func pyCandidates(dir string, imp pyImp) []string {
 		}
 	}
 	return out
+}
+
+// relCandidate is a file related to the active one.
+type relCandidate struct {
+	uri    URI
+	reason Reason
+}
+
+// related lists the files of v related to the folder-relative file rel
+// with text: the files it imports (TypeScript/JavaScript relative
+// specifiers, Python modules; in import order), or with sameDir, the files
+// of its directory in its language family (tests last, by name, at most
+// maxSameDir). Go packages are not listed here: see goScope.
+func (f *Folders) related(v *View, rel, text string, sameDir bool) []relCandidate {
+	dir := dirOf(rel)
+	lang := LanguageOf(rel)
+	exists := func(r string) bool { _, ok := v.Stat(r); return ok }
+	var out []relCandidate
+	addRel := func(r string, reason Reason) {
+		out = append(out, relCandidate{uri: FileURI(v.abs(r)), reason: reason})
+	}
+	if !sameDir {
+		switch symbols.Family(lang) {
+		case "js":
+			for _, spec := range jsImports(text) {
+				for _, c := range jsCandidates(dir, spec) {
+					if exists(c) {
+						addRel(c, ReasonImport)
+						break
+					}
+				}
+			}
+		case "python":
+			for _, imp := range pyImports(text) {
+				for _, c := range pyCandidates(dir, imp) {
+					if exists(c) {
+						addRel(c, ReasonImport)
+					}
+				}
+			}
+		}
+		return out
+	}
+	type sib struct {
+		rel  string
+		rank int
+	}
+	var sibs []sib
+	for _, fi := range v.Dir(dir) {
+		name := path.Base(fi.Path)
+		r := joinRel(dir, name)
+		if r == rel {
+			continue
+		}
+		l := LanguageOf(name)
+		if l == "" || symbols.Family(l) != symbols.Family(lang) {
+			continue
+		}
+		rank := 0
+		if isTestFile(name) {
+			rank = 1
+		}
+		sibs = append(sibs, sib{r, rank})
+	}
+	sort.SliceStable(sibs, func(i, j int) bool {
+		if sibs[i].rank != sibs[j].rank {
+			return sibs[i].rank < sibs[j].rank
+		}
+		return sibs[i].rel < sibs[j].rel
+	})
+	if len(sibs) > maxSameDir {
+		sibs = sibs[:maxSameDir]
+	}
+	for _, s := range sibs {
+		addRel(s.rel, ReasonSameDir)
+	}
+	return out
+}
+
+// goModule finds the go.mod governing dir (looking upward inside the
+// folder) and returns its directory and module path.
+func (f *Folders) goModule(v *View, dir string) (modDir, modPath string) {
+	for d := dir; ; d = path.Dir(d) {
+		if d == "." {
+			d = ""
+		}
+		gm := joinRel(d, "go.mod")
+		if _, ok := v.Stat(gm); ok {
+			text, err := v.readDisk(gm)
+			if err != nil {
+				return "", ""
+			}
+			return d, goModulePath(text)
+		}
+		if d == "" {
+			return "", ""
+		}
+	}
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func isTestFile(name string) bool {
+	base := strings.ToLower(name)
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasSuffix(base, "_test.py")
+}
+
+func looksBinaryString(s string) bool {
+	n := min(len(s), 8000)
+	return strings.IndexByte(s[:n], 0) >= 0
 }

@@ -1,139 +1,385 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func names(cs []ContextFile) string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, c.Path+"("+string(c.Reason)+")")
+		s := c.Path
+		if c.Part != "" {
+			s += "#" + c.Part
+		}
+		s += "(" + string(c.Reason)
+		if c.Volatile {
+			s += ",volatile"
+		}
+		out = append(out, s+")")
 	}
 	return strings.Join(out, " ")
 }
 
-// goTree is a small Go module with a package importing another.
-func goTree(t *testing.T) string {
+// filler makes a Go comment block of about n bytes, so that a file is
+// larger than SmallFileBytes and enters by snippets only.
+func filler(n int) string {
+	return strings.Repeat("// Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n", n/60+1)
+}
+
+// shopTree is a Go module: package shop (the active file cart.go, and
+// pricing.go, types.go, big.go, none of them open) importing package
+// example.com/m/store.
+func shopTree(t *testing.T) string {
 	root := t.TempDir()
-	writeFile(t, root, "go.mod", "module example.com/m // the module\n\ngo 1.22\n")
-	writeFile(t, root, "cmd/app/main.go", "package main\n\nimport (\n\t\"fmt\"\n\t\"example.com/m/internal/store\"\n\tu \"example.com/m/util\"\n\t\"example.org/other\"\n)\n")
-	writeFile(t, root, "cmd/app/flags.go", "package main\n")
-	writeFile(t, root, "cmd/app/main_test.go", "package main\n")
-	writeFile(t, root, "cmd/app/README.md", "# app\n")
-	writeFile(t, root, "internal/store/store.go", "package store\n")
-	writeFile(t, root, "internal/store/store_test.go", "package store\n")
-	writeFile(t, root, "util/util.go", "package util\n")
-	writeFile(t, root, "util/.env", "TOKEN=abc")
-	writeFile(t, root, "docs/guide.md", "# guide\n")
-	writeFile(t, root, "node_modules/dep/index.js", "module.exports = 1\n")
+	writeFile(t, root, "go.mod", "module example.com/m\n\ngo 1.22\n")
+	writeFile(t, root, "shop/cart.go", cartGo)
+	writeFile(t, root, "shop/pricing.go", "package shop\n\n"+filler(8000)+`
+// Price returns what item costs, discounts applied.
+func Price(item Item, qty int) Money {
+	return Money(item.Cents * qty)
+}
+
+// unrelated is never called by the cart.
+func unrelated() {}
+`)
+	writeFile(t, root, "shop/types.go", `package shop
+
+// Item is a thing for sale.
+type Item struct {
+	Name  string
+	Cents int
+}
+
+// Money is an amount in cents.
+type Money int
+`)
+	writeFile(t, root, "shop/big.go", "package shop\n\n"+filler(9000)+"\n// Audit logs a cart.\nfunc Audit(c *Cart) {}\n")
+	writeFile(t, root, "store/store.go", "package store\n\n"+filler(7000)+`
+// Save writes the cart total to the database.
+func Save(total int) error { return nil }
+
+// Load is not used by the cart.
+func Load() int { return 0 }
+`)
 	return root
 }
 
-func TestSelectGo(t *testing.T) {
-	root := goTree(t)
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
-	active := FileURI(filepath.Join(root, "cmd/app/main.go"))
-	in := SelectInput{
-		Active:     active,
-		ActiveText: "package main\n\nimport (\n\t\"fmt\"\n\t\"example.com/m/internal/store\"\n\tu \"example.com/m/util\"\n\t\"example.org/other\"\n)\n",
-		Open: []OpenBuffer{
-			{URI: FileURI(filepath.Join(root, "docs/guide.md")), Text: "# guide (edited)\n", LastEdit: 5},
-			{URI: FileURI(filepath.Join(root, "util/.env")), Text: "TOKEN=abc", LastEdit: 9},
-			{URI: active, Text: "package main", LastEdit: 10},
-			{URI: "untitled:Untitled-1", Text: "scratch", LastEdit: 7},
-		},
-		Recent: []URI{FileURI(filepath.Join(root, "go.mod")), FileURI(filepath.Join(root, "util/.env")),
-			FileURI(filepath.Join(root, "node_modules/dep/index.js"))},
+const cartGo = `package shop
+
+import "example.com/m/store"
+
+// Cart holds items.
+type Cart struct {
+	Items []Item
+}
+
+// Total sums the cart and saves it.
+func (c *Cart) Total() Money {
+	var sum Money
+	for _, it := range c.Items {
+		sum += Price(it, 1)
 	}
-	got := f.Select(in)
-	want := "cmd/app/flags.go(same-dir) cmd/app/main_test.go(same-dir) " +
-		"go.mod(recent) internal/store/store.go(import) util/util.go(import) docs/guide.md(open)"
-	if names(got) != want {
-		t.Errorf("Select =\n  %s\nwant\n  %s", names(got), want)
+	store.Save(int(sum))
+	return sum
+}
+
+// Check is audited.
+func (c *Cart) Check() {
+	Audit(c)
+}
+`
+
+func selectIn(root, active, text, sel string, budget int, open ...OpenBuffer) SelectInput {
+	start := strings.Index(text, sel)
+	return SelectInput{Active: FileURI(filepath.Join(root, active)), ActiveText: text,
+		SelStart: start, SelEnd: start + len(sel), Open: open, Budget: budget}
+}
+
+func find(cs []ContextFile, path, part string) (ContextFile, bool) {
+	for _, c := range cs {
+		if c.Path == path && c.Part == part {
+			return c, true
+		}
+	}
+	return ContextFile{}, false
+}
+
+// TestSelectDefinitionsFromClosedFiles: a selection calling functions and
+// using types declared in files that are not open gets their declarations,
+// with their doc comments: large files by snippets, small ones whole.
+func TestSelectDefinitionsFromClosedFiles(t *testing.T) {
+	root := shopTree(t)
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	sel := "\tfor _, it := range c.Items {\n\t\tsum += Price(it, 1)\n\t}\n\tstore.Save(int(sum))\n"
+	got := f.Select(selectIn(root, "shop/cart.go", cartGo, sel, 200_000))
+	t.Logf("selected: %s", names(got))
+	price, ok := find(got, "shop/pricing.go", "func Price")
+	if !ok || !strings.HasPrefix(price.Text, "// Price returns what item costs") || !strings.Contains(price.Text, "return Money(") {
+		t.Fatalf("Price's declaration is missing or wrong: %+v", price)
+	}
+	if price.Line != strings.Count(filler(8000), "\n")+4 {
+		t.Errorf("Price's line = %d", price.Line)
+	}
+	save, ok := find(got, "store/store.go", "func Save")
+	if !ok || !strings.Contains(save.Text, "// Save writes the cart total") {
+		t.Errorf("store.Save's declaration is missing: %s", names(got))
+	}
+	if _, ok := find(got, "shop/types.go", ""); !ok {
+		t.Errorf("types.go (small, declares Item and Money) is not there whole: %s", names(got))
+	}
+	if _, ok := find(got, "shop/big.go", "func Audit"); !ok {
+		t.Errorf("Audit, used elsewhere in the active file, is not there: %s", names(got))
 	}
 	for _, c := range got {
-		if strings.Contains(c.Text, "TOKEN") {
-			t.Errorf("a secret's bytes were selected: %+v", c)
+		if strings.Contains(c.Text, "func unrelated") || strings.Contains(c.Text, "func Load") {
+			t.Errorf("an unused declaration of a large file entered: %s#%s", c.Path, c.Part)
 		}
-		if c.URI == active {
-			t.Errorf("the active document was selected")
-		}
-	}
-	if got[len(got)-1].Text != "# guide (edited)\n" || got[len(got)-1].Language != "markdown" {
-		t.Errorf("open buffer text/language = %q/%q", got[len(got)-1].Text, got[len(got)-1].Language)
-	}
-	// Deterministic: same state, same selection, same order.
-	for i := 0; i < 5; i++ {
-		if again := f.Select(in); !reflect.DeepEqual(again, got) {
-			t.Fatalf("second selection differs:\n%s\n%s", names(again), names(got))
+		if c.Part == "" && c.Path != "shop/types.go" {
+			t.Errorf("a large file entered whole: %s", c.Path)
 		}
 	}
-	// Switches.
-	opts := DefaultOptions()
-	opts.IncludeRelated, opts.IncludeRecent = false, false
-	f.SetOptions(opts)
-	if got := names(f.Select(in)); got != "docs/guide.md(open)" {
-		t.Errorf("open only: %s", got)
+	// Determinism.
+	for range 3 {
+		if again := f.Select(selectIn(root, "shop/cart.go", cartGo, sel, 200_000)); names(again) != names(got) {
+			t.Fatalf("another selection differs:\n%s\n%s", names(again), names(got))
+		}
 	}
 }
 
-func TestSelectBudget(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, root, "a.py", "import big\nimport small\n")
-	writeFile(t, root, "big.py", strings.Repeat("x = 1\n", 1000)) // ~1900 tokens
-	writeFile(t, root, "small.py", "y = 2\n")
-	writeFile(t, root, "huge.py", strings.Repeat("z", 2<<20)) // over the size cap
-	opts := DefaultOptions()
-	opts.MaxTokens = 500
-	f := newFolders(t, opts, Hooks{}, root)
-	got := f.Select(SelectInput{Active: FileURI(filepath.Join(root, "a.py")), ActiveText: "import big\nimport small\n"})
-	if names(got) != "small.py(import)" {
-		t.Errorf("within 500 tokens: %s", names(got))
+// TestSelectVolatile: the stable part does not depend on the selection;
+// what a tight budget leaves out of it and the selection needs goes to the
+// volatile part.
+func TestSelectVolatile(t *testing.T) {
+	root := shopTree(t)
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	stable := func(cs []ContextFile) string {
+		return names(slices.DeleteFunc(slices.Clone(cs), func(c ContextFile) bool { return c.Volatile }))
+	}
+	// With room for everything, the stable part holds (most used first)
+	// types.go, Price, Save and Audit. Make its budget one byte short of
+	// that, so that the last one, Audit, is left out of it.
+	all := f.Select(selectIn(root, "shop/cart.go", cartGo, "Audit(c)", 1_000_000))
+	need, audit := 0, 0
+	for _, c := range all {
+		need += c.Cost()
+		if c.Part == "func Audit" {
+			audit = c.Cost()
+		}
+	}
+	if audit == 0 || len(all) != 4 {
+		t.Fatalf("with room for everything: %s", names(all))
+	}
+	budget := need - 1
+	for budget-int(float64(budget)*VolatileShare) < need-1 {
+		budget++
+	}
+	a := f.Select(selectIn(root, "shop/cart.go", cartGo, "Audit(c)", budget))
+	b := f.Select(selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", budget))
+	if stable(a) != stable(b) {
+		t.Errorf("the stable part depends on the selection:\n%s\n%s", stable(a), stable(b))
+	}
+	if strings.Contains(stable(a), "Audit") {
+		t.Fatalf("Audit is in the stable part: %s", names(a))
+	}
+	if c, ok := find(a, "shop/big.go", "func Audit"); !ok || !c.Volatile || c.Reason != ReasonRef {
+		t.Errorf("the selection's Audit is not in the volatile part: %s", names(a))
+	}
+	if _, ok := find(b, "shop/big.go", "func Audit"); ok {
+		t.Errorf("Audit is there for a selection that does not use it: %s", names(b))
 	}
 	total := 0
-	for _, c := range got {
-		total += EstimateTokens(c.Text)
+	for _, c := range a {
+		total += c.Cost()
 	}
-	if total > 500 {
-		t.Errorf("selected %d tokens, budget 500", total)
+	if total > budget {
+		t.Errorf("selected %d bytes, budget %d: %s", total, budget, names(a))
+	}
+}
+
+// TestSelectBigUnrelatedBuffersStayOut: six large unrelated buffers open in
+// another folder never enter, whatever the budget; a tight budget keeps the
+// selection's declarations.
+func TestSelectBigUnrelatedBuffersStayOut(t *testing.T) {
+	root := shopTree(t)
+	other := t.TempDir()
+	var open []OpenBuffer
+	for i := range 6 {
+		p := writeFile(t, other, fmt.Sprintf("lib/unrelated%d.go", i), fmt.Sprintf("package lib\n\n%s\nfunc Unrelated%d() {}\n", filler(36_000), i))
+		text, _ := os.ReadFile(p)
+		open = append(open, OpenBuffer{URI: FileURI(p), Text: string(text), LastEdit: int64(10 + i)})
+	}
+	small := writeFile(t, other, "lib/note.go", "package lib\n\n// Note is small and open.\nvar Note = 1\n")
+	open = append(open, OpenBuffer{URI: FileURI(small), Text: "package lib\n\n// Note is small and open.\nvar Note = 1\n", LastEdit: 20})
+	f := newFolders(t, DefaultOptions(), Hooks{}, root, other)
+	for _, budget := range []int{3000, 1_000_000} {
+		got := f.Select(selectIn(root, "shop/cart.go", cartGo, "sum += Price(it, 1)", budget, open...))
+		for _, c := range got {
+			if strings.Contains(c.Path, "unrelated") {
+				t.Errorf("budget %d: a big unrelated buffer entered: %s", budget, names(got))
+			}
+		}
+		if _, ok := find(got, filepath.Base(root)+"/shop/pricing.go", "func Price"); !ok {
+			t.Errorf("budget %d: Price is missing: %s", budget, names(got))
+		}
+		if _, note := find(got, filepath.Base(other)+"/lib/note.go", ""); budget > 10_000 && !note {
+			t.Errorf("budget %d: the small open buffer is missing: %s", budget, names(got))
+		}
+	}
+}
+
+// TestSelectNeverPullsSecrets: a reference never pulls in a secret file,
+// whether secret by name, by the user's globs, or behind a symbolic link
+// with an innocent name, open or not.
+func TestSelectNeverPullsSecrets(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/m\n")
+	writeFile(t, root, "app/.env.go", "package app\n\n// Token is secret.\nvar Token = \"tok-SECRET-1\"\n")
+	writeFile(t, root, "app/creds.go", "package app\n\n// APIKey is secret by the user's glob.\nvar APIKey = \"key-SECRET-2\"\n")
+	writeFile(t, root, "vault/.env.prod", "package app\n\n// Password is secret.\nvar Password = \"pw-SECRET-3\"\n")
+	if err := os.Symlink(filepath.Join(root, "vault/.env.prod"), filepath.Join(root, "app/password.go")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	writeFile(t, root, "app/ok.go", "package app\n\n// Public is fine.\nvar Public = 1\n")
+	active := "package app\n\nfunc use() {\n\tprintln(Token, APIKey, Password, Public)\n}\n"
+	writeFile(t, root, "app/main.go", active)
+	opts := DefaultOptions()
+	opts.SecretGlobs = []string{"creds.go"}
+	f := newFolders(t, opts, Hooks{}, root)
+	linkText, _ := os.ReadFile(filepath.Join(root, "app/password.go"))
+	for _, withOpen := range []bool{false, true} {
+		var open []OpenBuffer
+		if withOpen {
+			open = []OpenBuffer{{URI: FileURI(filepath.Join(root, "app/password.go")), Text: string(linkText), LastEdit: 3}}
+		}
+		got := f.Select(selectIn(root, "app/main.go", active, "println(Token, APIKey, Password, Public)", 100_000, open...))
+		for _, c := range got {
+			if strings.Contains(c.Text, "SECRET") {
+				t.Errorf("open=%v: a secret entered through %s: %q", withOpen, c.Path, c.Text)
+			}
+		}
+		if !strings.Contains(names(got), "app/ok.go") {
+			t.Errorf("open=%v: the public declaration is missing: %s", withOpen, names(got))
+		}
+	}
+	// The index never parsed them either.
+	v := f.Views()[0]
+	if err := v.BuildSymbols(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Token", "APIKey", "Password"} {
+		if l := v.Symbols().Lookup(name); len(l) != 0 {
+			t.Errorf("the index holds secret %s: %v", name, l)
+		}
+	}
+}
+
+// TestSymbolIndexFollowsDisk: the index follows a file renamed and then
+// deleted on disk (real fsnotify events), and so does the selection.
+func TestSymbolIndexFollowsDisk(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/m\n")
+	writeFile(t, root, "p/a.go", "package p\n\n"+filler(7000)+"\n// Helper helps.\nfunc Helper() {}\n")
+	active := "package p\n\nfunc main() { Helper() }\n"
+	writeFile(t, root, "p/main.go", active)
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	v := f.Views()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := v.BuildSymbols(ctx); err != nil {
+		t.Fatal(err)
+	}
+	where := func() string {
+		var out []string
+		for _, l := range v.Symbols().Lookup("Helper") {
+			out = append(out, l.Path)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := where(); got != "p/a.go" {
+		t.Fatalf("Helper in %q, want p/a.go", got)
+	}
+	if err := os.Rename(filepath.Join(root, "p/a.go"), filepath.Join(root, "p/b.go")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the index to follow the rename", func() bool { return where() == "p/b.go" })
+	got := f.Select(selectIn(root, "p/main.go", active, "Helper()", 100_000))
+	if _, ok := find(got, "p/b.go", "func Helper"); !ok {
+		t.Errorf("after the rename: %s", names(got))
+	}
+	if err := os.Remove(filepath.Join(root, "p/b.go")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the index to follow the deletion", func() bool { return where() == "" })
+	if got := f.Select(selectIn(root, "p/main.go", active, "Helper()", 100_000)); len(got) != 0 {
+		t.Errorf("after the deletion: %s", names(got))
+	}
+	// An edit on disk is re-parsed.
+	writeFile(t, root, "p/c.go", "package p\n\nfunc Helper() {}\n")
+	waitUntil(t, "the index to see the new file", func() bool { return where() == "p/c.go" })
+	if files, _ := v.Symbols().Len(); files != 2 {
+		t.Errorf("%d files indexed, want 2 (main.go, c.go)", files)
 	}
 }
 
 func TestSelectTypeScriptAndPython(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, root, "web/src/app.ts", "")
-	writeFile(t, root, "web/src/api.ts", "export const api = 1")
+	writeFile(t, root, "web/src/api.ts", "// fetchUser loads a user.\nexport async function fetchUser(id: string): Promise<User> {\n  return get(id);\n}\n\nexport interface User {\n  id: string;\n}\n"+strings.Repeat("// pad\n", 1200))
 	writeFile(t, root, "web/src/ui/index.tsx", "export {}")
-	writeFile(t, root, "web/src/esm.ts", "export {}")
 	writeFile(t, root, "web/lib/util.js", "module.exports = {}")
 	writeFile(t, root, "web/src/style.css", "body{}")
 	writeFile(t, root, "py/pkg/__init__.py", "")
-	writeFile(t, root, "py/pkg/mod.py", "from . import helpers\nfrom .sub import thing\nimport os, json\nfrom ..top import x\n")
-	writeFile(t, root, "py/pkg/helpers.py", "")
-	writeFile(t, root, "py/pkg/sub/__init__.py", "")
-	writeFile(t, root, "py/pkg/sub/thing.py", "")
+	writeFile(t, root, "py/pkg/mod.py", "")
+	writeFile(t, root, "py/pkg/helpers.py", "# Scale scales.\ndef scale(x):\n    return 2 * x\n")
 	writeFile(t, root, "py/top.py", "")
-	writeFile(t, root, "py/other.txt", "")
-	opts := DefaultOptions()
-	opts.IncludeRecent = false
-	f := newFolders(t, opts, Hooks{}, root)
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
 
-	ts := "import { api } from './api'\nimport UI from \"./ui\"\nimport './esm.js'\nconst u = require('../lib/util')\nimport React from 'react'\n"
-	got := f.Select(SelectInput{Active: FileURI(filepath.Join(root, "web/src/app.ts")), ActiveText: ts})
-	want := "web/lib/util.js(import) web/src/api.ts(import) web/src/esm.ts(import) web/src/style.css(same-dir) web/src/ui/index.tsx(import)"
+	ts := "import { fetchUser } from './api'\nimport UI from \"./ui\"\nconst u = require('../lib/util')\n\nexport function show(id: string) {\n  return fetchUser(id);\n}\n"
+	got := f.Select(selectIn(root, "web/src/app.ts", ts, "return fetchUser(id);", 100_000))
+	// fetchUser is used by the file, so stable; the type its signature
+	// mentions is one hop from the selection.
+	want := "web/lib/util.js(import) web/src/api.ts#func fetchUser(use) web/src/api.ts#type User(type) web/src/ui/index.tsx(import)"
 	if names(got) != want {
 		t.Errorf("TypeScript:\n  %s\nwant\n  %s", names(got), want)
 	}
-
-	py := "from . import helpers\nfrom .sub import thing\nimport os, json\nfrom ..top import x\n"
-	got = f.Select(SelectInput{Active: FileURI(filepath.Join(root, "py/pkg/mod.py")), ActiveText: py})
-	want = "py/pkg/__init__.py(same-dir) py/pkg/helpers.py(import) py/pkg/sub/__init__.py(import) py/pkg/sub/thing.py(import) py/top.py(import)"
+	py := "from . import helpers\nfrom ..top import x\n\ndef run(v):\n    return helpers.scale(v)\n"
+	got = f.Select(selectIn(root, "py/pkg/mod.py", py, "return helpers.scale(v)", 100_000))
+	want = "py/pkg/__init__.py(same-dir) py/pkg/helpers.py(use) py/top.py(import)"
 	if names(got) != want {
 		t.Errorf("Python:\n  %s\nwant\n  %s", names(got), want)
+	}
+}
+
+func TestSelectSwitches(t *testing.T) {
+	root := shopTree(t)
+	openPath := writeFile(t, root, "docs/guide.md", "# guide\n")
+	opts := DefaultOptions()
+	opts.IncludeRelated = false
+	f := newFolders(t, opts, Hooks{}, root)
+	in := selectIn(root, "shop/cart.go", cartGo, "Audit(c)", 100_000,
+		OpenBuffer{URI: FileURI(openPath), Text: "# guide (edited)\n", LastEdit: 5},
+		OpenBuffer{URI: "untitled:Untitled-1", Text: "scratch", LastEdit: 7})
+	in.Recent = []URI{FileURI(filepath.Join(root, "go.mod"))}
+	if got := names(f.Select(in)); got != "go.mod(recent) docs/guide.md(open)" {
+		t.Errorf("related off: %s", got)
+	}
+	opts.IncludeOpen, opts.IncludeRecent = false, false
+	f.SetOptions(opts)
+	if got := f.Select(in); len(got) != 0 {
+		t.Errorf("everything off: %s", names(got))
+	}
+	in.Budget = 0
+	opts = DefaultOptions()
+	f.SetOptions(opts)
+	if got := f.Select(in); len(got) != 0 {
+		t.Errorf("no budget: %s", names(got))
 	}
 }
 

@@ -72,6 +72,9 @@ type View struct {
 	tree    *watch.Tree
 	initErr error
 
+	// syms is the folder's symbol index (select_index.go).
+	syms *folderSymbols
+
 	mu       sync.Mutex
 	cache    map[string]*content // folder-relative path → contents
 	cached   int64               // bytes in cache
@@ -103,6 +106,7 @@ func newView(folder Folder, f *Folders, opts Options) *View {
 		conflict: make(map[string]bool),
 	}
 	v.ign = ignore.New(folder.Path, f.ignoreOptions(opts))
+	v.syms = newFolderSymbols(v)
 	go v.start(v.ign)
 	return v
 }
@@ -344,6 +348,7 @@ func (v *View) evictLocked() {
 // onChange runs on the tree's goroutine after each batch: it drops stale
 // contents and notes open files whose disk copy now differs from the buffer.
 func (v *View) onChange(changes []watch.Change) {
+	v.syms.changed(changes)
 	v.mu.Lock()
 	for _, c := range changes {
 		if old, ok := v.cache[c.Path]; ok {

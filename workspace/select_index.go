@@ -1,0 +1,277 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/ignore"
+	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
+	"github.com/kimi-lsp/kimi-lsp/workspace/watch"
+)
+
+// folderSymbols is the symbol index of one folder (symbols.Index), kept
+// fresh by the folder's watcher. Nothing is parsed at start-up: a file is
+// parsed the first time a context selection needs it (ensure), and the
+// first selection also starts a background build of the whole folder
+// (start), so that names can be looked up across it. After that, every
+// batch of the watcher re-parses the files it changed, one by one, off the
+// watcher's goroutine; removed and renamed files leave the index at once.
+type folderSymbols struct {
+	v    *View
+	idx  *symbols.Index
+	bufs bufferFiles
+
+	// mu guards started, queue and buildErr; built is closed when the
+	// first full build ends.
+	mu       sync.Mutex
+	started  bool
+	queue    map[string]bool // folder-relative paths to re-parse
+	buildErr error
+	built    chan struct{}
+	wake     chan struct{}
+}
+
+func newFolderSymbols(v *View) *folderSymbols {
+	return &folderSymbols{v: v, idx: symbols.NewIndex(), bufs: bufferFiles{seed: maphash.MakeSeed(), m: map[URI]bufferFile{}},
+		queue: map[string]bool{}, built: make(chan struct{}), wake: make(chan struct{}, 1)}
+}
+
+// stampOf returns the version stamp of a watched file.
+func stampOf(e watch.Entry) symbols.Stamp {
+	return symbols.Stamp{Size: e.Size, Mod: e.ModTime.UnixNano()}
+}
+
+// ensure returns the declarations of the folder-relative file rel, parsed
+// now if the index has no entry for its current version on disk. ok is
+// false for files that may not be read (secret, outside the workspace
+// through a link, too large, binary) or in a language without a parser.
+func (s *folderSymbols) ensure(rel string) (*symbols.File, bool) {
+	t := s.v.treeIfReady()
+	if t == nil {
+		return nil, false
+	}
+	e, ok := t.Lookup(rel)
+	if !ok {
+		s.idx.Remove(rel)
+		return nil, false
+	}
+	lang := LanguageOf(rel)
+	if !symbols.Supported(lang) {
+		return nil, false
+	}
+	st := stampOf(e)
+	if f, old, ok := s.idx.Get(rel); ok && old == st {
+		return f, true
+	}
+	src, err := s.v.readForIndex(rel)
+	if err != nil {
+		s.idx.Remove(rel)
+		return nil, false
+	}
+	f := symbols.Parse(lang, src)
+	s.idx.Set(rel, st, f)
+	return f, true
+}
+
+// start begins the background build of the whole folder, once.
+func (s *folderSymbols) start() {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return
+	}
+	s.started = true
+	s.mu.Unlock()
+	go s.run()
+}
+
+// run builds the index of every file of the folder, then re-parses what
+// the watcher reports changed, until the view closes.
+func (s *folderSymbols) run() {
+	defer func() {
+		if r := recover(); r != nil {
+			s.v.log.Error("symbol index stopped", "panic", r)
+		}
+	}()
+	err := s.buildAll(s.v.stopCtx())
+	s.mu.Lock()
+	s.buildErr = err
+	s.mu.Unlock()
+	close(s.built)
+	for {
+		select {
+		case <-s.v.stop:
+			return
+		case <-s.wake:
+		}
+		s.mu.Lock()
+		paths := s.queue
+		s.queue = map[string]bool{}
+		s.mu.Unlock()
+		for p := range paths {
+			s.ensure(p)
+		}
+	}
+}
+
+// buildAll parses every indexed file of the folder that has a parser.
+func (s *folderSymbols) buildAll(ctx context.Context) error {
+	if err := s.v.Ready(ctx); err != nil {
+		return err
+	}
+	t := s.v.treeIfReady()
+	if t == nil {
+		return nil
+	}
+	for _, e := range t.Entries() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.ensure(e.Path)
+	}
+	return nil
+}
+
+// wait blocks until the first full build ended (starting it if needed).
+func (s *folderSymbols) wait(ctx context.Context) error {
+	s.start()
+	select {
+	case <-s.built:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.buildErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// changed takes a batch of the watcher: removed files leave the index at
+// once; changed ones are re-parsed by the background goroutine if the
+// index is being kept, else simply dropped (ensure parses them when
+// needed).
+func (s *folderSymbols) changed(changes []watch.Change) {
+	s.mu.Lock()
+	started := s.started
+	for _, c := range changes {
+		switch {
+		case c.Op == watch.Removed:
+			s.idx.Remove(c.Path)
+			delete(s.queue, c.Path)
+		case started:
+			s.queue[c.Path] = true
+		default:
+			s.idx.Remove(c.Path)
+		}
+	}
+	s.mu.Unlock()
+	if started {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// readForIndex reads the folder-relative file rel for parsing, as Read
+// would (secret and confinement checks on the resolved target, the size
+// cap, no binary files) but without filling the content cache: a full
+// build reads every file once.
+func (v *View) readForIndex(rel string) ([]byte, error) {
+	sec := v.fs.secretSet()
+	if sec.IsSecret(rel) {
+		return nil, fmt.Errorf("%s: %w", rel, ErrSecret)
+	}
+	real, _, err := v.fs.Resolve(v.abs(rel))
+	if err != nil {
+		return nil, err
+	}
+	if sec.IsSecret(v.fs.secretKey(real)) {
+		return nil, fmt.Errorf("%s: %w", rel, ErrSecret)
+	}
+	fh, err := os.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > v.maxSz {
+		return nil, fmt.Errorf("%s: %w", rel, ErrTooLarge)
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, v.maxSz+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > v.maxSz {
+		return nil, fmt.Errorf("%s: %w", rel, ErrTooLarge)
+	}
+	if ignore.LooksBinary(data) {
+		return nil, fmt.Errorf("%s: %w", rel, ErrBinary)
+	}
+	return data, nil
+}
+
+// stopCtx returns a context cancelled when the view closes.
+func (v *View) stopCtx() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-v.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx
+}
+
+// Symbols returns the folder's symbol index. It is filled lazily: see
+// BuildSymbols.
+func (v *View) Symbols() *symbols.Index { return v.syms.idx }
+
+// BuildSymbols starts the background build of the folder's symbol index
+// (if no context selection has started it yet) and waits for it to end or
+// for ctx. The index then follows the watcher's changes.
+func (v *View) BuildSymbols(ctx context.Context) error { return v.syms.wait(ctx) }
+
+// bufferFiles caches the declarations parsed from open buffers, whose text
+// differs from the disk copy the index holds: one entry per buffer, reused
+// while its text stays the same.
+type bufferFiles struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	m    map[URI]bufferFile
+}
+
+type bufferFile struct {
+	hash uint64
+	size int
+	file *symbols.File
+}
+
+// maxBufferFiles bounds the cache; past it, it is emptied.
+const maxBufferFiles = 64
+
+// parse returns the declarations of text, the current text of uri.
+func (b *bufferFiles) parse(uri URI, lang, text string) *symbols.File {
+	h := maphash.String(b.seed, text)
+	b.mu.Lock()
+	if e, ok := b.m[uri]; ok && e.hash == h && e.size == len(text) {
+		b.mu.Unlock()
+		return e.file
+	}
+	b.mu.Unlock()
+	f := symbols.Parse(lang, []byte(text))
+	b.mu.Lock()
+	if len(b.m) >= maxBufferFiles {
+		clear(b.m)
+	}
+	b.m[uri] = bufferFile{hash: h, size: len(text), file: f}
+	b.mu.Unlock()
+	return f
+}
