@@ -61,8 +61,20 @@ type Task struct {
 	Selection cache.Selection
 	// Diagnostics are the problems the action should address (Fix).
 	Diagnostics []cache.Diagnostic
-	// Context are the other documents the prompt may show.
+	// Context are the other documents the prompt's stable part shows
+	// (with ExcerptActive, the active file's parts among them).
 	Context []cache.Document
+	// Volatile are the documents only this selection needs: the prompt
+	// shows them after its cached part (cache.Request.Volatile).
+	Volatile []cache.Document
+	// ExcerptActive is set when the active file is too large to show
+	// whole: Context holds its header and the declarations around the
+	// selection (cache.Request.ExcerptActive).
+	ExcerptActive bool
+	// ContextBudget bounds, in tokens, what the prompt's stable part holds
+	// besides the active file (cache.Request.ContextBudget); 0 for the
+	// session's whole-prompt budget.
+	ContextBudget int
 	// Files reads and confines the files edits may touch. Open documents
 	// must be read from the same snapshot as Active and Context.
 	Files patch.Files
@@ -247,6 +259,10 @@ func (e *Engine) SaveText(name, text string) (string, error) {
 // Stats returns the session's prompt and cache accounting.
 func (e *Engine) Stats() cache.Stats { return e.prompts.Stats() }
 
+// Estimator is the session's token estimator, corrected by the provider's
+// counts so far: TaskRequest.Estimator.
+func (e *Engine) Estimator() Estimator { return e.prompts.Estimator() }
+
 // DefaultStatsFile is where editor sessions leave their statistics:
 // os.UserCacheDir()/kimi-lsp/stats.json ("" if there is no cache dir).
 func DefaultStatsFile() string {
@@ -316,14 +332,17 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		}
 	}
 	prompt, err := e.prompts.Build(cache.Request{
-		Project:     t.Project,
-		Documents:   append(append([]cache.Document(nil), t.Context...), t.Active),
-		Active:      t.Active.Path,
-		Selection:   t.Selection,
-		Diagnostics: t.Diagnostics,
-		Action:      a.Name,
-		Instruction: instruction,
-		Model:       a.Model,
+		Project:       t.Project,
+		Documents:     append(append([]cache.Document(nil), t.Context...), t.Active),
+		Active:        t.Active.Path,
+		Volatile:      t.Volatile,
+		ExcerptActive: t.ExcerptActive,
+		ContextBudget: t.ContextBudget,
+		Selection:     t.Selection,
+		Diagnostics:   t.Diagnostics,
+		Action:        a.Name,
+		Instruction:   instruction,
+		Model:         a.Model,
 		// The one source of the TTL: the prompt's layout, the price of
 		// its cache writes and prompt_cache_options.ttl all follow it.
 		TTL: cfg.CacheTTLDuration(),

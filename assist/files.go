@@ -134,22 +134,65 @@ func Context(folders *workspace.Folders, r ContextRequest) ContextDocs {
 	return out
 }
 
-// ContextDocuments is Context for a caller without a selection or a
-// prompt session (the default budget and estimate, the cursor at the
-// start), stable and volatile documents together.
-//
-// Deprecated: the task builder calls Context.
-func ContextDocuments(folders *workspace.Folders, active *workspace.Snapshot, open []*workspace.Snapshot, recent []workspace.URI) []cache.Document {
-	c := Context(folders, ContextRequest{Active: active, Open: open, Recent: recent,
-		MaxTokens: config.DefaultContextMaxTokens, Estimator: cache.DefaultEstimator()})
-	var out []cache.Document
-	for _, d := range append(c.Stable, c.Volatile...) {
-		if d.Path != "" && !(c.ExcerptActive && d.Part != "" && active != nil && d.Version == active.Version && d.LastEdited == int64(active.Seq)) {
-			out = append(out, d)
+// SnippetRequest is what Snippets works from: a buffer and a cursor.
+type SnippetRequest struct {
+	// Document is the buffer's snapshot, Cursor a byte offset in it.
+	Document *workspace.Snapshot
+	Cursor   int
+	// ShownStart and ShownEnd delimit the part of the document the
+	// caller's prompt shows (both 0: all of it); the document's own
+	// declarations outside it may be returned.
+	ShownStart, ShownEnd int
+	// Open are the open documents' snapshots.
+	Open []*workspace.Snapshot
+	// MaxTokens bounds the snippets (block headers included), converted to
+	// bytes by Estimator (the zero value: the uncorrected estimate).
+	MaxTokens int
+	Estimator Estimator
+}
+
+// Snippets returns the declarations the code around the cursor uses, most
+// relevant first, as cache documents (Path, Part "func Name"…, Line,
+// Language, Text; Version and LastEdited of an open buffer), for a small
+// prompt such as a completion's: see workspace.Folders.Snippets. folders
+// may be nil (nothing).
+func Snippets(folders *workspace.Folders, r SnippetRequest) []cache.Document {
+	if folders == nil || r.Document == nil || r.MaxTokens <= 0 {
+		return nil
+	}
+	text := r.Document.Text()
+	in := workspace.SnippetInput{Active: r.Document.URI, Text: text, Cursor: r.Cursor,
+		ShownStart: r.ShownStart, ShownEnd: r.ShownEnd, Budget: r.Estimator.Bytes(r.MaxTokens)}
+	if in.ShownStart == 0 && in.ShownEnd == 0 {
+		in.ShownEnd = len(text)
+	}
+	version := map[workspace.URI]int32{}
+	for _, o := range r.Open {
+		if o.URI != r.Document.URI {
+			in.Open = append(in.Open, workspace.OpenBuffer{URI: o.URI, Text: o.Text(), LastEdit: int64(o.Seq)})
+			version[o.URI] = o.Version
 		}
+	}
+	var out []cache.Document
+	for _, f := range folders.Snippets(in) {
+		out = append(out, cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
+			Version: version[f.URI], LastEdited: f.LastEdit})
 	}
 	return out
 }
+
+// ContextSlack is how much the prompt's stable part may hold besides the
+// active file, as a multiple of context.maxTokens: what a request no longer
+// asks for stays there, read from the provider's cache, until this is
+// reached (the Select budget keeps what is asked for within
+// 1-VolatileShare of it). Chosen with bench/contextbench: more slack buys
+// cache hits with tokens read at a tenth of the price, at a higher cost
+// per action past 1.5.
+const ContextSlack = 1.5
+
+// ContextBudget returns cache.Request.ContextBudget for a context budget of
+// maxTokens.
+func ContextBudget(maxTokens int) int { return int(float64(maxTokens) * ContextSlack) }
 
 // WorkspaceOptions maps the configuration's context section to the
 // workspace's options (kinds of context, excludes, size cap, secret

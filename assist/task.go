@@ -28,6 +28,9 @@ const (
 // Stats is the session's prompt and cache accounting (Engine.Stats).
 type Stats = cache.Stats
 
+// Estimator is the one token estimate (Engine.Estimator).
+type Estimator = cache.Estimator
+
 // Errors of BuildTask.
 var (
 	// ErrUnknownAction: no action of that name is configured.
@@ -55,13 +58,18 @@ type TaskRequest struct {
 	Open []*workspace.Snapshot
 	// Recent are recently viewed files, most recent first.
 	Recent []workspace.URI
+	// Estimator converts context.maxTokens into the bytes the context
+	// selection fills: the engine's (Engine.Estimator), corrected by the
+	// provider's counts; the zero value is the uncorrected estimate.
+	Estimator Estimator
 }
 
 // BuildTask builds the task for r: it resolves the action, refuses secret
 // files (the error wraps workspace.ErrSecret), names the document as the
 // model sees it, cuts an active document larger than context.maxFileSize to
 // a window around the selection (Task.Notice says so), finds a Rewrite
-// instruction written in the selection, and selects the context documents.
+// instruction written in the selection, and selects the context documents
+// by relevance within context.maxTokens (see Context).
 // folders may be nil (no workspace: nothing besides the document is shown,
 // and every edit is refused).
 func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*Task, error) {
@@ -95,10 +103,12 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 		Selection:   cache.Selection{Start: start, End: end},
 		Diagnostics: r.Diagnostics,
 	}
+	windowed := false
 	if limit := cfg.Context.MaxFileSize; limit > 0 && int64(len(text)) > limit {
 		if err := t.window(int(limit)); err != nil {
 			return nil, err
 		}
+		windowed = true
 	}
 	if a.Name == config.ActionRewrite && t.Instruction == "" {
 		if in, ok := RewriteInstruction(t.selectedText()); ok {
@@ -107,13 +117,19 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 			t.NeedsInstruction = true
 		}
 	}
-	for _, d := range ContextDocuments(folders, snap, r.Open, r.Recent) {
+	c := Context(folders, ContextRequest{Active: snap, SelStart: start, SelEnd: end, Open: r.Open, Recent: r.Recent,
+		MaxTokens: cfg.Context.MaxTokens, Estimator: r.Estimator})
+	for _, d := range c.Stable {
 		// An active file outside every folder is shown by its base name,
-		// which a workspace file may share.
-		if d.Path != t.Active.Path {
+		// which a workspace file may share; a file cut to a window is
+		// shown by the window, not by parts.
+		if d.Path != t.Active.Path || c.ExcerptActive && !windowed && d.Part != "" {
 			t.Context = append(t.Context, d)
 		}
 	}
+	t.Volatile = c.Volatile
+	t.ExcerptActive = c.ExcerptActive && !windowed
+	t.ContextBudget = ContextBudget(cfg.Context.MaxTokens)
 	t.Files = NewFiles(folders, r.Open)
 	return t, nil
 }

@@ -217,3 +217,62 @@ func TestGateQueues(t *testing.T) {
 		t.Errorf("%d slots still held after the task", active)
 	}
 }
+
+// TestContextReachesPrompt (#17): a selection calling a function and using
+// a type declared in files that are not open gets their declarations in the
+// prompt the provider receives, while a large file's other declarations and
+// a large unrelated open buffer stay out; a large active file is shown by
+// its header and the function around the selection.
+func TestContextReachesPrompt(t *testing.T) {
+	pad := strings.Repeat("// padding that makes the file large enough to enter by snippets only.\n", 200)
+	var big strings.Builder
+	big.WriteString("package shop\n\nimport \"fmt\"\n\n")
+	for i := range 400 {
+		fmt.Fprintf(&big, "// Far%03d is far from the selection.\nfunc Far%03d() int { return %d }\n\n", i, i, i)
+	}
+	big.WriteString("// Checkout totals a cart.\nfunc Checkout(items []Item) Money {\n\tvar sum Money\n\tfor _, it := range items {\n\t\tsum += Price(it)\n\t}\n\treturn sum\n}\n")
+	f := newFixture(t, map[string]string{
+		"go.mod":           "module example.com/m\n",
+		"shop/cart.go":     "package shop\n\nfunc Total(items []Item) Money {\n\tvar sum Money\n\tfor _, it := range items {\n\t\tsum += Price(it)\n\t}\n\treturn sum\n}\n",
+		"shop/pricing.go":  "package shop\n\n" + pad + "\n// Price returns what an item costs.\nfunc Price(it Item) Money { return Money(it.Cents) }\n\n// Unused is never called.\nfunc Unused() {}\n",
+		"shop/types.go":    "package shop\n\n// Item is a thing for sale.\ntype Item struct{ Cents int }\n\n// Money is an amount in cents.\ntype Money int\n",
+		"shop/checkout.go": big.String(),
+		"other/huge.go":    "package other\n\n" + strings.Repeat(pad, 10) + "func Huge() {}\n",
+	}, modeltest.Rule{Match: `action="explain"`, Content: "It sums prices."})
+	huge, _ := os.ReadFile(filepath.Join(f.dir, "other/huge.go"))
+	open := []*workspace.Snapshot{workspace.NewSnapshot(workspace.FileURI(filepath.Join(f.dir, "other/huge.go")), "go", 1, string(huge))}
+
+	for i, c := range []struct{ file, from, to string }{
+		{"shop/cart.go", "\tfor _, it", "\t}\n"},
+		{"shop/checkout.go", "\tfor _, it", "\t}\n"},
+	} {
+		r := f.request(config.ActionExplain, c.file, c.from, c.to)
+		r.Open = open
+		task, err := assist.BuildTask(f.cfg, f.folders, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.ContextBudget <= 0 {
+			t.Errorf("%s: no context budget", c.file)
+		}
+		if _, err := f.engine.Run(context.Background(), *task, &recorder{}); err != nil {
+			t.Fatal(err)
+		}
+		body := string(f.srv.Requests()[i].Body)
+		for _, want := range []string{"// Price returns what an item costs.", "// Item is a thing for sale.", "// Money is an amount in cents."} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s: the prompt lacks %q", c.file, want)
+			}
+		}
+		for _, unwanted := range []string{"Unused is never called", "func Huge", "padding that makes"} {
+			if strings.Contains(body, unwanted) {
+				t.Errorf("%s: the prompt has %q", c.file, unwanted)
+			}
+		}
+		if c.file == "shop/checkout.go" {
+			if !task.ExcerptActive || strings.Contains(body, "Far001 is far") || !strings.Contains(body, "// Checkout totals a cart.") || !strings.Contains(body, `import \"fmt\"`) {
+				t.Errorf("the large active file is not shown by its header and the function around the selection (excerpt %v)", task.ExcerptActive)
+			}
+		}
+	}
+}

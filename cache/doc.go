@@ -25,18 +25,29 @@
 //     the constant tool definitions the caller sends before it; no dates,
 //     paths or ids, and no action-specific wording — every action shares it;
 //  2. user, the stable context: a <project> block (name, languages,
-//     conventions), then a <file> block per document with its full text,
-//     least recently edited first and the active document last as of the
-//     last rewrite. Paths are workspace-relative; attribute values are Go
-//     quoted and file blocks carry their byte length, so any text is safe;
-//  3. user, the volatile end: the edit log (below), then the <request>
-//     block: the action, the active file, the selected lines with 20 lines
-//     around them and <|selection|> <|/selection|> (or <|cursor|>) markers,
-//     the diagnostics, and the instruction.
+//     conventions), then a <file> block per document with its text, least
+//     recently edited first and the active document last as of the last
+//     rewrite. A document is a whole file or one declaration of a file (a
+//     snippet: Document.Part and Line, shown as part="…" line="N"); path
+//     and part together identify it. Paths are workspace-relative;
+//     attribute values are Go quoted and file blocks carry their byte
+//     length, so any text is safe;
+//  3. user, the volatile end: a <context> block with Request.Volatile (the
+//     documents only this request needs, such as the definitions a
+//     selection uses that the stable part lacks), the edit log (below),
+//     then the <request> block: the action, the active file, the selected
+//     lines with 5 lines around them and <|selection|> <|/selection|> (or
+//     <|cursor|>) markers, the diagnostics, and the instruction. The
+//     <context> block comes first because it changes with the selection's
+//     area and the log with every edit: requests in one area keep it
+//     cached up to the log's new blocks.
 //
 // Everything is rendered deterministically, whatever order the caller lists
 // documents in. Switching the active document or the action changes only
 // the request block: the active file is named there and is already shown.
+// With Request.ExcerptActive, a large active file is not shown whole: its
+// parts among the documents are (its header, the declarations around the
+// selection), and its text serves the request block only.
 //
 // # Edits without rewriting the prefix
 //
@@ -68,15 +79,24 @@
 //
 // # Estimates and budget
 //
-// Tokens are estimated offline at DefaultCharsPerToken (3.2) bytes per token,
-// corrected by the running ratio of usage.prompt_tokens to the estimate
-// observed in the replies. When a prompt is estimated over Config.BudgetTokens,
-// the log is folded and whole files are dropped (never the active one) until
-// the estimate is three quarters of the budget, so that trimming happens in
-// large steps and rarely: from the end of the stable part (keeping the
-// cached prefix) normally, or the least recently edited first right after a
-// rewrite, when nothing is cached. Dropped files stay out until the next
-// rewrite unless they become active.
+// Estimator is the program's one token estimate: DefaultCharsPerToken (3.2)
+// bytes per token, corrected by the running ratio of usage.prompt_tokens to
+// the estimate observed in the replies; its Bytes converts a token budget to
+// bytes for whoever fills a prompt (the context selection), with the
+// correction moving in 10% steps so that the budget's margin does not
+// jitter in the cached prefix (Session.Estimator). When a prompt is
+// estimated over Config.BudgetTokens, the log is folded and whole files are
+// dropped (never the active one) until the estimate is three quarters of
+// the budget, so that trimming happens in large steps and rarely: from the
+// end of the stable part (keeping the cached prefix) normally, or the least
+// recently edited first right after a rewrite, when nothing is cached.
+// Dropped files stay out until the next rewrite unless they become active.
+//
+// Request.ContextBudget bounds instead what the stable part holds besides
+// the active file. Documents a request no longer lists stay there (read
+// from cache) until it is passed; then they go, the last placed first, as
+// few as bring the estimate to three quarters of it, since dropping one
+// rewrites what follows it.
 //
 // # Tracking and accounting
 //

@@ -14,7 +14,8 @@ import (
 // the Session budgets its prompts with it, and callers that choose what
 // enters a prompt (workspace.Folders.Select) convert their token budgets to
 // bytes with Bytes. A Session's estimator is corrected as replies come
-// (Session.Estimator); DefaultEstimator is the uncorrected one.
+// (Session.Estimator); DefaultEstimator, like the zero Estimator, is the
+// uncorrected one.
 type Estimator struct {
 	charsPerToken float64
 	ratio         float64
@@ -37,9 +38,23 @@ func DefaultEstimator() Estimator {
 // ratioWeight is the weight of each new observation in the running ratio.
 const ratioWeight = 0.3
 
-func (e *Estimator) raw(bytes int) float64 { return float64(bytes) / e.charsPerToken }
+// cpt returns the bytes per token, the default for the zero Estimator.
+func (e *Estimator) cpt() float64 {
+	if e.charsPerToken <= 0 {
+		return DefaultCharsPerToken
+	}
+	return e.charsPerToken
+}
 
-func (e *Estimator) tokens(bytes int) int { return int(math.Round(e.raw(bytes) * e.ratio)) }
+func (e *Estimator) raw(bytes int) float64 { return float64(bytes) / e.cpt() }
+
+func (e *Estimator) tokens(bytes int) int {
+	r := e.ratio
+	if r <= 0 {
+		r = 1
+	}
+	return int(math.Round(e.raw(bytes) * r))
+}
 
 // Tokens estimates the tokens of bytes bytes of prompt text.
 func (e Estimator) Tokens(bytes int) int { return e.tokens(bytes) }
@@ -52,7 +67,7 @@ func (e Estimator) Bytes(tokens int) int {
 	if r <= 0 {
 		r = 1
 	}
-	return int(math.Floor(float64(tokens) * e.charsPerToken / r))
+	return int(math.Floor(float64(tokens) * e.cpt() / r))
 }
 
 // observe corrects the ratio with a reply that counted actual tokens for a

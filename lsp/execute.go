@@ -116,6 +116,7 @@ func (s *Server) buildTask(ctx context.Context, command string, args commandArgs
 		Diagnostics: convertDiagnostics(args.Diagnostics),
 		Open:        view.All(),
 		Recent:      s.recent.list(),
+		Estimator:   s.engine.Estimator(),
 	}
 	if args.Range != nil {
 		req.Start, req.End = snap.RangeOffsets(fromProtocolRange(*args.Range), s.encoding())

@@ -96,8 +96,8 @@ const (
 	// SmallFileBytes: a file up to this size enters whole (about 2,000
 	// tokens); a larger one only by the snippets of the declarations used.
 	SmallFileBytes = 6 << 10
-	// maxBodyBytes: a function up to this size is shown with its body;
-	// a longer one by its doc comment and signature.
+	// maxBodyBytes: a function whose body is up to this size is shown
+	// with it; a longer one by its doc comment and signature.
 	maxBodyBytes = 2 << 10
 	// maxSnippetBytes: a longer declaration (a huge type) is cut at a line
 	// end, with a marker.
@@ -293,7 +293,7 @@ func (s *selector) render(c candidate) (ContextFile, bool) {
 	}
 	if c.def != nil {
 		d, ok := sf.find(c.def)
-		if !ok {
+		if !ok || sf.isActive && int(d.Start) < s.hideEnd && s.hideStart < int(d.End) {
 			return ContextFile{}, false
 		}
 		cf.Text, cf.Line = snippet(sf.text, d)

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/ignore"
@@ -33,6 +34,77 @@ type folderSymbols struct {
 	buildErr error
 	built    chan struct{}
 	wake     chan struct{}
+
+	// tmu guards the Go package tables: goDirs lists the .go files of
+	// each directory as of the tree's generation goDirGen; tables holds a
+	// directory's declarations by name as of the index's version of it.
+	tmu      sync.Mutex
+	goDirGen uint64
+	goDirs   map[string][]string
+	tables   map[string]*pkgTable
+}
+
+// pkgTable is what the Go files of one directory declare, by name, as the
+// index holds them (from disk).
+type pkgTable struct {
+	gen, version uint64
+	files        []string          // folder-relative, sorted
+	pkgOf        map[string]string // file → package name
+	names        map[string][]symbols.Located
+	methods      map[string][]symbols.Located
+	members      map[string][]symbols.Located
+}
+
+// table returns the declarations of the Go files of dir, parsing those the
+// index lacks; it is rebuilt when the tree or the index changed.
+func (s *folderSymbols) table(dir string) *pkgTable {
+	t := s.v.treeIfReady()
+	if t == nil {
+		return &pkgTable{}
+	}
+	s.tmu.Lock()
+	defer s.tmu.Unlock()
+	gen := t.Generation()
+	if s.goDirs == nil || gen != s.goDirGen {
+		s.goDirs = map[string][]string{}
+		for _, e := range t.Entries() {
+			if strings.HasSuffix(e.Path, ".go") {
+				d := dirOf(e.Path)
+				s.goDirs[d] = append(s.goDirs[d], e.Path)
+			}
+		}
+		s.goDirGen = gen
+	}
+	if tb := s.tables[dir]; tb != nil && tb.gen == gen && tb.version == s.idx.DirVersion(dir) {
+		return tb
+	}
+	tb := &pkgTable{gen: gen, pkgOf: map[string]string{}, names: map[string][]symbols.Located{},
+		methods: map[string][]symbols.Located{}, members: map[string][]symbols.Located{}}
+	for _, rel := range s.goDirs[dir] {
+		f, ok := s.ensure(rel)
+		if !ok || f.Package == "" {
+			continue
+		}
+		tb.files = append(tb.files, rel)
+		tb.pkgOf[rel] = f.Package
+		for _, d := range f.Defs {
+			l := symbols.Located{Path: rel, Def: d}
+			switch d.Kind {
+			case symbols.Method:
+				tb.methods[d.Name] = append(tb.methods[d.Name], l)
+			case symbols.Member:
+				tb.members[d.Name] = append(tb.members[d.Name], l)
+			default:
+				tb.names[d.Name] = append(tb.names[d.Name], l)
+			}
+		}
+	}
+	tb.version = s.idx.DirVersion(dir)
+	if s.tables == nil {
+		s.tables = map[string]*pkgTable{}
+	}
+	s.tables[dir] = tb
+	return tb
 }
 
 func newFolderSymbols(v *View) *folderSymbols {

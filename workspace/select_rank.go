@@ -29,6 +29,9 @@ type selector struct {
 	// regionSpans are the byte ranges of the active file that regions
 	// show.
 	regionSpans [][2]int
+	// hideStart and hideEnd: declarations of the active file overlapping
+	// this range are shown by the caller (Snippets).
+	hideStart, hideEnd int
 
 	openText map[URI]string
 	openEdit map[URI]int64
@@ -63,6 +66,16 @@ type ref struct {
 	src *srcFile
 	def *symbols.Def
 }
+
+// refKey identifies a declaration whatever copy of it a ref holds.
+type refKey struct {
+	src   *srcFile
+	start int32
+	name  string
+	kind  symbols.Kind
+}
+
+func (r ref) key() refKey { return refKey{r.src, r.def.Start, r.def.Name, r.def.Kind} }
 
 func (f *Folders) newSelector(in SelectInput) *selector {
 	s := &selector{
@@ -347,11 +360,11 @@ func (s *selector) volatileCandidates() []candidate {
 		evidence = s.in.ActiveText[enc.Start:enc.End]
 	}
 	var out []candidate
-	seen := map[*symbols.Def]bool{}
+	seen := map[refKey]bool{}
 	add := func(refs []ref, reason Reason) {
 		for _, r := range refs {
-			if !seen[r.def] {
-				seen[r.def] = true
+			if k := r.key(); !seen[k] {
+				seen[k] = true
 				out = append(out, candidate{src: r.src, def: r.def, reason: reason})
 			}
 		}
@@ -507,8 +520,7 @@ func (s *selector) sameDir() []*srcFile {
 		return nil
 	}
 	if s.lang == "go" {
-		sc := s.goScope(s.dir, s.active.Package, isTestFile(path.Base(s.rel)))
-		return sc.files
+		return s.goScope(s.dir, s.active.Package, isTestFile(path.Base(s.rel))).files()
 	}
 	var out []*srcFile
 	for _, c := range s.f.related(s.v, s.rel, s.in.ActiveText, true) {
@@ -558,7 +570,7 @@ func (s *selector) resolveOther(refs []symbols.Ref) []ref {
 	pool := append(s.importedFiles(), s.sameDir()...)
 	fam := symbols.Family(s.lang)
 	var out []ref
-	seen := map[*symbols.Def]bool{}
+	seen := map[refKey]bool{}
 	for _, r := range refs {
 		var found []ref
 		for _, sf := range pool {
@@ -591,8 +603,8 @@ func (s *selector) resolveOther(refs []symbols.Ref) []ref {
 			}
 		}
 		for _, fr := range found {
-			if !seen[fr.def] && (!fr.src.isActive || s.excerpt) {
-				seen[fr.def] = true
+			if k := fr.key(); !seen[k] && (!fr.src.isActive || s.excerpt) {
+				seen[k] = true
 				out = append(out, fr)
 			}
 		}
@@ -600,13 +612,16 @@ func (s *selector) resolveOther(refs []symbols.Ref) []ref {
 	return out
 }
 
-// goScope is a Go package: the files of a directory with one package name.
+// goScope is a Go package: the files of a directory with one package
+// name, as the folder's table has them, the open ones (and the active one)
+// read from their buffers instead.
 type goScope struct {
-	pkg     string
-	files   []*srcFile
-	names   map[string][]ref // functions, types, vars, consts
-	methods map[string][]ref
-	members map[string][]ref // fields and interface methods, by name
+	s     *selector
+	pkg   string
+	tests bool
+	tb    *pkgTable
+	over  map[string]*srcFile // open files of the directory, by folder-relative path
+	list  []*srcFile          // files, made by files()
 }
 
 // goScope returns the package in the folder-relative dir of the active
@@ -620,28 +635,23 @@ func (s *selector) goScope(dir, pkg string, tests bool) *goScope {
 	if sc, ok := s.scopes[key]; ok {
 		return sc
 	}
-	sc := &goScope{names: map[string][]ref{}, methods: map[string][]ref{}, members: map[string][]ref{}}
+	sc := &goScope{s: s, tests: tests, tb: s.v.syms.table(dir), over: map[string]*srcFile{}}
 	s.scopes[key] = sc
-	t := s.v.treeIfReady()
-	if t == nil {
-		return sc
-	}
-	var files []*srcFile
-	count := map[string]int{}
-	for _, e := range t.Dir(dir) {
-		name := path.Base(e.Path)
-		if !strings.HasSuffix(name, ".go") || (!tests && strings.HasSuffix(name, "_test.go")) {
-			continue
-		}
-		sf := s.fileAt(s.v, e.Path)
-		if f := s.decls(sf); f != nil && f.Package != "" {
-			files = append(files, sf)
-			if !strings.HasSuffix(f.Package, "_test") && f.Package != "main" {
-				count[f.Package]++
+	for _, rel := range sc.tb.files {
+		sf := s.fileAt(s.v, rel)
+		if sf.open || sf.isActive {
+			if f := s.decls(sf); f != nil {
+				sc.over[rel] = sf
 			}
 		}
 	}
 	if pkg == "" {
+		count := map[string]int{}
+		for _, rel := range sc.tb.files {
+			if p := sc.pkgOf(rel); !strings.HasSuffix(p, "_test") && p != "main" && !strings.HasSuffix(rel, "_test.go") {
+				count[p]++
+			}
+		}
 		for p, n := range count {
 			if n > count[pkg] || n == count[pkg] && p < pkg {
 				pkg = p
@@ -649,24 +659,82 @@ func (s *selector) goScope(dir, pkg string, tests bool) *goScope {
 		}
 	}
 	sc.pkg = pkg
-	for _, sf := range files {
-		if sf.file.Package != pkg && !(tests && sf.file.Package == pkg+"_test") {
-			continue
-		}
-		sc.files = append(sc.files, sf)
-		for i := range sf.file.Defs {
-			d := &sf.file.Defs[i]
-			switch d.Kind {
-			case symbols.Method:
-				sc.methods[d.Name] = append(sc.methods[d.Name], ref{sf, d})
-			case symbols.Member:
-				sc.members[d.Name] = append(sc.members[d.Name], ref{sf, d})
-			default:
-				sc.names[d.Name] = append(sc.names[d.Name], ref{sf, d})
+	return sc
+}
+
+// pkgOf returns the package name of a file of the scope's directory.
+func (sc *goScope) pkgOf(rel string) string {
+	if sf := sc.over[rel]; sf != nil {
+		return sf.file.Package
+	}
+	return sc.tb.pkgOf[rel]
+}
+
+// accept reports whether a file of the directory belongs to the scope.
+func (sc *goScope) accept(rel string) bool {
+	if !sc.tests && strings.HasSuffix(rel, "_test.go") {
+		return false
+	}
+	p := sc.pkgOf(rel)
+	return p == sc.pkg || sc.tests && p == sc.pkg+"_test"
+}
+
+// files returns the scope's files.
+func (sc *goScope) files() []*srcFile {
+	if sc.list == nil {
+		sc.list = []*srcFile{}
+		for _, rel := range sc.tb.files {
+			if sc.accept(rel) {
+				sf := sc.s.fileAt(sc.s.v, rel)
+				sc.s.decls(sf)
+				sc.list = append(sc.list, sf)
 			}
 		}
 	}
-	return sc
+	return sc.list
+}
+
+// Kinds of look-up in a scope.
+const (
+	lookNames   = iota // functions, types, vars, consts
+	lookMethods        // methods
+	lookMembers        // fields and interface methods
+)
+
+// find returns the scope's declarations of name, of one kind of look-up.
+func (sc *goScope) find(kind int, name string) []ref {
+	table := [...]map[string][]symbols.Located{sc.tb.names, sc.tb.methods, sc.tb.members}[kind]
+	var out []ref
+	for _, l := range table[name] {
+		if sc.over[l.Path] != nil || !sc.accept(l.Path) {
+			continue
+		}
+		sf := sc.s.fileAt(sc.s.v, l.Path)
+		if sc.s.decls(sf) == nil {
+			continue
+		}
+		d := l.Def
+		out = append(out, ref{sf, &d})
+	}
+	for _, rel := range sc.tb.files {
+		sf := sc.over[rel]
+		if sf == nil || !sc.accept(rel) {
+			continue
+		}
+		for i := range sf.file.Defs {
+			d := &sf.file.Defs[i]
+			if d.Name != name {
+				continue
+			}
+			switch {
+			case kind == lookMethods && d.Kind == symbols.Method,
+				kind == lookMembers && d.Kind == symbols.Member,
+				kind == lookNames && d.Kind != symbols.Method && d.Kind != symbols.Member:
+				out = append(out, ref{sf, d})
+			}
+		}
+	}
+	return out
 }
 
 // goImports returns the module-local packages a file of dir imports, by
@@ -732,7 +800,7 @@ func (s *selector) resolveGo(refs []symbols.Ref, evidence string, strict bool) [
 func (s *selector) resolveGoIn(refs []symbols.Ref, sc *goScope, imps map[string][]*goScope, evidence string, strict bool) []ref {
 	var words map[string]bool
 	var out []ref
-	seen := map[*symbols.Def]bool{}
+	seen := map[refKey]bool{}
 	for _, r := range refs {
 		var found []ref
 		switch {
@@ -740,10 +808,10 @@ func (s *selector) resolveGoIn(refs []symbols.Ref, sc *goScope, imps map[string]
 			if imps[r.Name] != nil {
 				continue // a package name
 			}
-			found = sc.names[r.Name]
+			found = sc.find(lookNames, r.Name)
 			if len(found) == 0 {
 				for _, dot := range imps["."] {
-					found = append(found, dot.names[r.Name]...)
+					found = append(found, dot.find(lookNames, r.Name)...)
 				}
 			}
 		case imps[r.Qual] != nil && r.Qual != ".":
@@ -751,10 +819,10 @@ func (s *selector) resolveGoIn(refs []symbols.Ref, sc *goScope, imps map[string]
 				continue
 			}
 			for _, is := range imps[r.Qual] {
-				found = append(found, is.names[r.Name]...)
+				found = append(found, is.find(lookNames, r.Name)...)
 			}
 		default:
-			cands := append(slices.Clone(sc.methods[r.Name]), sc.members[r.Name]...)
+			cands := append(sc.find(lookMethods, r.Name), sc.find(lookMembers, r.Name)...)
 			if len(cands) == 0 {
 				continue
 			}
@@ -764,8 +832,10 @@ func (s *selector) resolveGoIn(refs []symbols.Ref, sc *goScope, imps map[string]
 					words[w.Name] = true
 				}
 			}
+			// x.f.Name: the type of field f says whose Name it is.
+			fieldTypes := s.fieldTypes(sc, r.Qual)
 			for _, c := range cands {
-				if words[c.def.Recv] || c.def.Recv == r.Qual {
+				if words[c.def.Recv] || c.def.Recv == r.Qual || fieldTypes[c.def.Recv] {
 					found = append(found, c)
 				}
 			}
@@ -774,9 +844,51 @@ func (s *selector) resolveGoIn(refs []symbols.Ref, sc *goScope, imps map[string]
 			}
 		}
 		for _, fr := range goVariants(found) {
-			if !seen[fr.def] && (!fr.src.isActive || s.excerpt) {
-				seen[fr.def] = true
+			if k := fr.key(); !seen[k] && (!fr.src.isActive || s.excerpt) {
+				seen[k] = true
 				out = append(out, fr)
+			}
+		}
+	}
+	return out
+}
+
+// fieldTypes returns the base type names of the package's struct fields
+// named name ("d.fast" → deflateFast when a struct declares fast
+// *deflateFast), read from the declaring types' text.
+func (s *selector) fieldTypes(sc *goScope, name string) map[string]bool {
+	if name == "" || name == "." {
+		return nil
+	}
+	var out map[string]bool
+	for _, m := range sc.find(lookMembers, name) {
+		if !s.load(m.src) {
+			continue
+		}
+		d, ok := m.src.find(m.def)
+		if !ok {
+			continue
+		}
+		for line := range strings.Lines(m.src.text[d.Start:d.End]) {
+			line, _, _ = strings.Cut(line, "//")
+			line, _, _ = strings.Cut(line, "`")
+			f := strings.Fields(line)
+			if len(f) < 2 || strings.TrimSuffix(f[0], ",") != name {
+				continue
+			}
+			// "name T", "name *T", "name, other T", "name []T" …
+			t := strings.TrimLeft(f[len(f)-1], "*[]")
+			if i := strings.LastIndexByte(t, '.'); i >= 0 {
+				t = t[i+1:]
+			}
+			if i := strings.IndexByte(t, '['); i >= 0 {
+				t = t[:i]
+			}
+			if t != "" {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[t] = true
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
 
 func names(cs []ContextFile) string {
@@ -430,4 +432,77 @@ func FuzzImportParsers(f *testing.F) {
 			pyCandidates("a/b", imp)
 		}
 	})
+}
+
+// TestSnippets: the declarations the function around a cursor uses, as
+// snippets, the active file's own when the caller does not show them.
+func TestSnippets(t *testing.T) {
+	root := shopTree(t)
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	cursor := strings.Index(cartGo, "store.Save(")
+	total := strings.Index(cartGo, "// Total sums")
+	check := strings.Index(cartGo, "// Check is audited")
+	in := SnippetInput{Active: FileURI(filepath.Join(root, "shop/cart.go")), Text: cartGo, Cursor: cursor,
+		ShownStart: total, ShownEnd: check, Budget: 100_000}
+	got := f.Snippets(in)
+	// In order of first use in Total, then the type Price's signature
+	// mentions.
+	want := "shop/cart.go#type Cart(ref) shop/types.go#type Money(ref) shop/pricing.go#func Price(ref) " +
+		"store/store.go#func Save(ref) shop/types.go#type Item(type)"
+	if names(got) != want {
+		t.Errorf("Snippets =\n  %s\nwant\n  %s", names(got), want)
+	}
+	// The same while typing elsewhere in the function.
+	in.Cursor = strings.Index(cartGo, "var sum Money")
+	if again := f.Snippets(in); names(again) != names(got) {
+		t.Errorf("another cursor in the function:\n  %s\n  %s", names(again), names(got))
+	}
+	// All of the file shown: none of its own declarations.
+	in.ShownStart, in.ShownEnd = 0, len(cartGo)
+	for _, c := range f.Snippets(in) {
+		if c.Path == "shop/cart.go" {
+			t.Errorf("a declaration the caller shows: %s", c.Part)
+		}
+	}
+	// A tight budget keeps the most relevant that fit.
+	in.Budget = 300
+	if got := f.Snippets(in); len(got) != 1 || got[0].Part != "type Money" {
+		t.Errorf("budget 300: %s", names(got))
+	}
+}
+
+// TestSnippetKeepsTheDeclaration: a declaration under a huge comment keeps
+// its signature; the comment is cut from the top.
+func TestSnippetKeepsTheDeclaration(t *testing.T) {
+	src := "package p\n\n" + filler(20000) + "// F does it.\nfunc F(a int) int {\n\treturn a\n}\n"
+	f := symbols.ParseGo([]byte(src))
+	text, line := snippet(src, f.Defs[0])
+	if len(text) > maxSnippetBytes || !strings.HasSuffix(text, "// F does it.\nfunc F(a int) int {\n\treturn a\n}") {
+		t.Errorf("snippet of %d bytes ends %q", len(text), text[max(0, len(text)-80):])
+	}
+	if want := 1 + strings.Count(src[:strings.Index(src, text)], "\n"); line != want {
+		t.Errorf("line %d, want %d", line, want)
+	}
+}
+
+// TestSelectorThroughAField: x.f.Start() is traced through the type of
+// field f, among several types with a Start method.
+func TestSelectorThroughAField(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/m\n")
+	writeFile(t, root, "p/types.go", "package p\n\n// conn is a connection.\ntype conn struct {\n\tsrv *Server // the server\n\tt   Timer\n}\n")
+	// Large files, so that they enter by the declarations used.
+	writeFile(t, root, "p/server.go", "package p\n\n"+filler(7000)+"\ntype Server struct{}\n\n// Start starts a server.\nfunc (s *Server) Start() {}\n")
+	writeFile(t, root, "p/timer.go", "package p\n\n"+filler(7000)+"\ntype Timer struct{}\n\n// Start starts a timer.\nfunc (t Timer) Start() {}\n")
+	writeFile(t, root, "p/clock.go", "package p\n\n"+filler(7000)+"\ntype Clock struct{}\n\n// Start starts a clock.\nfunc (c Clock) Start() {}\n")
+	active := "package p\n\nfunc run(x *conn) {\n\tx.srv.Start()\n}\n"
+	writeFile(t, root, "p/run.go", active)
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	got := names(f.Select(selectIn(root, "p/run.go", active, "x.srv.Start()", 100_000)))
+	if !strings.Contains(got, "method Server.Start") {
+		t.Errorf("Server.Start is missing: %s", got)
+	}
+	if strings.Contains(got, "Timer.Start") || strings.Contains(got, "Clock.Start") {
+		t.Errorf("another type's Start entered: %s", got)
+	}
 }

@@ -53,7 +53,7 @@
 //	webSearch = false
 //
 //	[context]
-//	maxTokens = 64000
+//	maxTokens = 10000
 //	include = { openBuffers = true, related = true, recent = true }
 //	exclude = ["vendor/**", "*.pb.go"]
 //	maxFileSize = 1048576

@@ -237,6 +237,8 @@ func (p *pipeline) step(st state) error {
 		for _, d := range st.truth {
 			if strings.Contains(text, d.sig) {
 				found++
+			} else if *flagVerbose {
+				fmt.Printf("    missed %s in %s: %.80q\n", d.name, st.open[st.active].rel, d.sig)
 			}
 			if strings.Contains(text, d.full) {
 				full++

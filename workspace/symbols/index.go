@@ -37,6 +37,8 @@ type Index struct {
 	names map[string][]string
 	dirs  map[string][]string
 	defs  int
+	// version counts the changes of each directory's files.
+	version map[string]uint64
 }
 
 type entry struct {
@@ -46,7 +48,8 @@ type entry struct {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{files: make(map[string]*entry), names: make(map[string][]string), dirs: make(map[string][]string)}
+	return &Index{files: make(map[string]*entry), names: make(map[string][]string), dirs: make(map[string][]string),
+		version: make(map[string]uint64)}
 }
 
 // Set records f, parsed from the version stamp of the file at the
@@ -62,6 +65,7 @@ func (x *Index) Set(p string, stamp Stamp, f *File) {
 	}
 	d := dirOf(p)
 	x.dirs[d] = insertSorted(x.dirs[d], p)
+	x.version[d]++
 }
 
 // Remove forgets the file at p (deleted, renamed away, now ignored).
@@ -87,6 +91,7 @@ func (x *Index) removeLocked(p string) {
 		}
 	}
 	d := dirOf(p)
+	x.version[d]++
 	if l := removeSorted(x.dirs[d], p); len(l) == 0 {
 		delete(x.dirs, d)
 	} else {
@@ -137,6 +142,14 @@ func (x *Index) Dir(dir string) []string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return slices.Clone(x.dirs[dir])
+}
+
+// DirVersion returns a number that changes whenever a file of dir is
+// recorded or forgotten, for caches of what a directory declares.
+func (x *Index) DirVersion(dir string) uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.version[dir]
 }
 
 // Len returns the number of indexed files and declarations.
