@@ -276,10 +276,24 @@ func TestSelectNeverPullsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"Token", "APIKey", "Password"} {
-		if l := v.Symbols().Lookup(name); len(l) != 0 {
+		if l := declaredIn(v, "app", name); len(l) != 0 {
 			t.Errorf("the index holds secret %s: %v", name, l)
 		}
 	}
+	if l := declaredIn(v, "app", "Public"); len(l) != 1 {
+		t.Errorf("the index lacks the public declaration: %v", l)
+	}
+}
+
+// declaredIn returns the indexed files of dir that declare name.
+func declaredIn(v *View, dir, name string) []string {
+	var out []string
+	for _, p := range v.Symbols().Dir(dir) {
+		if f, _, ok := v.Symbols().Get(p); ok && len(f.Lookup(name)) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // TestSymbolIndexFollowsDisk: the index follows a file renamed and then
@@ -297,13 +311,7 @@ func TestSymbolIndexFollowsDisk(t *testing.T) {
 	if err := v.BuildSymbols(ctx); err != nil {
 		t.Fatal(err)
 	}
-	where := func() string {
-		var out []string
-		for _, l := range v.Symbols().Lookup("Helper") {
-			out = append(out, l.Path)
-		}
-		return strings.Join(out, " ")
-	}
+	where := func() string { return strings.Join(declaredIn(v, "p", "Helper"), " ") }
 	if got := where(); got != "p/a.go" {
 		t.Fatalf("Helper in %q, want p/a.go", got)
 	}

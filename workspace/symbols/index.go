@@ -32,8 +32,10 @@ type Index struct {
 	mu    sync.RWMutex
 	files map[string]*entry
 	// names maps a declared name (members excluded) to the files that
-	// declare it, sorted; dirs maps a directory ("" for the root) to its
-	// indexed files, sorted.
+	// declare it, sorted — files of languages resolved by name only: Go
+	// resolves by package (Dir, Get), and its names would take most of the
+	// memory; dirs maps a directory ("" for the root) to its indexed files,
+	// sorted.
 	names map[string][]string
 	dirs  map[string][]string
 	defs  int
@@ -122,7 +124,9 @@ func (x *Index) Get(p string) (*File, Stamp, bool) {
 }
 
 // Lookup returns the declarations named name (members excluded) in every
-// indexed file, by path then source order.
+// indexed file of a language resolved by name (all but Go, whose names are
+// found through their package's directory: Dir and Get), by path then
+// source order.
 func (x *Index) Lookup(name string) []Located {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -159,8 +163,12 @@ func (x *Index) Len() (files, defs int) {
 	return len(x.files), x.defs
 }
 
-// topNames returns the distinct names f declares, members excluded.
+// topNames returns the distinct names f declares, members excluded, for
+// the by-name table (none for Go, see Index.names).
 func topNames(f *File) []string {
+	if f.Lang == "go" {
+		return nil
+	}
 	out := make([]string, 0, len(f.Defs))
 	for _, d := range f.Defs {
 		if d.Kind != Member {

@@ -20,6 +20,7 @@ package symbols
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -106,10 +107,15 @@ type File struct {
 // with go/parser; languages without a scanner yield an empty File. It never
 // fails: a file that does not parse yields what could be read.
 func Parse(lang string, src []byte) *File {
+	var f *File
 	if lang == "go" {
-		return ParseGo(src)
+		f = ParseGo(src)
+	} else {
+		f = Scan(lang, src)
 	}
-	return Scan(lang, src)
+	// Kept in an index: no spare capacity.
+	f.Defs, f.Imports = slices.Clone(f.Defs), slices.Clone(f.Imports)
+	return f
 }
 
 // Supported reports whether Parse finds declarations in language lang.

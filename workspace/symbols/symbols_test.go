@@ -335,39 +335,42 @@ func TestRefs(t *testing.T) {
 
 func TestIndex(t *testing.T) {
 	x := NewIndex()
-	x.Set("a/a.go", Stamp{Size: 1}, ParseGo([]byte("package a\nfunc F() {}\ntype T struct{ F int }\n")))
-	x.Set("a/b.go", Stamp{Size: 2}, ParseGo([]byte("package a\nfunc G() {}\n")))
-	x.Set("b/c.go", Stamp{Size: 3}, ParseGo([]byte("package b\nfunc F() {}\n")))
-	if files, defs := x.Len(); files != 3 || defs != 5 {
+	py := func(src string) *File { return Scan("python", []byte(src)) }
+	x.Set("a/a.py", Stamp{Size: 1}, py("def F():\n    pass\nclass T:\n    pass\n"))
+	x.Set("a/b.py", Stamp{Size: 2}, py("def G():\n    pass\n"))
+	x.Set("b/c.py", Stamp{Size: 3}, py("def F():\n    pass\n"))
+	x.Set("b/d.go", Stamp{Size: 4}, ParseGo([]byte("package b\nfunc F() {}\n")))
+	if files, defs := x.Len(); files != 4 || defs != 5 {
 		t.Errorf("Len = %d, %d", files, defs)
 	}
 	var got []string
 	for _, l := range x.Lookup("F") {
 		got = append(got, l.Path+":"+l.Kind.String())
 	}
-	if strings.Join(got, " ") != "a/a.go:func b/c.go:func" {
-		t.Errorf("Lookup(F) = %v (members must not be listed)", got)
+	// Go's F is found through its package's directory, not by name.
+	if strings.Join(got, " ") != "a/a.py:func b/c.py:func" {
+		t.Errorf("Lookup(F) = %v", got)
 	}
-	if d := x.Dir("a"); strings.Join(d, " ") != "a/a.go a/b.go" {
-		t.Errorf("Dir(a) = %v", d)
+	if d := x.Dir("b"); strings.Join(d, " ") != "b/c.py b/d.go" {
+		t.Errorf("Dir(b) = %v", d)
 	}
-	// Rename a/b.go to b/b.go.
-	_, st, _ := x.Get("a/b.go")
-	f, _, _ := x.Get("a/b.go")
-	x.Remove("a/b.go")
-	x.Set("b/b.go", st, f)
-	if l := x.Lookup("G"); len(l) != 1 || l[0].Path != "b/b.go" {
+	v := x.DirVersion("a")
+	// Rename a/b.py to b/b.py.
+	f, st, _ := x.Get("a/b.py")
+	x.Remove("a/b.py")
+	x.Set("b/b.py", st, f)
+	if l := x.Lookup("G"); len(l) != 1 || l[0].Path != "b/b.py" {
 		t.Errorf("after the rename: %v", l)
 	}
-	if d := x.Dir("a"); len(d) != 1 {
-		t.Errorf("Dir(a) after the rename = %v", d)
+	if d := x.Dir("a"); len(d) != 1 || x.DirVersion("a") == v {
+		t.Errorf("Dir(a) after the rename = %v, version %d (was %d)", d, x.DirVersion("a"), v)
 	}
 	// Update in place: the old names go.
-	x.Set("a/a.go", Stamp{Size: 9}, ParseGo([]byte("package a\nfunc H() {}\n")))
+	x.Set("a/a.py", Stamp{Size: 9}, py("def H():\n    pass\n"))
 	if l := x.Lookup("T"); len(l) != 0 {
 		t.Errorf("T survived its file's update: %v", l)
 	}
-	if _, st, ok := x.Get("a/a.go"); !ok || st.Size != 9 {
+	if _, st, ok := x.Get("a/a.py"); !ok || st.Size != 9 {
 		t.Errorf("stamp %v", st)
 	}
 	x.RemoveUnder("b")
