@@ -805,6 +805,8 @@ func FuzzReconstruct(f *testing.F) {
 	f.Add("<file path=\"a\" bytes=\"2\">\nx\n\n</file>\n\n<edit path=\"a\" seq=\"1\">\n@@ -1,1 +1,1 @@\n-x\n+y\n</edit>\n")
 	f.Add("<project name=\"p\" languages=\"go\">\n</project>\n\n<request action=\"x\">\n")
 	f.Add("<file path=\"a \\\"bytes=\\\"1\" bytes=\"0\">\n\n</file>\n\n")
+	f.Add("<file path=\"a\" language=\"go\" part=\"func F\" line=\"3\" bytes=\"2\">\nx\n\n</file>\n\n<context>\n<file path=\"b\" bytes=\"1\">\ny\n</file>\n\n</context>\n\n<edit path=\"a\" part=\"func F\" seq=\"1\">\n@@ -1,1 +1,1 @@\n-x\n+y\n</edit>\n")
+	f.Add("<context>\n<file path=\"b\" bytes=\"9\">\ny\n</file>\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		cache.Reconstruct([]cache.Message{{Role: "user", Content: s}}) // must not panic
 	})
