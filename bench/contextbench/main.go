@@ -70,9 +70,11 @@ var (
 	flagBlock    = flag.Int("block", 16, "cache block size of the simulated provider, in tokens")
 	flagWindow   = flag.Int("window", 0, "lines around the selection repeated in the request (0: the cache package's default)")
 	flagVerbose  = flag.Bool("v", false, "print each step")
-	flagUnrelate = flag.Bool("unrelated", false, "recall session: also keep six large files of cmd/compile open")
+	flagUnrelate = flag.Bool("unrelated", false, "recall session: also keep six large files of go/types open (173 KB)")
 )
 
+// defaultPkgs are the recall session's packages (go/types is kept out: the
+// -unrelated buffers come from it).
 var defaultPkgs = []string{"net/http", "encoding/json", "bufio", "strings", "fmt", "text/template", "archive/tar",
 	"net/url", "compress/flate", "image/png", "go/printer", "regexp", "time", "log/slog", "database/sql", "mime/multipart"}
 
@@ -368,8 +370,8 @@ func recallSession(src string) ([]state, error) {
 	now := time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)
 	var unrelated []openDoc
 	if *flagUnrelate {
-		for _, n := range []string{"rewriteAMD64.go", "rewriteARM64.go", "rewritegeneric.go", "opGen.go", "rewritePPC64.go", "rewriteS390X.go"} {
-			rel := "cmd/compile/internal/ssa/" + n
+		for _, n := range []string{"call.go", "decl.go", "expr.go", "infer.go", "stmt.go", "typexpr.go"} {
+			rel := "go/types/" + n
 			b, err := os.ReadFile(filepath.Join(src, rel))
 			if err != nil {
 				return nil, err
