@@ -2,36 +2,29 @@ package workspace
 
 import (
 	"context"
+	gobuild "go/build"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
 )
 
-func gorootSrc(b *testing.B) string {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Fatalf("go env GOROOT: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "src")
-}
-
+// heapNow returns the bytes of live heap objects after a collection.
 func heapNow() uint64 {
 	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
 }
 
 // gorootFolders opens $(go env GOROOT)/src as a workspace folder and waits
 // for its scan.
 func gorootFolders(b *testing.B) (*Folders, string) {
-	src := gorootSrc(b)
+	src := filepath.Join(gobuild.Default.GOROOT, "src")
 	f := NewFolders(DefaultOptions(), Hooks{Logger: slog.New(slog.DiscardHandler)})
 	b.Cleanup(func() { f.Close() })
 	if err := f.Add(FileURI(src), ""); err != nil {

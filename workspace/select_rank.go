@@ -283,7 +283,7 @@ func (s *selector) regions() []piece {
 		out = append(out, mk(partName(*d), int(d.Start), int(d.End), d))
 	}
 	if len(decls) == 0 {
-		lo, hi := lineStart(text, start, 40), lineEnd(text, end, 40)
+		lo, hi := linesAround(text, start, end, 40)
 		first, last := 1+strings.Count(text[:lo], "\n"), strings.Count(text[:hi], "\n")
 		out = append(out, mk("lines "+strconv.Itoa(first)+"-"+strconv.Itoa(last), lo, hi, nil))
 	}
@@ -301,7 +301,7 @@ func (s *selector) selectionRange() (int, int) {
 	if d, ok := s.enclosing(start, end); ok {
 		return int(d.Start), int(d.End)
 	}
-	return lineStart(s.in.ActiveText, start, 10), lineEnd(s.in.ActiveText, end, 10)
+	return linesAround(s.in.ActiveText, start, end, 10)
 }
 
 // enclosing returns the span of the active file's declarations that
@@ -324,26 +324,26 @@ func (s *selector) enclosing(start, end int) (symbols.Def, bool) {
 	return out, found
 }
 
-// lineStart returns the start of the line n lines above the one holding off.
-func lineStart(text string, off, n int) int {
-	i := strings.LastIndexByte(text[:off], '\n') + 1
-	for ; n > 0 && i > 0; n-- {
-		i = strings.LastIndexByte(text[:i-1], '\n') + 1
-	}
-	return i
-}
-
-// lineEnd returns the end of the line n lines below the one holding off.
-func lineEnd(text string, off, n int) int {
-	i := off
-	for ; n >= 0; n-- {
-		j := strings.IndexByte(text[i:], '\n')
-		if j < 0 {
-			return len(text)
+// linesAround returns the byte range of the whole lines from n lines
+// above the one holding start to n lines below the one holding end.
+func linesAround(text string, start, end, n int) (lo, hi int) {
+	first := strings.Count(text[:start], "\n") - n
+	last := strings.Count(text[:end], "\n") + n
+	hi = len(text)
+	line := 0
+	for i := 0; i < len(text) && line <= last; i++ {
+		if text[i] != '\n' {
+			continue
 		}
-		i += j + 1
+		line++
+		switch line {
+		case first:
+			lo = i + 1
+		case last + 1:
+			hi = i + 1
+		}
 	}
-	return i
+	return lo, hi
 }
 
 // volatileCandidates lists what the selection uses: its names' declarations,

@@ -514,3 +514,22 @@ func TestSelectorThroughAField(t *testing.T) {
 		t.Errorf("another type's Start entered: %s", got)
 	}
 }
+
+func TestLinesAround(t *testing.T) {
+	text := "a\nb\nc\nd\ne" // no final line break
+	for _, tt := range []struct {
+		start, end, n int
+		want          string
+	}{
+		{4, 4, 0, "c\n"},
+		{4, 5, 1, "b\nc\nd\n"},
+		{0, 0, 2, "a\nb\nc\n"},
+		{8, 9, 1, "d\ne"},
+		{2, 6, 9, text},
+	} {
+		lo, hi := linesAround(text, tt.start, tt.end, tt.n)
+		if got := text[lo:hi]; got != tt.want {
+			t.Errorf("linesAround(%d, %d, %d) = %q, want %q", tt.start, tt.end, tt.n, got, tt.want)
+		}
+	}
+}

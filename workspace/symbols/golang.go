@@ -286,18 +286,8 @@ func GoRefs(src []byte, start, end int) []Ref {
 	text := src[start:end]
 	file := fset.AddFile("", -1, len(text))
 	s.Init(file, text, func(token.Position, string) {}, 0)
-	seen := make(map[[2]string]int)
-	var out []Ref
-	add := func(r Ref) {
-		k := [2]string{r.Qual, r.Name}
-		if i, ok := seen[k]; ok {
-			out[i].Count++
-			return
-		}
-		seen[k] = len(out)
-		r.Count = 1
-		out = append(out, r)
-	}
+	var refs refList
+	add := refs.add
 	var prev, prev2 token.Token
 	var prevLit string
 	for {
@@ -320,5 +310,26 @@ func GoRefs(src []byte, start, end int) []Ref {
 		}
 		prev2, prev = prev, tok
 	}
-	return out
+	return refs.list
+}
+
+// refList collects references in order of first appearance, counting
+// repeats.
+type refList struct {
+	list  []Ref
+	index map[[2]string]int
+}
+
+func (l *refList) add(r Ref) {
+	k := [2]string{r.Qual, r.Name}
+	if i, ok := l.index[k]; ok {
+		l.list[i].Count++
+		return
+	}
+	if l.index == nil {
+		l.index = make(map[[2]string]int)
+	}
+	l.index[k] = len(l.list)
+	r.Count = 1
+	l.list = append(l.list, r)
 }

@@ -291,18 +291,8 @@ func Refs(lang string, src []byte, start, end int) []Ref {
 		kw, hash = sc.keywords, sc.hashComments
 	}
 	b := src[start:end]
-	seen := make(map[[2]string]int)
-	var out []Ref
-	add := func(r Ref) {
-		k := [2]string{r.Qual, r.Name}
-		if i, ok := seen[k]; ok {
-			out[i].Count++
-			return
-		}
-		seen[k] = len(out)
-		r.Count = 1
-		out = append(out, r)
-	}
+	var refs refList
+	add := refs.add
 	prevIdent, dot := "", false
 	for i := 0; i < len(b); {
 		c := b[i]
@@ -360,5 +350,5 @@ func Refs(lang string, src []byte, start, end int) []Ref {
 			prevIdent, dot = "", false
 		}
 	}
-	return out
+	return refs.list
 }

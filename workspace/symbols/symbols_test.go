@@ -289,19 +289,24 @@ func TestScanExtent(t *testing.T) {
 	}
 }
 
-func TestGoRefs(t *testing.T) {
-	src := []byte(`x := NewServer(addr); s.Start(); fmt.Println(u.Helper(len(x)), Mode(1), cfg().Name, "NotARef") // Comment`)
-	var got []string
-	for _, r := range GoRefs(src, 0, len(src)) {
+// refNames renders references as "Name" and "Qual.Name".
+func refNames(refs []Ref) string {
+	var out []string
+	for _, r := range refs {
 		if r.Qual != "" {
-			got = append(got, r.Qual+"."+r.Name)
+			out = append(out, r.Qual+"."+r.Name)
 		} else {
-			got = append(got, r.Name)
+			out = append(out, r.Name)
 		}
 	}
+	return strings.Join(out, " ")
+}
+
+func TestGoRefs(t *testing.T) {
+	src := []byte(`x := NewServer(addr); s.Start(); fmt.Println(u.Helper(len(x)), Mode(1), cfg().Name, "NotARef") // Comment`)
 	want := "x NewServer addr s s.Start fmt fmt.Println u u.Helper Mode cfg ..Name"
-	if strings.Join(got, " ") != want {
-		t.Errorf("GoRefs = %s\nwant      %s", strings.Join(got, " "), want)
+	if got := refNames(GoRefs(src, 0, len(src))); got != want {
+		t.Errorf("GoRefs = %s\nwant      %s", got, want)
 	}
 	if r := GoRefs(src, 10, 5); r != nil {
 		t.Errorf("empty range: %v", r)
@@ -315,17 +320,9 @@ func TestGoRefs(t *testing.T) {
 func TestRefs(t *testing.T) {
 	src := []byte(`const total = helpers.sum(items) + count; // tally(x)
 /* block(y) */ print("greet(z)"); obj.method().prop`)
-	var got []string
-	for _, r := range Refs("javascript", src, 0, len(src)) {
-		if r.Qual != "" {
-			got = append(got, r.Qual+"."+r.Name)
-		} else {
-			got = append(got, r.Name)
-		}
-	}
 	want := "total helpers helpers.sum items count print obj obj.method ..prop"
-	if strings.Join(got, " ") != want {
-		t.Errorf("Refs = %s\nwant   %s", strings.Join(got, " "), want)
+	if got := refNames(Refs("javascript", src, 0, len(src))); got != want {
+		t.Errorf("Refs = %s\nwant   %s", got, want)
 	}
 	py := []byte("x = load(path)  # parse(p)\n")
 	if got := Refs("python", py, 0, len(py)); len(got) != 3 || got[1].Name != "load" {
