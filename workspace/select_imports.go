@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
@@ -89,13 +90,19 @@ func goModulePath(gomod string) string {
 	return ""
 }
 
+// importREs are the import patterns, compiled on first use (not when the
+// program starts).
+var importREs = sync.OnceValue(func() (r struct{ jsFrom, jsBare, jsCall, pyImport, pyFrom, pyIdent *regexp.Regexp }) {
+	r.jsFrom = regexp.MustCompile(`(?m)(?:^|[;\s}])(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"\n]+)['"]`)
+	r.jsBare = regexp.MustCompile(`(?m)(?:^|[;\s])import\s*['"]([^'"\n]+)['"]`)
+	r.jsCall = regexp.MustCompile(`\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)`)
+	r.pyImport = regexp.MustCompile(`^\s*import\s+(.+)$`)
+	r.pyFrom = regexp.MustCompile(`^\s*from\s+(\.*)([A-Za-z_][\w.]*)?\s+import\s+(.+)$`)
+	r.pyIdent = regexp.MustCompile(`^[A-Za-z_][\w.]*$`)
+	return r
+})
+
 var (
-	jsFrom    = regexp.MustCompile(`(?m)(?:^|[;\s}])(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"\n]+)['"]`)
-	jsBare    = regexp.MustCompile(`(?m)(?:^|[;\s])import\s*['"]([^'"\n]+)['"]`)
-	jsCall    = regexp.MustCompile(`\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)`)
-	pyImport  = regexp.MustCompile(`^\s*import\s+(.+)$`)
-	pyFrom    = regexp.MustCompile(`^\s*from\s+(\.*)([A-Za-z_][\w.]*)?\s+import\s+(.+)$`)
-	pyIdent   = regexp.MustCompile(`^[A-Za-z_][\w.]*$`)
 	jsExts    = []string{".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}
 	jsToTSExt = map[string][]string{".js": {".ts", ".tsx"}, ".jsx": {".tsx"}, ".mjs": {".mts"}, ".cjs": {".cts"}}
 )
@@ -110,7 +117,8 @@ func jsImports(src string) []string {
 		spec string
 	}
 	var hits []hit
-	for _, re := range []*regexp.Regexp{jsFrom, jsBare, jsCall} {
+	res := importREs()
+	for _, re := range []*regexp.Regexp{res.jsFrom, res.jsBare, res.jsCall} {
 		for _, m := range re.FindAllStringSubmatchIndex(src, -1) {
 			hits = append(hits, hit{m[2], src[m[2]:m[3]]})
 		}
@@ -171,6 +179,7 @@ type pyImp struct {
 // pyImports returns the imports of a Python file, line by line (statements
 // split over lines with parentheses contribute their first line's names).
 func pyImports(src string) []pyImp {
+	res := importREs()
 	var out []pyImp
 	sc := bufio.NewScanner(strings.NewReader(src))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -179,21 +188,21 @@ func pyImports(src string) []pyImp {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		if m := pyFrom.FindStringSubmatch(line); m != nil {
+		if m := res.pyFrom.FindStringSubmatch(line); m != nil {
 			imp := pyImp{level: len(m[1]), module: m[2]}
 			for _, n := range strings.Split(strings.Trim(m[3], "() \t\\"), ",") {
 				n = strings.TrimSpace(n)
-				if name, _, _ := strings.Cut(n, " "); pyIdent.MatchString(name) && !strings.Contains(name, ".") {
+				if name, _, _ := strings.Cut(n, " "); res.pyIdent.MatchString(name) && !strings.Contains(name, ".") {
 					imp.names = append(imp.names, name)
 				}
 			}
 			out = append(out, imp)
 			continue
 		}
-		if m := pyImport.FindStringSubmatch(line); m != nil {
+		if m := res.pyImport.FindStringSubmatch(line); m != nil {
 			for _, n := range strings.Split(m[1], ",") {
 				n = strings.TrimSpace(n)
-				if name, _, _ := strings.Cut(n, " "); pyIdent.MatchString(name) {
+				if name, _, _ := strings.Cut(n, " "); res.pyIdent.MatchString(name) {
 					out = append(out, pyImp{module: name})
 				}
 			}

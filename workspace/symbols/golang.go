@@ -7,6 +7,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"strconv"
+	"sync"
 )
 
 // maxGroupLines: a grouped declaration (const ( … ), var ( … ), type ( … ))
@@ -109,18 +110,21 @@ func ParseGo(src []byte) *File {
 	return out
 }
 
-// goLines is the line scanner for Go files go/parser gave up on.
-var goLines = &lineScanner{
-	decls: []declPattern{
-		pat(Method, `^func\s*\(\s*(?:[A-Za-z_]\w*\s+)?\*?\s*(?P<recv>[A-Za-z_]\w*)[^)]*\)\s*(?P<name>[A-Za-z_]\w*)`),
-		pat(Func, `^func\s+(?P<name>[A-Za-z_]\w*)`),
-		pat(Type, `^type\s+(?P<name>[A-Za-z_]\w*)`),
-		pat(Var, `^var\s+(?P<name>[A-Za-z_]\w*)`),
-		pat(Const, `^const\s+(?P<name>[A-Za-z_]\w*)`),
-	},
-	docPrefixes: []string{"//", "/*"},
-	closers:     braceClosers,
-}
+// goLines is the line scanner for Go files go/parser gave up on, compiled
+// on first use.
+var goLines = sync.OnceValue(func() *lineScanner {
+	return &lineScanner{
+		decls: []declPattern{
+			pat(Method, `^func\s*\(\s*(?:[A-Za-z_]\w*\s+)?\*?\s*(?P<recv>[A-Za-z_]\w*)[^)]*\)\s*(?P<name>[A-Za-z_]\w*)`),
+			pat(Func, `^func\s+(?P<name>[A-Za-z_]\w*)`),
+			pat(Type, `^type\s+(?P<name>[A-Za-z_]\w*)`),
+			pat(Var, `^var\s+(?P<name>[A-Za-z_]\w*)`),
+			pat(Const, `^const\s+(?P<name>[A-Za-z_]\w*)`),
+		},
+		docPrefixes: []string{"//", "/*"},
+		closers:     braceClosers,
+	}
+})
 
 // recoverGo completes the declarations go/parser found in a file with a
 // syntax error: an unclosed brace makes it read the rest of the file as
@@ -140,7 +144,7 @@ func recoverGo(src []byte, parsed []Def, err error) []Def {
 			kept = max(kept, d.End)
 		}
 	}
-	for _, d := range goLines.scan(src) {
+	for _, d := range goLines().scan(src) {
 		if d.Start >= kept {
 			out = append(out, d)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A lineScanner finds top-level declarations line by line: a declaration
@@ -43,133 +44,136 @@ func words(s string) map[string]bool {
 
 var braceClosers = []string{"}", ")", "]"}
 
-// scanners by language family (see family).
-var scanners = map[string]*lineScanner{
-	"python": {
-		decls: []declPattern{
-			pat(Func, `^(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Type, `^class\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Const, `^(?P<name>[A-Z][A-Z0-9_]*)\s*(?::[^=]*)?=[^=]`),
-			pat(Var, `^(?P<name>[A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`),
+// scanners returns the scanners by language family (see family), compiled
+// on first use: nothing is compiled when the program starts.
+var scanners = sync.OnceValue(func() map[string]*lineScanner {
+	return map[string]*lineScanner{
+		"python": {
+			decls: []declPattern{
+				pat(Func, `^(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Type, `^class\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Const, `^(?P<name>[A-Z][A-Z0-9_]*)\s*(?::[^=]*)?=[^=]`),
+				pat(Var, `^(?P<name>[A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]`),
+			},
+			docPrefixes:  []string{"#", "@"},
+			closers:      []string{")", "]", "}"},
+			keywords:     words("False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls print len str int float list dict set tuple bool object super isinstance range"),
+			hashComments: true,
 		},
-		docPrefixes:  []string{"#", "@"},
-		closers:      []string{")", "]", "}"},
-		keywords:     words("False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls print len str int float list dict set tuple bool object super isinstance range"),
-		hashComments: true,
-	},
-	"js": {
-		decls: []declPattern{
-			pat(Func, `^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\s*\*?\s*(?P<name>[A-Za-z_$][\w$]*)`),
-			pat(Type, `^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace|module)\s+(?P<name>[A-Za-z_$][\w$]*)`),
-			pat(Type, `^(?:export\s+)?(?:declare\s+)?type\s+(?P<name>[A-Za-z_$][\w$]*)`),
-			pat(Const, `^(?:export\s+)?(?:declare\s+)?const\s+(?P<name>[A-Za-z_$][\w$]*)`),
-			pat(Var, `^(?:export\s+)?(?:declare\s+)?(?:let|var)\s+(?P<name>[A-Za-z_$][\w$]*)`),
+		"js": {
+			decls: []declPattern{
+				pat(Func, `^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\s*\*?\s*(?P<name>[A-Za-z_$][\w$]*)`),
+				pat(Type, `^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|namespace|module)\s+(?P<name>[A-Za-z_$][\w$]*)`),
+				pat(Type, `^(?:export\s+)?(?:declare\s+)?type\s+(?P<name>[A-Za-z_$][\w$]*)`),
+				pat(Const, `^(?:export\s+)?(?:declare\s+)?const\s+(?P<name>[A-Za-z_$][\w$]*)`),
+				pat(Var, `^(?:export\s+)?(?:declare\s+)?(?:let|var)\s+(?P<name>[A-Za-z_$][\w$]*)`),
+			},
+			docPrefixes: []string{"//", "/*", "*", "@"},
+			closers:     braceClosers,
+			keywords:    words("abstract any as async await boolean break case catch class const constructor continue debugger declare default delete do else enum export extends false finally for from function get if implements import in instanceof interface keyof let module namespace never new null number object of private protected public readonly require return set static string super switch symbol this throw true try type typeof undefined unknown var void while with yield console"),
 		},
-		docPrefixes: []string{"//", "/*", "*", "@"},
-		closers:     braceClosers,
-		keywords:    words("abstract any as async await boolean break case catch class const constructor continue debugger declare default delete do else enum export extends false finally for from function get if implements import in instanceof interface keyof let module namespace never new null number object of private protected public readonly require return set static string super switch symbol this throw true try type typeof undefined unknown var void while with yield console"),
-	},
-	"rust": {
-		decls: []declPattern{
-			pat(Func, `^(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|extern\s+"[^"]*")\s+)*fn\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Type, `^(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|trait|type|union|mod)\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Const, `^(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Za-z_]\w*)`),
-			pat(Func, `^macro_rules!\s*(?P<name>[A-Za-z_]\w*)`),
+		"rust": {
+			decls: []declPattern{
+				pat(Func, `^(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|extern\s+"[^"]*")\s+)*fn\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Type, `^(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|trait|type|union|mod)\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Const, `^(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?P<name>[A-Za-z_]\w*)`),
+				pat(Func, `^macro_rules!\s*(?P<name>[A-Za-z_]\w*)`),
+			},
+			docPrefixes: []string{"//", "#[", "/*", "*"},
+			closers:     braceClosers,
+			keywords:    words("as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while Some None Ok Err Box Vec String Option Result"),
 		},
-		docPrefixes: []string{"//", "#[", "/*", "*"},
-		closers:     braceClosers,
-		keywords:    words("as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while Some None Ok Err Box Vec String Option Result"),
-	},
-	"c": {
-		decls: []declPattern{
-			pat(Const, `^#\s*define\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Type, `^(?:typedef\s+)?(?:struct|union|enum|class)\s+(?P<name>[A-Za-z_]\w*)\s*(?:\{|:|$)`),
-			pat(Type, `^typedef\s+[^;(]*?\b(?P<name>[A-Za-z_]\w*)\s*;`),
-			pat(Type, `^namespace\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Func, `^(?:[A-Za-z_][\w:<>,\*&\s]*?[\s\*&])?(?P<name>[A-Za-z_][\w:~]*)\s*\([^;]*$`),
+		"c": {
+			decls: []declPattern{
+				pat(Const, `^#\s*define\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Type, `^(?:typedef\s+)?(?:struct|union|enum|class)\s+(?P<name>[A-Za-z_]\w*)\s*(?:\{|:|$)`),
+				pat(Type, `^typedef\s+[^;(]*?\b(?P<name>[A-Za-z_]\w*)\s*;`),
+				pat(Type, `^namespace\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Func, `^(?:[A-Za-z_][\w:<>,\*&\s]*?[\s\*&])?(?P<name>[A-Za-z_][\w:~]*)\s*\([^;]*$`),
+			},
+			docPrefixes: []string{"//", "/*", "*", "template"},
+			closers:     braceClosers,
+			keywords:    words("auto break case char const continue default do double else enum extern float for goto if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while bool true false nullptr NULL class namespace template typename public private protected virtual override new delete this using std"),
 		},
-		docPrefixes: []string{"//", "/*", "*", "template"},
-		closers:     braceClosers,
-		keywords:    words("auto break case char const continue default do double else enum extern float for goto if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while bool true false nullptr NULL class namespace template typename public private protected virtual override new delete this using std"),
-	},
-	"jvm": {
-		decls: []declPattern{
-			pat(Type, `^(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|data|inline|value|partial|export|enum|annotation|case)\s+)*(?:class|interface|enum|record|object|struct|protocol|trait|extension)\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Func, `^(?:(?:public|private|protected|internal|inline|suspend|static|final)\s+)*(?:fun|func|def)\s+(?:<[^>]*>\s*)?(?:[A-Za-z_]\w*\.)?(?P<name>[A-Za-z_]\w*)`),
-			pat(Const, `^(?:(?:public|private|protected|internal|const)\s+)*(?:val|let|final)\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Var, `^(?:(?:public|private|protected|internal)\s+)*var\s+(?P<name>[A-Za-z_]\w*)`),
+		"jvm": {
+			decls: []declPattern{
+				pat(Type, `^(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|data|inline|value|partial|export|enum|annotation|case)\s+)*(?:class|interface|enum|record|object|struct|protocol|trait|extension)\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Func, `^(?:(?:public|private|protected|internal|inline|suspend|static|final)\s+)*(?:fun|func|def)\s+(?:<[^>]*>\s*)?(?:[A-Za-z_]\w*\.)?(?P<name>[A-Za-z_]\w*)`),
+				pat(Const, `^(?:(?:public|private|protected|internal|const)\s+)*(?:val|let|final)\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Var, `^(?:(?:public|private|protected|internal)\s+)*var\s+(?P<name>[A-Za-z_]\w*)`),
+			},
+			docPrefixes: []string{"//", "/*", "*", "@", "["},
+			closers:     braceClosers,
+			keywords:    words("abstract boolean break byte case catch char class const continue default do double else enum extends final finally float for if implements import instanceof int interface long native new null package private protected public return short static super switch synchronized this throw throws try void volatile while true false val var fun let func def object override String List Map"),
 		},
-		docPrefixes: []string{"//", "/*", "*", "@", "["},
-		closers:     braceClosers,
-		keywords:    words("abstract boolean break byte case catch char class const continue default do double else enum extends final finally float for if implements import instanceof int interface long native new null package private protected public return short static super switch synchronized this throw throws try void volatile while true false val var fun let func def object override String List Map"),
-	},
-	"ruby": {
-		decls: []declPattern{
-			pat(Type, `^(?:class|module)\s+(?P<name>[A-Z]\w*)`),
-			pat(Func, `^def\s+(?:self\.)?(?P<name>[A-Za-z_]\w*[?!=]?)`),
-			pat(Const, `^(?P<name>[A-Z][A-Z0-9_]*)\s*=[^=]`),
+		"ruby": {
+			decls: []declPattern{
+				pat(Type, `^(?:class|module)\s+(?P<name>[A-Z]\w*)`),
+				pat(Func, `^def\s+(?:self\.)?(?P<name>[A-Za-z_]\w*[?!=]?)`),
+				pat(Const, `^(?P<name>[A-Z][A-Z0-9_]*)\s*=[^=]`),
+			},
+			docPrefixes:  []string{"#"},
+			closers:      []string{"end", ")", "]", "}"},
+			keywords:     words("alias and begin break case class def defined do else elsif end ensure false for if in module next nil not or redo rescue retry return self super then true undef unless until when while yield require puts attr_reader attr_accessor"),
+			hashComments: true,
 		},
-		docPrefixes:  []string{"#"},
-		closers:      []string{"end", ")", "]", "}"},
-		keywords:     words("alias and begin break case class def defined do else elsif end ensure false for if in module next nil not or redo rescue retry return self super then true undef unless until when while yield require puts attr_reader attr_accessor"),
-		hashComments: true,
-	},
-	"php": {
-		decls: []declPattern{
-			pat(Func, `^function\s+&?(?P<name>[A-Za-z_]\w*)`),
-			pat(Type, `^(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+(?P<name>[A-Za-z_]\w*)`),
-			pat(Const, `^(?:const|define\(\s*['"])\s*(?P<name>[A-Za-z_]\w*)`),
+		"php": {
+			decls: []declPattern{
+				pat(Func, `^function\s+&?(?P<name>[A-Za-z_]\w*)`),
+				pat(Type, `^(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+(?P<name>[A-Za-z_]\w*)`),
+				pat(Const, `^(?:const|define\(\s*['"])\s*(?P<name>[A-Za-z_]\w*)`),
+			},
+			docPrefixes: []string{"//", "/*", "*", "#"},
+			closers:     braceClosers,
+			keywords:    words("abstract and array as break callable case catch class clone const continue declare default do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile extends final finally fn for foreach function global goto if implements include instanceof insteadof interface isset list match namespace new or print private protected public readonly require return static switch this throw trait try unset use var while yield null true false self parent"),
 		},
-		docPrefixes: []string{"//", "/*", "*", "#"},
-		closers:     braceClosers,
-		keywords:    words("abstract and array as break callable case catch class clone const continue declare default do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile extends final finally fn for foreach function global goto if implements include instanceof insteadof interface isset list match namespace new or print private protected public readonly require return static switch this throw trait try unset use var while yield null true false self parent"),
-	},
-	"lua": {
-		decls: []declPattern{
-			pat(Func, `^(?:local\s+)?function\s+(?:[A-Za-z_][\w]*[.:])*(?P<name>[A-Za-z_]\w*)`),
-			pat(Func, `^(?:local\s+)?(?:[A-Za-z_]\w*\.)*(?P<name>[A-Za-z_]\w*)\s*=\s*function\b`),
+		"lua": {
+			decls: []declPattern{
+				pat(Func, `^(?:local\s+)?function\s+(?:[A-Za-z_][\w]*[.:])*(?P<name>[A-Za-z_]\w*)`),
+				pat(Func, `^(?:local\s+)?(?:[A-Za-z_]\w*\.)*(?P<name>[A-Za-z_]\w*)\s*=\s*function\b`),
+			},
+			docPrefixes: []string{"--"},
+			closers:     []string{"end", "}", ")"},
+			keywords:    words("and break do else elseif end false for function goto if in local nil not or repeat return then true until while self"),
 		},
-		docPrefixes: []string{"--"},
-		closers:     []string{"end", "}", ")"},
-		keywords:    words("and break do else elseif end false for function goto if in local nil not or repeat return then true until while self"),
-	},
-	"shellscript": {
-		decls: []declPattern{
-			pat(Func, `^function\s+(?P<name>[A-Za-z_][\w-]*)`),
-			pat(Func, `^(?P<name>[A-Za-z_][\w-]*)\s*\(\)`),
-			pat(Var, `^(?:export\s+|readonly\s+)?(?P<name>[A-Z_][A-Z0-9_]*)=`),
+		"shellscript": {
+			decls: []declPattern{
+				pat(Func, `^function\s+(?P<name>[A-Za-z_][\w-]*)`),
+				pat(Func, `^(?P<name>[A-Za-z_][\w-]*)\s*\(\)`),
+				pat(Var, `^(?:export\s+|readonly\s+)?(?P<name>[A-Z_][A-Z0-9_]*)=`),
+			},
+			docPrefixes:  []string{"#"},
+			closers:      []string{"}", ")", "fi", "done", "esac"},
+			keywords:     words("if then else elif fi case esac for while until do done in function select time local export readonly return echo exit set unset shift"),
+			hashComments: true,
 		},
-		docPrefixes:  []string{"#"},
-		closers:      []string{"}", ")", "fi", "done", "esac"},
-		keywords:     words("if then else elif fi case esac for while until do done in function select time local export readonly return echo exit set unset shift"),
-		hashComments: true,
-	},
-	"elixir": {
-		decls: []declPattern{
-			pat(Type, `^defmodule\s+(?P<name>[A-Z][\w.]*)`),
+		"elixir": {
+			decls: []declPattern{
+				pat(Type, `^defmodule\s+(?P<name>[A-Z][\w.]*)`),
+			},
+			docPrefixes:  []string{"#", "@"},
+			closers:      []string{"end"},
+			keywords:     words("def defp defmodule do end fn if else case cond when true false nil and or not in"),
+			hashComments: true,
 		},
-		docPrefixes:  []string{"#", "@"},
-		closers:      []string{"end"},
-		keywords:     words("def defp defmodule do end fn if else case cond when true false nil and or not in"),
-		hashComments: true,
-	},
-	"haskell": {
-		decls: []declPattern{
-			pat(Type, `^(?:data|newtype|type|class)\s+(?:[A-Z]\w*\s+=>\s*)?(?P<name>[A-Z]\w*)`),
-			pat(Func, `^(?P<name>[a-z_]\w*'*)\s*::`),
+		"haskell": {
+			decls: []declPattern{
+				pat(Type, `^(?:data|newtype|type|class)\s+(?:[A-Z]\w*\s+=>\s*)?(?P<name>[A-Z]\w*)`),
+				pat(Func, `^(?P<name>[a-z_]\w*'*)\s*::`),
+			},
+			docPrefixes: []string{"--", "{-"},
+			closers:     nil,
+			keywords:    words("case class data default deriving do else foreign if import in infix infixl infixr instance let module newtype of then type where"),
 		},
-		docPrefixes: []string{"--", "{-"},
-		closers:     nil,
-		keywords:    words("case class data default deriving do else foreign if import in infix infixl infixr instance let module newtype of then type where"),
-	},
-}
+	}
+})
 
 // Scan finds the top-level declarations of src, a file in language lang,
 // line by line (see the package comment). A language without a scanner
 // yields a File with no declarations.
 func Scan(lang string, src []byte) *File {
 	out := &File{Lang: lang}
-	if sc := scanners[family(lang)]; sc != nil {
+	if sc := scanners()[family(lang)]; sc != nil {
 		out.Defs = sc.scan(src)
 	}
 	return out
@@ -284,7 +288,7 @@ func Refs(lang string, src []byte, start, end int) []Ref {
 	if start >= end {
 		return nil
 	}
-	sc := scanners[family(lang)]
+	sc := scanners()[family(lang)]
 	var kw map[string]bool
 	hash := false
 	if sc != nil {

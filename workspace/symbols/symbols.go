@@ -123,7 +123,7 @@ func Supported(lang string) bool {
 	if lang == "go" {
 		return true
 	}
-	_, ok := scanners[family(lang)]
+	_, ok := scanners()[family(lang)]
 	return ok
 }
 
