@@ -533,3 +533,28 @@ func TestLinesAround(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectConcurrent: selections from several jobs at once, while the
+// folder's index builds and a file changes on disk (run with -race).
+func TestSelectConcurrent(t *testing.T) {
+	root := shopTree(t)
+	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	want := names(f.Select(selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", 100_000)))
+	done := make(chan string, 16)
+	for i := range 16 {
+		go func() {
+			if i%2 == 0 {
+				done <- names(f.Select(selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", 100_000)))
+				return
+			}
+			f.Snippets(SnippetInput{Active: FileURI(filepath.Join(root, "shop/cart.go")), Text: cartGo, Cursor: 200, Budget: 10_000})
+			done <- want
+		}()
+	}
+	writeFile(t, root, "misc/extra.go", "package misc\n\nfunc Extra() {}\n") // unrelated: the results stay the same
+	for range 16 {
+		if got := <-done; got != want {
+			t.Errorf("a concurrent selection differs:\n%s\n%s", got, want)
+		}
+	}
+}
