@@ -88,6 +88,7 @@ func (s *Server) configChanged(cfg config.Config) {
 		s.folders.SetOptions(assist.WorkspaceOptions(cfg))
 	}
 	s.secretCache.Clear()
+	s.completionConfigChanged(cfg)
 }
 
 // pullConfig asks the client for the "kimi" section (workspace/configuration)

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -378,6 +379,8 @@ type statsReply struct {
 	// waiting for one.
 	Streams int `json:"streams"`
 	Queued  int `json:"queued"`
+	// Completion has inline completion's figures.
+	Completion complete.Stats `json:"completion"`
 }
 
 func (s *Server) stats() statsReply {
@@ -387,5 +390,6 @@ func (s *Server) stats() statsReply {
 		out.Jobs = append(out.Jobs, jobInfo{Job: j.ID, Title: j.Spec.Title})
 	}
 	out.Streams, out.Queued = s.jobs.Streams()
+	out.Completion = s.completion.completer.Stats()
 	return out
 }

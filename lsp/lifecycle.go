@@ -24,6 +24,8 @@ var requestTable = map[string]requestFunc{
 	},
 	"textDocument/codeAction":  handleCodeAction,
 	"workspace/executeCommand": handleExecuteCommand,
+	methodInlineCompletion:     handleInlineCompletion,
+	methodCompletion:           handleCompletion,
 }
 
 // notificationTable maps notification methods to handlers; "exit" is
@@ -79,7 +81,7 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if p.ProcessID != nil {
 		go s.watchParent(int(*p.ProcessID))
 	}
-	return &initializeResult{
+	result := &initializeResult{
 		Capabilities: serverCapabilities{
 			PositionEncoding: enc.String(),
 			TextDocumentSync: protocol.TextDocumentSyncOptions{
@@ -101,7 +103,9 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 			},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "kimi-lsp", Version: s.opts.Version},
-	}, nil
+	}
+	s.completionCapabilities(&result.Capabilities, p.Capabilities)
+	return result, nil
 }
 
 type folderRef struct {

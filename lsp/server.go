@@ -132,6 +132,9 @@ type Server struct {
 	// inflightMu guards inflight: the cancel functions of running requests.
 	inflightMu sync.Mutex
 	inflight   map[jsonrpc2.ID]context.CancelFunc
+
+	// completion answers inline completion requests (completion.go).
+	completion *completionState
 }
 
 // NewServer returns a server that will speak LSP over r and w once Run is
@@ -171,6 +174,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		return nil, err
 	}
 	s.engine = engine
+	s.completion = newCompletionState(s)
 	s.folders = workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{
 		Buffers:       buffers{s.docs},
 		Logger:        log,

@@ -60,6 +60,7 @@ func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
 	if uri.IsFile() {
 		s.recent.add(uri)
 	}
+	s.completion.completer.Forget(string(uri))
 	return s.docs.Close(uri)
 }
 

@@ -77,7 +77,16 @@ type clientCapabilities struct {
 			IsPreferredSupport bool `json:"isPreferredSupport"`
 			DataSupport        bool `json:"dataSupport"`
 		} `json:"codeAction,omitempty"`
+		InlineCompletion *dynamicRegistration `json:"inlineCompletion,omitempty"`
+		Completion       *dynamicRegistration `json:"completion,omitempty"`
 	} `json:"textDocument"`
+	// Experimental is kept raw: clients put anything there.
+	Experimental json.RawMessage `json:"experimental,omitempty"`
+}
+
+// dynamicRegistration is a client capability with only that flag we read.
+type dynamicRegistration struct {
+	DynamicRegistration bool `json:"dynamicRegistration"`
 }
 
 // initializeResult is InitializeResult with the 3.17 capabilities we add.
@@ -94,6 +103,10 @@ type serverCapabilities struct {
 	CodeActionProvider     codeActionOptions                `json:"codeActionProvider"`
 	ExecuteCommandProvider protocol.ExecuteCommandOptions   `json:"executeCommandProvider"`
 	Workspace              workspaceServerCapabilities      `json:"workspace"`
+	// InlineCompletionProvider (LSP 3.18) and CompletionProvider: see
+	// completionCapabilities.
+	InlineCompletionProvider bool               `json:"inlineCompletionProvider,omitempty"`
+	CompletionProvider       *completionOptions `json:"completionProvider,omitempty"`
 }
 
 type codeActionOptions struct {

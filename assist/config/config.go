@@ -239,6 +239,8 @@ type Config struct {
 	// WaitTimeout bounds the wait for the provider to start answering a
 	// request: every attempt, retry and the fallback URL (waitTimeout).
 	WaitTimeout time.Duration
+	// Completion tunes inline completion.
+	Completion Completion
 
 	effort     map[string]Effort // action name or "default"
 	maxTokens  map[string]int    // action name or "default"
@@ -283,6 +285,7 @@ func Default() Config {
 	for m, p := range defaultPrices {
 		c.prices[m] = p
 	}
+	c.Completion = defaultCompletion()
 	return c
 }
 

@@ -47,6 +47,8 @@ type layer struct {
 	prices map[string]pricePatch
 
 	allowInvalidGo, webSearch *bool
+
+	completion *completionLayer
 }
 
 type pricePatch struct {
@@ -57,6 +59,7 @@ type pricePatch struct {
 var topKeys = []string{
 	"apiKey", "baseURL", "model", "fastModel", "reasoningEffort", "maxCompletionTokens",
 	"cacheTTL", "waitTimeout", "actions", "context", "progress", "jobs", "prices", "logLevel", "allowInvalidGo", "webSearch",
+	"completion",
 }
 
 // workspaceAllowed are the top-level keys a workspace file may set; the
@@ -64,6 +67,7 @@ var topKeys = []string{
 var workspaceAllowed = map[string]bool{
 	"model": true, "fastModel": true, "reasoningEffort": true, "maxCompletionTokens": true,
 	"cacheTTL": true, "actions": true, "context": true, "progress": true,
+	"completion": true,
 }
 
 // Placeholders are the names a prompt template may use, each written as
@@ -166,6 +170,8 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 			l.allowInvalidGo = p.boolean(k, v)
 		case "webSearch":
 			l.webSearch = p.boolean(k, v)
+		case "completion":
+			p.completion(l, k, v)
 		default:
 			p.unknown("", k, topKeys)
 		}

@@ -472,6 +472,7 @@ func (c *Config) apply(l *layer) {
 	}
 	boolean(&c.AllowInvalidGo, l.allowInvalidGo, "allowInvalidGo")
 	boolean(&c.WebSearch, l.webSearch, "webSearch")
+	c.applyCompletion(l)
 }
 
 // overlay applies a layer's per-action table to dst, recording sources in

@@ -77,6 +77,7 @@ func (c Config) Sources() []Setting {
 	one("logLevel", strconv.Quote(c.LogLevel))
 	one("allowInvalidGo", strconv.FormatBool(c.AllowInvalidGo))
 	one("webSearch", strconv.FormatBool(c.WebSearch))
+	c.completionSources(add)
 	return out
 }
 

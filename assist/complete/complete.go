@@ -1,0 +1,648 @@
+package complete
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// Limits of the completer.
+const (
+	// MaxStreams bounds the provider streams of all documents together
+	// (each document has at most one).
+	MaxStreams = 4
+	// StreamTimeout bounds one provider stream: a suggestion later than
+	// this is of no use, and Helix gives up on a request after 20 s.
+	StreamTimeout = 15 * time.Second
+	// maxDocs bounds the documents whose state (last suggestion, prompt
+	// layout) is kept; the least recently completed go first.
+	maxDocs = 16
+	// maxTyped bounds how far type-ahead follows a suggestion.
+	maxTyped = 4 << 10
+	// matchBytes bounds the text around a suggestion's place that must be
+	// unchanged for type-ahead and for a later request to use a stream.
+	matchBytes = 2 << 10
+	// defaultPause is how long completion pauses after a rate limit that
+	// gave no Retry-After.
+	defaultPause = 10 * time.Second
+)
+
+// Errors of Complete.
+var (
+	// ErrPaused: the provider rate-limited completion a moment ago; no
+	// request is sent until the pause ends.
+	ErrPaused = errors.New("completion paused after a rate limit")
+)
+
+// Trigger says how a completion was asked for.
+type Trigger int
+
+const (
+	// Automatic: as the user types; the request waits for a pause.
+	Automatic Trigger = iota
+	// Invoked: asked for explicitly; no wait.
+	Invoked
+)
+
+// Request is one completion request.
+type Request struct {
+	// Key identifies the document (its URI): one stream per key.
+	Key string
+	// Path is the workspace-relative path the model sees.
+	Path string
+	// Language is the document's language id.
+	Language string
+	// Doc is the document's text as of the request.
+	Doc *workspace.Snapshot
+	// Offset is the cursor's byte offset in Doc.
+	Offset int
+	// Trigger says whether the user is typing or asked.
+	Trigger Trigger
+	// Project names the workspace.
+	Project string
+	// Related lists snippets of related files, most relevant first; they
+	// are read when the prompt's layout is made and kept while it lasts.
+	Related func() []cache.Document
+}
+
+// Suggestion is a completion: Text replaces the document's bytes
+// [Start, Offset) — what the user typed of an earlier suggestion, or
+// nothing — so that inserting Insert at the cursor gives the same result.
+type Suggestion struct {
+	Start  int
+	Text   string
+	Insert string
+	// Reused is set when the suggestion came from an earlier one the user
+	// is typing, without a provider request.
+	Reused bool
+}
+
+// Options configure a Completer.
+type Options struct {
+	// Config returns the current configuration; it is read per request, so
+	// every completion setting applies to the next request.
+	Config func() config.Config
+	// HTTPClient, if set, sends the model requests (tests).
+	HTTPClient *http.Client
+	// Logger receives debug records; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Completer answers completion requests: one provider stream per document
+// at a time, debounced, with type-ahead reuse. It is safe for concurrent
+// use.
+type Completer struct {
+	opts  Options
+	log   *slog.Logger
+	slots chan struct{}
+
+	// mu guards everything below and every docState.
+	mu         sync.Mutex
+	docs       map[string]*docState
+	clientID   string
+	client     *model.Client
+	badKey     error  // the provider refused the key of clientID
+	sessionID  string // settings the sessions were made with
+	pauseUntil time.Time
+	counts     counts
+	retired    cache.Stats // totals of dropped sessions
+}
+
+// docState is one document's completion state.
+// Precondition for every field: Completer.mu is held.
+type docState struct {
+	key     string
+	seq     uint64        // number of the latest request
+	newer   chan struct{} // closed when a newer request arrives
+	flight  *flight       // the provider stream, if one runs
+	last    *memo         // the latest suggestion
+	sess    *cache.Session
+	layout  *layout
+	touched time.Time
+}
+
+// layout is what a document's prompts show while it lasts: the window of
+// the active file and the related snippets.
+type layout struct {
+	win     window
+	related []cache.Document
+	project cache.Project
+}
+
+// relatedBytes returns the size of l's related snippets (0 for no layout).
+func (l *layout) relatedBytes() int {
+	n := 0
+	if l != nil {
+		for _, r := range l.related {
+			n += len(r.Text)
+		}
+	}
+	return n
+}
+
+// place is where a suggestion was asked for: the cursor offset and the
+// text around it, which a later request must still have to use it.
+type place struct {
+	off           int
+	before, after string
+	bof, eof      bool // before starts at the beginning of the text, after ends at its end
+}
+
+// placeOf records the place of req's cursor.
+func placeOf(doc *workspace.Snapshot, off int) place {
+	p := place{off: off}
+	lo, hi := max(0, off-matchBytes), min(doc.Len(), off+matchBytes)
+	p.before, p.after = doc.Slice(lo, off), doc.Slice(off, hi)
+	p.bof, p.eof = lo == 0, hi == doc.Len()
+	return p
+}
+
+// extends reports whether doc with the cursor at off is p's text with
+// something typed at p's cursor, and returns what.
+func (p place) extends(doc *workspace.Snapshot, off int) (string, bool) {
+	n := doc.Len()
+	switch {
+	case off < p.off || off-p.off > maxTyped || off+len(p.after) > n:
+		return "", false
+	case p.eof && n-off != len(p.after):
+		return "", false
+	case doc.Slice(p.off-len(p.before), p.off) != p.before || doc.Slice(off, off+len(p.after)) != p.after:
+		return "", false
+	}
+	return doc.Slice(p.off, off), true
+}
+
+// memo is a suggestion of a finished stream.
+type memo struct {
+	place
+	text string // to insert at place.off
+}
+
+// flight is a provider stream of one document.
+type flight struct {
+	place
+	cancel  context.CancelFunc
+	done    chan struct{}
+	waiters int  // requests waiting for it
+	ended   bool // done is closed, or about to be
+	// Set before done is closed:
+	text string
+	err  error
+}
+
+// New returns a Completer.
+func New(opts Options) *Completer {
+	if opts.Config == nil {
+		opts.Config = config.Default
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Completer{opts: opts, log: log, slots: make(chan struct{}, MaxStreams), docs: make(map[string]*docState)}
+}
+
+// Forget drops a document's state (it was closed) and stops its stream.
+func (c *Completer) Forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.docs[key]; d != nil {
+		c.dropLocked(d)
+	}
+}
+
+// dropLocked forgets d. Precondition: c.mu is held.
+func (c *Completer) dropLocked(d *docState) {
+	if d.flight != nil {
+		c.hangUpLocked(d, d.flight)
+	}
+	if d.sess != nil {
+		addStats(&c.retired, d.sess.Stats())
+	}
+	delete(c.docs, d.key)
+}
+
+// docLocked returns key's state, making room for it.
+// Precondition: c.mu is held.
+func (c *Completer) docLocked(key string) *docState {
+	d := c.docs[key]
+	if d == nil {
+		if len(c.docs) >= maxDocs {
+			var oldest *docState
+			for _, o := range c.docs {
+				if o.flight == nil && (oldest == nil || o.touched.Before(oldest.touched)) {
+					oldest = o
+				}
+			}
+			if oldest != nil {
+				c.dropLocked(oldest)
+			}
+		}
+		d = &docState{key: key, newer: make(chan struct{})}
+		c.docs[key] = d
+	}
+	d.touched = time.Now()
+	return d
+}
+
+// hangUpLocked stops f and forgets it. Precondition: c.mu is held.
+func (c *Completer) hangUpLocked(d *docState, f *flight) {
+	if !f.ended {
+		f.cancel()
+		c.counts.cancelled++
+	}
+	if d.flight == f {
+		d.flight = nil
+	}
+}
+
+// leave detaches a waiting request from f; the last one to leave a stream
+// that has not ended hangs it up (no newer request can use it: a newer
+// request that could would have joined it).
+func (c *Completer) leave(d *docState, f *flight) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f.waiters--
+	if f.waiters == 0 && !f.ended {
+		c.hangUpLocked(d, f)
+	}
+}
+
+// Complete answers req: from the latest suggestion when the user has typed
+// its beginning (no provider request), from the document's running stream
+// when req only adds typed text to where it was asked, or from a new stream
+// after the debounce (Automatic). It returns nil without error when there
+// is nothing to suggest, when a newer request on the same document
+// supersedes req, or when ctx ends ($/cancelRequest; the error is then
+// ctx's).
+func (c *Completer) Complete(ctx context.Context, req Request) (*Suggestion, error) {
+	cfg := c.opts.Config()
+	if req.Offset < 0 || req.Offset > req.Doc.Len() {
+		return nil, fmt.Errorf("completion: cursor offset %d outside the text of %d bytes", req.Offset, req.Doc.Len())
+	}
+	c.mu.Lock()
+	c.counts.requested++
+	d := c.docLocked(req.Key)
+	d.seq++
+	seq := d.seq
+	close(d.newer)
+	d.newer = make(chan struct{})
+	newer := d.newer
+
+	if m := d.last; m != nil {
+		if typed, ok := m.extends(req.Doc, req.Offset); ok && len(typed) < len(m.text) && strings.HasPrefix(m.text, typed) {
+			c.counts.reused++
+			c.counts.shown++
+			c.mu.Unlock()
+			return &Suggestion{Start: m.off, Text: m.text, Insert: m.text[len(typed):], Reused: true}, nil
+		}
+	}
+	var typed string
+	f := d.flight
+	if f != nil {
+		if t, ok := f.extends(req.Doc, req.Offset); ok {
+			typed = t
+			f.waiters++
+		} else {
+			// Older requests are superseded: nobody can use it.
+			c.hangUpLocked(d, f)
+			f = nil
+		}
+	}
+	c.mu.Unlock()
+
+	wait := req.Trigger == Automatic
+	for {
+		if f == nil {
+			if wait && cfg.Completion.DebounceMS > 0 {
+				t := time.NewTimer(time.Duration(cfg.Completion.DebounceMS) * time.Millisecond)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return nil, ctx.Err()
+				case <-newer:
+					t.Stop()
+					c.superseded()
+					return nil, nil
+				}
+			}
+			var err error
+			if f, err = c.start(d, seq, req, cfg); err != nil || f == nil {
+				return nil, err
+			}
+			typed = ""
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			c.leave(d, f)
+			return nil, ctx.Err()
+		case <-newer:
+			c.leave(d, f)
+			c.superseded()
+			return nil, nil
+		}
+		c.leave(d, f)
+		if f.err != nil {
+			return nil, f.err
+		}
+		if len(typed) < len(f.text) && strings.HasPrefix(f.text, typed) {
+			c.mu.Lock()
+			c.counts.shown++
+			c.mu.Unlock()
+			return &Suggestion{Start: f.off, Text: f.text, Insert: f.text[len(typed):]}, nil
+		}
+		if typed == "" {
+			return nil, nil
+		}
+		// The user typed past or away from the stream's suggestion while it
+		// ran: ask again for where the cursor is now, without a second wait.
+		f, wait = nil, false
+	}
+}
+
+func (c *Completer) superseded() {
+	c.mu.Lock()
+	c.counts.superseded++
+	c.mu.Unlock()
+}
+
+// start starts d's stream for req, unless a newer request came, and joins
+// it.
+func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Config) (*flight, error) {
+	b := splitBudget(cfg.Completion.MaxContextTokens)
+	c.mu.Lock()
+	relayout := d.layout == nil || !d.layout.win.fits(req.Doc, req.Offset, b.windowBytes(d.layout.relatedBytes()))
+	c.mu.Unlock()
+	var related []cache.Document
+	if relayout && req.Related != nil {
+		// Outside the lock: the ranking may take a while.
+		related = fitRelated(req.Related(), req.Path, b.relatedTokens)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d.seq != seq {
+		c.counts.superseded++
+		return nil, nil
+	}
+	if now := time.Now(); now.Before(c.pauseUntil) {
+		return nil, fmt.Errorf("%w for %s", ErrPaused, c.pauseUntil.Sub(now).Round(time.Second))
+	}
+	client, err := c.clientLocked(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if d.flight != nil { // not one this request can use
+		c.hangUpLocked(d, d.flight)
+	}
+	// A stream outlives the request that started it while a later one
+	// waits for it, and ends when the last waiting request leaves (see
+	// leave): the session's end cancels every request, so every stream.
+	ctx, cancel := context.WithTimeout(context.Background(), StreamTimeout)
+	f := &flight{place: placeOf(req.Doc, req.Offset), cancel: cancel, done: make(chan struct{}), waiters: 1}
+	d.flight = f
+	c.counts.provider++
+	job, err := c.promptLocked(d, req, cfg, related)
+	if err != nil {
+		f.ended = true
+		d.flight = nil
+		cancel()
+		return nil, err
+	}
+	go c.fly(ctx, d, f, client, job)
+	return f, nil
+}
+
+// clientLocked returns the model client for cfg's endpoint and key, or
+// the error that the key is missing or was refused.
+// Precondition: c.mu is held.
+func (c *Completer) clientLocked(cfg config.Config) (*model.Client, error) {
+	key, err := cfg.Key()
+	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
+		return nil, err
+	}
+	id := cfg.BaseURL + "\x00" + key
+	if c.client == nil || id != c.clientID {
+		c.client = model.New(model.Options{
+			BaseURL:     cfg.BaseURL,
+			FallbackURL: cmp.Or(cfg.FallbackURL(), "none"),
+			APIKey:      key,
+			HTTPClient:  c.opts.HTTPClient,
+			Logger:      c.log,
+			// A suggestion is no use after a retry's wait.
+			MaxAttempts: 1,
+		})
+		c.clientID, c.badKey = id, nil
+	}
+	if c.badKey != nil {
+		return nil, c.badKey
+	}
+	return c.client, nil
+}
+
+// job is a built prompt and what is needed to read its answer.
+type job struct {
+	sess   *cache.Session
+	prompt *cache.Prompt
+	req    *model.Request
+	around Around
+}
+
+// promptLocked lays out req's prompt in d's session.
+// Precondition: c.mu is held.
+func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, related []cache.Document) (*job, error) {
+	cc := cfg.Completion
+	b := splitBudget(cc.MaxContextTokens)
+	sid := fmt.Sprintf("%d/%s", cc.MaxContextTokens, cfg.CacheTTL)
+	if sid != c.sessionID {
+		// The budget or the TTL changed: new sessions from now on.
+		for _, o := range c.docs {
+			if o.sess != nil {
+				addStats(&c.retired, o.sess.Stats())
+				o.sess, o.layout = nil, nil
+			}
+		}
+		c.sessionID = sid
+	}
+	if d.sess == nil {
+		s, err := cache.NewSession(cache.Config{
+			System:       System,
+			Model:        cfg.CompletionModel(),
+			Prices:       prices(cfg),
+			TTL:          cfg.CacheTTLDuration(),
+			BudgetTokens: cc.MaxContextTokens,
+			MaxLogTokens: b.logTokens,
+			WindowLines:  tailLines,
+			Logger:       c.log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		d.sess = s
+	}
+	if d.layout == nil || !d.layout.win.fits(req.Doc, req.Offset, b.windowBytes(d.layout.relatedBytes())) {
+		rb := 0
+		for _, r := range related {
+			rb += len(r.Text)
+		}
+		w := chooseWindow(req.Doc, req.Offset, b.windowBytes(rb))
+		d.layout = &layout{win: w, related: related, project: projectFor(req.Project, req.Path, w)}
+	}
+	l := d.layout
+	start, end := l.win.bounds(req.Doc)
+	docs := append(slices.Clip(l.related), cache.Document{
+		Path: req.Path, Language: req.Language, Text: req.Doc.Slice(start, end),
+		Version: req.Doc.Version, LastEdited: int64(len(l.related)),
+	})
+	at := req.Offset - start
+	name := cfg.CompletionModel()
+	p, err := d.sess.Build(cache.Request{
+		Project: l.project, Documents: docs, Active: req.Path,
+		Selection: cache.Selection{Start: at, End: at},
+		Action:    "complete", Model: name,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building the completion prompt: %w", err)
+	}
+	msgs := make([]model.Message, len(p.Messages))
+	for i, m := range p.Messages {
+		msgs[i] = model.Message{Role: m.Role, Content: m.Content}
+	}
+	return &job{
+		sess:   d.sess,
+		prompt: p,
+		req: &model.Request{
+			Model: name, Messages: msgs,
+			ReasoningEffort:     string(cc.ReasoningEffort),
+			MaxCompletionTokens: cc.MaxCompletionTokens,
+			PromptCache:         model.ImplicitCache(cfg.CacheTTL),
+		},
+		around: Around{
+			Before:   req.Doc.Slice(req.Offset-aroundBefore, req.Offset),
+			After:    req.Doc.Slice(req.Offset, req.Offset+aroundAfter),
+			Language: req.Language, MaxLines: cc.MaxLines,
+		},
+	}, nil
+}
+
+// fitRelated keeps the related documents, most relevant first, that fit
+// in tokens, and gives them LastEdited values that keep that order
+// reversed in the prompt (the most relevant nearest the active file).
+func fitRelated(docs []cache.Document, active string, tokens int) []cache.Document {
+	var out []cache.Document
+	left := float64(tokens) * bytesPerToken
+	for _, d := range docs {
+		if d.Path == active || float64(len(d.Text)) > left || slices.ContainsFunc(out, func(o cache.Document) bool { return o.Path == d.Path }) {
+			continue
+		}
+		left -= float64(len(d.Text))
+		out = append(out, d)
+	}
+	for i := range out {
+		out[i].LastEdited = int64(len(out) - 1 - i)
+	}
+	return out
+}
+
+// fly runs f's stream and records its answer.
+func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *model.Client, j *job) {
+	defer f.cancel()
+	text, err := c.stream(ctx, client, j)
+	c.mu.Lock()
+	f.ended = true
+	if d.flight == f {
+		d.flight = nil
+	}
+	switch {
+	case err == nil:
+		text = Normalize(text, j.around)
+		if text != "" {
+			d.last = &memo{place: f.place, text: text}
+		}
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
+		err = context.Canceled // hung up
+	default:
+		c.counts.failed++
+		var apiErr *model.APIError
+		switch {
+		case errors.Is(err, model.ErrRateLimited):
+			wait := defaultPause
+			if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+				wait = apiErr.RetryAfter
+			}
+			c.pauseUntil = time.Now().Add(wait)
+		case errors.Is(err, model.ErrUnauthorized):
+			c.badKey = err
+		}
+	}
+	f.text, f.err = text, err
+	c.mu.Unlock()
+	close(f.done)
+}
+
+// stream sends j's request and returns the answer's text. Its usage is
+// recorded when the answer ends (a stream hung up has none to record).
+func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (string, error) {
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	s, err := client.Stream(ctx, j.req)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	var acc model.Accumulator
+	for {
+		ev, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, model.ErrNoAnswer) {
+				c.record(j, acc.Usage())
+				return "", nil // thinking used the budget: no suggestion
+			}
+			return "", err
+		}
+		acc.Add(ev)
+	}
+	c.record(j, acc.Usage())
+	return acc.Message().Content, nil
+}
+
+func (c *Completer) record(j *job, u *model.Usage) {
+	var cu cache.Usage
+	if u != nil {
+		cu = cache.Usage{PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens,
+			CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}
+	}
+	if _, err := j.sess.Record(j.prompt.Handle, cu); err != nil {
+		c.log.Debug("completion usage not recorded", "error", err)
+	}
+}
+
+// prices converts the configuration's price table for cache sessions.
+func prices(cfg config.Config) cache.Prices {
+	out := cache.Prices{}
+	for name, p := range cfg.Prices() {
+		out[name] = cache.Price{Input: p.Input, CachedInput: p.CachedRead, CacheWrite5m: p.Write5m, CacheWrite1h: p.Write1h, Output: p.Output}
+	}
+	return out
+}

@@ -1,0 +1,416 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// This file is inline completion: textDocument/inlineCompletion (LSP 3.18)
+// for clients that declare it, textDocument/completion items for those that
+// do not (Helix, eglot, Kakoune), both answered by assist/complete. Unlike
+// every other request, a completion waits for the model: that is its
+// answer. It runs in its own goroutine like every request, is cancelled by
+// $/cancelRequest (which hangs the provider stream up unless a newer request
+// on the document waits for the same stream), and gives up after
+// complete.StreamTimeout.
+
+// Methods and notifications of completion.
+const (
+	methodInlineCompletion = "textDocument/inlineCompletion"
+	methodCompletion       = "textDocument/completion"
+	// notifyCompletionStatus tells clients that opted in (experimental
+	// kimiCompletionStatus) what completion is doing: "ok", "error" (with
+	// a message) or "noKey". It starts with $/ so that any other client
+	// may ignore it.
+	notifyCompletionStatus = "$/kimi/completionStatus"
+)
+
+// completionTriggers are the characters after which clients without inline
+// completion ask at once (they also ask as an identifier is typed).
+var completionTriggers = []string{".", "("}
+
+// completionState is the server's completion machinery and what it told
+// the user.
+type completionState struct {
+	completer *complete.Completer
+
+	// mu guards the fields below.
+	mu         sync.Mutex
+	told       map[string]bool      // one-time messages already shown
+	status     string               // last status sent ("" before any)
+	logged     map[string]time.Time // when each failure was last logged
+	static     bool                 // completionProvider advertised at initialize
+	registered bool                 // completionProvider registered dynamically
+}
+
+func newCompletionState(s *Server) *completionState {
+	return &completionState{
+		completer: complete.New(complete.Options{Config: s.config, HTTPClient: s.opts.HTTPClient, Logger: s.log}),
+		told:      map[string]bool{},
+		logged:    map[string]time.Time{},
+	}
+}
+
+type completionOptions struct {
+	TriggerCharacters []string `json:"triggerCharacters,omitempty"`
+	ResolveProvider   bool     `json:"resolveProvider"`
+}
+
+// wantsItems reports whether textDocument/completion items are offered:
+// completion.items "always", or "auto" for a client without inline
+// completion.
+func wantsItems(cfg config.Config, caps clientCapabilities) bool {
+	switch cfg.Completion.Items {
+	case config.ItemsAlways:
+		return true
+	case config.ItemsNever:
+		return false
+	}
+	return caps.TextDocument.InlineCompletion == nil
+}
+
+// completionCapabilities adds inlineCompletionProvider for a client that
+// declares textDocument.inlineCompletion, and completionProvider when
+// completion.items wants items for this client.
+func (s *Server) completionCapabilities(sc *serverCapabilities, caps clientCapabilities) {
+	sc.InlineCompletionProvider = caps.TextDocument.InlineCompletion != nil
+	if wantsItems(s.config(), caps) {
+		sc.CompletionProvider = &completionOptions{TriggerCharacters: completionTriggers}
+		s.completion.mu.Lock()
+		s.completion.static = true
+		s.completion.mu.Unlock()
+	}
+}
+
+// completionConfigChanged registers completionProvider with a client that
+// allows dynamic registration when completion.items comes to want items
+// after initialize, and unregisters what it registered when it no longer
+// does. (Statically advertised items are answered with nothing instead.)
+func (s *Server) completionConfigChanged(cfg config.Config) {
+	if s.completion == nil || s.state.Load() != stateInitialized {
+		return
+	}
+	caps := s.clientCaps()
+	if caps.TextDocument.Completion == nil || !caps.TextDocument.Completion.DynamicRegistration {
+		return
+	}
+	cs := s.completion
+	cs.mu.Lock()
+	want := wantsItems(cfg, caps) && !cs.static
+	change := want != cs.registered
+	cs.registered = want
+	cs.mu.Unlock()
+	if !change {
+		return
+	}
+	go func() {
+		ctx := context.Background()
+		var err error
+		if want {
+			err = s.call(ctx, "client/registerCapability", map[string]any{"registrations": []any{map[string]any{
+				"id": "kimi-completion", "method": methodCompletion,
+				"registerOptions": map[string]any{"documentSelector": nil, "triggerCharacters": completionTriggers},
+			}}}, nil)
+		} else {
+			err = s.call(ctx, "client/unregisterCapability", map[string]any{"unregisterations": []any{map[string]any{
+				"id": "kimi-completion", "method": methodCompletion,
+			}}}, nil)
+		}
+		if err != nil {
+			s.log.Warn("completion items: could not change the registration", "error", err)
+		}
+	}()
+}
+
+type inlineCompletionParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+	Position     protocol.Position      `json:"position"`
+	Context      struct {
+		TriggerKind            int              `json:"triggerKind"`
+		SelectedCompletionInfo *json.RawMessage `json:"selectedCompletionInfo,omitempty"`
+	} `json:"context"`
+}
+
+type inlineCompletionItem struct {
+	InsertText string          `json:"insertText"`
+	Range      *protocol.Range `json:"range,omitempty"`
+}
+
+type inlineCompletionList struct {
+	Items []inlineCompletionItem `json:"items"`
+}
+
+// handleInlineCompletion answers textDocument/inlineCompletion with at most
+// one item: the suggestion, replacing what the user typed of it.
+func handleInlineCompletion(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+	var p inlineCompletionParams
+	if err := decodeParams(methodInlineCompletion, raw, &p); err != nil {
+		return nil, err
+	}
+	out := &inlineCompletionList{Items: []inlineCompletionItem{}}
+	if p.Context.SelectedCompletionInfo != nil {
+		// The editor's suggest widget has an item selected: an inline
+		// suggestion would have to extend it. Stay quiet until it closes.
+		return out, nil
+	}
+	trigger := complete.Automatic
+	if p.Context.TriggerKind == 1 {
+		trigger = complete.Invoked
+	}
+	snap, cursor, sug := s.suggest(ctx, p.TextDocument.URI, p.Position, trigger)
+	if sug == nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return out, nil
+	}
+	r := toProtocolRange(snap.OffsetRange(sug.Start, cursor, s.encoding()))
+	out.Items = append(out.Items, inlineCompletionItem{InsertText: sug.Text, Range: &r})
+	return out, nil
+}
+
+type completionParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+	Position     protocol.Position      `json:"position"`
+}
+
+type completionItem struct {
+	Label            string                 `json:"label"`
+	LabelDetails     *completionLabelDetail `json:"labelDetails,omitempty"`
+	Kind             int                    `json:"kind"`
+	Detail           string                 `json:"detail"`
+	Documentation    *markupContent         `json:"documentation,omitempty"`
+	FilterText       string                 `json:"filterText"`
+	SortText         string                 `json:"sortText"`
+	InsertTextFormat int                    `json:"insertTextFormat"`
+	TextEdit         protocol.TextEdit      `json:"textEdit"`
+}
+
+type completionLabelDetail struct {
+	Description string `json:"description"`
+}
+
+type markupContent struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+type completionList struct {
+	IsIncomplete bool             `json:"isIncomplete"`
+	Items        []completionItem `json:"items"`
+}
+
+// completionKindText and insertTextPlain are LSP's CompletionItemKind.Text
+// and InsertTextFormat.PlainText.
+const (
+	completionKindText = 1
+	insertTextPlain    = 1
+)
+
+// handleCompletion answers textDocument/completion with the suggestion as
+// one item, always isIncomplete so that the editor asks again as the user
+// types (type-ahead answers those without a provider request). The item's
+// textEdit replaces the identifier before the cursor (what the editor
+// filters items by) with itself followed by the suggestion, so that it
+// inserts exactly the suggestion.
+func handleCompletion(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+	var p completionParams
+	if err := decodeParams(methodCompletion, raw, &p); err != nil {
+		return nil, err
+	}
+	out := &completionList{IsIncomplete: true, Items: []completionItem{}}
+	if !wantsItems(s.config(), s.clientCaps()) {
+		return out, nil
+	}
+	snap, cursor, sug := s.suggest(ctx, p.TextDocument.URI, p.Position, complete.Automatic)
+	if sug == nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return out, nil
+	}
+	lineStart := snap.LineStart(int(snap.OffsetPosition(cursor, workspace.UTF8).Line))
+	start := min(wordStart(snap.Slice(lineStart, cursor))+lineStart, max(sug.Start, lineStart))
+	text := snap.Slice(start, cursor) + sug.Insert
+	label := firstLine(text)
+	out.Items = append(out.Items, completionItem{
+		Label:            label,
+		LabelDetails:     &completionLabelDetail{Description: "Kimi"},
+		Kind:             completionKindText,
+		Detail:           "Kimi suggestion",
+		Documentation:    &markupContent{Kind: "markdown", Value: "```\n" + text + "\n```"},
+		FilterText:       strings.TrimLeft(strings.SplitN(text, "\n", 2)[0], " \t"),
+		SortText:         "~kimi", // after the language server's items when scores tie
+		InsertTextFormat: insertTextPlain,
+		TextEdit: protocol.TextEdit{
+			Range:   toProtocolRange(snap.OffsetRange(start, cursor, s.encoding())),
+			NewText: text,
+		},
+	})
+	return out, nil
+}
+
+// wordStart returns the offset in line where the identifier ending at its
+// end starts.
+func wordStart(line string) int {
+	i := len(line)
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(line[:i])
+		if r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i -= n
+	}
+	return i
+}
+
+// firstLine returns the first non-blank line of text, trimmed and
+// shortened for a completion menu.
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if utf8.RuneCountInString(l) > 80 {
+				l = string([]rune(l)[:79]) + "…"
+			}
+			return l
+		}
+	}
+	return "…"
+}
+
+// suggest runs a completion request for the document uri at pos and returns
+// the snapshot, the cursor offset and the suggestion, or a nil suggestion
+// when there is none: completion is off, the document is not open, is a
+// secrets file or is larger than context.maxFileSize, a newer request
+// superseded this one, or it failed (the failure goes to the log and the
+// status, never to a popup; a missing or refused key is told once).
+func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Position, trigger complete.Trigger) (*workspace.Snapshot, int, *complete.Suggestion) {
+	cfg := s.config()
+	if !cfg.Completion.Enable {
+		return nil, 0, nil
+	}
+	uri, err := workspace.ParseURI(uriStr)
+	if err != nil {
+		return nil, 0, nil
+	}
+	snap, ok := s.docs.Snapshot(uri)
+	if !ok || int64(snap.Len()) > cfg.Context.MaxFileSize || s.completionSecret(uri) {
+		return nil, 0, nil
+	}
+	cursor := snap.PositionOffset(workspace.Position{Line: pos.Line, Character: pos.Character}, s.encoding())
+	req := complete.Request{
+		Key: string(uri), Path: s.displayPath(uri), Language: snap.LanguageID,
+		Doc: snap, Offset: cursor, Trigger: trigger,
+	}
+	if req.Language == "" {
+		req.Language = workspace.LanguageOf(string(uri))
+	}
+	if l := s.folders.List(); len(l) > 0 {
+		req.Project = l[0].Name
+	}
+	sug, err := s.completion.completer.Complete(ctx, req)
+	if err != nil {
+		s.completionFailed(ctx, err)
+		return nil, 0, nil
+	}
+	s.completionStatus(ctx, "ok", "")
+	return snap, cursor, sug
+}
+
+// completionSecret reports whether uri is a secrets file, by its name or
+// by the name of the file a symbolic link resolves to.
+func (s *Server) completionSecret(uri workspace.URI) bool {
+	if s.isSecretURI(uri) {
+		return true
+	}
+	p, err := uri.Path()
+	if err != nil {
+		return false
+	}
+	r, err := filepath.EvalSymlinks(p)
+	return err == nil && r != p && s.folders.IsSecret(r)
+}
+
+// logEvery is how often the same completion failure is logged.
+const logEvery = time.Minute
+
+// completionFailed reports a failed completion: a missing or refused key
+// once with window/showMessage, everything to the log (the same failure at
+// most once a minute) and to the status.
+func (s *Server) completionFailed(ctx context.Context, err error) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		return
+	}
+	msg := s.redact(err.Error())
+	switch {
+	case errors.Is(err, config.ErrNoAPIKey):
+		s.completionTell(ctx, "noKey", "kimi-lsp: inline completion needs an API key: set KIMI_API_KEY, kimi.apiKey in your editor settings or apiKey in ~/.config/kimi-lsp/config.toml (or turn it off with completion.enable = false).")
+		s.completionStatus(ctx, "noKey", msg)
+		return
+	case errors.Is(err, model.ErrUnauthorized):
+		s.completionTell(ctx, "badKey:"+msg, "kimi-lsp: inline completion stopped: "+msg)
+	}
+	cs := s.completion
+	key := msg
+	if i := strings.IndexAny(key, "(:"); i > 0 {
+		key = key[:i]
+	}
+	cs.mu.Lock()
+	quiet := time.Since(cs.logged[key]) < logEvery
+	if !quiet {
+		cs.logged[key] = time.Now()
+	}
+	cs.mu.Unlock()
+	if errors.Is(err, complete.ErrPaused) || quiet {
+		s.log.Debug("completion failed", "error", msg)
+	} else {
+		s.log.Warn("completion failed", "error", msg)
+	}
+	s.completionStatus(ctx, "error", msg)
+}
+
+// completionTell shows msg once per session for key.
+func (s *Server) completionTell(ctx context.Context, key, msg string) {
+	cs := s.completion
+	cs.mu.Lock()
+	told := cs.told[key]
+	cs.told[key] = true
+	cs.mu.Unlock()
+	if !told {
+		s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+	}
+}
+
+// completionStatus sends the status to a client that opted in, when it
+// changed.
+func (s *Server) completionStatus(ctx context.Context, state, msg string) {
+	var exp struct {
+		KimiCompletionStatus bool `json:"kimiCompletionStatus"`
+	}
+	if raw := s.clientCaps().Experimental; len(raw) == 0 || json.Unmarshal(raw, &exp) != nil || !exp.KimiCompletionStatus {
+		return
+	}
+	cs := s.completion
+	cs.mu.Lock()
+	now := state + "\x00" + msg
+	changed := cs.status != now
+	cs.status = now
+	cs.mu.Unlock()
+	if changed {
+		s.notify(ctx, notifyCompletionStatus, map[string]string{"state": state, "message": msg})
+	}
+}

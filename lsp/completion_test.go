@@ -1,0 +1,495 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// compSession is a session in a temporary workspace with the stand-in
+// provider, for completion tests. It counts the requests that reached the
+// stand-in as they arrive.
+type compSession struct {
+	*session
+	dir  string
+	prov *modeltest.Server // the stand-in provider
+
+	mu      sync.Mutex
+	arrived int
+	texts   map[string]string
+	version map[string]int32
+}
+
+func (cs *compSession) Write(p []byte) (int, error) {
+	cs.mu.Lock()
+	cs.arrived += strings.Count(string(p), "\n")
+	cs.mu.Unlock()
+	return len(p), nil
+}
+
+func (cs *compSession) waitArrived(n int) {
+	cs.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cs.mu.Lock()
+		got := cs.arrived
+		cs.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			cs.t.Fatalf("%d requests reached the stand-in in 10 s, want %d", got, n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// completionParams returns initialize params for a client with inline
+// completion (inline) or without, with the given kimi settings.
+func completionInit(root string, inline bool, settings map[string]any) map[string]any {
+	p := lsptest.DefaultInitializeParams(root)
+	caps := p["capabilities"].(map[string]any)
+	td := caps["textDocument"].(map[string]any)
+	if inline {
+		td["inlineCompletion"] = map[string]any{"dynamicRegistration": true}
+	}
+	td["completion"] = map[string]any{"dynamicRegistration": false}
+	caps["experimental"] = map[string]any{"kimiCompletionStatus": true}
+	if settings != nil {
+		p["initializationOptions"] = map[string]any{"kimi": settings}
+	}
+	return p
+}
+
+func newCompSession(t *testing.T, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
+	t.Helper()
+	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
+	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}, RequestLog: cs})
+	t.Cleanup(cs.prov.Close)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.dir = dir
+	cs.session = newSessionOpts(t, Options{Config: providerConfig(t, cs.prov)}, nil)
+	cs.initialize(completionInit(string(workspace.FileURI(dir)), inline, settings))
+	return cs
+}
+
+// file writes name and opens it with the cursor marker "|" removed, and
+// returns its URI and the cursor position.
+func (cs *compSession) file(name, text string) (string, map[string]any) {
+	cs.t.Helper()
+	text, pos := cursorOf(cs.t, text)
+	p := filepath.Join(cs.dir, name)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		cs.t.Fatal(err)
+	}
+	uri := string(workspace.FileURI(p))
+	cs.open(uri, text)
+	cs.texts[uri], cs.version[uri] = text, 1
+	cs.text(uri, 1)
+	return uri, pos
+}
+
+// cursorOf removes "|" from text and returns its UTF-16 position.
+func cursorOf(t *testing.T, text string) (string, map[string]any) {
+	t.Helper()
+	i := strings.Index(text, "|")
+	if i < 0 {
+		t.Fatalf("no cursor in %q", text)
+	}
+	line := strings.Count(text[:i], "\n")
+	col := i - (strings.LastIndex(text[:i], "\n") + 1)
+	return text[:i] + text[i+1:], map[string]any{"line": line, "character": col}
+}
+
+// change replaces the whole text of uri (cursor "|" removed) as a didChange
+// and returns the cursor position.
+func (cs *compSession) change(uri, text string) map[string]any {
+	cs.t.Helper()
+	text, pos := cursorOf(cs.t, text)
+	cs.version[uri]++
+	cs.texts[uri] = text
+	if err := cs.ed.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": cs.version[uri]},
+		"contentChanges": []any{map[string]any{"text": text}},
+	}); err != nil {
+		cs.t.Fatal(err)
+	}
+	return pos
+}
+
+type inlineList struct {
+	Items []struct {
+		InsertText string `json:"insertText"`
+		Range      *struct {
+			Start struct{ Line, Character int } `json:"start"`
+			End   struct{ Line, Character int } `json:"end"`
+		} `json:"range"`
+	} `json:"items"`
+}
+
+// inline sends textDocument/inlineCompletion and returns its reply channel.
+func (cs *compSession) inline(uri string, pos map[string]any, kind int) (json.RawMessage, <-chan *lsptest.Message) {
+	cs.t.Helper()
+	id := cs.ed.NextID()
+	ch, err := cs.ed.Send(id, "textDocument/inlineCompletion", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "position": pos, "context": map[string]any{"triggerKind": kind},
+	})
+	if err != nil {
+		cs.t.Fatal(err)
+	}
+	return id, ch
+}
+
+// inlineResult waits for an inline completion reply.
+func (cs *compSession) inlineResult(ch <-chan *lsptest.Message) inlineList {
+	cs.t.Helper()
+	m, err := lsptest.Await(ctxT(cs.t), ch)
+	if err != nil {
+		cs.t.Fatal(err)
+	}
+	if m.Error != nil {
+		cs.t.Fatalf("inlineCompletion failed: %v", m.Error)
+	}
+	var l inlineList
+	if err := json.Unmarshal(m.Result, &l); err != nil {
+		cs.t.Fatalf("inlineCompletion result %s: %v", m.Result, err)
+	}
+	return l
+}
+
+// applyInline applies the single item of l to the text of uri.
+func (cs *compSession) applyInline(uri string, l inlineList) string {
+	cs.t.Helper()
+	if len(l.Items) != 1 || l.Items[0].Range == nil {
+		cs.t.Fatalf("want one item with a range, got %+v", l)
+	}
+	it := l.Items[0]
+	snap, _ := cs.srv2docs(uri)
+	enc := workspace.UTF16
+	start := snap.PositionOffset(workspace.Position{Line: uint32(it.Range.Start.Line), Character: uint32(it.Range.Start.Character)}, enc)
+	end := snap.PositionOffset(workspace.Position{Line: uint32(it.Range.End.Line), Character: uint32(it.Range.End.Character)}, enc)
+	text := cs.texts[uri]
+	return text[:start] + it.InsertText + text[end:]
+}
+
+func (cs *compSession) srv2docs(uri string) (*workspace.Snapshot, bool) {
+	u, _ := workspace.ParseURI(uri)
+	return cs.session.srv.docs.Snapshot(u)
+}
+
+const mainGo = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Pri|\n}\n"
+
+func TestCompletionCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		inline          bool
+		items           string
+		wantInline      bool
+		wantCompletions bool
+	}{
+		{"inline client", true, "", true, false},
+		{"client without inline completion", false, "", false, true},
+		{"items always", true, "always", true, true},
+		{"items never", false, "never", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, nil)
+			var settings map[string]any
+			if tc.items != "" {
+				settings = map[string]any{"completion": map[string]any{"items": tc.items}}
+			}
+			caps := s.initialize(completionInit("", tc.inline, settings))["capabilities"].(map[string]any)
+			if got := caps["inlineCompletionProvider"] == true; got != tc.wantInline {
+				t.Errorf("inlineCompletionProvider = %v, want %v", caps["inlineCompletionProvider"], tc.wantInline)
+			}
+			cp, ok := caps["completionProvider"].(map[string]any)
+			if ok != tc.wantCompletions {
+				t.Errorf("completionProvider = %v, want present %v", caps["completionProvider"], tc.wantCompletions)
+			}
+			if ok && fmt.Sprint(cp["triggerCharacters"]) != "[. (]" {
+				t.Errorf("triggerCharacters = %v", cp["triggerCharacters"])
+			}
+		})
+	}
+}
+
+// TestInlineCompletionFencedEcho: the model answers in a fence and repeats
+// the line; the item inserts exactly the rest.
+func TestInlineCompletionFencedEcho(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "```go\n\tfmt.Println(\"hello\")\n```"})
+	uri, pos := cs.file("main.go", mainGo)
+	_, ch := cs.inline(uri, pos, 1)
+	l := cs.inlineResult(ch)
+	if got, want := cs.applyInline(uri, l), strings.Replace(mainGo, "Pri|", `Println("hello")`, 1); got != want {
+		t.Errorf("accepting gives\n%s\nwant\n%s", got, want)
+	}
+	if l.Items[0].InsertText != `ntln("hello")` {
+		t.Errorf("insertText %q", l.Items[0].InsertText)
+	}
+}
+
+// TestCompletionItemsFencedEcho: the same for a client without inline
+// completion: one item whose textEdit inserts exactly the suggestion.
+func TestCompletionItemsFencedEcho(t *testing.T) {
+	cs := newCompSession(t, false, map[string]any{"completion": map[string]any{"debounceMs": 0}}, modeltest.Rule{Content: "```go\n\tfmt.Println(\"hello\")\n```"})
+	uri, pos := cs.file("main.go", mainGo)
+	var l struct {
+		IsIncomplete bool `json:"isIncomplete"`
+		Items        []struct {
+			Label            string `json:"label"`
+			Detail           string `json:"detail"`
+			FilterText       string `json:"filterText"`
+			InsertTextFormat int    `json:"insertTextFormat"`
+			TextEdit         struct {
+				Range   protocolRange `json:"range"`
+				NewText string        `json:"newText"`
+			} `json:"textEdit"`
+		} `json:"items"`
+	}
+	if err := cs.ed.Call(ctxT(t), "textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos}, &l); err != nil {
+		t.Fatal(err)
+	}
+	if !l.IsIncomplete || len(l.Items) != 1 {
+		t.Fatalf("got %+v, want one item, incomplete", l)
+	}
+	it := l.Items[0]
+	if it.Label != `Println("hello")` || !strings.Contains(it.Detail, "Kimi") || it.InsertTextFormat != 1 || it.FilterText != `Println("hello")` {
+		t.Errorf("item %+v", it)
+	}
+	r := it.TextEdit.Range
+	text := cs.texts[uri]
+	snap, _ := cs.srv2docs(uri)
+	start := snap.PositionOffset(workspace.Position{Line: r.Start.Line, Character: r.Start.Character}, workspace.UTF16)
+	end := snap.PositionOffset(workspace.Position{Line: r.End.Line, Character: r.End.Character}, workspace.UTF16)
+	if got, want := text[:start]+it.TextEdit.NewText+text[end:], strings.Replace(mainGo, "Pri|", `Println("hello")`, 1); got != want {
+		t.Errorf("accepting gives\n%s\nwant\n%s", got, want)
+	}
+}
+
+type protocolRange struct {
+	Start struct{ Line, Character uint32 } `json:"start"`
+	End   struct{ Line, Character uint32 } `json:"end"`
+}
+
+// TestInlineCompletionDebounce types 8 characters 50 ms apart, each with
+// the didChange and the automatic request an editor sends: at most 4
+// provider requests, and the last request is answered.
+func TestInlineCompletionDebounce(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "ln(\"typed\")"})
+	uri, _ := cs.file("main.go", strings.Replace(mainGo, "fmt.Pri|", "|", 1))
+	typed := "fmt.Prin"
+	var chans []<-chan *lsptest.Message
+	for i := 1; i <= len(typed); i++ {
+		pos := cs.change(uri, strings.Replace(mainGo, "fmt.Pri|", typed[:i]+"|", 1))
+		_, ch := cs.inline(uri, pos, 2)
+		chans = append(chans, ch)
+		time.Sleep(50 * time.Millisecond)
+	}
+	for i, ch := range chans {
+		l := cs.inlineResult(ch)
+		if i < len(chans)-1 && len(l.Items) != 0 {
+			t.Errorf("keystroke %d was answered with %+v; the newer request supersedes it", i+1, l)
+		}
+		if i == len(chans)-1 {
+			if len(l.Items) != 1 || l.Items[0].InsertText != "ln(\"typed\")" {
+				t.Errorf("the last request got %+v", l)
+			}
+		}
+	}
+	if n := len(cs.prov.Requests()); n > 4 || n < 1 {
+		t.Errorf("%d provider requests for 8 keystrokes, want 1 to 4", n)
+	}
+}
+
+// TestInlineCompletionTypeAhead: typing the first characters of the
+// suggestion on screen is answered from it, without a provider request.
+func TestInlineCompletionTypeAhead(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "Println(\"hello\")"})
+	uri, pos := cs.file("main.go", mainGo)
+	_, ch := cs.inline(uri, pos, 1)
+	cs.inlineResult(ch)
+	for i, typed := range []string{"n", "nt", "ntln(\""} {
+		pos := cs.change(uri, strings.Replace(mainGo, "Pri|", "Pri"+typed+"|", 1))
+		_, ch := cs.inline(uri, pos, 2)
+		l := cs.inlineResult(ch)
+		if len(l.Items) != 1 || l.Items[0].InsertText != `ntln("hello")` {
+			t.Fatalf("step %d: got %+v, want the whole suggestion replacing what was typed", i, l)
+		}
+		if got, want := cs.applyInline(uri, l), strings.Replace(mainGo, "Pri|", `Println("hello")`, 1); got != want {
+			t.Errorf("step %d: accepting gives\n%s", i, got)
+		}
+	}
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Errorf("%d provider requests, want 1", n)
+	}
+	var st struct {
+		Completion struct {
+			Requested, Shown, Reused, ProviderRequests int
+			PromptTokens                               int `json:"promptTokens"`
+		} `json:"completion"`
+	}
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	c := st.Completion
+	if c.Requested != 4 || c.Shown != 4 || c.Reused != 3 || c.ProviderRequests != 1 || c.PromptTokens == 0 {
+		t.Errorf("kimi.stats completion = %+v", c)
+	}
+}
+
+// TestInlineCompletionCancelHangsUp: $/cancelRequest for the only request
+// of a stream hangs it up; the stand-in sees the client leave.
+func TestInlineCompletionCancelHangsUp(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Fault: "stall", FaultAfter: 1})
+	uri, pos := cs.file("main.go", mainGo)
+	id, ch := cs.inline(uri, pos, 1)
+	cs.waitArrived(1)
+	cs.ed.Notify("$/cancelRequest", map[string]any{"id": id})
+	m, err := lsptest.Await(ctxT(t), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Error == nil || m.Error.Code != int64(RequestCancelled) {
+		t.Errorf("reply %+v, want RequestCancelled", m)
+	}
+	reqs, err := cs.prov.WaitRequests(ctxT(t), 1)
+	if err != nil {
+		t.Fatalf("the stand-in never saw the stream end: %v", err)
+	}
+	if !reqs[0].HungUp {
+		t.Errorf("the stream was not hung up")
+	}
+}
+
+// TestCompletionSessionCacheHits replays 20 steps of typing in a file of
+// realistic size: at least 0.90 of the prompt tokens are cache hits.
+func TestCompletionSessionCacheHits(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "0"})
+	var b strings.Builder
+	b.WriteString("package main\n\nimport \"fmt\"\n\n")
+	for i := 0; i < 80; i++ {
+		fmt.Fprintf(&b, "// f%d returns its argument plus %d.\nfunc f%d(x int) int {\n\ty := x + %d\n\treturn y\n}\n\n", i, i, i, i)
+	}
+	head := b.String()
+	body := "func main() {\n"
+	uri, _ := cs.file("main.go", head+body+"|}\n")
+	for i := 0; i < 20; i++ {
+		body += fmt.Sprintf("\tfmt.Println(f%d(%d))\n", i, i)
+		pos := cs.change(uri, head+body+"\t|\n}\n")
+		_, ch := cs.inline(uri, pos, 1)
+		cs.inlineResult(ch)
+	}
+	var prompt, cached int
+	for _, r := range cs.prov.Requests() {
+		prompt += r.Usage.PromptTokens
+		cached += r.Usage.CachedTokens
+	}
+	ratio := float64(cached) / float64(prompt)
+	t.Logf("%d requests, %d prompt tokens (%d per request), hit ratio %.3f", len(cs.prov.Requests()), prompt, prompt/20, ratio)
+	if ratio < 0.90 {
+		t.Errorf("hit ratio %.3f, want at least 0.90", ratio)
+	}
+}
+
+// TestCompletionNeverFromSecrets: a .env buffer, and a file linking to one,
+// get nothing, and their text never reaches the provider.
+func TestCompletionNeverFromSecrets(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "x"})
+	env, pos := cs.file(".env", "API_TOKEN=sk-live-MUST-NOT-LEAK|\n")
+	os.Symlink(filepath.Join(cs.dir, ".env"), filepath.Join(cs.dir, "settings.txt"))
+	link := string(workspace.FileURI(filepath.Join(cs.dir, "settings.txt")))
+	cs.open(link, "API_TOKEN=sk-live-MUST-NOT-LEAK\n")
+	cs.text(link, 1)
+	for _, uri := range []string{env, link} {
+		_, ch := cs.inline(uri, pos, 1)
+		if l := cs.inlineResult(ch); len(l.Items) != 0 {
+			t.Errorf("%s: got %+v", uri, l)
+		}
+	}
+	main, mpos := cs.file("main.go", mainGo)
+	_, ch := cs.inline(main, mpos, 1)
+	cs.inlineResult(ch)
+	for _, r := range cs.prov.Requests() {
+		if strings.Contains(string(r.Body), "MUST-NOT-LEAK") {
+			t.Errorf("secret text reached the provider")
+		}
+	}
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Errorf("%d provider requests, want 1 (for main.go)", n)
+	}
+}
+
+// TestCompletionWithoutKey: without a key, completion says so once and
+// never asks the provider, and the request still gets an empty answer.
+func TestCompletionWithoutKey(t *testing.T) {
+	s := newSession(t, nil)
+	dir := t.TempDir()
+	s.initialize(completionInit(string(workspace.FileURI(dir)), true, nil))
+	uri := string(workspace.FileURI(filepath.Join(dir, "main.go")))
+	text, pos := cursorOf(t, mainGo)
+	s.open(uri, text)
+	s.text(uri, 1)
+	for i := 0; i < 3; i++ {
+		var l inlineList
+		if err := s.ed.Call(ctxT(t), "textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": uri}, "position": pos, "context": map[string]any{"triggerKind": 2},
+		}, &l); err != nil {
+			t.Fatalf("request %d: %v (completion must not fail the request)", i, err)
+		}
+		if len(l.Items) != 0 {
+			t.Fatalf("items without a key: %+v", l)
+		}
+	}
+	n := 0
+	for _, m := range s.ed.Messages() {
+		if m.Method == "window/showMessage" && strings.Contains(string(m.Params), "KIMI_API_KEY") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d messages about the key, want 1", n)
+	}
+	if _, err := s.ed.WaitMethod(ctxT(t), notifyCompletionStatus, func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"noKey"`)
+	}); err != nil {
+		t.Errorf("no noKey status: %v", err)
+	}
+}
+
+// TestCompletionSettingsReload: completion.enable and maxLines apply to the
+// next request.
+func TestCompletionSettingsReload(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "ntln(1)\n\tfmt.Println(2)\n\tfmt.Println(3)"})
+	uri, pos := cs.file("main.go", mainGo)
+	settings := func(c map[string]any) {
+		cs.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+			return []any{map[string]any{"completion": c}}, nil
+		})
+		cs.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+	}
+	settings(map[string]any{"enable": false})
+	waitFor(t, func() bool { return !cs.session.srv.config().Completion.Enable })
+	_, ch := cs.inline(uri, pos, 1)
+	if l := cs.inlineResult(ch); len(l.Items) != 0 {
+		t.Errorf("completion disabled, got %+v", l)
+	}
+	settings(map[string]any{"maxLines": 2})
+	waitFor(t, func() bool { return cs.session.srv.config().Completion.Enable })
+	_, ch = cs.inline(uri, pos, 1)
+	if l := cs.inlineResult(ch); len(l.Items) != 1 || l.Items[0].InsertText != "ntln(1)\n\tfmt.Println(2)" {
+		t.Errorf("maxLines 2: got %+v", l)
+	}
+}
