@@ -55,6 +55,39 @@ type completionState struct {
 	logged     map[string]time.Time // when each failure was last logged
 	static     bool                 // completionProvider advertised at initialize
 	registered bool                 // completionProvider registered dynamically
+	// kinds is how the client numbers trigger kinds: 0 until known,
+	// kindsProposed or kindsFinal.
+	kinds int
+}
+
+// Trigger kind numberings: LSP 3.18 has Invoked 1, Automatic 2; its
+// 3.17 proposal, which vscode-languageclient 9 sends, had Invoked 0,
+// Automatic 1.
+const (
+	kindsProposed = 1
+	kindsFinal    = 2
+)
+
+// trigger maps a client's triggerKind. A 0 shows the proposal's numbering,
+// a 2 the final one; until one is seen, 1 counts as Automatic, the safe
+// reading (an explicit request waits for the debounce; as-you-type requests
+// never skip it).
+func (cs *completionState) trigger(kind int) complete.Trigger {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	switch kind {
+	case 0:
+		cs.kinds = kindsProposed
+		return complete.Invoked
+	case 2:
+		cs.kinds = kindsFinal
+		return complete.Automatic
+	case 1:
+		if cs.kinds == kindsFinal {
+			return complete.Invoked
+		}
+	}
+	return complete.Automatic
 }
 
 func newCompletionState(s *Server) *completionState {
@@ -167,11 +200,7 @@ func handleInlineCompletion(s *Server, ctx context.Context, raw json.RawMessage)
 		// suggestion would have to extend it. Stay quiet until it closes.
 		return out, nil
 	}
-	trigger := complete.Automatic
-	if p.Context.TriggerKind == 1 {
-		trigger = complete.Invoked
-	}
-	snap, cursor, sug := s.suggest(ctx, p.TextDocument.URI, p.Position, trigger)
+	snap, cursor, sug := s.suggest(ctx, p.TextDocument.URI, p.Position, s.completion.trigger(p.Context.TriggerKind))
 	if sug == nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

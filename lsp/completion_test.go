@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -491,5 +492,25 @@ func TestCompletionSettingsReload(t *testing.T) {
 	_, ch = cs.inline(uri, pos, 1)
 	if l := cs.inlineResult(ch); len(l.Items) != 1 || l.Items[0].InsertText != "ntln(1)\n\tfmt.Println(2)" {
 		t.Errorf("maxLines 2: got %+v", l)
+	}
+}
+
+// TestTriggerKinds: LSP 3.18 numbers Invoked 1 and Automatic 2, its 3.17
+// proposal (vscode-languageclient 9) 0 and 1; a 1 counts as Automatic until
+// the client's numbering is known.
+func TestTriggerKinds(t *testing.T) {
+	for _, tc := range []struct {
+		seq  []int
+		want []complete.Trigger
+	}{
+		{[]int{1, 2, 1}, []complete.Trigger{complete.Automatic, complete.Automatic, complete.Invoked}},
+		{[]int{1, 0, 1}, []complete.Trigger{complete.Automatic, complete.Invoked, complete.Automatic}},
+	} {
+		cs := &completionState{}
+		for i, k := range tc.seq {
+			if got := cs.trigger(k); got != tc.want[i] {
+				t.Errorf("kinds %v: request %d (%d) read as %v, want %v", tc.seq, i, k, got, tc.want[i])
+			}
+		}
 	}
 }

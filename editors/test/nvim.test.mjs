@@ -9,10 +9,10 @@ import { bin, here, KEY, startStandin, waitFor, workspace } from './lib.mjs';
 
 const NVIM = process.env.NVIM_BIN || 'nvim';
 
-function runNvim(scenario, standin, ws) {
+function runNvim(scenario, standin, ws, nvim = NVIM) {
   return new Promise((resolve) => {
     const child = spawn(
-      NVIM,
+      nvim,
       ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '-c', `luafile ${path.join(here, 'nvim', 'scenario.lua')}`],
       {
         cwd: ws.ws,
@@ -44,11 +44,11 @@ function runNvim(scenario, standin, ws) {
   });
 }
 
-async function scenario(name, script, extra) {
+async function scenario(name, script, extra, nvim) {
   const standin = await startStandin(script);
   const ws = workspace();
   try {
-    const r = await runNvim(name, standin, ws);
+    const r = await runNvim(name, standin, ws, nvim);
     const detail = `nvim output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
     assert.equal(r.code, 0, `nvim scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
     assert.match(r.out, new RegExp(`PASS ${name}`), detail);
@@ -96,4 +96,15 @@ test('nvim: a failed job\'s whole reason reaches :messages, once', async () => {
 
 test('nvim: :KimiTests opens the created file in a window and leaves no empty file', async () => {
   await scenario('tests', 'tests.json');
+});
+
+test('nvim: inline completion ghost text is shown, followed, accepted, dismissed and cleared', async () => {
+  await scenario('completion', 'completion.json');
+});
+
+// Neovim 0.12+ draws inline completion itself (vim.lsp.inline_completion).
+// Debian bookworm has 0.7; NVIM012_BIN points at a newer nvim when there is
+// one (editors/test/nvim012.sh fetches Debian's from sid).
+test('nvim 0.12: inline completion through vim.lsp.inline_completion', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('completion_builtin', 'completion.json', undefined, process.env.NVIM012_BIN);
 });

@@ -49,10 +49,22 @@ if want vscode; then
   echo "packaged $(du -h "$tmp/kimi-lsp.vsix" | cut -f1) .vsix $(grep -o '([0-9]* files' "$tmp/vsce.log" | tr -d '(')"
 fi
 
+if want nvim && [[ -z "${NVIM012_BIN:-}" ]]; then
+  # Neovim 0.12+ for the vim.lsp.inline_completion test: Debian sid's,
+  # fetched once into the cache (nvim012.sh); without one it is skipped.
+  echo "== Neovim 0.12 for the built-in inline completion test"
+  if nvim012="$("$here/nvim012.sh")"; then
+    export NVIM012_BIN="$nvim012"
+    echo "using $("$nvim012" --version | head -1) ($nvim012)"
+  else
+    echo "no Neovim 0.12 could be had: that test is skipped"
+  fi
+fi
+
 files=()
 want helix && files+=(helix.test.mjs)
 want ci && files+=(ci.test.mjs)
-want lsp && files+=(lsp.test.mjs)
+want lsp && files+=(lsp.test.mjs completion.test.mjs)
 want nvim && files+=(nvim.test.mjs)
 want emacs && files+=(emacs.test.mjs)
 if ((${#files[@]} > 0)); then

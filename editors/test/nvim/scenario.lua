@@ -8,6 +8,11 @@ local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
 vim.opt.runtimepath:prepend(os.getenv('KIMI_PLUGIN_DIR'))
 vim.cmd('filetype on')
+if scenario:match('^completion') then
+  -- Inline completion types in insert mode: its own, asynchronous script.
+  dofile(debug.getinfo(1, 'S').source:sub(2):gsub('scenario%.lua$', 'completion.lua'))
+  return
+end
 
 local failures = 0
 local function out(s)

@@ -38,6 +38,7 @@ import {
 } from './settings';
 import { JobTracker, ProgressValue, Stats, endNotice, formatStats, lastLine, statusView } from './jobs';
 import { isExplanation, openExplanation } from './preview';
+import { CompletionUI } from './completion';
 
 /** The server commands the palette commands map to. */
 const SERVER_COMMANDS = new Set([
@@ -66,6 +67,7 @@ let problem: string | undefined;
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
 let secrets: vscode.SecretStorage;
+let completion: CompletionUI;
 const jobs = new JobTracker();
 let stats: Stats | undefined;
 let tokenSeq = 0;
@@ -99,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(output, statusItem);
   refreshStatus();
   statusItem.show();
+  completion = new CompletionUI(vscode, SECTION, context);
 
   const reg = (id: string, fn: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -169,6 +172,7 @@ async function start(): Promise<LanguageClient | undefined> {
     traceOutputChannel: output,
     initializationOptions: initializationOptions(section),
     middleware: {
+      ...completion.middleware(),
       workspace: {
         configuration: async (params, token, next) => {
           const answers = await next(params, token);
@@ -199,6 +203,7 @@ async function start(): Promise<LanguageClient | undefined> {
   };
   const c = new LanguageClient('kimi-lsp', 'Kimi', serverOptions, clientOptions);
   client = c;
+  completion.attach(c);
   try {
     await c.start();
     refreshStatus();

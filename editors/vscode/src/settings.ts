@@ -15,6 +15,7 @@ export const SECTION_KEYS = [
   'context',
   'progress',
   'logLevel',
+  'completion',
 ] as const;
 
 /** Name of the configuration section shared by the extension and the server. */

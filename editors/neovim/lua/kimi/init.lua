@@ -14,6 +14,7 @@ local util = require('kimi.util')
 local progress = require('kimi.progress')
 local explain = require('kimi.explain')
 local edits = require('kimi.edits')
+local completion = require('kimi.completion')
 
 local M = {}
 
@@ -45,6 +46,9 @@ local defaults = {
   explanation_focus = false,
   -- Called after the client attached to a buffer.
   on_attach = nil,
+  -- Inline completion (ghost text): see require("kimi.completion") and
+  -- :help kimi-completion. { enabled = false } turns it off.
+  completion = {},
 }
 
 M.config = vim.deepcopy(defaults)
@@ -111,13 +115,14 @@ local function capabilities()
   caps.workspace = caps.workspace or {}
   caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
   caps.workspace.workspaceEdit.documentChanges = true
-  return caps
+  return completion.capabilities(caps)
 end
 
 local function handlers()
   local h = {
     ['window/showMessage'] = explain.show_message,
     ['workspace/applyEdit'] = edits.apply_edit,
+    ['$/kimi/completionStatus'] = completion.on_status,
   }
   if M.config.show_document then
     h['window/showDocument'] = explain.show_document
@@ -131,6 +136,7 @@ local function handlers()
 end
 
 local function on_attach(client, bufnr)
+  completion.on_attach(client, bufnr)
   if M.config.on_attach then
     M.config.on_attach(client, bufnr)
   end
@@ -390,6 +396,7 @@ function M.setup(opts)
   end
   progress.configure({ mode = M.config.progress })
   explain.configure({ split = M.config.explanation_split, focus = M.config.explanation_focus })
+  completion.setup(M.config.completion, M.name)
   define_commands()
 
   local group = vim.api.nvim_create_augroup('kimi', { clear = true })

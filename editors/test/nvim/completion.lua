@@ -1,0 +1,221 @@
+-- Inline completion scenarios of the kimi Neovim plugin, run by
+-- scenario.lua for KIMI_SCENARIO = completion (the plugin's own ghost text,
+-- 0.7-0.11) or completion_builtin (vim.lsp.inline_completion, 0.12+).
+--
+-- Keys are typed with nvim_input and processed by Neovim's main loop, as a
+-- user's would be (insert mode, TextChangedI, the plugin's maps); the steps
+-- run in a coroutine that a timer resumes.
+local scenario = os.getenv('KIMI_SCENARIO')
+local file = os.getenv('KIMI_FILE')
+local builtin = scenario == 'completion_builtin'
+local failures = 0
+
+local function out(s)
+  io.stdout:write(s .. '\n')
+end
+local function check(cond, what, detail)
+  if cond then
+    out('ok: ' .. what)
+  else
+    failures = failures + 1
+    out('FAIL: ' .. what .. (detail and (' -- ' .. detail) or ''))
+  end
+  return cond
+end
+local function finish()
+  if failures == 0 then
+    out('PASS ' .. scenario)
+    vim.cmd('qall!')
+  else
+    out(string.format('FAILED %s (%d checks)', scenario, failures))
+    vim.cmd('cquit 1')
+  end
+end
+
+vim.defer_fn(function()
+  check(false, 'scenario finished in time')
+  finish()
+end, 90000)
+
+local co
+--- sleep yields to the main loop for ms milliseconds.
+local function sleep(ms)
+  coroutine.yield(ms)
+end
+--- wait polls cond every 20 ms for up to ms; the main loop runs meanwhile.
+local function wait(ms, cond, what)
+  local deadline = vim.loop.now() + ms
+  while not cond() do
+    if vim.loop.now() > deadline then
+      check(false, 'waiting for ' .. what, 'timed out after ' .. ms .. ' ms')
+      finish()
+      sleep(100000)
+    end
+    sleep(20)
+  end
+end
+--- type feeds keys as if typed and lets Neovim process them.
+local function type(keys)
+  vim.api.nvim_input(keys)
+  sleep(30)
+end
+
+--- requests counts the requests the stand-in logged on stderr.
+local function requests()
+  local f = io.open(os.getenv('KIMI_STANDIN_STDERR') or '', 'r')
+  if not f then
+    return 0
+  end
+  local s = f:read('*a')
+  f:close()
+  local n = 0
+  for _ in s:gmatch('modeltest: request') do
+    n = n + 1
+  end
+  return n
+end
+
+local bufnr
+--- ghost returns the ghost text shown in the buffer ('' for none): the
+--- plugin's own namespace, or Neovim's (0.12).
+local function ghost()
+  local name = builtin and 'nvim.lsp.inline_completion' or 'kimi_completion'
+  local id = vim.api.nvim_get_namespaces()[name]
+  if not id then
+    return ''
+  end
+  local parts = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, id, 0, -1, { details = true })) do
+    local d = m[4] or {}
+    for _, chunk in ipairs(d.virt_text or {}) do
+      table.insert(parts, chunk[1])
+    end
+    for _, l in ipairs(d.virt_lines or {}) do
+      table.insert(parts, '\n')
+      for _, chunk in ipairs(l) do
+        table.insert(parts, chunk[1])
+      end
+    end
+  end
+  return table.concat(parts)
+end
+local function line()
+  return vim.api.nvim_get_current_line()
+end
+
+local SUGGESTION = 'intln(Add(40, 2))'
+
+local function steps()
+  local kimi = require('kimi')
+  local completion = require('kimi.completion')
+  kimi.setup({
+    cmd = { os.getenv('KIMI_LSP_BIN') },
+    progress = 'none',
+    settings = { completion = { debounceMs = 50 } },
+    completion = { builtin = builtin },
+  })
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  vim.bo.autoindent = false -- the typed <Tab> is the indentation
+  bufnr = vim.api.nvim_get_current_buf()
+  wait(15000, function()
+    local c = require('kimi.util').clients('kimi', bufnr)[1]
+    return c ~= nil and c.initialized == true
+  end, 'kimi-lsp to attach')
+  local client = require('kimi.util').clients('kimi', bufnr)[1]
+  check(client.server_capabilities.inlineCompletionProvider == true, 'the server offers inline completion')
+  check(client.server_capabilities.completionProvider == nil, 'and no completion items to a client with inline completion')
+  check(completion.builtin() == builtin, 'the ' .. (builtin and 'built-in' or "plugin's own") .. ' ghost text is used')
+
+  -- Shown: type on a new line in main; <Tab> inserts a tab while nothing
+  -- is shown.
+  vim.api.nvim_win_set_cursor(0, { 11, 0 })
+  type('o<Tab>fmt.Pr')
+  wait(20000, function()
+    return ghost() == SUGGESTION
+  end, 'the ghost text ' .. SUGGESTION)
+  check(line() == '\tfmt.Pr', 'the ghost text is not in the buffer', line())
+  -- The stand-in logs a request once its reply has ended.
+  wait(5000, function()
+    return requests() >= 1
+  end, 'the stand-in to log the request')
+  local asked = requests()
+
+  if not builtin then
+    -- Typing what the suggestion says keeps it, minus what was typed, and
+    -- the server answers from it without asking the provider.
+    type('i')
+    check(ghost() == 'ntln(Add(40, 2))', 'typing its first letter keeps the rest shown', ghost())
+    sleep(600)
+    check(ghost() == 'ntln(Add(40, 2))', 'and it stays after the server answered', ghost())
+    check(requests() == asked, 'no provider request for typing into the suggestion', requests() .. ' vs ' .. asked)
+    -- Accept the next word.
+    type('<C-Right>')
+    sleep(50)
+    check(line() == '\tfmt.Println', 'the word key accepts up to the end of the word', line())
+    check(ghost() == '(Add(40, 2))', 'the rest stays shown', ghost())
+  end
+
+  -- Accepted.
+  type('<Tab>')
+  wait(5000, function()
+    return line() == '\tfmt.Println(Add(40, 2))'
+  end, 'the accepted line')
+  check(vim.api.nvim_get_mode().mode == 'i', 'still in insert mode')
+  local cur = vim.api.nvim_win_get_cursor(0)
+  check(cur[2] == #'\tfmt.Println(Add(40, 2))', 'the cursor is after the inserted text', vim.inspect(cur))
+
+  -- Dismissed.
+  type('<Esc>o<Tab>fmt.Pr')
+  wait(20000, function()
+    return ghost() == SUGGESTION
+  end, 'the ghost text on the next line')
+  type('<C-]>')
+  wait(2000, function()
+    return ghost() == ''
+  end, 'the ghost text to go after the dismiss key')
+  check(line() == '\tfmt.Pr', 'dismissing leaves the text as typed', line())
+
+  if not builtin then
+    -- Cleared by typing that diverges.
+    type('<Esc>o<Tab>fmt.Pr')
+    wait(20000, function()
+      return ghost() == SUGGESTION
+    end, 'the ghost text again')
+    type('x')
+    check(ghost() ~= SUGGESTION and ghost():sub(2) ~= SUGGESTION:sub(2), 'typing something else clears it at once', ghost())
+    -- Cleared on leaving insert mode.
+    type('<Esc>')
+    check(ghost() == '', 'leaving insert mode clears it', ghost())
+
+    -- :KimiCompletion off: no request, nothing shown.
+    vim.cmd('KimiCompletion off')
+    local before = requests()
+    type('o<Tab>fmt.Pr')
+    sleep(800)
+    check(ghost() == '', ':KimiCompletion off shows nothing', ghost())
+    check(requests() == before, ':KimiCompletion off asks nothing', requests() .. ' vs ' .. before)
+    type('<Esc>')
+    vim.cmd('KimiCompletion on')
+    check(completion.enabled, ':KimiCompletion on')
+  end
+  type('<Esc>')
+  finish()
+end
+
+co = coroutine.create(function()
+  local ok, err = pcall(steps)
+  if not ok then
+    check(false, 'scenario ran without a Lua error', tostring(err))
+    finish()
+  end
+end)
+local function resume()
+  local ok, ms = coroutine.resume(co)
+  if not ok then
+    check(false, 'scenario coroutine', tostring(ms))
+    finish()
+  elseif coroutine.status(co) ~= 'dead' then
+    vim.defer_fn(resume, ms or 0)
+  end
+end
+resume()

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Prints the path of a Neovim 0.12+ that runs on this machine, for the
+# vim.lsp.inline_completion test (nvim.test.mjs, NVIM012_BIN). Debian
+# bookworm ships 0.7; Debian sid ships 0.12+, built against a newer glibc. So
+# this fetches sid's neovim and everything it depends on (glibc included)
+# with apt-get, into a private directory (its own package lists; nothing is
+# installed on the system), and writes a wrapper that starts nvim with sid's
+# own dynamic loader and libraries. The result is kept for the next run.
+# Exits non-zero, saying why on stderr, when no such Neovim can be had.
+set -euo pipefail
+
+dir="${KIMI_NVIM012_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kimi-lsp/nvim012}"
+wrapper="$dir/nvim"
+is012() { "$1" --headless -u NONE -i NONE -n -c 'if !has("nvim-0.12") | cquit 1 | endif' -c 'qall!' </dev/null >/dev/null 2>&1; }
+
+if [[ -x "$wrapper" ]] && is012 "$wrapper"; then
+  echo "$wrapper"
+  exit 0
+fi
+if ! command -v apt-get >/dev/null || [[ ! -r /usr/share/keyrings/debian-archive-keyring.gpg ]]; then
+  echo "nvim012.sh: needs apt-get and Debian's archive keyring" >&2
+  exit 1
+fi
+rm -rf "$dir"
+mkdir -p "$dir/lists/partial" "$dir/debs" "$dir/root"
+echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main" >"$dir/sources.list"
+opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$dir/lists"
+  -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+apt-get "${opts[@]}" -qq update >&2
+mapfile -t pkgs < <(apt-cache "${opts[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+  --no-replaces --no-enhances neovim | grep -v '^[ <]' | sort -u)
+(cd "$dir/debs" && apt-get "${opts[@]}" -qq download "${pkgs[@]}" >&2)
+for d in "$dir"/debs/*.deb; do dpkg-deb -x "$d" "$dir/root"; done
+lib="$dir/root/usr/lib/x86_64-linux-gnu"
+cat >"$wrapper" <<EOF
+#!/bin/sh
+# Debian sid's Neovim with sid's loader and libraries (see editors/test/nvim012.sh).
+VIM="$dir/root/usr/share/nvim" exec "$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$dir/root/usr/bin/nvim" "\$@"
+EOF
+chmod +x "$wrapper"
+if ! is012 "$wrapper"; then
+  echo "nvim012.sh: Debian sid's nvim did not start as 0.12+ here" >&2
+  exit 1
+fi
+echo "$wrapper"

@@ -1,0 +1,178 @@
+// Inline completion: Kimi's ghost text through vscode-languageclient's
+// LSP 3.18 textDocument/inlineCompletion support (a "proposed" feature in
+// vscode-languageclient 9, registered with registerProposedFeatures), a
+// status-bar toggle, and the server's `$/kimi/completionStatus` in that
+// item. VS Code's `editor.inlineSuggest.enabled` and the `kimi.completion`
+// settings are honoured before any request is sent.
+//
+// The `vscode` module is passed in (only its types are imported), so the
+// pure parts below run under `node --test` without VS Code.
+
+import type * as vscode from 'vscode';
+
+/** The toggle command and the setting it flips. */
+export const TOGGLE_COMMAND = 'kimi-lsp.toggleCompletion';
+export const ENABLE_SETTING = 'completion.enable';
+
+/** The server's status notification (sent to clients that opt in). */
+export const STATUS_NOTIFICATION = '$/kimi/completionStatus';
+
+/** What `$/kimi/completionStatus` carries. */
+export interface CompletionStatus {
+  state: 'ok' | 'error' | 'noKey' | string;
+  message?: string;
+}
+
+/**
+ * shouldRequest says whether an inline completion request goes to the
+ * server: the user's `kimi.completion.enable` (default true) and VS Code's
+ * `editor.inlineSuggest.enabled` (default true) must both allow it.
+ */
+export function shouldRequest(kimiEnabled: unknown, inlineSuggestEnabled: unknown): boolean {
+  return kimiEnabled !== false && inlineSuggestEnabled !== false;
+}
+
+/**
+ * toggled returns the user's `kimi.completion` object with enable set, the
+ * other keys kept.
+ */
+export function toggled(current: { [k: string]: unknown } | undefined, enable: boolean): { [k: string]: unknown } {
+  return { ...(current ?? {}), enable };
+}
+
+/** The completion status-bar item's look. */
+export interface CompletionView {
+  text: string;
+  tooltip: string;
+}
+
+/**
+ * completionView words the toggle: on, off, off because VS Code's inline
+ * suggestions are off, or on with a problem the server reported.
+ */
+export function completionView(kimiEnabled: boolean, inlineSuggestEnabled: boolean, status?: CompletionStatus): CompletionView {
+  if (!kimiEnabled) {
+    return { text: '$(circle-slash) Kimi', tooltip: 'Kimi inline completion is off (click to turn it on)' };
+  }
+  if (!inlineSuggestEnabled) {
+    return {
+      text: '$(circle-slash) Kimi',
+      tooltip: 'Kimi inline completion is on, but VS Code\'s editor.inlineSuggest.enabled is off',
+    };
+  }
+  if (status && status.state !== 'ok') {
+    const why = status.state === 'noKey' ? 'no API key (run Kimi: Set API Key)' : status.message || status.state;
+    return { text: '$(warning) Kimi', tooltip: `Kimi inline completion: ${why} (click to turn it off)` };
+  }
+  return { text: '$(sparkle) Kimi', tooltip: 'Kimi inline completion is on (click to turn it off)' };
+}
+
+/** The parts of vscode-languageclient's client this module uses. */
+export interface CompletionClient {
+  registerProposedFeatures(): void;
+  registerFeature(feature: unknown): void;
+  onNotification(method: string, handler: (params: CompletionStatus) => void): unknown;
+}
+
+/**
+ * CompletionUI owns the toggle and the status of inline completion. Create
+ * it once in activate; call attach for every new LanguageClient before it
+ * starts, and use middleware() in the client options.
+ */
+export class CompletionUI {
+  private readonly item: vscode.StatusBarItem;
+  private status: CompletionStatus | undefined;
+
+  constructor(
+    private readonly code: typeof vscode,
+    private readonly section: string,
+    context: vscode.ExtensionContext,
+  ) {
+    this.item = code.window.createStatusBarItem(code.StatusBarAlignment.Right, 99);
+    this.item.command = TOGGLE_COMMAND;
+    context.subscriptions.push(
+      this.item,
+      code.commands.registerCommand(TOGGLE_COMMAND, () => this.toggle()),
+      code.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${section}.${ENABLE_SETTING}`) || e.affectsConfiguration('editor.inlineSuggest.enabled')) {
+          this.refresh();
+        }
+      }),
+    );
+    this.refresh();
+    this.item.show();
+  }
+
+  private enabled(): boolean {
+    return this.code.workspace.getConfiguration(this.section).get(ENABLE_SETTING) !== false;
+  }
+
+  private inlineSuggest(): boolean {
+    return this.code.workspace.getConfiguration('editor').get('inlineSuggest.enabled') !== false;
+  }
+
+  /** refresh redraws the status-bar item. */
+  refresh(): void {
+    const v = completionView(this.enabled(), this.inlineSuggest(), this.status);
+    this.item.text = v.text;
+    this.item.tooltip = v.tooltip;
+  }
+
+  /** toggle flips kimi.completion.enable in the user settings. */
+  async toggle(): Promise<void> {
+    const cfg = this.code.workspace.getConfiguration(this.section);
+    const global = cfg.inspect<{ [k: string]: unknown }>('completion')?.globalValue;
+    await cfg.update('completion', toggled(global, !this.enabled()), this.code.ConfigurationTarget.Global);
+    this.status = undefined;
+    this.refresh();
+  }
+
+  /**
+   * attach turns inline completion on for a client before it starts: the
+   * LSP 3.18 feature, the experimental capability that asks the server for
+   * its status, and the status handler.
+   */
+  attach(client: CompletionClient): void {
+    client.registerProposedFeatures();
+    client.registerFeature({
+      fillClientCapabilities(caps: { experimental?: { [k: string]: unknown } }) {
+        caps.experimental = { ...(caps.experimental ?? {}), kimiCompletionStatus: true };
+      },
+      initialize() {},
+      getState() {
+        return { kind: 'static' };
+      },
+      dispose() {},
+    });
+    client.onNotification(STATUS_NOTIFICATION, (s) => {
+      this.status = s;
+      this.refresh();
+    });
+  }
+
+  /**
+   * middleware is the client option's provideInlineCompletionItems: no
+   * request while completion or VS Code's inline suggestions are off.
+   */
+  middleware(): {
+    provideInlineCompletionItems: (
+      document: vscode.TextDocument,
+      position: vscode.Position,
+      context: vscode.InlineCompletionContext,
+      token: vscode.CancellationToken,
+      next: (
+        document: vscode.TextDocument,
+        position: vscode.Position,
+        context: vscode.InlineCompletionContext,
+        token: vscode.CancellationToken,
+      ) => vscode.ProviderResult<vscode.InlineCompletionItem[] | vscode.InlineCompletionList>,
+    ) => vscode.ProviderResult<vscode.InlineCompletionItem[] | vscode.InlineCompletionList>;
+  } {
+    return {
+      provideInlineCompletionItems: (document, position, context, token, next) => {
+        if (!shouldRequest(this.enabled(), this.inlineSuggest())) return null;
+        return next(document, position, context, token);
+      },
+    };
+  }
+}
