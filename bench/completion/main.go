@@ -228,16 +228,15 @@ func replay(text string, at, keys, debounce int, q float64, latency time.Duratio
 	began := time.Now()
 	prev := byte('\n')
 	for s.typed < len(target) {
-		// Accept a right suggestion that is shown.
+		next := target[s.typed]
+		time.Sleep(t.pause(prev, next))
+		// A right suggestion on screen is accepted with Tab.
 		if ins, ok := s.shown(target[s.typed:]); ok {
-			time.Sleep(t.pause(prev, 'x'))
 			s.change(ins)
 			s.res.accepted++
 			prev = target[s.typed-1]
 			continue
 		}
-		next := target[s.typed]
-		time.Sleep(t.pause(prev, next))
 		ins := target[s.typed : s.typed+1]
 		if next == '\n' {
 			// Enter: the editor indents the new line.

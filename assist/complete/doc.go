@@ -1,0 +1,63 @@
+// Package complete is inline completion: the text the model suggests at the
+// cursor as the user types, shown as ghost text (or as a completion item in
+// editors without inline completion). It knows nothing of LSP; the lsp
+// package converts positions and replies at the edge.
+//
+//	c := complete.New(complete.Options{Config: currentConfig})
+//	s, err := c.Complete(ctx, complete.Request{Key: uri, Path: "main.go", Doc: snap, Offset: off})
+//	// s.Text replaces the bytes [s.Start, off): insert s.Insert at the cursor.
+//
+// # Never one request per keystroke
+//
+// A Completer runs at most one provider stream per document (and
+// MaxStreams for all documents), outside the job engine's queue: a
+// completion is worth something for a second, not after queued edits. A
+// request:
+//
+//  1. supersedes every older request on its document (they end with no
+//     suggestion);
+//  2. is answered from the latest suggestion, without a provider request,
+//     when the user has typed its first characters (type-ahead: the text
+//     around the suggestion's place is unchanged and what was typed there is
+//     a prefix of it); the answer replaces what was typed with the whole
+//     suggestion, so editors that filter by the typed text keep showing it;
+//  3. joins the document's running stream when the document is that
+//     stream's text with something typed at its place; otherwise the stream
+//     is hung up (nobody can use it) and, after completion.debounceMs
+//     without a newer request (none for an explicit request), a new one
+//     starts;
+//  4. leaves the stream when it is cancelled ($/cancelRequest), and the last
+//     request to leave hangs the stream up at once: closing the HTTP body is
+//     what the provider sees.
+//
+// A failed stream pauses completion after a rate limit (until Retry-After,
+// else 10 s: ErrPaused) and stops it after a refused key until the key
+// changes; a missing key is config.ErrNoAPIKey. The caller reports these
+// once, never as a popup per keystroke.
+//
+// # Prompts the provider's cache serves
+//
+// Each document has its own cache.Session, with the completion System
+// message (a constant that holds the instruction too) and no tools. The
+// active file is shown as a window of whole lines around the cursor (three
+// quarters above it), sized so that the whole prompt stays within
+// completion.maxContextTokens: the system message, the window, room for the
+// edit log to grow to a quarter of the budget, the related snippets (at most
+// a quarter) and the request block. The window is named by line numbers
+// counted from both ends of the file, so typing inside it only changes its
+// text, which the session turns into blocks of its append-only edit log;
+// when the cursor comes near an edge the file goes on past, the window moves
+// and the whole prompt is laid out afresh (its project block names the
+// window, so the session sees a new project). The request block repeats one
+// line above and below the cursor with the <|cursor|> marker. Over a typing
+// session each request therefore shares everything up to the previous
+// request's edit log with it: the cache serves more than 0.9 of the prompt
+// tokens (bench/README.md, "Inline completion").
+//
+// # What is inserted
+//
+// Normalize turns the answer into exactly the text to insert: fences and an
+// echoed prefix of the line go, text already after the cursor is not
+// repeated, and the suggestion ends at maxLines lines and at the end of the
+// enclosing block. An answer with nothing left is no suggestion.
+package complete
