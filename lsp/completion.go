@@ -15,7 +15,6 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -390,7 +389,7 @@ func (s *Server) completionFailed(ctx context.Context, err error) {
 		s.completionTell(ctx, "noKey", "kimi-lsp: inline completion needs an API key: set KIMI_API_KEY, kimi.apiKey in your editor settings or apiKey in ~/.config/kimi-lsp/config.toml (or turn it off with completion.enable = false).")
 		s.completionStatus(ctx, "noKey", msg)
 		return
-	case errors.Is(err, model.ErrUnauthorized):
+	case errors.Is(err, complete.ErrKeyRefused):
 		s.completionTell(ctx, "badKey:"+msg, "kimi-lsp: inline completion stopped: "+msg)
 	}
 	cs := s.completion

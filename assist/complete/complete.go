@@ -45,6 +45,9 @@ var (
 	// ErrPaused: the provider rate-limited completion a moment ago; no
 	// request is sent until the pause ends.
 	ErrPaused = errors.New("completion paused after a rate limit")
+	// ErrKeyRefused: the provider refused the API key; no request is sent
+	// with that key again.
+	ErrKeyRefused = errors.New("the provider refused the API key")
 )
 
 // Trigger says how a completion was asked for.
@@ -586,6 +589,7 @@ func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *mod
 			}
 			c.pauseUntil = time.Now().Add(wait)
 		case errors.Is(err, model.ErrUnauthorized):
+			err = fmt.Errorf("%w: %w", ErrKeyRefused, err)
 			c.badKey = err
 		}
 	}

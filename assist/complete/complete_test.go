@@ -328,8 +328,8 @@ func TestCompleteRefusedKey(t *testing.T) {
 	f.setConfig(wrong)
 	ctx := ctxT(t)
 	for i := 0; i < 3; i++ {
-		if _, err := f.c.Complete(ctx, f.set(src, Invoked)); err == nil {
-			t.Fatalf("attempt %d: no error after a refused key", i)
+		if _, err := f.c.Complete(ctx, f.set(src, Invoked)); !errors.Is(err, ErrKeyRefused) {
+			t.Fatalf("attempt %d: got %v, want ErrKeyRefused", i, err)
 		}
 	}
 	if n := len(f.srv.Requests()); n != 1 {
