@@ -335,7 +335,7 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 	if err != nil {
 		return nil, 0, nil
 	}
-	snap, ok := s.docs.Snapshot(uri)
+	snap, ok := s.viewOf(ctx).Snapshot(uri)
 	if !ok || int64(snap.Len()) > cfg.Context.MaxFileSize || s.completionSecret(uri) {
 		return nil, 0, nil
 	}

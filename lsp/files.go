@@ -170,4 +170,6 @@ func (s *Server) viewOf(ctx context.Context) docView {
 var snapshotMethods = map[string]bool{
 	"textDocument/codeAction":  true,
 	"workspace/executeCommand": true,
+	methodInlineCompletion:     true,
+	methodCompletion:           true,
 }
