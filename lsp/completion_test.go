@@ -1,8 +1,11 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -512,5 +516,89 @@ func TestTriggerKinds(t *testing.T) {
 				t.Errorf("kinds %v: request %d (%d) read as %v, want %v", tc.seq, i, k, got, tc.want[i])
 			}
 		}
+	}
+}
+
+// BenchmarkInlineCompletionTypeAhead is the server's own time per inline
+// completion request when it needs no provider: didChange (one typed
+// character) then textDocument/inlineCompletion answered from the latest
+// suggestion, round trip through the fake editor, on a 48 KB Go file.
+// The provider path's own work is BenchmarkPromptAndAnswer in
+// assist/complete. Figures: bench/README.md.
+func BenchmarkInlineCompletionTypeAhead(b *testing.B) {
+	suggestion := "Println(" + strings.Repeat("argument, ", 100) + ")"
+	prov := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Content: suggestion}}})
+	defer prov.Close()
+	env := map[string]string{"KIMI_API_KEY": prov.Key, "KIMI_BASE_URL": prov.URL}
+	cfg, _ := config.Default().WithEnv(func(k string) string { return env[k] })
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	srv, err := NewServer(inR, outW, inR, Options{Version: "bench", Config: cfg, Logger: slog.New(slog.DiscardHandler), ExplanationDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		srv.Run(context.Background())
+		outW.Close()
+		close(done)
+	}()
+	defer func() {
+		inW.Close()
+		<-done
+	}()
+	ed := lsptest.New(outR, inW)
+	ctx := context.Background()
+	if _, err := ed.Initialize(ctx, completionInit("", true, nil)); err != nil {
+		b.Fatal(err)
+	}
+	var body strings.Builder
+	for body.Len() < 48<<10 {
+		fmt.Fprintf(&body, "func f%d(x int) int {\n\treturn x * %d\n}\n\n", body.Len(), body.Len())
+	}
+	head := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Pri"
+	text := head + "\n}\n\n" + body.String()
+	uri := "file:///bench/main.go"
+	ed.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": text}})
+	line, col := 5, len("\tfmt.Pri")
+	ask := func() inlineList {
+		var l inlineList
+		if err := ed.Call(ctx, "textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": col},
+			"context": map[string]any{"triggerKind": 0},
+		}, &l); err != nil {
+			b.Fatal(err)
+		}
+		return l
+	}
+	if l := ask(); len(l.Items) != 1 {
+		b.Fatalf("no first suggestion: %+v", l)
+	}
+	rest := suggestion[len("Pri"):]
+	version, typed := 1, 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		version++
+		var change map[string]any
+		if typed == len(rest)-1 {
+			// Delete what was typed, back to where the suggestion was made.
+			change = map[string]any{"range": map[string]any{
+				"start": map[string]any{"line": line, "character": col - typed}, "end": map[string]any{"line": line, "character": col}}, "text": ""}
+			col -= typed
+			typed = 0
+		} else {
+			change = map[string]any{"range": map[string]any{
+				"start": map[string]any{"line": line, "character": col}, "end": map[string]any{"line": line, "character": col}}, "text": rest[typed : typed+1]}
+			col++
+			typed++
+		}
+		ed.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}})
+		if l := ask(); len(l.Items) != 1 {
+			b.Fatalf("iteration %d: not answered from the suggestion: %+v", i, l)
+		}
+	}
+	b.StopTimer()
+	if n := len(prov.Requests()); n != 1 {
+		b.Fatalf("%d provider requests, want 1", n)
 	}
 }

@@ -35,7 +35,8 @@ type Around struct {
 //     (for Python, at the first line indented less than the cursor's);
 //   - text the document already has after the cursor is not repeated: the
 //     longest end of the suggestion that begins the text after the cursor
-//     and ends there at a line end;
+//     and ends there at a line end; a suggestion that is all of it (white
+//     space at their starts aside) is nothing to insert;
 //   - it is cut at MaxLines lines, trailing white space goes, and the
 //     document's line endings (CRLF or LF) are used.
 func Normalize(answer string, a Around) string {
@@ -52,6 +53,9 @@ func Normalize(answer string, a Around) string {
 	s = strings.TrimRight(stripEcho(s, a.Before), " \t\n\r")
 	s = cutAtBlockEnd(s, a)
 	s = stripOverlap(s, a.After)
+	if t := strings.TrimLeft(s, " \t\n"); t != "" && strings.HasPrefix(strings.TrimLeft(a.After, " \t\n"), t) {
+		return "" // the suggestion is what already follows the cursor
+	}
 	s = cutLines(s, a.MaxLines)
 	s = strings.TrimRight(s, " \t\n\r")
 	if strings.TrimSpace(s) == "" {

@@ -48,6 +48,8 @@ func TestNormalize(t *testing.T) {
 		{name: "cursor in the indentation, answer indented again", before: "if x {\n\t", after: "\n}", answer: "\treturn 1", want: "return 1"},
 		{name: "cursor in deeper indentation", before: "if x {\n\t\t", after: "\n}", answer: "\treturn 1", want: "return 1"},
 		{name: "prefix echoed without indentation", before: "\t\tx := ", after: "\n", answer: "x := 42", want: "42"},
+		{name: "the lines below repeated", before: "func f() {\n\t", after: "\n\tif x {\n\t\treturn\n\t}\n}\n",
+			answer: "if x {\n\t\treturn\n\t}", want: ""},
 		{name: "trailing blank line already there", before: "a()", after: "\n\nb()", answer: "\nc()\n", want: "\nc()"},
 	}
 	for _, tt := range tests {
