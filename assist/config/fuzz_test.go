@@ -17,6 +17,7 @@ var editorSeeds = []string{
 	`{"maxCompletionTokens": 9223372036854775808}`,
 	`{"baseURL": "https://user:pass@host", "apiKey": "Bearer x"}`,
 	`null`, `[]`, `"x"`, `{"kimi": []}`, "{\"model\": \"\xff\"}",
+	`{"completion": {"enable": false, "items": "always", "debounceMs": 80, "maxLines": 3, "maxContextTokens": 8192, "reasoningEffort": "max"}}`,
 }
 
 // FuzzWithEditor feeds arbitrary editor settings: no panic; an accepted
@@ -42,6 +43,10 @@ func FuzzWithEditor(f *testing.F) {
 			if a.MaxCompletionTokens < 1 || a.MaxCompletionTokens > MaxCompletionTokensLimit || a.Model == "" {
 				t.Fatalf("invalid action accepted: %+v", a)
 			}
+		}
+		if cc := c.Completion; cc.DebounceMS < 0 || cc.MaxLines < 1 || cc.MaxContextTokens < 1024 || cc.MaxCompletionTokens < 1 ||
+			(cc.Items != ItemsAuto && cc.Items != ItemsAlways && cc.Items != ItemsNever) || c.CompletionModel() == "" {
+			t.Fatalf("invalid completion settings accepted: %+v", cc)
 		}
 		m, err := decodeEditor(raw)
 		if err != nil || m == nil {
