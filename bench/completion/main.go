@@ -62,6 +62,7 @@ func main() {
 		file      = flag.String("file", "net/http/client.go", "file under $(go env GOROOT)/src whose region is retyped")
 		start     = flag.String("at", "func (c *Client) do(", "the region starts at the line holding this text")
 		seed      = flag.Uint64("seed", 1, "random seed of the typist and of the suggestions")
+		verbose   = flag.Bool("v", false, "print each provider request's tokens and the prompt layout changes")
 	)
 	flag.Parse()
 	log.SetFlags(0)
@@ -81,14 +82,14 @@ func main() {
 	at = strings.LastIndexByte(text[:at], '\n') + 1
 	fmt.Printf("file %s (%d bytes), region from byte %d; q %.2f, provider latency %v, cache blocks %d; load average %s\n\n",
 		*file, len(text), at, *q, *latency, *blocks, benchkit.LoadAvg())
-	fmt.Println("| debounce ms | keystrokes | provider requests / 100 keys (hung up) | suggestions shown / accepted | reused answers | prompt tokens / request | hit ratio | time to a suggestion p50 | session | $ / hour (completed streams; + hung-up prompts) |")
-	fmt.Println("|---:|---:|---|---|---:|---:|---:|---:|---:|---|")
+	fmt.Println("| debounce ms | keystrokes | provider requests / 100 keys (hung up) | suggestions shown / accepted | reused answers | prompt tokens / request | hit ratio: provider's view / completed streams | time to a suggestion p50 | session | $ / hour (completed streams; + hung-up prompts) |")
+	fmt.Println("|---:|---:|---|---|---:|---:|---|---:|---:|---|")
 	for _, d := range strings.Split(*debounces, ",") {
 		ms, err := strconv.Atoi(strings.TrimSpace(d))
 		if err != nil {
 			log.Fatal(err)
 		}
-		r, err := replay(text, at, *keys, ms, *q, *latency, *blocks, *seed)
+		r, err := replay(text, at, *keys, ms, *q, *latency, *blocks, *seed, *verbose)
 		if err != nil {
 			log.Fatalf("debounce %d: %v", ms, err)
 		}
@@ -107,19 +108,24 @@ type result struct {
 	cost, hungUpCost            float64
 	waits                       []float64 // ms from a request to its suggestion
 	dur                         time.Duration
+	// What the provider saw with usage: every request but those hung up
+	// before the reply started.
+	seenRequests, seenTokens, seenCached int64
 }
 
 func (r *result) row() string {
 	per100 := func(n int) float64 { return float64(n) * 100 / float64(r.keystrokes) }
 	hour := float64(time.Hour) / float64(r.dur)
-	hit, perReq := 0.0, int64(0)
-	if r.promptTokens > 0 {
-		hit = float64(r.cachedTokens) / float64(r.promptTokens)
-		perReq = r.promptTokens / r.recorded
+	ratio := func(a, b int64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return float64(a) / float64(b)
 	}
-	return fmt.Sprintf("| %d | %d | %.1f (%.1f) | %d / %d | %d | %d | %.3f | %.0f ms | %.0f s | %.3f; %.3f |",
+	return fmt.Sprintf("| %d | %d | %.1f (%.1f) | %d / %d | %d | %.0f | %.3f / %.3f | %.0f ms | %.0f s | %.3f; %.3f |",
 		r.debounce, r.keystrokes, per100(r.provider), per100(r.hungUp), r.shown, r.accepted, r.reused,
-		perReq, hit, benchkit.Median(r.waits), r.dur.Seconds(), r.cost*hour, (r.cost+r.hungUpCost)*hour)
+		ratio(r.seenTokens, r.seenRequests), ratio(r.seenCached, r.seenTokens), ratio(r.cachedTokens, r.promptTokens),
+		benchkit.Median(r.waits), r.dur.Seconds(), r.cost*hour, (r.cost+r.hungUpCost)*hour)
 }
 
 // srv2rule returns the stand-in's pacing for a latency: half of it before
@@ -147,7 +153,7 @@ func (t typist) pause(prev byte, next byte) time.Duration {
 }
 
 // replay runs one session.
-func replay(text string, at, keys, debounce int, q float64, latency time.Duration, blocks int, seed uint64) (*result, error) {
+func replay(text string, at, keys, debounce int, q float64, latency time.Duration, blocks int, seed uint64, verbose bool) (*result, error) {
 	// The region: whole lines from at, about keys characters.
 	end := at
 	for end < len(text) && end-at < keys {
@@ -192,8 +198,11 @@ func replay(text string, at, keys, debounce int, q float64, latency time.Duratio
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	server, err := lsp.NewServer(inR, outW, inR, lsp.Options{Version: "bench", Config: cfg,
-		Logger: slog.New(slog.DiscardHandler), ExplanationDir: dir})
+	logger := slog.New(slog.DiscardHandler)
+	if verbose {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	server, err := lsp.NewServer(inR, outW, inR, lsp.Options{Version: "bench", Config: cfg, Logger: logger, ExplanationDir: dir})
 	if err != nil {
 		return nil, err
 	}
@@ -265,14 +274,30 @@ func replay(text string, at, keys, debounce int, q float64, latency time.Duratio
 	c := st.Completion
 	r := s.res
 	r.reused, r.recorded, r.promptTokens, r.cachedTokens, r.cost = c.Reused, c.Requests, c.PromptTokens, c.CachedTokens, c.CostUSD
+	// The provider's view: every request it saw, its prompt through the
+	// cache simulator (a request hung up before the reply started has no
+	// usage: its prompt is counted at the session's hit ratio).
 	for _, rec := range srv.Requests() {
+		if verbose {
+			fmt.Fprintf(os.Stderr, "request %d: hung up %v, prompt %d, cached %d\n", rec.Seq, rec.HungUp, rec.Usage.PromptTokens, rec.Usage.CachedTokens)
+		}
 		r.provider++
+		u := rec.Usage
+		if u.PromptTokens > 0 {
+			r.seenRequests++
+			r.seenTokens += int64(u.PromptTokens)
+			r.seenCached += int64(u.CachedTokens)
+		}
 		if rec.HungUp {
 			r.hungUp++
 			// Worst case: the provider bills a hung-up prompt as if it had
-			// answered it, at the session's hit ratio.
-			n := float64(cachetest.Count(rec.Prompt))
-			r.hungUpCost += n * (c.HitRatio*0.20 + (1-c.HitRatio)*2.00) / 1e6
+			// answered it (input only, at the K3.1 prices).
+			if u.PromptTokens > 0 {
+				r.hungUpCost += (float64(u.PromptTokens-u.CachedTokens-u.CacheWriteTokens)*2.00 + float64(u.CachedTokens)*0.20 + float64(u.CacheWriteTokens)*2.00) / 1e6
+			} else {
+				n := float64(cachetest.Count(rec.Prompt))
+				r.hungUpCost += n * (c.HitRatio*0.20 + (1-c.HitRatio)*2.00) / 1e6
+			}
 		}
 	}
 	return r, nil
