@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -611,24 +610,15 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 	if err != nil {
 		return "", err
 	}
-	defer s.Close()
-	var acc model.Accumulator
-	for {
-		ev, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, model.ErrNoAnswer) {
-				c.record(j, acc.Usage())
-				return "", nil // thinking used the budget: no suggestion
-			}
-			return "", err
-		}
-		acc.Add(ev)
+	resp, err := model.Collect(s)
+	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
+		return "", err
 	}
-	c.record(j, acc.Usage())
-	return acc.Message().Content, nil
+	c.record(j, resp.Usage)
+	if err != nil {
+		return "", nil // thinking used the whole budget: no suggestion
+	}
+	return resp.Message.Content, nil
 }
 
 func (c *Completer) record(j *job, u *model.Usage) {

@@ -102,6 +102,22 @@ func (f *fixture) set(text string, trigger Trigger) Request {
 	return Request{Key: string(f.uri), Path: "main.go", Language: "go", Doc: snap, Offset: off, Trigger: trigger, Project: "ws"}
 }
 
+// answer is what Complete returned.
+type answer struct {
+	s   *Suggestion
+	err error
+}
+
+// background runs req and delivers its answer on the channel.
+func (f *fixture) background(ctx context.Context, req Request) <-chan answer {
+	ch := make(chan answer, 1)
+	go func() {
+		s, err := f.c.Complete(ctx, req)
+		ch <- answer{s, err}
+	}()
+	return ch
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -171,18 +187,9 @@ func TestCompleteDebounce(t *testing.T) {
 	f := newFixture(t, `{"completion": {"debounceMs": 150}}`, modeltest.Rule{Content: "Println()"})
 	ctx := ctxT(t)
 	line := "fmt.Pri"
-	type result struct {
-		s   *Suggestion
-		err error
-	}
-	results := make([]chan result, 8)
+	results := make([]<-chan answer, 8)
 	for i := range results {
-		results[i] = make(chan result, 1)
-		req := f.set(strings.Replace(src, "fmt.Pri|", line[:len(line)-7+i]+"|", 1), Automatic)
-		go func(ch chan result) {
-			s, err := f.c.Complete(ctx, req)
-			ch <- result{s, err}
-		}(results[i])
+		results[i] = f.background(ctx, f.set(strings.Replace(src, "fmt.Pri|", line[:len(line)-7+i]+"|", 1), Automatic))
 		time.Sleep(50 * time.Millisecond)
 	}
 	for i, ch := range results {
@@ -207,19 +214,14 @@ func TestCompleteDebounce(t *testing.T) {
 func TestCompleteJoinsRunningStream(t *testing.T) {
 	f := newFixture(t, `{"completion": {"debounceMs": 0}}`, modeltest.Rule{Content: "Println(x)", DelayMS: 400})
 	ctx := ctxT(t)
-	first := make(chan *Suggestion, 1)
-	req := f.set(src, Automatic)
-	go func() {
-		s, _ := f.c.Complete(ctx, req)
-		first <- s
-	}()
+	first := f.background(ctx, f.set(src, Automatic))
 	waitFor(t, func() bool { return f.c.Stats().ProviderRequests == 1 })
 	s, err := f.c.Complete(ctx, f.set(strings.Replace(src, "Pri|", "Prin|", 1), Automatic))
 	if err != nil || s == nil || s.Insert != "tln(x)" || s.Text != "ntln(x)" {
 		t.Fatalf("the joining request got %+v, %v", s, err)
 	}
-	if s := <-first; s != nil {
-		t.Errorf("the superseded request got %+v", s)
+	if r := <-first; r.s != nil {
+		t.Errorf("the superseded request got %+v", r.s)
 	}
 	reqs := f.srv.Requests()
 	if len(reqs) != 1 || reqs[0].HungUp {
@@ -232,16 +234,11 @@ func TestCompleteJoinsRunningStream(t *testing.T) {
 func TestCompleteCancelHangsUp(t *testing.T) {
 	f := newFixture(t, "", modeltest.Rule{Fault: "stall", FaultAfter: 1})
 	ctx, cancel := context.WithCancel(ctxT(t))
-	done := make(chan error, 1)
-	req := f.set(src, Invoked)
-	go func() {
-		_, err := f.c.Complete(ctx, req)
-		done <- err
-	}()
+	done := f.background(ctx, f.set(src, Invoked))
 	f.waitArrived(1)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("Complete returned %v, want context.Canceled", err)
+	if r := <-done; !errors.Is(r.err, context.Canceled) {
+		t.Errorf("Complete returned %v, want context.Canceled", r.err)
 	}
 	reqs, err := f.srv.WaitRequests(ctxT(t), 1)
 	if err != nil {
@@ -260,20 +257,15 @@ func TestCompleteCancelHangsUp(t *testing.T) {
 func TestCompleteNewerElsewhereHangsUp(t *testing.T) {
 	f := newFixture(t, `{"completion": {"debounceMs": 0}}`, modeltest.Rule{Fault: "stall", FaultAfter: 1, Times: 1}, modeltest.Rule{Content: "Println()"})
 	ctx := ctxT(t)
-	first := make(chan *Suggestion, 1)
-	req := f.set(src, Automatic)
-	go func() {
-		s, _ := f.c.Complete(ctx, req)
-		first <- s
-	}()
+	first := f.background(ctx, f.set(src, Automatic))
 	f.waitArrived(1)
 	// The user deleted a character: not an extension of the first place.
 	s, err := f.c.Complete(ctx, f.set(strings.Replace(src, "Pri|", "Pr|", 1), Automatic))
 	if err != nil || s == nil || s.Insert != "intln()" {
 		t.Fatalf("the newer request got %+v, %v", s, err)
 	}
-	if s := <-first; s != nil {
-		t.Errorf("the superseded request got %+v", s)
+	if r := <-first; r.s != nil {
+		t.Errorf("the superseded request got %+v", r.s)
 	}
 	reqs, err := f.srv.WaitRequests(ctx, 2)
 	if err != nil {

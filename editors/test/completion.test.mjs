@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import protocol from 'vscode-languageserver-protocol/node.js';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { KEY, bin, startStandin, waitFor, workspace } from './lib.mjs';
+import { KEY, bin, closeServer, startStandin, waitFor, workspace } from './lib.mjs';
 
 const {
   createProtocolConnection, StreamMessageReader, StreamMessageWriter, CancellationTokenSource,
@@ -90,14 +90,7 @@ class Editor {
   }
 
   async stop() {
-    try {
-      await Promise.race([this.conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 3000))]);
-      this.conn.sendNotification('exit');
-    } catch {
-      // gone already
-    }
-    setTimeout(() => this.proc.kill('SIGKILL'), 2000).unref();
-    this.conn.dispose();
+    await closeServer(this.conn, this.proc);
   }
 }
 

@@ -101,6 +101,21 @@ export async function waitFor(cond, timeoutMs, what) {
   }
 }
 
+/**
+ * closeServer ends an LSP session as an editor does: shutdown (3 s at most),
+ * exit, then kills the server process if it is still there 2 s later.
+ */
+export async function closeServer(conn, proc) {
+  try {
+    await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 3000))]);
+    conn.sendNotification('exit');
+  } catch {
+    // the server may already be gone
+  }
+  setTimeout(() => proc.kill('SIGKILL'), 2000).unref();
+  conn.dispose();
+}
+
 export const EXPLAIN_MARKER = 'KIMI-E2E-EXPLANATION';
 export const SLOW_MARKER = 'KIMI-E2E-SLOW';
 export const FIXED_LINE = '\treturn a + b';

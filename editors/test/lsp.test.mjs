@@ -13,7 +13,7 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 import protocol from 'vscode-languageserver-protocol/node.js';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
-  EXPLAIN_MARKER, FIXED_LINE, KEY, SLOW_MARKER, bin, startStandin, waitFor, workspace,
+  EXPLAIN_MARKER, FIXED_LINE, KEY, SLOW_MARKER, bin, closeServer, startStandin, waitFor, workspace,
 } from './lib.mjs';
 
 const {
@@ -172,14 +172,7 @@ class Client {
   }
 
   async stop() {
-    try {
-      await Promise.race([this.conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 3000))]);
-      this.conn.sendNotification('exit');
-    } catch {
-      // the server may already be gone
-    }
-    setTimeout(() => this.proc.kill('SIGKILL'), 2000).unref();
-    this.conn.dispose();
+    await closeServer(this.conn, this.proc);
   }
 
   describe() {

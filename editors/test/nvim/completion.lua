@@ -1,41 +1,15 @@
 -- Inline completion scenarios of the kimi Neovim plugin, run by
--- scenario.lua for KIMI_SCENARIO = completion (the plugin's own ghost text,
--- 0.7-0.11) or completion_builtin (vim.lsp.inline_completion, 0.12+).
+-- scenario.lua (whose check and finish it is given) for KIMI_SCENARIO =
+-- completion (the plugin's own ghost text, 0.7-0.11) or completion_builtin
+-- (vim.lsp.inline_completion, 0.12+).
 --
 -- Keys are typed with nvim_input and processed by Neovim's main loop, as a
 -- user's would be (insert mode, TextChangedI, the plugin's maps); the steps
 -- run in a coroutine that a timer resumes.
-local scenario = os.getenv('KIMI_SCENARIO')
+local h = ...
+local check, finish = h.check, h.finish
 local file = os.getenv('KIMI_FILE')
-local builtin = scenario == 'completion_builtin'
-local failures = 0
-
-local function out(s)
-  io.stdout:write(s .. '\n')
-end
-local function check(cond, what, detail)
-  if cond then
-    out('ok: ' .. what)
-  else
-    failures = failures + 1
-    out('FAIL: ' .. what .. (detail and (' -- ' .. detail) or ''))
-  end
-  return cond
-end
-local function finish()
-  if failures == 0 then
-    out('PASS ' .. scenario)
-    vim.cmd('qall!')
-  else
-    out(string.format('FAILED %s (%d checks)', scenario, failures))
-    vim.cmd('cquit 1')
-  end
-end
-
-vim.defer_fn(function()
-  check(false, 'scenario finished in time')
-  finish()
-end, 90000)
+local builtin = os.getenv('KIMI_SCENARIO') == 'completion_builtin'
 
 local co
 --- sleep yields to the main loop for ms milliseconds.

@@ -8,11 +8,6 @@ local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
 vim.opt.runtimepath:prepend(os.getenv('KIMI_PLUGIN_DIR'))
 vim.cmd('filetype on')
-if scenario:match('^completion') then
-  -- Inline completion types in insert mode: its own, asynchronous script.
-  dofile(debug.getinfo(1, 'S').source:sub(2):gsub('scenario%.lua$', 'completion.lua'))
-  return
-end
 
 local failures = 0
 local function out(s)
@@ -58,6 +53,13 @@ vim.defer_fn(function()
   check(false, 'scenario finished in time')
   finish()
 end, 90000)
+
+if scenario:match('^completion') then
+  -- Inline completion types in insert mode: its own, asynchronous script.
+  local path = debug.getinfo(1, 'S').source:sub(2):gsub('scenario%.lua$', 'completion.lua')
+  assert(loadfile(path))({ check = check, finish = finish })
+  return
+end
 
 -- Record each workspace/applyEdit with the buffer version at that moment;
 -- Neovim's own handler still applies it.
