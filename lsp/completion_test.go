@@ -602,3 +602,46 @@ func BenchmarkInlineCompletionTypeAhead(b *testing.B) {
 		b.Fatalf("%d provider requests, want 1", n)
 	}
 }
+
+// TestCompletionItemsRegisteredLater: completion.items changed to "always"
+// after initialize registers completionProvider with a client that allows
+// it, and "auto" unregisters it again.
+func TestCompletionItemsRegisteredLater(t *testing.T) {
+	s := newSession(t, nil)
+	params := completionInit("", true, nil)
+	params["capabilities"].(map[string]any)["textDocument"].(map[string]any)["completion"] = map[string]any{"dynamicRegistration": true}
+	delete(params["capabilities"].(map[string]any)["workspace"].(map[string]any), "configuration")
+	caps := s.initialize(params)["capabilities"].(map[string]any)
+	if _, ok := caps["completionProvider"]; ok {
+		t.Fatalf("completionProvider advertised to an inline client with items auto")
+	}
+	got := make(chan string, 4)
+	for _, m := range []string{"client/registerCapability", "client/unregisterCapability"} {
+		m := m
+		s.ed.Handle(m, func(p json.RawMessage) (any, *lsptest.ResponseError) {
+			got <- m + " " + string(p)
+			return nil, nil
+		})
+	}
+	set := func(items string) {
+		s.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"kimi": map[string]any{"completion": map[string]any{"items": items}}}})
+	}
+	set("always")
+	select {
+	case m := <-got:
+		if !strings.HasPrefix(m, "client/registerCapability") || !strings.Contains(m, `"textDocument/completion"`) {
+			t.Errorf("got %s", m)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("no registration")
+	}
+	set("auto")
+	select {
+	case m := <-got:
+		if !strings.HasPrefix(m, "client/unregisterCapability") {
+			t.Errorf("got %s", m)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("no unregistration")
+	}
+}
