@@ -37,7 +37,7 @@ func BenchmarkPromptAndAnswer(b *testing.B) {
 	cfg := config.Default()
 	c := New(Options{Config: func() config.Config { return cfg }})
 	d := c.docLocked(string(uri))
-	answer := "```go\n\tif ra := c.rwc.RemoteAddr(); ra != nil {\n\t\tc.remoteAddr = ra.String()\n\t}\n```"
+	answer := "```go\n\tif c.server.trace != nil {\n\t\tc.server.trace.connStart(c)\n\t}\n```"
 	typed := "\tctx = context.WithValue(ctx, LocalAddrContextKey, c.rwc.LocalAddr())\n"
 	pos, version := at, int32(1) // typing on the empty line inserted at at
 	b.ReportAllocs()
