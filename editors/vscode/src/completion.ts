@@ -40,6 +40,25 @@ export function toggled(current: { [k: string]: unknown } | undefined, enable: b
   return { ...(current ?? {}), enable };
 }
 
+/** The `completion` part of kimi.stats (only the fields shown). */
+export interface CompletionStats {
+  requested?: number;
+  shown?: number;
+  reused?: number;
+  providerRequests?: number;
+  hitRatio?: number;
+  costUSD?: number;
+}
+
+/** completionStatsLine words kimi.stats' completion figures ('' when there were none). */
+export function completionStatsLine(c: CompletionStats | undefined): string {
+  if (!c || !c.requested) return '';
+  const parts = [`completions ${c.requested} asked`, `${c.shown ?? 0} shown`, `${c.reused ?? 0} reused`, `${c.providerRequests ?? 0} provider requests`];
+  if (typeof c.hitRatio === 'number' && (c.providerRequests ?? 0) > 0) parts.push(`hit ratio ${Math.round(c.hitRatio * 100)}%`);
+  if (typeof c.costUSD === 'number') parts.push(`cost $${c.costUSD.toFixed(4)}`);
+  return parts.join(' · ');
+}
+
 /** The completion status-bar item's look. */
 export interface CompletionView {
   text: string;

@@ -38,7 +38,7 @@ import {
 } from './settings';
 import { JobTracker, ProgressValue, Stats, endNotice, formatStats, lastLine, statusView } from './jobs';
 import { isExplanation, openExplanation } from './preview';
-import { CompletionUI } from './completion';
+import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
 
 /** The server commands the palette commands map to. */
 const SERVER_COMMANDS = new Set([
@@ -457,7 +457,8 @@ async function showStats(): Promise<void> {
   const s = await refreshStats();
   if (!s) return;
   output.appendLine(`[kimi] stats: ${JSON.stringify(s)}`);
-  void vscode.window.showInformationMessage(`Kimi cache: ${formatStats(s)}`);
+  const completions = completionStatsLine(s.completion as CompletionStats | undefined);
+  void vscode.window.showInformationMessage(`Kimi cache: ${formatStats(s)}${completions ? ` — ${completions}` : ''}`);
 }
 
 function refreshStatus(problem?: string): void {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { CompletionUI, STATUS_NOTIFICATION, TOGGLE_COMMAND, completionView, shouldRequest, toggled } from '../src/completion';
+import {
+  CompletionUI, STATUS_NOTIFICATION, TOGGLE_COMMAND, completionStatsLine, completionView, shouldRequest, toggled,
+} from '../src/completion';
 
 const pkg = require('../../package.json');
 
@@ -131,4 +133,13 @@ test('package.json contributes the toggle and the completion settings', () => {
   for (const k of ['enable', 'items', 'debounceMs', 'model', 'reasoningEffort', 'maxCompletionTokens', 'maxContextTokens', 'maxLines']) {
     assert.ok(k in props, `kimi.completion.${k} missing`);
   }
+});
+
+test('completionStatsLine words the completion figures of kimi.stats', () => {
+  assert.equal(completionStatsLine(undefined), '');
+  assert.equal(completionStatsLine({ requested: 0 }), '');
+  assert.equal(
+    completionStatsLine({ requested: 40, shown: 12, reused: 7, providerRequests: 5, hitRatio: 0.93, costUSD: 0.0123 }),
+    'completions 40 asked · 12 shown · 7 reused · 5 provider requests · hit ratio 93% · cost $0.0123',
+  );
 });

@@ -309,6 +309,11 @@ local function format_stats(s)
   if type(cost) == 'number' then
     table.insert(parts, string.format('cost $%.4f', cost))
   end
+  local c = s.completion
+  if type(c) == 'table' and (c.requested or 0) > 0 then
+    table.insert(parts, string.format('completions %d asked, %d shown, %d reused, %d provider requests, cost $%.4f',
+      c.requested, c.shown or 0, c.reused or 0, c.providerRequests or 0, c.costUSD or 0))
+  end
   return table.concat(parts, ' · ')
 end
 M.format_stats = format_stats
