@@ -548,7 +548,7 @@ func fitRelated(docs []cache.Document, active string, tokens int) []cache.Docume
 	var out []cache.Document
 	left := float64(tokens) * bytesPerToken
 	for _, d := range docs {
-		if d.Path == active || float64(len(d.Text)) > left || slices.ContainsFunc(out, func(o cache.Document) bool { return o.Path == d.Path }) {
+		if d.Path == active || float64(len(d.Text)) > left || slices.ContainsFunc(out, func(o cache.Document) bool { return o.Path == d.Path && o.Text == d.Text }) {
 			continue
 		}
 		left -= float64(len(d.Text))
