@@ -291,9 +291,10 @@ type protocolRange struct {
 
 // TestInlineCompletionDebounce types 8 characters 50 ms apart, each with
 // the didChange and the automatic request an editor sends: at most 4
-// provider requests, and the last request is answered.
+// provider requests, and the last request is answered. (A 1 s debounce:
+// a loaded machine may stretch the 50 ms sleeps past the default 300 ms.)
 func TestInlineCompletionDebounce(t *testing.T) {
-	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "ln(\"typed\")"})
+	cs := newCompSession(t, true, map[string]any{"completion": map[string]any{"debounceMs": 1000}}, modeltest.Rule{Content: "ln(\"typed\")"})
 	uri, _ := cs.file("main.go", strings.Replace(mainGo, "fmt.Pri|", "|", 1))
 	typed := "fmt.Prin"
 	var chans []<-chan *lsptest.Message

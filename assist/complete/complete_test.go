@@ -183,8 +183,10 @@ func TestCompleteTypeAhead(t *testing.T) {
 
 // TestCompleteDebounce sends 8 requests 50 ms apart, as a typist at 20
 // characters a second: the debounce lets only the last reach the provider.
+// The debounce is a generous 1 s, so that a loaded machine stretching the
+// 50 ms sleeps cannot let an earlier request through.
 func TestCompleteDebounce(t *testing.T) {
-	f := newFixture(t, `{"completion": {"debounceMs": 150}}`, modeltest.Rule{Content: "Println()"})
+	f := newFixture(t, `{"completion": {"debounceMs": 1000}}`, modeltest.Rule{Content: "Println()"})
 	ctx := ctxT(t)
 	line := "fmt.Pri"
 	results := make([]<-chan answer, 8)
@@ -212,7 +214,7 @@ func TestCompleteDebounce(t *testing.T) {
 // TestCompleteJoinsRunningStream: a request that only adds typed text at
 // the place of a running stream waits for it instead of starting another.
 func TestCompleteJoinsRunningStream(t *testing.T) {
-	f := newFixture(t, `{"completion": {"debounceMs": 0}}`, modeltest.Rule{Content: "Println(x)", DelayMS: 400})
+	f := newFixture(t, `{"completion": {"debounceMs": 0}}`, modeltest.Rule{Content: "Println(x)", DelayMS: 3000})
 	ctx := ctxT(t)
 	first := f.background(ctx, f.set(src, Automatic))
 	waitFor(t, func() bool { return f.c.Stats().ProviderRequests == 1 })

@@ -134,8 +134,10 @@ test('completion: inlineCompletionProvider for VS Code; a fenced answer echoing 
   });
 });
 
+// A 1 s debounce: a loaded machine may stretch the 50 ms pauses past the
+// default 300 ms.
 test('completion: typing as VS Code does — 8 keystrokes 50 ms apart make at most 4 provider requests; typing ahead makes none', async () => {
-  await withEditor('completion.json', {}, async (ed, standin) => {
+  await withEditor('completion.json', { settings: { completion: { debounceMs: 1000 } } }, async (ed, standin) => {
     newLine(ed);
     let pending;
     const replies = [];
