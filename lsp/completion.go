@@ -342,7 +342,7 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 	cursor := snap.PositionOffset(workspace.Position{Line: pos.Line, Character: pos.Character}, s.encoding())
 	req := complete.Request{
 		Key: string(uri), Path: s.displayPath(uri), Language: snap.LanguageID,
-		Doc: snap, Offset: cursor, Trigger: trigger,
+		Doc: snap, Offset: cursor, Trigger: trigger, Order: s.viewOf(ctx).seq,
 	}
 	if req.Language == "" {
 		req.Language = workspace.LanguageOf(string(uri))
@@ -351,6 +351,8 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 		req.Project = l[0].Name
 	}
 	sug, err := s.completion.completer.Complete(ctx, req)
+	s.log.Debug("completion", "path", req.Path, "offset", cursor, "version", snap.Version, "suggestion", sug != nil,
+		"reused", sug != nil && sug.Reused, "error", err)
 	if err != nil {
 		s.completionFailed(ctx, err)
 		return nil, 0, nil

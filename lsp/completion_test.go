@@ -646,3 +646,30 @@ func TestCompletionItemsRegisteredLater(t *testing.T) {
 		t.Fatal("no unregistration")
 	}
 }
+
+// TestCompletionRequestsOutOfOrder: an editor that asks several times for
+// one state, cancelling each request once the next is sent (the Neovim
+// plugin on InsertEnter, TextChangedI and CursorMovedI of one key), gets
+// the last one answered, though the requests' goroutines may reach the
+// completer in any order: their order is the read loop's.
+func TestCompletionRequestsOutOfOrder(t *testing.T) {
+	cs := newCompSession(t, true, map[string]any{"completion": map[string]any{"debounceMs": 50}}, modeltest.Rule{Content: "ntln(1)"})
+	uri, _ := cs.file("main.go", mainGo)
+	typed := "fmt.Pri"
+	for i := 0; i < 10; i++ {
+		typed += "x"
+		pos := cs.change(uri, strings.Replace(mainGo, "fmt.Pri|", typed+"|", 1))
+		var prev json.RawMessage
+		var last <-chan *lsptest.Message
+		for j := 0; j < 3; j++ {
+			id, ch := cs.inline(uri, pos, 2)
+			if prev != nil {
+				cs.ed.Notify("$/cancelRequest", map[string]any{"id": prev})
+			}
+			prev, last = id, ch
+		}
+		if l := cs.inlineResult(last); len(l.Items) != 1 {
+			t.Fatalf("step %d: the last of three requests got %+v", i, l)
+		}
+	}
+}

@@ -139,6 +139,10 @@ func (r *recentFiles) list() []workspace.URI {
 // read after the request cannot shift the request's ranges (STYLE #6).
 type docView struct {
 	all []*workspace.Snapshot // sorted by URI
+	// seq numbers the views in the order the read loop took them, that is
+	// the order the requests arrived in (their goroutines may start in
+	// another).
+	seq uint64
 }
 
 // Snapshot returns the document's snapshot in the view.

@@ -135,6 +135,8 @@ type Server struct {
 
 	// completion answers inline completion requests (completion.go).
 	completion *completionState
+	// viewSeq numbers the document views of requests (docView.seq).
+	viewSeq atomic.Uint64
 }
 
 // NewServer returns a server that will speak LSP over r and w once Run is
@@ -342,7 +344,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 	rctx := context.WithValue(ctx, requestIDKey{}, fmt.Sprintf("%q", id))
 	if snapshotMethods[method] {
 		// The documents as they are now, before any later didChange.
-		rctx = context.WithValue(rctx, viewKey{}, docView{all: s.docs.All()})
+		rctx = context.WithValue(rctx, viewKey{}, docView{all: s.docs.All(), seq: s.viewSeq.Add(1)})
 	}
 	rctx, cancel := context.WithCancel(rctx)
 	s.inflightMu.Lock()

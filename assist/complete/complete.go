@@ -73,6 +73,11 @@ type Request struct {
 	Offset int
 	// Trigger says whether the user is typing or asked.
 	Trigger Trigger
+	// Order numbers the requests in the order the editor sent them, when
+	// they may reach Complete in another (each runs in its own goroutine);
+	// a request older than one already seen on its document is superseded
+	// at once. Zero: the order of the calls.
+	Order uint64
 	// Project names the workspace.
 	Project string
 	// Related lists snippets of related files, most relevant first; they
@@ -127,7 +132,7 @@ type Completer struct {
 // Precondition for every field: Completer.mu is held.
 type docState struct {
 	key     string
-	seq     uint64        // number of the latest request
+	seq     uint64        // Order of the latest request
 	newer   chan struct{} // closed when a newer request arrives
 	flight  *flight       // the provider stream, if one runs
 	last    *memo         // the latest suggestion
@@ -298,8 +303,17 @@ func (c *Completer) Complete(ctx context.Context, req Request) (*Suggestion, err
 	c.mu.Lock()
 	c.counts.requested++
 	d := c.docLocked(req.Key)
-	d.seq++
-	seq := d.seq
+	seq := req.Order
+	if seq == 0 {
+		seq = d.seq + 1
+	}
+	if seq <= d.seq {
+		// A newer request on the document came first.
+		c.counts.superseded++
+		c.mu.Unlock()
+		return nil, nil
+	}
+	d.seq = seq
 	close(d.newer)
 	d.newer = make(chan struct{})
 	newer := d.newer
