@@ -296,9 +296,15 @@ local function schedule(bufnr)
     st.timer = nil
   end
   if M.config.debounce_ms <= 0 then
-    vim.schedule(function()
-      M.request(bufnr)
-    end)
+    -- One request for the events of one key (InsertEnter, TextChangedI,
+    -- CursorMovedI come together).
+    if not st.scheduled then
+      st.scheduled = true
+      vim.schedule(function()
+        st.scheduled = false
+        M.request(bufnr)
+      end)
+    end
     return
   end
   st.timer = vim.loop.new_timer()
