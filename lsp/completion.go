@@ -343,6 +343,7 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 	req := complete.Request{
 		Key: string(uri), Path: s.displayPath(uri), Language: snap.LanguageID,
 		Doc: snap, Offset: cursor, Trigger: trigger, Order: s.viewOf(ctx).seq,
+		Folders: s.folders, Open: s.viewOf(ctx).All(),
 	}
 	if req.Language == "" {
 		req.Language = workspace.LanguageOf(string(uri))

@@ -673,3 +673,32 @@ func TestCompletionRequestsOutOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionShowsDefinitionsUsed: the prompt carries the definitions
+// the code around the cursor uses from files that are not open (the
+// relevance ranking actions use too), and nothing of an unrelated file.
+func TestCompletionShowsDefinitionsUsed(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "1, 2)"})
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(cs.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	write("scale.go", "package main\n\n// Scale multiplies x by KIMI_SCALE_FACTOR.\nfunc Scale(x, factor int) int {\n\treturn x * factor\n}\n")
+	write("unrelated.go", "package main\n\n// Unrelated is never called: KIMI_NOT_NEEDED.\nfunc Unrelated() {}\n")
+	uri, pos := cs.file("main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Scale(|\n}\n")
+	_, ch := cs.inline(uri, pos, 1)
+	cs.inlineResult(ch)
+	reqs := cs.prov.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d provider requests", len(reqs))
+	}
+	prompt := string(reqs[0].Prompt)
+	if !strings.Contains(prompt, "KIMI_SCALE_FACTOR") || !strings.Contains(prompt, "func Scale(x, factor int) int") {
+		t.Errorf("the definition of Scale is not in the prompt:\n%s", prompt)
+	}
+	if strings.Contains(prompt, "KIMI_NOT_NEEDED") {
+		t.Errorf("an unrelated file is in the prompt")
+	}
+}

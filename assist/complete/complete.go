@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/cache"
@@ -80,9 +81,12 @@ type Request struct {
 	Order uint64
 	// Project names the workspace.
 	Project string
-	// Related lists snippets of related files, most relevant first; they
-	// are read when the prompt's layout is made and kept while it lasts.
-	Related func() []cache.Document
+	// Folders and Open give the prompt the definitions the code around the
+	// cursor uses (assist.Snippets, the ranking actions use too), chosen
+	// when the prompt's layout is made and kept while it lasts. Nil
+	// Folders: the active file only.
+	Folders *workspace.Folders
+	Open    []*workspace.Snapshot
 }
 
 // Suggestion is a completion: Text replaces the document's bytes
@@ -405,9 +409,15 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 	relayout := d.layout == nil || !d.layout.win.fits(req.Doc, req.Offset, b.windowBytes(d.layout.relatedBytes()))
 	c.mu.Unlock()
 	var related []cache.Document
-	if relayout && req.Related != nil {
-		// Outside the lock: the ranking may take a while.
-		related = fitRelated(req.Related(), req.Path, b.relatedTokens)
+	if relayout && req.Folders != nil {
+		// Outside the lock: the ranking takes milliseconds. It leaves out
+		// what the window shows, asked with the widest window.
+		w := chooseWindow(req.Doc, req.Offset, b.windowBytes(0))
+		start, end := w.bounds(req.Doc)
+		related = fitRelated(assist.Snippets(req.Folders, assist.SnippetRequest{
+			Document: req.Doc, Cursor: req.Offset, ShownStart: start, ShownEnd: end,
+			Open: req.Open, MaxTokens: b.relatedTokens,
+		}), req.Path, b.relatedTokens)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -562,7 +572,8 @@ func fitRelated(docs []cache.Document, active string, tokens int) []cache.Docume
 	var out []cache.Document
 	left := float64(tokens) * bytesPerToken
 	for _, d := range docs {
-		if d.Path == active || float64(len(d.Text)) > left || slices.ContainsFunc(out, func(o cache.Document) bool { return o.Path == d.Path && o.Text == d.Text }) {
+		same := func(o cache.Document) bool { return o.Path == d.Path && o.Part == d.Part }
+		if d.Path == active && d.Part == "" || float64(len(d.Text)) > left || slices.ContainsFunc(out, same) {
 			continue
 		}
 		left -= float64(len(d.Text))

@@ -43,7 +43,9 @@
 // quarters above it), sized so that the whole prompt stays within
 // completion.maxContextTokens: the system message, the window, room for the
 // edit log to grow to a quarter of the budget, the related snippets (at most
-// a quarter) and the request block. The window is named by line numbers
+// a quarter: assist.Snippets, the definitions the code around the cursor
+// uses, chosen with the window and kept while it lasts) and the request
+// block. The window is named by line numbers
 // counted from both ends of the file, so typing inside it only changes its
 // text, which the session turns into blocks of its append-only edit log;
 // when the cursor comes near an edge the file goes on past, the window moves
