@@ -702,3 +702,24 @@ func TestCompletionShowsDefinitionsUsed(t *testing.T) {
 		t.Errorf("an unrelated file is in the prompt")
 	}
 }
+
+// TestCompletionNeverBeyondMaxFileSize: a document larger than
+// context.maxFileSize gets nothing and is never sent.
+func TestCompletionNeverBeyondMaxFileSize(t *testing.T) {
+	cs := newCompSession(t, true, map[string]any{"context": map[string]any{"maxFileSize": 1000}}, modeltest.Rule{Content: "x"})
+	big, pos := cs.file("big.go", "package main\n\n// "+strings.Repeat("KIMI_TOO_BIG ", 100)+"\nfunc main() {\n\tfmt.Pri|\n}\n")
+	_, ch := cs.inline(big, pos, 1)
+	if l := cs.inlineResult(ch); len(l.Items) != 0 {
+		t.Errorf("a file over context.maxFileSize got %+v", l)
+	}
+	small, spos := cs.file("main.go", mainGo)
+	_, ch = cs.inline(small, spos, 1)
+	if l := cs.inlineResult(ch); len(l.Items) != 1 {
+		t.Errorf("a small file got %+v", l)
+	}
+	for _, r := range cs.prov.Requests() {
+		if strings.Contains(string(r.Body), "KIMI_TOO_BIG") {
+			t.Errorf("the big file reached the provider")
+		}
+	}
+}
