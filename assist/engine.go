@@ -170,79 +170,129 @@ type Gate interface {
 var ErrInternal = errors.New("internal error — please report")
 
 // Engine runs tasks. It is safe for concurrent use; tasks run in parallel.
+//
+// An engine costs nothing until its first task: the prompt session, the
+// tool definitions, the explanation store and the HTTP client are made on
+// first use (a language server answers initialize without them).
 type Engine struct {
-	log       *slog.Logger
-	statsFile string
-	gate      Gate
-	http      *http.Client
+	log        *slog.Logger
+	statsFile  string
+	gate       Gate
+	explainDir string
+	now        func() time.Time
+
+	// Made once, by setup, on first use.
+	setupOnce sync.Once
+	setupErr  error
 	prompts   *cache.Session
 	tools     []model.Tool
 	explains  *Explanations
 
 	noUsage sync.Once // the log says once that replies carry no usage
 
-	// mu guards cfg and client, replaced together by SetConfig.
+	// mu guards the fields below. client is made from cfg on first use
+	// and kept while the endpoint, the key and the wait timeout stay the
+	// same; every client sends through http, made once, so the pooled
+	// connections survive configuration changes.
 	mu     sync.Mutex
 	cfg    config.Config
 	client *model.Client
+	http   *http.Client
 }
 
-// NewEngine returns an engine with the given options.
+// NewEngine returns an engine with the given options. It does no work and
+// no I/O: see Engine.
 func NewEngine(opts Options) (*Engine, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	defs := tools.ModelTools()
-	if opts.Config.WebSearch {
-		defs = append(defs, model.WebSearchTool())
-	}
-	toolsJSON, err := json.Marshal(defs)
-	if err != nil {
-		return nil, err
-	}
-	prompts, err := cache.NewSession(cache.Config{
-		System: System,
-		Tools:  toolsJSON,
-		Model:  opts.Config.Model,
-		Prices: cachePrices(opts.Config),
-		TTL:    opts.Config.CacheTTLDuration(),
-		Logger: log,
-		Now:    opts.Now,
+	return &Engine{log: log, statsFile: opts.StatsFile, gate: opts.Gate, explainDir: opts.ExplanationDir,
+		now: opts.Now, http: opts.HTTPClient, cfg: opts.Config}, nil
+}
+
+// setup makes what tasks need, once, from the configuration at first use:
+// the tool definitions (webSearch) and the prices are part of the prompt
+// session, which lives as long as the engine.
+func (e *Engine) setup() error {
+	e.setupOnce.Do(func() {
+		cfg := e.Config()
+		defs := tools.ModelTools()
+		if cfg.WebSearch {
+			defs = append(defs, model.WebSearchTool())
+		}
+		toolsJSON, err := json.Marshal(defs)
+		if err != nil {
+			e.setupErr = err
+			return
+		}
+		prompts, err := cache.NewSession(cache.Config{
+			System: System,
+			Tools:  toolsJSON,
+			Model:  cfg.Model,
+			Prices: cachePrices(cfg),
+			TTL:    cfg.CacheTTLDuration(),
+			Logger: e.log,
+			Now:    e.now,
+		})
+		if err != nil {
+			e.setupErr = err
+			return
+		}
+		ex, err := NewExplanations(e.explainDir)
+		if err != nil {
+			e.log.Warn("explanations will not be kept on disk", "error", err)
+		}
+		e.prompts, e.tools, e.explains = prompts, defs, ex
 	})
-	if err != nil {
-		return nil, err
-	}
-	ex, err := NewExplanations(opts.ExplanationDir)
-	if err != nil {
-		log.Warn("explanations will not be kept on disk", "error", err)
-	}
-	e := &Engine{log: log, statsFile: opts.StatsFile, gate: opts.Gate, http: opts.HTTPClient, prompts: prompts, tools: defs, explains: ex}
-	e.SetConfig(opts.Config)
-	return e, nil
+	return e.setupErr
 }
 
 // SetConfig makes cfg the configuration of the tasks that start from now.
-// Running tasks keep the configuration they started with.
+// Running tasks keep the configuration they started with. The model client
+// is kept when the endpoint, the key and the wait timeout stay the same,
+// and its pooled connections in any case.
 func (e *Engine) SetConfig(cfg config.Config) {
-	key, _ := cfg.Key()
-	client := model.New(model.Options{
-		BaseURL:     cfg.BaseURL,
-		FallbackURL: cmp.Or(cfg.FallbackURL(), "none"),
-		APIKey:      key,
-		HTTPClient:  e.http,
-		Logger:      e.log,
-		WaitTimeout: cfg.WaitTimeout,
-	})
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client != nil && !sameClient(e.cfg, cfg) {
+		e.client = nil // made again by current
+	}
 	e.cfg = cfg
-	e.client = client
-	e.mu.Unlock()
+}
+
+// sameClient reports whether a and b make the same model client: the same
+// URLs, key and wait timeout.
+func sameClient(a, b config.Config) bool {
+	ka, _ := a.Key()
+	kb, _ := b.Key()
+	return a.BaseURL == b.BaseURL && a.FallbackURL() == b.FallbackURL() && ka == kb && a.WaitTimeout == b.WaitTimeout
+}
+
+// Config returns the configuration tasks start with now.
+func (e *Engine) Config() config.Config {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cfg
 }
 
 func (e *Engine) current() (config.Config, *model.Client) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.client == nil {
+		if e.http == nil {
+			e.http = model.NewHTTPClient(0)
+		}
+		key, _ := e.cfg.Key()
+		e.client = model.New(model.Options{
+			BaseURL:     e.cfg.BaseURL,
+			FallbackURL: cmp.Or(e.cfg.FallbackURL(), "none"),
+			APIKey:      key,
+			HTTPClient:  e.http,
+			Logger:      e.log,
+			WaitTimeout: e.cfg.WaitTimeout,
+		})
+	}
 	return e.cfg, e.client
 }
 
@@ -250,6 +300,9 @@ func (e *Engine) current() (config.Config, *model.Client) {
 // explanation directory and returns its path; name (a file name or title)
 // starts the document's base name.
 func (e *Engine) SaveText(name, text string) (string, error) {
+	if err := e.setup(); err != nil {
+		return "", err
+	}
 	if e.explains == nil {
 		return "", errors.New("no directory for explanations")
 	}
@@ -257,7 +310,12 @@ func (e *Engine) SaveText(name, text string) (string, error) {
 }
 
 // Stats returns the session's prompt and cache accounting.
-func (e *Engine) Stats() cache.Stats { return e.prompts.Stats() }
+func (e *Engine) Stats() cache.Stats {
+	if e.setup() != nil {
+		return cache.Stats{}
+	}
+	return e.prompts.Stats()
+}
 
 // Estimator is the session's token estimator, corrected by the provider's
 // counts so far: TaskRequest.Estimator.
@@ -292,6 +350,9 @@ func (e *Engine) saveStats() {
 // diff parser) is logged with its stack and returned as an error wrapping
 // ErrInternal.
 func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (out *Outcome, err error) {
+	if err := e.setup(); err != nil {
+		return nil, err
+	}
 	cfg, client := e.current()
 	key, _ := cfg.Key()
 	rs := newRedactingSink(sink, key)

@@ -20,10 +20,16 @@ func (s *Server) config() config.Config {
 
 // updateConfig computes a new configuration with change, keeps the last good
 // one for every source that has errors (the config package does that), shows
-// the problems to the user, and passes the result on.
+// the problems to the user, and passes the result on. change may read files:
+// readers of the configuration (s.config) never wait for it. Updates run one
+// at a time from computing to applying, so the engine, the folders and
+// OnConfig always end on the newest configuration. It runs off the read loop
+// (s.serial, or tests).
 func (s *Server) updateConfig(ctx context.Context, what string, change func(config.Config) (config.Config, []error)) {
+	s.updMu.Lock()
+	defer s.updMu.Unlock()
+	next, errs := change(s.config())
 	s.cfgMu.Lock()
-	next, errs := change(s.cfg)
 	s.cfg = next
 	s.cfgMu.Unlock()
 	s.reportConfigProblems(ctx, what, errs)
@@ -49,20 +55,22 @@ func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []e
 		Type:    protocol.MessageTypeWarning,
 		Message: "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; "),
 	}
-	if s.state.Load() == stateNew {
-		// During initialize: show it once the client is ready.
-		s.cfgMu.Lock()
+	s.cfgMu.Lock()
+	if !s.clientReady {
+		// Before initialized: show it once the client is ready.
 		s.pendingProblems = append(s.pendingProblems, msg)
 		s.cfgMu.Unlock()
 		return
 	}
+	s.cfgMu.Unlock()
 	s.notify(ctx, "window/showMessage", msg)
 }
 
-// showPendingProblems shows the configuration problems found during
-// initialize.
+// showPendingProblems marks the client ready (initialized) and shows the
+// configuration problems found before.
 func (s *Server) showPendingProblems(ctx context.Context) {
 	s.cfgMu.Lock()
+	s.clientReady = true
 	pending := s.pendingProblems
 	s.pendingProblems = nil
 	s.cfgMu.Unlock()
@@ -72,6 +80,7 @@ func (s *Server) showPendingProblems(ctx context.Context) {
 }
 
 // configChanged passes a new configuration to the parts that depend on it.
+// Precondition: s.updMu is held (so applies happen in order).
 func (s *Server) configChanged(cfg config.Config) {
 	if s.opts.OnConfig != nil {
 		s.opts.OnConfig(cfg)
@@ -80,9 +89,7 @@ func (s *Server) configChanged(cfg config.Config) {
 		s.engine.SetConfig(cfg)
 	}
 	if s.jobs != nil {
-		// The newest configuration's, not cfg's: two updates may call
-		// configChanged out of order.
-		s.jobs.SetLimit(s.config().Jobs.MaxConcurrent)
+		s.jobs.SetLimit(cfg.Jobs.MaxConcurrent)
 	}
 	if s.folders != nil {
 		s.folders.SetOptions(assist.WorkspaceOptions(cfg))
@@ -92,23 +99,61 @@ func (s *Server) configChanged(cfg config.Config) {
 }
 
 // pullConfig asks the client for the "kimi" section (workspace/configuration)
-// when it supports that, and applies it.
-func (s *Server) pullConfig(ctx context.Context) {
+// when it supports that, and queues the answer to be applied. At most one
+// such request is in flight: a pull asked for meanwhile is sent when it
+// returns, so answers are applied in the order they were asked and the last
+// applied is the answer to the last request, even when the editor answers
+// out of order or not at all. It never blocks.
+func (s *Server) pullConfig() {
 	if !s.clientCaps().Workspace.Configuration {
 		return
 	}
-	var result []json.RawMessage
-	params := map[string]any{"items": []map[string]string{{"section": "kimi"}}}
-	if err := s.call(ctx, "workspace/configuration", params, &result); err != nil {
-		s.log.Warn("could not read the editor's settings", "error", err)
+	s.pullMu.Lock()
+	defer s.pullMu.Unlock()
+	if s.pulling {
+		s.pullAgain = true
 		return
 	}
-	if len(result) == 0 {
-		return
+	s.pulling = true
+	go s.pullLoop()
+}
+
+// pullLoop sends workspace/configuration until no pull is pending.
+func (s *Server) pullLoop() {
+	for {
+		var result []json.RawMessage
+		params := &configurationParams{Items: []configurationItem{{Section: "kimi"}}}
+		if err := s.call(s.baseCtx, "workspace/configuration", params, &result); err != nil {
+			if s.baseCtx.Err() == nil {
+				s.log.Warn("could not read the editor's settings", "error", err)
+			}
+		} else if len(result) > 0 {
+			settings := result[0]
+			s.serial.Do("apply the editor's settings", func(ctx context.Context) {
+				s.updateConfig(ctx, "editor settings", func(c config.Config) (config.Config, []error) {
+					return c.WithEditor(settings)
+				})
+			})
+		}
+		s.pullMu.Lock()
+		again := s.pullAgain && s.baseCtx.Err() == nil
+		s.pullAgain = false
+		s.pulling = again
+		s.pullMu.Unlock()
+		if !again {
+			return
+		}
 	}
-	s.updateConfig(ctx, "editor settings", func(c config.Config) (config.Config, []error) {
-		return c.WithEditor(result[0])
-	})
+}
+
+// configurationParams is workspace/configuration's params.
+type configurationParams struct {
+	Items []configurationItem `json:"items"`
+}
+
+type configurationItem struct {
+	ScopeURI string `json:"scopeUri,omitempty"`
+	Section  string `json:"section,omitempty"`
 }
 
 func handleDidChangeConfiguration(s *Server, ctx context.Context, raw json.RawMessage) error {
@@ -118,11 +163,13 @@ func handleDidChangeConfiguration(s *Server, ctx context.Context, raw json.RawMe
 	}
 	if s.clientCaps().Workspace.Configuration {
 		// Pull: the settings in the notification may be partial or null.
-		go s.pullConfig(context.WithoutCancel(ctx))
+		s.pullConfig()
 		return nil
 	}
-	s.updateConfig(ctx, "editor settings", func(c config.Config) (config.Config, []error) {
-		return c.WithEditor(p.Settings)
+	s.serial.Do("apply the editor's settings", func(ctx context.Context) {
+		s.updateConfig(ctx, "editor settings", func(c config.Config) (config.Config, []error) {
+			return c.WithEditor(p.Settings)
+		})
 	})
 	return nil
 }

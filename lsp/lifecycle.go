@@ -1,10 +1,12 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -63,17 +65,30 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	}
 	s.mu.Unlock()
 
-	for _, f := range folders {
-		if err := s.folders.Add(f.uri, f.name); err != nil {
-			s.log.Warn("workspace folder ignored", "folder", f.uri, "error", err)
+	// The settings, workspace files and folders are read off the read loop,
+	// after the reply; requests wait for them (handleCall).
+	initOpts := p.InitializationOptions
+	s.serial.Do("initialize the workspace", func(ctx context.Context) {
+		if len(initOpts) > 0 && string(initOpts) != "null" {
+			s.updateConfig(ctx, "initializationOptions", func(c config.Config) (config.Config, []error) {
+				return c.WithInitOptions(initOpts)
+			})
 		}
-	}
-	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
-		s.updateConfig(ctx, "initializationOptions", func(c config.Config) (config.Config, []error) {
-			return c.WithInitOptions(p.InitializationOptions)
-		})
-	}
-	s.loadWorkspaceConfig(ctx)
+		// Workspace files before the folders: their excludes apply to the
+		// first scan instead of restarting it.
+		var files []string
+		for _, f := range folders {
+			if p, err := f.uri.Path(); err == nil {
+				files = append(files, config.WorkspaceFile(p))
+			}
+		}
+		s.loadWorkspaceFiles(ctx, files)
+		for _, f := range folders {
+			if err := s.folders.Add(f.uri, f.name); err != nil {
+				s.log.Warn("workspace folder ignored", "folder", f.uri, "error", err)
+			}
+		}
+	})
 
 	s.state.Store(stateInitialized)
 	s.log.Info("initialized", "client", s.client.Name, "clientVersion", s.client.Version,
@@ -133,22 +148,70 @@ func initialFolders(p *initializeParams) []folderRef {
 	return out
 }
 
+// reloadWorkspaceConfig queues a reload of the workspace configuration
+// files (see loadWorkspaceConfig).
+func (s *Server) reloadWorkspaceConfig() {
+	s.serial.Do("reload .kimi-lsp.toml", s.loadWorkspaceConfig)
+}
+
 // loadWorkspaceConfig reads the workspace configuration file of every
-// folder (it may tune actions and context, never apiKey or baseURL).
+// folder (it may tune actions and context, never apiKey or baseURL). It
+// reads the disk: it runs on s.serial, never on the read loop.
 func (s *Server) loadWorkspaceConfig(ctx context.Context) {
 	var paths []string
 	for _, f := range s.folders.List() {
 		paths = append(paths, config.WorkspaceFile(f.Path))
 	}
+	s.loadWorkspaceFiles(ctx, paths)
+}
+
+func (s *Server) loadWorkspaceFiles(ctx context.Context, paths []string) {
 	s.updateConfig(ctx, "workspace configuration files", func(c config.Config) (config.Config, []error) {
 		return c.WithWorkspaceFiles(paths...)
 	})
 }
 
 func handleInitialized(s *Server, ctx context.Context, _ json.RawMessage) error {
-	s.showPendingProblems(ctx)
-	go s.pullConfig(context.WithoutCancel(ctx))
+	go s.showPendingProblems(context.WithoutCancel(ctx))
+	s.pullConfig()
 	return nil
+}
+
+// settleTimeout bounds how long a request waits for the operations queued
+// before it (s.serial): past it, the request runs on the state at hand
+// rather than hang on a slow disk.
+const settleTimeout = time.Second
+
+// settle waits until the operations queued before the request arrived
+// (mark, see serial.Mark) are done, at most settleTimeout.
+func (s *Server) settle(ctx context.Context, mark uint64) {
+	if mark == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
+	defer cancel()
+	if err := s.serial.Wait(ctx, mark); err != nil {
+		s.log.Debug("request runs before the workspace caught up", "error", err)
+	}
+}
+
+// Timeouts of server→client requests (Options.ClientTimeout).
+const (
+	// DefaultClientTimeout bounds a request the editor answers by itself.
+	DefaultClientTimeout = 30 * time.Second
+	// UserClientTimeout bounds a request that may wait for the user: a
+	// question (showMessageRequest) or an edit the editor may ask about.
+	UserClientTimeout = 10 * time.Minute
+)
+
+// clientTimeout returns how long a server→client request of method may
+// take.
+func (s *Server) clientTimeout(method string) time.Duration {
+	switch method {
+	case "window/showMessageRequest", "workspace/applyEdit":
+		return UserClientTimeout
+	}
+	return cmp.Or(s.opts.ClientTimeout, DefaultClientTimeout)
 }
 
 func handleCancelRequest(s *Server, ctx context.Context, raw json.RawMessage) error {
@@ -162,27 +225,31 @@ func handleCancelRequest(s *Server, ctx context.Context, raw json.RawMessage) er
 	return nil
 }
 
+// handleDidChangeWorkspaceFolders queues the change: adding a folder reads
+// the disk, and a removed folder's scan is stopped in the background.
 func handleDidChangeWorkspaceFolders(s *Server, ctx context.Context, raw json.RawMessage) error {
 	var p didChangeWorkspaceFoldersParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	for _, f := range p.Event.Removed {
-		if u, err := workspace.ParseURI(f.URI); err == nil {
-			s.folders.Remove(u)
+	s.serial.Do("workspace folders changed", func(ctx context.Context) {
+		for _, f := range p.Event.Removed {
+			if u, err := workspace.ParseURI(f.URI); err == nil {
+				s.folders.Remove(u)
+			}
 		}
-	}
-	for _, f := range p.Event.Added {
-		u, err := workspace.ParseURI(f.URI)
-		if err != nil {
-			s.log.Warn("workspace folder ignored", "folder", f.URI, "error", err)
-			continue
+		for _, f := range p.Event.Added {
+			u, err := workspace.ParseURI(f.URI)
+			if err != nil {
+				s.log.Warn("workspace folder ignored", "folder", f.URI, "error", err)
+				continue
+			}
+			if err := s.folders.Add(u, f.Name); err != nil {
+				s.log.Warn("workspace folder ignored", "folder", f.URI, "error", err)
+			}
 		}
-		if err := s.folders.Add(u, f.Name); err != nil {
-			s.log.Warn("workspace folder ignored", "folder", f.URI, "error", err)
-		}
-	}
-	s.loadWorkspaceConfig(ctx)
+		s.loadWorkspaceConfig(ctx)
+	})
 	return nil
 }
 
@@ -199,11 +266,7 @@ func handleWorkDoneProgressCancel(s *Server, ctx context.Context, raw json.RawMe
 }
 
 func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMessage) error {
-	var p struct {
-		Changes []struct {
-			URI string `json:"uri"`
-		} `json:"changes"`
-	}
+	var p didChangeWatchedFilesParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
@@ -217,11 +280,21 @@ func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMes
 			}
 		}
 	}
-	s.folders.DidChangeWatchedFiles(uris)
-	if reload {
-		s.loadWorkspaceConfig(ctx)
-	}
+	s.serial.Do("watched files changed", func(ctx context.Context) {
+		s.folders.DidChangeWatchedFiles(uris)
+		if reload {
+			s.loadWorkspaceConfig(ctx)
+		}
+	})
 	return nil
+}
+
+// didChangeWatchedFilesParams is what we read of
+// workspace/didChangeWatchedFiles.
+type didChangeWatchedFilesParams struct {
+	Changes []struct {
+		URI string `json:"uri"`
+	} `json:"changes"`
 }
 
 // secretNotice tells the user, once, that a secrets file was kept out of a
@@ -233,24 +306,38 @@ func (s *Server) secretNotice(path string) {
 	})
 }
 
-// watchDegraded is called when the inotify watch limit is reached: with a
-// client that can watch files, register workspace/didChangeWatchedFiles
-// for the folder and let the client's events keep the view fresh; else the
-// workspace package rescans periodically.
+// watchDegraded is called from inside a folder's scan when the inotify
+// watch limit is reached, and returns at once: with a client that can
+// watch files, it promises to register workspace/didChangeWatchedFiles for
+// the folder (registerWatching, on its own goroutine) so the client's
+// events keep the view fresh; else the workspace package rescans
+// periodically.
 func (s *Server) watchDegraded(folder workspace.Folder, err error) bool {
-	msg := "kimi-lsp: the system's limit of file watches is reached (" + err.Error() + "); "
 	caps := s.clientCaps()
 	clientWatches := caps.Workspace.DidChangeWatchedFiles != nil && caps.Workspace.DidChangeWatchedFiles.DynamicRegistration
+	go s.registerWatching(folder, err, clientWatches)
+	return clientWatches
+}
+
+// registerWatching asks the client to watch the folder's files (when
+// clientWatches) and tells the user; if the client refuses or never
+// answers, the folder falls back to periodic rescans.
+func (s *Server) registerWatching(folder workspace.Folder, cause error, clientWatches bool) {
+	msg := "kimi-lsp: the system's limit of file watches is reached (" + cause.Error() + "); "
 	if clientWatches {
-		params := map[string]any{"registrations": []any{map[string]any{
-			"id":     "kimi-watch-" + folder.Name,
-			"method": "workspace/didChangeWatchedFiles",
-			"registerOptions": map[string]any{"watchers": []any{map[string]any{
-				"globPattern": map[string]any{"baseUri": string(folder.URI), "pattern": "**/*"},
+		params := &registrationParams{Registrations: []registration{{
+			ID:     "kimi-watch-" + folder.Name,
+			Method: "workspace/didChangeWatchedFiles",
+			RegisterOptions: didChangeWatchedFilesRegistrationOptions{Watchers: []fileSystemWatcher{{
+				GlobPattern: relativePattern{BaseURI: string(folder.URI), Pattern: "**/*"},
 			}}},
 		}}}
-		if err := s.call(context.Background(), "client/registerCapability", params, nil); err != nil {
+		if err := s.call(s.baseCtx, "client/registerCapability", params, nil); err != nil {
+			if s.baseCtx.Err() != nil {
+				return // the session ended
+			}
 			s.log.Warn("could not register file watching with the editor", "error", err)
+			s.folders.FallBackToPolling(folder.URI)
 			clientWatches = false
 		}
 	}
@@ -260,8 +347,33 @@ func (s *Server) watchDegraded(folder workspace.Folder, err error) bool {
 		msg += "files in " + folder.Name + " are rescanned periodically instead. Raise fs.inotify.max_user_watches to fix this."
 	}
 	s.log.Warn(msg)
-	s.notify(context.Background(), "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
-	return clientWatches
+	s.notify(s.baseCtx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+}
+
+// registrationParams is client/registerCapability's params.
+type registrationParams struct {
+	Registrations []registration `json:"registrations"`
+}
+
+type registration struct {
+	ID              string                                   `json:"id"`
+	Method          string                                   `json:"method"`
+	RegisterOptions didChangeWatchedFilesRegistrationOptions `json:"registerOptions"`
+}
+
+type didChangeWatchedFilesRegistrationOptions struct {
+	Watchers []fileSystemWatcher `json:"watchers"`
+}
+
+// fileSystemWatcher watches a RelativePattern (LSP 3.17): the pattern is
+// matched below the folder's URI.
+type fileSystemWatcher struct {
+	GlobPattern relativePattern `json:"globPattern"`
+}
+
+type relativePattern struct {
+	BaseURI string `json:"baseUri"`
+	Pattern string `json:"pattern"`
 }
 
 // rpcError is a shorthand for jsonrpc2.Errorf.

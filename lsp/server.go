@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,6 +58,11 @@ type Options struct {
 	// ExplanationDir is where explanations are written; "" means the user
 	// cache directory.
 	ExplanationDir string
+	// ClientTimeout bounds a server→client request that needs no user
+	// (registerCapability, workspace/configuration, …); 0 means
+	// DefaultClientTimeout. Requests that wait for the user get
+	// UserClientTimeout. Every one ends when the session ends.
+	ClientTimeout time.Duration
 
 	// testHook, if set, is called at fixed points ("request" with the
 	// method, in a request's goroutine before its handler; "job" with the
@@ -108,14 +114,34 @@ type Server struct {
 	secretCache secretMemo
 	// logQueue carries warnings to the editor (see clientLogHandler).
 	logQueue chan string
-	// baseCtx is the parent of every job; cancelled when Run returns.
+	// baseCtx is the connection's context, the parent of every job and
+	// server→client request; cancelled when the session ends (exit, end of
+	// input, editor gone).
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
+	// serial runs folder changes, configuration reloads and applies off
+	// the read loop, in order (see serial).
+	serial *serial
+	// replied is closed once the initialize reply is written: no
+	// server→client request goes out before it.
+	replied     chan struct{}
+	repliedOnce sync.Once
+
+	// updMu serialises configuration updates from computing the new
+	// configuration to applying it (engine, folders, OnConfig), so they end
+	// on the newest one.
+	updMu sync.Mutex
+	// pullMu guards pulling (a workspace/configuration request is in
+	// flight) and pullAgain (another was asked for meanwhile).
+	pullMu    sync.Mutex
+	pulling   bool
+	pullAgain bool
 
 	// cfgMu guards cfg, the effective configuration, and the problems
-	// found before the client could be told.
+	// found before the client was ready (initialized) to be told.
 	cfgMu           sync.Mutex
 	cfg             config.Config
+	clientReady     bool
 	pendingProblems []*protocol.ShowMessageParams
 
 	state    atomic.Int32
@@ -161,6 +187,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		docs:          workspace.NewDocuments(),
 		jobs:          jobs.New(jobs.Options{Limit: cfg.Jobs.MaxConcurrent, Logger: log}),
 		cfg:           cfg,
+		replied:       make(chan struct{}),
 		exited:        make(chan struct{}),
 		inflight:      make(map[jsonrpc2.ID]context.CancelFunc),
 		requests:      make(map[string]requestFunc, len(requestTable)),
@@ -168,6 +195,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	}
 	s.docs.SetLogger(log)
 	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
+	s.serial = newSerial(log)
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
 		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs,
@@ -203,7 +231,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 	s, err := NewServer(r, w, nil, opts)
 	if err != nil {
-		s.log.Error("cannot start", "error", err)
+		cmp.Or(opts.Logger, slog.Default()).Error("cannot start", "error", err)
 		return 1
 	}
 	return s.Run(ctx)
@@ -228,9 +256,13 @@ func (s *Server) Run(ctx context.Context) int {
 	case <-ctx.Done():
 		s.finish(1)
 	}
+	// Nothing below waits on the disk or the editor for long: requests to
+	// the editor end with baseCtx, the queued operation and the scans stop
+	// at their next check.
 	s.cancelAll()
+	s.cancelBase() // before jobs.Close: a job's pending request to the editor ends now
 	s.jobs.Close()
-	s.cancelBase()
+	s.serial.Close()
 	if err := s.folders.Close(); err != nil {
 		s.log.Debug("closing the workspace watcher", "error", err)
 	}
@@ -318,9 +350,13 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 			return
 		}
 		// initialize runs on the read loop: nothing else may be processed
-		// until the session's encoding and capabilities are known.
+		// until the session's encoding and capabilities are known. Its
+		// disk work (folders, workspace files) is queued (s.serial).
 		result, err := s.safeCall(ctx, method, handleInitialize, json.RawMessage(call.Params()))
 		send(result, err)
+		if err == nil {
+			s.repliedOnce.Do(func() { close(s.replied) })
+		}
 		return
 	case state == stateNew:
 		send(nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s: the server is not initialized", method))
@@ -340,6 +376,12 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		s.state.Store(stateShutdown)
 		s.cancelAll()
 	}
+	// The request sees what every notification before it changed: it waits
+	// for the operations they queued (not shutdown, which must be prompt).
+	mark := s.serial.Mark()
+	if method == "shutdown" {
+		mark = 0
+	}
 	id := call.ID()
 	rctx := context.WithValue(ctx, requestIDKey{}, fmt.Sprintf("%q", id))
 	if snapshotMethods[method] {
@@ -357,6 +399,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 			s.inflightMu.Unlock()
 			cancel()
 		}()
+		s.settle(rctx, mark)
 		s.hook("request", method)
 		result, err := s.safeCall(rctx, method, fn, json.RawMessage(call.Params()))
 		if rctx.Err() != nil && ctx.Err() == nil && (err != nil || result == nil) {
@@ -461,7 +504,20 @@ func (s *Server) notify(ctx context.Context, method string, params any) {
 }
 
 // call sends a request to the client and decodes its result into result.
+// It waits for the initialize reply to be written first (LSP forbids
+// requests before it), and gives up when ctx is done, when the session ends
+// or after the method's timeout (see clientTimeout): an editor that never
+// answers holds nothing.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, s.clientTimeout(method))
+	defer cancel()
+	stop := context.AfterFunc(s.baseCtx, cancel)
+	defer stop()
+	select {
+	case <-s.replied:
+	case <-ctx.Done():
+		return fmt.Errorf("%s: not sent before the initialize reply: %w", method, ctx.Err())
+	}
 	if _, err := s.conn.Call(ctx, method, params, result); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}

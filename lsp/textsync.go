@@ -75,7 +75,7 @@ func handleDidSave(s *Server, ctx context.Context, raw json.RawMessage) error {
 	}
 	if path, err := uri.Path(); err == nil && filepath.Base(path) == config.WorkspaceFileName {
 		// The user saved a workspace configuration file in the editor.
-		s.loadWorkspaceConfig(ctx)
+		s.reloadWorkspaceConfig()
 	}
 	return s.docs.Save(uri, p.Text)
 }

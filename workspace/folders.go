@@ -49,10 +49,11 @@ type Hooks struct {
 	// path: the lsp layer turns it into one window/showMessage.
 	SecretNotice func(path string)
 	// WatchDegraded is called once per folder when the kernel's inotify
-	// watch limit is reached; it returns true if the lsp layer registered
-	// workspace/didChangeWatchedFiles with the client and will feed the
-	// events to DidChangeWatchedFiles, false to let the folder rescan
-	// periodically.
+	// watch limit is reached, from inside the folder's scan; it returns at
+	// once: true if the lsp layer will register
+	// workspace/didChangeWatchedFiles with the client and feed the events to
+	// DidChangeWatchedFiles (if that registration later fails, it calls
+	// FallBackToPolling), false to let the folder rescan periodically.
 	WatchDegraded func(folder Folder, err error) (clientWatches bool)
 	// ChangedOnDisk is called when a file that is open in the editor changed
 	// (or went away) on disk with different text. The buffer is kept: the
@@ -74,6 +75,12 @@ type Folders struct {
 	views []*View // in the order added
 
 	langs languageMemo // see Languages
+
+	// closing counts views being closed in the background (Remove,
+	// SetOptions, Close); Close waits for them. Add is called with mu held
+	// and only while closed is false.
+	closing sync.WaitGroup
+	closed  bool
 }
 
 // NewFolders returns an empty set of folders.
@@ -91,8 +98,13 @@ func NewFolders(opts Options, hooks Hooks) *Folders {
 	}
 }
 
-// ErrNotDir is returned by Add for a folder that is not a directory.
-var ErrNotDir = errors.New("not a directory")
+// Errors of Add.
+var (
+	// ErrNotDir: the folder is not a directory.
+	ErrNotDir = errors.New("not a directory")
+	// ErrClosed: the Folders were closed (the session is ending).
+	ErrClosed = errors.New("workspace closed")
+)
 
 // Add adds the folder uri (name may be empty) and starts its disk view:
 // the first scan runs in the background, so Add returns at once; Ready
@@ -119,6 +131,9 @@ func (f *Folders) Add(uri URI, name string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("add workspace folder %s: %w", p, ErrClosed)
+	}
 	for _, v := range f.views {
 		if v.folder.Real == real {
 			return nil
@@ -153,7 +168,9 @@ func (f *Folders) uniqueNameLocked(name string) string {
 }
 
 // Remove removes the folder uri and stops watching it; it reports whether
-// the folder was there.
+// the folder was there. It never waits for the folder's scan or watcher:
+// the folder leaves the list at once and its view is closed in the
+// background (Close waits for that).
 func (f *Folders) Remove(uri URI) bool {
 	p, err := uri.Path()
 	if err != nil {
@@ -166,6 +183,7 @@ func (f *Folders) Remove(uri URI) bool {
 		if v.folder.Path == p || v.folder.URI == uri {
 			gone = v
 			f.views = append(f.views[:i:i], f.views[i+1:]...)
+			f.closeLaterLocked([]*View{v})
 			break
 		}
 	}
@@ -173,9 +191,27 @@ func (f *Folders) Remove(uri URI) bool {
 	if gone == nil {
 		return false
 	}
-	gone.close()
 	f.log.Info("workspace folder removed", "folder", p)
 	return true
+}
+
+// closeLaterLocked closes views in the background; Close waits for them.
+// Precondition: f.mu is held.
+func (f *Folders) closeLaterLocked(views []*View) {
+	if f.closed {
+		// Close is waiting already; it cannot wait for more.
+		for _, v := range views {
+			go v.close()
+		}
+		return
+	}
+	f.closing.Add(len(views))
+	for _, v := range views {
+		go func() {
+			defer f.closing.Done()
+			v.close()
+		}()
+	}
 }
 
 // List returns the folders in the order they were added.
@@ -335,7 +371,8 @@ func (f *Folders) DidChangeWatchedFiles(uris []URI) {
 }
 
 // SetOptions applies new settings. Changed exclude settings restart the
-// disk views (a rescan); the rest applies to the next selection or read.
+// disk views (a rescan; the old views are closed in the background); the
+// rest applies to the next selection or read.
 func (f *Folders) SetOptions(opts Options) {
 	opts = opts.withDefaults()
 	f.mu.Lock()
@@ -351,17 +388,18 @@ func (f *Folders) SetOptions(opts Options) {
 			f.views[i] = newView(v.folder, f, opts)
 		}
 	}
+	f.closeLaterLocked(views)
 	f.mu.Unlock()
-	for _, v := range views {
-		v.close()
-	}
 }
 
-func (f *Folders) options() Options {
+// Options returns the settings in use (with defaults filled in).
+func (f *Folders) Options() Options {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	return f.opts
 }
+
+func (f *Folders) options() Options { return f.Options() }
 
 func (f *Folders) secretSet() *Secrets {
 	f.mu.RLock()
@@ -369,16 +407,28 @@ func (f *Folders) secretSet() *Secrets {
 	return f.secrets
 }
 
-// Close stops watching every folder and waits for the watchers to end.
+// Close stops watching every folder, scans in progress included, and waits
+// for the watchers to be released, those of removed folders too.
 func (f *Folders) Close() error {
 	f.mu.Lock()
-	views := f.views
+	f.closeLaterLocked(f.views)
 	f.views = nil
+	f.closed = true
 	f.mu.Unlock()
-	for _, v := range views {
-		v.close()
-	}
+	f.closing.Wait()
 	return nil
+}
+
+// FallBackToPolling makes the folder uri rescan periodically instead of
+// relying on the editor's file events: for the lsp layer when the
+// registration of workspace/didChangeWatchedFiles it promised in
+// Hooks.WatchDegraded failed.
+func (f *Folders) FallBackToPolling(uri URI) {
+	for _, v := range f.Views() {
+		if v.folder.URI == uri {
+			v.fallBackToPolling()
+		}
+	}
 }
 
 // WatchStats returns each folder's watcher counters, by folder path, sorted.

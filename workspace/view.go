@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/ignore"
@@ -65,6 +66,11 @@ type View struct {
 	stopped chan struct{}
 	stop    chan struct{}
 	once    sync.Once
+	// cancel stops the first scan if it is still running (close calls it).
+	cancel context.CancelFunc
+	// pollWanted: the editor will not watch after all (fallBackToPolling),
+	// possibly said before the first scan ended.
+	pollWanted atomic.Bool
 
 	ign *ignore.Matcher
 
@@ -107,14 +113,17 @@ func newView(folder Folder, f *Folders, opts Options) *View {
 	}
 	v.ign = ignore.New(folder.Path, f.ignoreOptions(opts))
 	v.syms = newFolderSymbols(v)
-	go v.start(v.ign)
+	ctx, cancel := context.WithCancel(context.Background())
+	v.cancel = cancel
+	go v.start(ctx, v.ign)
 	return v
 }
 
-// start runs the first scan in the background and keeps the tree until close.
-func (v *View) start(ign *ignore.Matcher) {
+// start runs the first scan in the background and keeps the tree until
+// close. Closing the view cancels ctx, which stops the scan promptly.
+func (v *View) start(ctx context.Context, ign *ignore.Matcher) {
 	defer close(v.stopped)
-	tree, err := watch.New(v.folder.Path, watch.Options{
+	tree, err := watch.New(ctx, v.folder.Path, watch.Options{
 		Ignore:     ign,
 		Logger:     v.log,
 		OnChange:   v.onChange,
@@ -123,8 +132,13 @@ func (v *View) start(ign *ignore.Matcher) {
 	v.tree, v.initErr = tree, err
 	close(v.ready)
 	if err != nil {
-		v.log.Error("cannot scan workspace folder", "err", err)
+		if ctx.Err() == nil {
+			v.log.Error("cannot scan workspace folder", "err", err)
+		}
 		return
+	}
+	if v.pollWanted.Load() {
+		tree.FallBackToPolling()
 	}
 	<-v.stop
 	tree.Close()
@@ -165,9 +179,23 @@ func (v *View) treeIfReady() *watch.Tree {
 	}
 }
 
+// close stops the view (a first scan in progress stops within a directory)
+// and waits for its watcher to be released.
 func (v *View) close() {
-	v.once.Do(func() { close(v.stop) })
+	v.once.Do(func() {
+		v.cancel()
+		close(v.stop)
+	})
 	<-v.stopped
+}
+
+// fallBackToPolling switches the view's watcher from the editor's file
+// events to periodic rescans.
+func (v *View) fallBackToPolling() {
+	v.pollWanted.Store(true)
+	if t := v.treeIfReady(); t != nil {
+		t.FallBackToPolling()
+	}
 }
 
 func (v *View) notify(p string) {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,7 +44,7 @@ func BenchmarkScanGOROOT(b *testing.B) {
 			var retained uint64
 			for i := 0; i < b.N; i++ {
 				before := heapInUse()
-				tr, err := New(src, Options{startMode: mode.m, PollInterval: time.Hour})
+				tr, err := New(context.Background(), src, Options{startMode: mode.m, PollInterval: time.Hour})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -71,7 +72,7 @@ func BenchmarkWriteLatency(b *testing.B) {
 				write(b, root, fmt.Sprintf("d%02d/f%03d.go", i%20, i), "package x\n")
 			}
 			changed := make(chan struct{}, 1)
-			tr, err := New(root, Options{Debounce: debounce, OnChange: func([]Change) {
+			tr, err := New(context.Background(), root, Options{Debounce: debounce, OnChange: func([]Change) {
 				select {
 				case changed <- struct{}{}:
 				default:
@@ -116,7 +117,7 @@ func BenchmarkMemoryPerDir(b *testing.B) {
 	var perDir float64
 	for i := 0; i < b.N; i++ {
 		before := heapInUse()
-		tr, err := New(root, Options{})
+		tr, err := New(context.Background(), root, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

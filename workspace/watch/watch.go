@@ -21,13 +21,16 @@
 // rescans every Options.PollInterval (ModePoll).
 //
 // Symbolic links are indexed as links and never followed, so a link loop
-// cannot hang a walk. Close stops the goroutine and releases the inotify
-// descriptor.
+// cannot hang a walk. Every walk stops promptly when it is cancelled: New's
+// walk by its context, later rescans by Close. Close stops the goroutine and
+// releases the inotify descriptor.
 package watch
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -132,13 +135,18 @@ type Options struct {
 	// OnDegraded, if set, is called once when the kernel refuses a watch for
 	// lack of room (possibly during New); it returns true if the caller will
 	// feed the editor's file events to Notify (ModeClient), false for
-	// periodic rescans (ModePoll). It must not call Close.
+	// periodic rescans (ModePoll). It is called from inside a walk: it must
+	// return at once (ask the editor from another goroutine, and call
+	// FallBackToPolling if that fails) and must not call Close.
 	OnDegraded func(err error) (clientWatches bool)
 	// Logger receives warnings and debug logs; nil means slog.Default().
 	Logger *slog.Logger
 
 	// startMode forces a mode from the start (tests and benchmarks).
 	startMode Mode
+	// onDir, if set, is called by a walk before it reads each directory
+	// (tests: cancel or block at a known point).
+	onDir func(ctx context.Context, rel string)
 }
 
 // ErrClosed is returned by methods of a closed Tree.
@@ -162,6 +170,8 @@ type Tree struct {
 	done     chan struct{}
 	stopped  chan struct{}
 	close    sync.Once
+	// cancel stops a walk in progress (the loop's context); called by Close.
+	cancel context.CancelFunc
 
 	mu        sync.RWMutex
 	files     map[string]Entry
@@ -176,8 +186,10 @@ type Tree struct {
 }
 
 // New indexes the folder at root (an absolute directory path) and starts
-// watching it. The initial walk runs before New returns.
-func New(root string, opts Options) (*Tree, error) {
+// watching it. The initial walk runs before New returns; if ctx is
+// cancelled meanwhile, the walk stops within a directory or a few hundred
+// entries, and New releases what it took and returns ctx's error.
+func New(ctx context.Context, root string, opts Options) (*Tree, error) {
 	root = filepath.Clean(root)
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -234,10 +246,19 @@ func New(root string, opts Options) (*Tree, error) {
 			t.w = w
 		}
 	}
-	files, dirs := t.walk("", nil, opts.MaxFiles)
+	files, dirs, err := t.walk(ctx, "", nil, opts.MaxFiles)
+	if err != nil {
+		if t.w != nil {
+			t.w.Close()
+		}
+		t.log.Debug("scan stopped", "files", len(files), "dirs", len(dirs), "err", err)
+		return nil, fmt.Errorf("watch %s: %w", root, err)
+	}
 	t.files, t.dirs = files, dirs
 	t.watchInfoDir()
-	go t.loop()
+	lctx, cancel := context.WithCancel(context.Background())
+	t.cancel = cancel
+	go t.loop(lctx)
 	return t, nil
 }
 
@@ -349,6 +370,23 @@ func (t *Tree) Notify(paths ...string) {
 	t.kick()
 }
 
+// FallBackToPolling switches a Tree that relies on the editor's file events
+// (ModeClient) to periodic rescans (ModePoll): the caller learned that the
+// editor will not report changes after all (its registration failed). It
+// does nothing in the other modes.
+func (t *Tree) FallBackToPolling() {
+	t.mu.Lock()
+	client := t.mode == ModeClient
+	if client {
+		t.mode = ModePoll
+	}
+	t.mu.Unlock()
+	if client {
+		t.log.Warn("the editor does not watch the folder's files; rescanning every " + t.opts.PollInterval.String() + " instead")
+		t.Rescan()
+	}
+}
+
 // Rescan asks for a full rescan with the next batch.
 func (t *Tree) Rescan() {
 	t.mu.Lock()
@@ -364,16 +402,21 @@ func (t *Tree) kick() {
 	}
 }
 
-// Close stops watching and waits for the Tree's goroutine to end. It is
-// safe to call more than once.
+// Close stops watching and waits for the Tree's goroutine to end; a rescan
+// in progress stops within a directory or a few hundred entries. It is safe
+// to call more than once.
 func (t *Tree) Close() error {
-	t.close.Do(func() { close(t.done) })
+	t.close.Do(func() {
+		close(t.done)
+		t.cancel()
+	})
 	<-t.stopped
 	return nil
 }
 
 // loop is the Tree's only goroutine: it collects events and applies batches.
-func (t *Tree) loop() {
+// ctx is cancelled by Close.
+func (t *Tree) loop(ctx context.Context) {
 	defer close(t.stopped)
 	defer func() {
 		if t.w != nil {
@@ -481,9 +524,12 @@ func (t *Tree) loop() {
 			}
 			var changes []Change
 			if fullRescan {
-				changes = t.rescan()
+				changes = t.rescan(ctx)
 			} else {
-				changes = t.applyDirty(dirty)
+				changes = t.applyDirty(ctx, dirty)
+			}
+			if ctx.Err() != nil {
+				return // closed mid-walk: the index is dropped with the Tree
 			}
 			clear(dirty)
 			clear(t.orphans)
@@ -623,35 +669,33 @@ func (t *Tree) degrade(cause error) {
 		"(raise it with: sysctl fs.inotify.max_user_watches=524288); "+how, "err", cause)
 }
 
+// walkBatch is how many directory entries a walk reads at a time; it checks
+// for cancellation between batches and between directories.
+const walkBatch = 256
+
 // walk indexes the directory rel and everything below it that is not
 // ignored, adding watches for new directories (those not in known) before
 // reading them. Precondition: rel itself is not ignored. It returns the
-// files and directories found, rel included.
+// files and directories found, rel included, and ctx's error if it was
+// cancelled before the end (the maps then hold what was found so far).
 // At most budget files are indexed.
-func (t *Tree) walk(rel string, known map[string]struct{}, budget int) (map[string]Entry, map[string]struct{}) {
+func (t *Tree) walk(ctx context.Context, rel string, known map[string]struct{}, budget int) (map[string]Entry, map[string]struct{}, error) {
 	files := make(map[string]Entry)
 	dirs := make(map[string]struct{})
 	stack := []string{rel}
 	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return files, dirs, err
+		}
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if t.opts.onDir != nil {
+			t.opts.onDir(ctx, d)
+		}
 		if _, ok := known[d]; !ok {
 			t.watch(d)
 		}
-		ents, err := os.ReadDir(t.abs(d))
-		if err != nil {
-			if d == rel && errors.Is(err, fs.ErrNotExist) {
-				return files, dirs
-			}
-			t.log.Debug("cannot read directory", "dir", d, "err", err)
-			if d != rel {
-				// An unreadable directory is still a directory.
-				dirs[d] = struct{}{}
-			}
-			continue
-		}
-		dirs[d] = struct{}{}
-		for _, de := range ents {
+		err := readDir(ctx, t.abs(d), func(de fs.DirEntry) {
 			p := de.Name()
 			if d != "" {
 				p = d + "/" + p
@@ -659,34 +703,75 @@ func (t *Tree) walk(rel string, known map[string]struct{}, budget int) (map[stri
 			typ := de.Type()
 			isDir := typ.IsDir()
 			if t.ign.IgnoredEntry(p, isDir) {
-				continue
+				return
 			}
 			if isDir {
 				stack = append(stack, p)
-				continue
+				return
 			}
 			if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
-				continue // sockets, pipes, devices
+				return // sockets, pipes, devices
 			}
 			if len(files) >= budget {
 				if !t.truncated {
 					t.truncated = true
 					t.log.Warn("too many files in folder; the rest are left out of the index", "max", t.opts.MaxFiles)
 				}
-				continue
+				return
 			}
 			info, err := de.Info()
 			if err != nil {
-				continue // gone meanwhile
+				return // gone meanwhile
 			}
 			files[p] = Entry{Path: p, Size: info.Size(), ModTime: info.ModTime(), Mode: info.Mode().Type()}
+		})
+		switch {
+		case err == nil:
+			dirs[d] = struct{}{}
+		case ctx.Err() != nil:
+			return files, dirs, ctx.Err()
+		case d == rel && errors.Is(err, fs.ErrNotExist):
+			return files, dirs, nil
+		default:
+			t.log.Debug("cannot read directory", "dir", d, "err", err)
+			if d != rel {
+				// An unreadable directory is still a directory.
+				dirs[d] = struct{}{}
+			}
 		}
 	}
-	return files, dirs
+	return files, dirs, nil
 }
 
-// rescan walks the whole folder and replaces the index, returning what changed.
-func (t *Tree) rescan() []Change {
+// readDir calls fn for every entry of the directory dir, in directory
+// order, reading walkBatch entries at a time and stopping with ctx's error
+// when ctx is done. Entries seen before an error are kept.
+func readDir(ctx context.Context, dir string, fn func(fs.DirEntry)) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		ents, err := f.ReadDir(walkBatch)
+		for _, de := range ents {
+			fn(de)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// rescan walks the whole folder and replaces the index, returning what
+// changed. A cancelled rescan changes nothing.
+func (t *Tree) rescan(ctx context.Context) []Change {
 	t.mu.RLock()
 	known := t.dirs
 	t.mu.RUnlock()
@@ -694,7 +779,10 @@ func (t *Tree) rescan() []Change {
 		known = nil
 	}
 	t.truncated = false
-	files, dirs := t.walk("", known, t.opts.MaxFiles)
+	files, dirs, err := t.walk(ctx, "", known, t.opts.MaxFiles)
+	if err != nil {
+		return nil
+	}
 	t.watchInfoDir()
 	for d := range known {
 		if _, ok := dirs[d]; !ok {
@@ -708,8 +796,8 @@ func (t *Tree) rescan() []Change {
 	return diff(old, files, nil)
 }
 
-// applyDirty brings the dirty paths up to date one by one.
-func (t *Tree) applyDirty(dirty map[string]struct{}) []Change {
+// applyDirty brings the dirty paths up to date one by one, until ctx is done.
+func (t *Tree) applyDirty(ctx context.Context, dirty map[string]struct{}) []Change {
 	paths := make([]string, 0, len(dirty))
 	for p := range dirty {
 		paths = append(paths, p)
@@ -718,12 +806,15 @@ func (t *Tree) applyDirty(dirty map[string]struct{}) []Change {
 	sort.Strings(paths)
 	var changes []Change
 	for _, p := range paths {
-		changes = append(changes, t.applyPath(p)...)
+		if ctx.Err() != nil {
+			return nil
+		}
+		changes = append(changes, t.applyPath(ctx, p)...)
 	}
 	return changes
 }
 
-func (t *Tree) applyPath(rel string) []Change {
+func (t *Tree) applyPath(ctx context.Context, rel string) []Change {
 	if rel == "" {
 		// The root itself changed (attributes): nothing to index.
 		return nil
@@ -804,7 +895,10 @@ func (t *Tree) applyPath(rel string) []Change {
 		}
 	}
 	t.mu.RUnlock()
-	files, dirs := t.walk(rel, known, budget)
+	files, dirs, err := t.walk(ctx, rel, known, budget)
+	if err != nil {
+		return nil // closing: the index is dropped with the Tree
+	}
 	prefix := rel + "/"
 	var unwatch []string
 	t.mu.Lock()

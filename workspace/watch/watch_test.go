@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -55,7 +56,7 @@ func start(t testing.TB, root string, opts Options) *Tree {
 	if opts.Debounce == 0 {
 		opts.Debounce = 10 * time.Millisecond
 	}
-	tr, err := New(root, opts)
+	tr, err := New(context.Background(), root, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,12 +106,12 @@ func TestInitialScan(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	if _, err := New(filepath.Join(t.TempDir(), "missing"), Options{}); err == nil {
+	if _, err := New(context.Background(), filepath.Join(t.TempDir(), "missing"), Options{}); err == nil {
 		t.Error("New on a missing directory: no error")
 	}
 	f := filepath.Join(t.TempDir(), "f")
 	write(t, filepath.Dir(f), "f", "x")
-	if _, err := New(f, Options{}); err == nil {
+	if _, err := New(context.Background(), f, Options{}); err == nil {
 		t.Error("New on a file: no error")
 	}
 }
@@ -369,7 +370,7 @@ func TestCloseReleasesEverything(t *testing.T) {
 	runtime.GC()
 	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
 	for i := 0; i < 5; i++ {
-		tr, err := New(root, Options{Debounce: time.Millisecond})
+		tr, err := New(context.Background(), root, Options{Debounce: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
