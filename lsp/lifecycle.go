@@ -51,15 +51,24 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if err := decodeParams("initialize", raw, &p); err != nil {
 		return nil, err
 	}
+	var pe positionEncodingsOnly
+	if len(p.Capabilities) > 0 {
+		if err := json.Unmarshal(p.Capabilities, &pe); err != nil {
+			return nil, rpcError(jsonrpc2.InvalidParams, "initialize: invalid capabilities: %v", err)
+		}
+	}
 	enc := workspace.UTF16
-	if slices.Contains(p.Capabilities.General.PositionEncodings, "utf-8") {
+	if slices.Contains(pe.General.PositionEncodings, "utf-8") {
 		enc = workspace.UTF8
 	}
 	folders := initialFolders(&p)
 
 	s.mu.Lock()
 	s.enc = enc
-	s.caps = p.Capabilities
+	s.capsRaw = p.Capabilities
+	if s.capsRaw == nil {
+		s.capsRaw = json.RawMessage("{}")
+	}
 	if p.ClientInfo != nil {
 		s.client = *p.ClientInfo
 	}

@@ -150,10 +150,13 @@ type Server struct {
 	exitOnce sync.Once
 
 	// mu guards the session fields below, set by initialize.
-	mu     sync.Mutex
-	enc    workspace.Encoding
-	caps   clientCapabilities
-	client clientInfo
+	mu      sync.Mutex
+	enc     workspace.Encoding
+	capsRaw json.RawMessage // the client's capabilities, decoded by clientCaps
+	client  clientInfo
+	// caps is capsRaw decoded, once (capsOnce), on first use.
+	capsOnce sync.Once
+	caps     clientCapabilities
 
 	// inflightMu guards inflight: the cancel functions of running requests.
 	inflightMu sync.Mutex
@@ -356,6 +359,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		send(result, err)
 		if err == nil {
 			s.repliedOnce.Do(func() { close(s.replied) })
+			go s.clientCaps() // decoded now, off the read loop, before a request needs them
 		}
 		return
 	case state == stateNew:
@@ -531,9 +535,20 @@ func (s *Server) encoding() workspace.Encoding {
 	return s.enc
 }
 
-// clientCaps returns the client's capabilities.
+// clientCaps returns the client's capabilities (none before initialize).
+// They are decoded on first use; Run's goroutine does it after the
+// initialize reply.
 func (s *Server) clientCaps() clientCapabilities {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	raw := s.capsRaw
+	s.mu.Unlock()
+	if raw == nil {
+		return clientCapabilities{}
+	}
+	s.capsOnce.Do(func() {
+		if err := json.Unmarshal(raw, &s.caps); err != nil {
+			s.log.Warn("client capabilities not understood; assuming a minimal client", "error", err)
+		}
+	})
 	return s.caps
 }

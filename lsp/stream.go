@@ -244,21 +244,40 @@ type wireMessage struct {
 	Error   *jsonrpc2.Error `json:"error"`
 }
 
+// libraryDecodeMin is the frame size from which jsonrpc2.DecodeMessage is
+// used (see decode).
+const libraryDecodeMin = 32 << 10
+
+// decodeLarge decodes a well-formed message with the library; ok is false
+// when the slow path must decide.
+func decodeLarge(body []byte) (jsonrpc2.Message, bool) {
+	msg, err := jsonrpc2.DecodeMessage(body)
+	if err != nil || !bytes.Contains(body, []byte(`"jsonrpc"`)) {
+		return nil, false
+	}
+	switch msg.(type) {
+	case *jsonrpc2.Call, *jsonrpc2.Notification:
+		return msg, true
+	case *jsonrpc2.Response:
+		return msg, !bytes.Contains(body, []byte(`"method"`))
+	}
+	return nil, false
+}
+
 // decode turns a frame body into a jsonrpc2 message. On failure it returns
 // the raw id when one could be read, so the error reply can address it.
 func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) {
-	// Fast path: the library decodes a well-formed message in one pass,
-	// without copying the params. It fails on ids beyond int32 and on
-	// malformed messages, which the slow path below handles and explains.
-	// (The library rejects a wrong "jsonrpc" value but not a missing one.)
-	if msg, err := jsonrpc2.DecodeMessage(body); err == nil && bytes.Contains(body, []byte(`"jsonrpc"`)) {
-		switch msg.(type) {
-		case *jsonrpc2.Call, *jsonrpc2.Notification:
+	// Fast path for large frames: the library decodes a well-formed message
+	// in one pass, without copying the params. It fails on ids beyond int32
+	// and on malformed messages, which the slow path below handles and
+	// explains. (The library rejects a wrong "jsonrpc" value but not a
+	// missing one.) It reads through a decoder whose buffer is at least
+	// 32 KiB: for the small frames of typing (didChange, a few hundred bytes)
+	// that buffer was three quarters of the server's garbage, so they take
+	// the path below.
+	if len(body) >= libraryDecodeMin {
+		if msg, ok := decodeLarge(body); ok {
 			return msg, nil, nil
-		case *jsonrpc2.Response:
-			if !bytes.Contains(body, []byte(`"method"`)) {
-				return msg, nil, nil
-			}
 		}
 	}
 	var w wireMessage

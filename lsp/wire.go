@@ -15,14 +15,24 @@ import (
 // own type lets us read 3.17 fields (general.positionEncodings) and keeps
 // the fields we do not use from failing the request.
 type initializeParams struct {
-	ProcessID             *int64             `json:"processId"`
-	ClientInfo            *clientInfo        `json:"clientInfo,omitempty"`
-	RootPath              *string            `json:"rootPath,omitempty"`
-	RootURI               *string            `json:"rootUri"`
-	InitializationOptions json.RawMessage    `json:"initializationOptions,omitempty"`
-	Capabilities          clientCapabilities `json:"capabilities"`
-	WorkspaceFolders      []workspaceFolder  `json:"workspaceFolders,omitempty"`
-	WorkDoneToken         json.RawMessage    `json:"workDoneToken,omitempty"`
+	ProcessID             *int64          `json:"processId"`
+	ClientInfo            *clientInfo     `json:"clientInfo,omitempty"`
+	RootPath              *string         `json:"rootPath,omitempty"`
+	RootURI               *string         `json:"rootUri"`
+	InitializationOptions json.RawMessage `json:"initializationOptions,omitempty"`
+	// Capabilities are decoded into clientCapabilities on first use
+	// (Server.clientCaps), after the initialize reply: the first decoding
+	// of those nested types cost a third of the start-up instructions.
+	Capabilities     json.RawMessage   `json:"capabilities"`
+	WorkspaceFolders []workspaceFolder `json:"workspaceFolders,omitempty"`
+	WorkDoneToken    json.RawMessage   `json:"workDoneToken,omitempty"`
+}
+
+// positionEncodingsOnly is what initialize itself needs of the capabilities.
+type positionEncodingsOnly struct {
+	General struct {
+		PositionEncodings []string `json:"positionEncodings,omitempty"`
+	} `json:"general"`
 }
 
 type clientInfo struct {

@@ -38,7 +38,9 @@ var DefaultSecretGlobs = []string{
 // Secrets decides which paths are secret: DefaultSecretGlobs plus the
 // user's globs. It is safe for concurrent use.
 type Secrets struct {
-	list *ignore.List
+	// list is compiled on first use from DefaultSecretGlobs and extra.
+	list  func() *ignore.List
+	extra []string
 
 	once   sync.Once
 	notice func(path string)
@@ -57,7 +59,11 @@ func NewSecrets(extra []string, notice func(path string)) *Secrets {
 		}
 		lines = append(lines, g)
 	}
-	return &Secrets{list: compileSecrets(lines), notice: notice}
+	s := &Secrets{extra: lines, notice: notice, list: defaultSecrets}
+	if len(lines) > 0 {
+		s.list = sync.OnceValue(func() *ignore.List { return compileSecrets(s.extra) })
+	}
+	return s
 }
 
 func compileSecrets(extra []string) *ignore.List {
@@ -68,14 +74,15 @@ func compileSecrets(extra []string) *ignore.List {
 	return ignore.Compile(lines)
 }
 
-var defaultSecrets = compileSecrets(nil)
+// defaultSecrets is compiled on first use (not at start-up).
+var defaultSecrets = sync.OnceValue(func() *ignore.List { return compileSecrets(nil) })
 
 // IsSecret reports whether path names a secret file by DefaultSecretGlobs
 // (see Secrets.IsSecret for the user's globs too). path may be absolute,
 // or relative and slash- or OS-separated; a path below a secret directory
 // (.ssh/, .aws/) is secret.
 func IsSecret(path string) bool {
-	return defaultSecrets.Match(secretKey(path), false)
+	return defaultSecrets().Match(secretKey(path), false)
 }
 
 // IsSecret reports whether path is secret by the default or the user's
@@ -85,7 +92,7 @@ func (s *Secrets) IsSecret(path string) bool {
 	if s == nil {
 		return IsSecret(path)
 	}
-	return s.list.Match(secretKey(path), false)
+	return s.list().Match(secretKey(path), false)
 }
 
 // Refused records that a secret was kept from a prompt or a read: the first

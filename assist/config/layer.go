@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -318,9 +319,11 @@ func (p *parser) url(key, s string) (string, bool) {
 	return strings.TrimRight(out, "/"), true
 }
 
+// The patterns are compiled on first use: compiling them (the {0,63}
+// repetition especially) was half of the server's start-up instructions.
 var (
-	actionNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	kindRE       = regexp.MustCompile(`^(quickfix|refactor|source)(\.[A-Za-z0-9_-]+)*$`)
+	actionNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+	kindRE       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(quickfix|refactor|source)(\.[A-Za-z0-9_-]+)*$`) })
 )
 
 var actionKeys = []string{"name", "title", "kind", "prompt", "model", "reasoningEffort", "maxCompletionTokens", "result"}
@@ -373,7 +376,7 @@ func (p *parser) actions(k string, v any) []actionDef {
 				d.title, _ = p.str(fk, fv)
 			case "kind":
 				if s, ok := p.str(fk, fv); ok {
-					if !kindRE.MatchString(s) {
+					if !kindRE().MatchString(s) {
 						p.fail(fk, "%s is not a code action kind: use %s", quote(s), kindValues)
 						bad = true
 					}
@@ -420,7 +423,7 @@ func (p *parser) actions(k string, v any) []actionDef {
 		case d.name == "":
 			p.fail(e.key+".name", "missing: every action needs a name (letters, digits, _ . -)")
 			continue
-		case !actionNameRE.MatchString(d.name):
+		case !actionNameRE().MatchString(d.name):
 			p.fail(e.key+".name", "%s is not a valid action name: start with a letter or digit, then letters, digits, _ . - (at most 64)", quote(d.name))
 			continue
 		case isBuiltin(d.name) || d.name == "default":

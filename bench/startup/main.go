@@ -24,10 +24,19 @@
 //	go run ./bench/startup -server kimi-lsp=/tmp/kimi-lsp \
 //	    -server 'copilot=/path/to/copilot-language-server --stdio' -n 7
 //
-// A -server value is NAME=COMMAND [ARGS...], split on spaces. The summary is
-// a Markdown table on stdout; per-run lines go to stderr. bench/startup/run.sh
-// builds kimi-lsp and installs @github/copilot-language-server into a
-// temporary directory first.
+// With -edits N, N didChange notifications follow the opens (typing: bursts
+// of 20 characters typed at the start of a line, then 20 backspaces, the
+// bursts going round the buffers); edit is the time from the first to the
+// reply of a request sent after the last, and the memory is read after
+// them. A server that asks for full-text sync (textDocumentSync 1) is sent
+// the whole text with every change, as an editor would. Issue 11's
+// scenario is -buffers 8 -edits 2000 (bench/startup/peers.sh).
+//
+// A -server value is NAME=[VAR=VALUE ...] COMMAND [ARGS...], split on
+// spaces; the VAR=VALUE words are added to the server's environment. The
+// summary is a Markdown table on stdout; per-run lines go to stderr.
+// bench/startup/run.sh builds kimi-lsp and installs
+// @github/copilot-language-server into a temporary directory first.
 package main
 
 import (
@@ -52,6 +61,7 @@ import (
 
 type serverSpec struct {
 	name string
+	env  []string // VAR=VALUE added to the clean environment
 	argv []string
 }
 
@@ -62,16 +72,20 @@ func (s *serverFlags) String() string { return fmt.Sprint(*s) }
 func (s *serverFlags) Set(v string) error {
 	name, cmd, ok := strings.Cut(v, "=")
 	argv := strings.Fields(cmd)
-	if !ok || name == "" || len(argv) == 0 {
-		return fmt.Errorf("want NAME=COMMAND [ARGS...], got %q", v)
+	var env []string
+	for len(argv) > 0 && strings.Contains(argv[0], "=") && !strings.ContainsRune(argv[0], '/') {
+		env, argv = append(env, argv[0]), argv[1:]
 	}
-	*s = append(*s, serverSpec{name: name, argv: argv})
+	if !ok || name == "" || len(argv) == 0 {
+		return fmt.Errorf("want NAME=[VAR=VALUE ...] COMMAND [ARGS...], got %q", v)
+	}
+	*s = append(*s, serverSpec{name: name, env: env, argv: argv})
 	return nil
 }
 
 // result is one run of one server.
 type result struct {
-	init, open       time.Duration
+	init, open, edit time.Duration
 	memInit, memOpen benchkit.Mem
 	treeOpen         benchkit.Mem
 	procs            int
@@ -85,6 +99,8 @@ func main() {
 		runs    = flag.Int("n", 7, "recorded runs per server")
 		warmup  = flag.Int("warmup", 1, "unrecorded runs per server before the recorded ones")
 		nbuf    = flag.Int("buffers", 100, "buffers to open")
+		nedit   = flag.Int("edits", 0, "didChange notifications after the opens (typing bursts)")
+		syncM   = flag.String("sync", "unknown", "the request that follows the opens and the edits: `unknown` (a method no server has; some servers never answer it) or codeAction (on the first buffer)")
 		size    = flag.Int("size", 50*1024, "bytes per buffer (at most; cut at line ends)")
 		settle  = flag.Duration("settle", 2*time.Second, "wait after the opens before reading memory")
 		timeout = flag.Duration("timeout", 60*time.Second, "limit for each step of a run")
@@ -129,7 +145,10 @@ func main() {
 	}
 	log.Printf("corpus %s: %d buffers, %d bytes (%.1f KB mean); load average %s", *corpus, len(texts), total, float64(total)/float64(len(texts))/1024, benchkit.LoadAvg())
 
-	b := &bench{ws: ws, uris: uris, texts: texts, settle: *settle, timeout: *timeout, verbose: *verbose, homes: map[string]string{}}
+	if *syncM != "unknown" && *syncM != "codeAction" {
+		log.Fatalf("startup: -sync %q: want unknown or codeAction", *syncM)
+	}
+	b := &bench{ws: ws, uris: uris, texts: texts, edits: *nedit, sync: *syncM, settle: *settle, timeout: *timeout, verbose: *verbose, homes: map[string]string{}}
 	if !*fresh {
 		for _, s := range servers {
 			h, err := os.MkdirTemp("", "startup-home-")
@@ -162,8 +181,8 @@ func main() {
 				}
 				continue
 			}
-			log.Printf("%-10s %s: init %7.1f ms  open %7.1f ms  RSS init %6.1f MB  RSS open %6.1f MB  HWM %6.1f MB  tree RSS %6.1f MB (%d procs, %d threads)  exit %s",
-				s.name, tag, benchkit.Ms(r.init), benchkit.Ms(r.open), mb(r.memInit.RSS), mb(r.memOpen.RSS), mb(r.memOpen.HWM), mb(r.treeOpen.RSS), r.procs, r.treeOpen.Threads, r.exit)
+			log.Printf("%-10s %s: init %7.1f ms  open %7.1f ms  edit %7.1f ms  RSS init %6.1f MB  RSS end %6.1f MB (anon %.1f, file %.1f)  HWM %6.1f MB  tree RSS %6.1f MB (%d procs, %d threads)  exit %s",
+				s.name, tag, benchkit.Ms(r.init), benchkit.Ms(r.open), benchkit.Ms(r.edit), mb(r.memInit.RSS), mb(r.memOpen.RSS), mb(r.memOpen.Anon), mb(r.memOpen.File), mb(r.memOpen.HWM), mb(r.treeOpen.RSS), r.procs, r.treeOpen.Threads, r.exit)
 			for _, n := range r.notes {
 				log.Printf("    note: %s", n)
 			}
@@ -175,7 +194,7 @@ func main() {
 		}
 		loads = append(loads, benchkit.LoadAvg())
 	}
-	report(os.Stdout, servers, results, len(texts), total, loads)
+	report(os.Stdout, servers, results, len(texts), total, *nedit, loads)
 	if len(first) > 0 {
 		what := "an empty HOME"
 		if *fresh {
@@ -191,6 +210,7 @@ func main() {
 	}
 }
 
+// mb converts KiB to MiB (the tables say MB for MiB).
 func mb(kib int64) float64 { return float64(kib) / 1024 }
 
 // bench is the fixed part of every run.
@@ -198,6 +218,8 @@ type bench struct {
 	ws      string
 	uris    []string
 	texts   []string
+	edits   int
+	sync    string // the -sync request
 	settle  time.Duration
 	timeout time.Duration
 	verbose bool
@@ -226,6 +248,7 @@ func (b *bench) run(s serverSpec) (result, error) {
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",
 	}
+	cmd.Env = append(cmd.Env, s.env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return r, err
@@ -295,6 +318,7 @@ func (b *bench) run(s serverSpec) (result, error) {
 		return r, fmt.Errorf("initialize: %v", m.Error)
 	}
 	r.init = m.At.Sub(t0)
+	fullSync := syncKind(m.Result) == 1
 	if r.memInit, err = benchkit.ReadMem(pid); err != nil {
 		return r, fmt.Errorf("reading memory: %w", err)
 	}
@@ -310,17 +334,26 @@ func (b *bench) run(s serverSpec) (result, error) {
 			return r, fmt.Errorf("didOpen %d: %w", i, err)
 		}
 	}
-	// Any request after the opens is read after them; an unknown method is
-	// answered at once by every server.
-	syncCh, err := ed.Send(ed.NextID(), "kimiBench/sync", map[string]any{})
-	if err != nil {
-		return r, err
-	}
-	sm, err := lsptest.Await(ctx, syncCh)
+	// Any request after the opens is read after them.
+	sm, err := b.syncRequest(ctx, ed)
 	if err != nil {
 		return r, fmt.Errorf("request after the opens: %w", err)
 	}
 	r.open = sm.At.Sub(openStart)
+	if b.edits > 0 {
+		editStart := time.Now()
+		ty := newTypist(b.uris, b.texts, fullSync)
+		for i := 0; i < b.edits; i++ {
+			if err := ed.Notify("textDocument/didChange", ty.next()); err != nil {
+				return r, fmt.Errorf("didChange %d: %w", i, err)
+			}
+		}
+		sm, err := b.syncRequest(ctx, ed)
+		if err != nil {
+			return r, fmt.Errorf("request after the edits: %w", err)
+		}
+		r.edit = sm.At.Sub(editStart)
+	}
 	time.Sleep(b.settle)
 	if r.memOpen, err = benchkit.ReadMem(pid); err != nil {
 		return r, fmt.Errorf("reading memory: %w", err)
@@ -373,6 +406,27 @@ func (b *bench) run(s serverSpec) (result, error) {
 	return r, nil
 }
 
+// syncRequest sends the -sync request and waits for its reply: an unknown
+// method, which most servers answer at once with an error, or a codeAction
+// on the first buffer's first line, for servers that leave unknown methods
+// unanswered.
+func (b *bench) syncRequest(ctx context.Context, ed *lsptest.Editor) (*lsptest.Message, error) {
+	method, params := "kimiBench/sync", any(map[string]any{})
+	if b.sync == "codeAction" {
+		method = "textDocument/codeAction"
+		params = map[string]any{
+			"textDocument": map[string]any{"uri": b.uris[0]},
+			"range":        lspRange(0, 0, 0, 0),
+			"context":      map[string]any{"diagnostics": []any{}},
+		}
+	}
+	ch, err := ed.Send(ed.NextID(), method, params)
+	if err != nil {
+		return nil, err
+	}
+	return lsptest.Await(ctx, ch)
+}
+
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
@@ -408,15 +462,113 @@ func (l *limitedBuffer) tail(n int) string {
 	return strings.TrimSpace(s)
 }
 
+// syncKind returns the textDocumentSync change kind of an initialize
+// result (a number, or an object with "change"); 2 (incremental) if absent.
+func syncKind(result json.RawMessage) int {
+	var r struct {
+		Capabilities struct {
+			TextDocumentSync json.RawMessage `json:"textDocumentSync"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return 2
+	}
+	var n int
+	if json.Unmarshal(r.Capabilities.TextDocumentSync, &n) == nil {
+		return n
+	}
+	var o struct {
+		Change *int `json:"change"`
+	}
+	if json.Unmarshal(r.Capabilities.TextDocumentSync, &o) == nil && o.Change != nil {
+		return *o.Change
+	}
+	return 2
+}
+
+// burst is the number of characters typed, then deleted, at one place.
+const burst = 20
+
+// typist makes the didChange params of a typing session: bursts of burst
+// characters typed at the start of a line, then as many backspaces, the
+// bursts going round the buffers. Lines and texts are deterministic. The
+// typed characters are ASCII at the start of a line, so positions are the
+// same in UTF-8, UTF-16 and UTF-32.
+type typist struct {
+	uris     []string
+	texts    []string
+	versions []int
+	lines    []int // line count of each buffer
+	full     bool  // send the whole text (full sync)
+	step     int
+}
+
+func newTypist(uris, texts []string, full bool) *typist {
+	t := &typist{uris: uris, texts: append([]string(nil), texts...), versions: make([]int, len(texts)), full: full}
+	for i, s := range texts {
+		t.versions[i] = 1
+		t.lines = append(t.lines, max(1, strings.Count(s, "\n")))
+	}
+	return t
+}
+
+// next returns the params of the next change.
+func (t *typist) next() map[string]any {
+	n := t.step
+	t.step++
+	b := (n / (2 * burst)) % len(t.uris)
+	round := n / (2 * burst * len(t.uris))
+	line := (round*7919 + b*104729) % t.lines[b] // fixed, spread-out lines
+	k := n % (2 * burst)                         // 0..burst-1 typing, then deleting
+	t.versions[b]++
+	var change map[string]any
+	start := lineStart(t.texts[b], line)
+	if k < burst {
+		c := string(rune('a' + k%26))
+		t.texts[b] = t.texts[b][:start+k] + c + t.texts[b][start+k:]
+		change = map[string]any{"range": lspRange(line, k, line, k), "text": c}
+	} else {
+		col := 2*burst - k - 1 // the character before the cursor
+		t.texts[b] = t.texts[b][:start+col] + t.texts[b][start+col+1:]
+		change = map[string]any{"range": lspRange(line, col, line, col+1), "text": ""}
+	}
+	if t.full {
+		change = map[string]any{"text": t.texts[b]}
+	}
+	return map[string]any{
+		"textDocument":   map[string]any{"uri": t.uris[b], "version": t.versions[b]},
+		"contentChanges": []any{change},
+	}
+}
+
+func lineStart(s string, line int) int {
+	off := 0
+	for ; line > 0; line-- {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return len(s)
+		}
+		off += i + 1
+	}
+	return off
+}
+
+func lspRange(l1, c1, l2, c2 int) map[string]any {
+	return map[string]any{
+		"start": map[string]any{"line": l1, "character": c1},
+		"end":   map[string]any{"line": l2, "character": c2},
+	}
+}
+
 // report prints the Markdown summary.
-func report(w io.Writer, servers serverFlags, results map[string][]result, nbuf, total int, loads []string) {
-	fmt.Fprintf(w, "%d buffers, %d bytes in all; load average (1, 5, 15 min) before the runs and after each round: %s\n\n", nbuf, total, strings.Join(loads, " | "))
-	fmt.Fprintln(w, "| server | runs | start → initialize reply, ms | open all buffers → reply, ms | VmRSS after initialize, MB | VmRSS with buffers open, MB | VmHWM, MB | tree VmRSS, MB (procs) |")
-	fmt.Fprintln(w, "|---|---:|---|---|---|---|---|---|")
+func report(w io.Writer, servers serverFlags, results map[string][]result, nbuf, total, nedit int, loads []string) {
+	fmt.Fprintf(w, "%d buffers, %d bytes in all, %d edits; load average (1, 5, 15 min) before the runs and after each round: %s\n\n", nbuf, total, nedit, strings.Join(loads, " | "))
+	fmt.Fprintln(w, "| server | runs | start → initialize reply, ms | open all buffers → reply, ms | edits → reply, ms | VmRSS after initialize, MB | VmRSS at the end, MB | VmHWM (peak), MB | tree VmRSS, MB (procs) |")
+	fmt.Fprintln(w, "|---|---:|---|---|---|---|---|---|---|")
 	for _, s := range servers {
 		rs := results[s.name]
 		if len(rs) == 0 {
-			fmt.Fprintf(w, "| %s | 0 | failed | | | | | |\n", s.name)
+			fmt.Fprintf(w, "| %s | 0 | failed | | | | | | |\n", s.name)
 			continue
 		}
 		col := func(f func(result) float64) string {
@@ -427,9 +579,10 @@ func report(w io.Writer, servers serverFlags, results map[string][]result, nbuf,
 			lo, hi := benchkit.MinMax(xs)
 			return fmt.Sprintf("**%.1f** (%.1f–%.1f)", benchkit.Median(xs), lo, hi)
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s (%d) |\n", s.name, len(rs),
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s (%d) |\n", s.name, len(rs),
 			col(func(r result) float64 { return benchkit.Ms(r.init) }),
 			col(func(r result) float64 { return benchkit.Ms(r.open) }),
+			col(func(r result) float64 { return benchkit.Ms(r.edit) }),
 			col(func(r result) float64 { return mb(r.memInit.RSS) }),
 			col(func(r result) float64 { return mb(r.memOpen.RSS) }),
 			col(func(r result) float64 { return mb(r.memOpen.HWM) }),

@@ -103,9 +103,12 @@ type Mem struct {
 	RSS     int64 // VmRSS: resident now
 	HWM     int64 // VmHWM: peak resident
 	Threads int64
+	// Anon and File split RSS: anonymous memory (heap, stacks) and pages of
+	// mapped files (the binary, shared libraries).
+	Anon, File int64
 }
 
-// ReadMem reads VmRSS, VmHWM and Threads of pid.
+// ReadMem reads VmRSS, VmHWM, RssAnon, RssFile and Threads of pid.
 func ReadMem(pid int) (Mem, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -131,6 +134,10 @@ func ReadMem(pid int) (Mem, error) {
 			m.HWM = v
 		case "Threads":
 			m.Threads = v
+		case "RssAnon":
+			m.Anon = v
+		case "RssFile":
+			m.File = v
 		}
 	}
 	return m, sc.Err()
