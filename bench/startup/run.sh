@@ -16,7 +16,7 @@ COPILOT_VERSION=${COPILOT_VERSION:-1.539.0}
 tmp=$(mktemp -d -t kimi-startup-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-go build -o "$tmp/kimi-lsp" ./cmd/kimi-lsp
+CGO_ENABLED=0 go build -o "$tmp/kimi-lsp" ./cmd/kimi-lsp # as make install does
 
 if [[ -z "${COPILOT_LS:-}" ]]; then
 	arch=$(node -p 'process.platform + "-" + process.arch')

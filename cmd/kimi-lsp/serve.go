@@ -68,9 +68,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 2
 	}
 	defer env.close()
-	env.log.Info("kimi-lsp starting", "version", version(), "pid", os.Getpid())
+	tuneGC(getenv)
+	v := version()
+	env.log.Info("kimi-lsp starting", "version", v, "pid", os.Getpid())
 	return lsp.Serve(ctx, stdin, stdout, lsp.Options{
-		Version:  version(),
+		Version:  v,
 		Logger:   env.log,
 		Config:   env.cfg,
 		OnConfig: env.onConfig,
