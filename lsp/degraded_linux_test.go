@@ -3,21 +3,17 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"github.com/kimi-lsp/kimi-lsp/workspace/watch"
+	"github.com/kimi-lsp/kimi-lsp/workspace/watch/watchtest"
 )
 
 const watchLimitChildEnv = "KIMI_LSP_WATCH_LIMIT_CHILD"
@@ -28,24 +24,7 @@ const watchLimitChildEnv = "KIMI_LSP_WATCH_LIMIT_CHILD"
 // editor to watch files (client/registerCapability) from inside the scan.
 // See TestWatchLimitChild for what is checked.
 func TestWatchLimitEditorRegistration(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWatchLimitChild$", "-test.v")
-	cmd.Env = append(os.Environ(), watchLimitChildEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-	}
-	out, err := cmd.CombinedOutput()
-	var pe *os.PathError
-	if errors.As(err, &pe) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
-		t.Skipf("this kernel does not let the test make a user namespace (%v)", err)
-	}
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestWatchLimitChild") {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	t.Logf("child:\n%s", out)
+	t.Logf("child:\n%s", watchtest.RunChild(t, "TestWatchLimitChild", watchLimitChildEnv, "1"))
 }
 
 // TestWatchLimitChild runs in TestWatchLimitEditorRegistration's child:
@@ -60,9 +39,7 @@ func TestWatchLimitChild(t *testing.T) {
 	if os.Getenv(watchLimitChildEnv) == "" {
 		t.Skip("runs only as TestWatchLimitEditorRegistration's child process")
 	}
-	if err := os.WriteFile("/proc/sys/user/max_inotify_watches", []byte("8\n"), 0o644); err != nil {
-		t.Fatalf("lowering the watch limit in the user namespace: %v", err)
-	}
+	watchtest.LowerWatchLimit(t, 8)
 	folder := func(t *testing.T) string {
 		dir, err := filepath.EvalSymlinks(t.TempDir())
 		if err != nil {

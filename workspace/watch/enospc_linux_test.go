@@ -6,40 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/watch/watchtest"
 )
 
 const enospcChildEnv = "KIMI_WATCH_ENOSPC_CHILD"
 
 // TestWatchLimitDegrades hits the real inotify watch limit: it runs
 // TestENOSPCChild in a child process inside a new user namespace, where the
-// child may lower its own limit (/proc/sys/user/max_inotify_watches) to 8
-// without touching the machine's.
+// child may lower its own limit to 8 without touching the machine's.
 func TestWatchLimitDegrades(t *testing.T) {
 	for _, mode := range []string{"poll", "client"} {
 		t.Run(mode, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestENOSPCChild$", "-test.v")
-			cmd.Env = append(os.Environ(), enospcChildEnv+"="+mode)
-			cmd.SysProcAttr = &syscall.SysProcAttr{
-				Cloneflags:  syscall.CLONE_NEWUSER,
-				UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-				GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-			}
-			out, err := cmd.CombinedOutput()
-			var pe *os.PathError
-			if errors.As(err, &pe) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) {
-				t.Skipf("this kernel does not let the test make a user namespace (%v); TestFallbackModes covers the fallbacks", err)
-			}
-			if err != nil || !strings.Contains(string(out), "--- PASS: TestENOSPCChild") {
-				t.Fatalf("child: %v\n%s", err, out)
-			}
-			t.Logf("child:\n%s", out)
+			t.Logf("child:\n%s", watchtest.RunChild(t, "TestENOSPCChild", enospcChildEnv, mode))
 		})
 	}
 }
@@ -49,9 +33,7 @@ func TestENOSPCChild(t *testing.T) {
 	if mode == "" {
 		t.Skip("runs only as TestWatchLimitDegrades's child process")
 	}
-	if err := os.WriteFile("/proc/sys/user/max_inotify_watches", []byte("8\n"), 0o644); err != nil {
-		t.Fatalf("lowering the watch limit in the user namespace: %v", err)
-	}
+	watchtest.LowerWatchLimit(t, 8)
 	root := t.TempDir()
 	for i := 0; i < 20; i++ {
 		write(t, root, fmt.Sprintf("d%02d/f.go", i), "package d")
