@@ -28,7 +28,7 @@ const (
 
 // explanationName matches the files the store writes (see path): the
 // pruning never touches anything else.
-var explanationName = regexp.MustCompile(`^.+-[0-9a-f]{12}\.md$`)
+var explanationName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.+-[0-9a-f]{12}\.md$`) })
 
 // Explanations keeps the explanations the model wrote, as Markdown files in
 // the user's cache directory, so an explanation asked again for the same
@@ -166,7 +166,7 @@ func (x *Explanations) pruneLocked() {
 			if now.Sub(fi.ModTime()) > staleTemp {
 				remove(fi.Name())
 			}
-		case !explanationName.MatchString(fi.Name()):
+		case !explanationName().MatchString(fi.Name()):
 		case now.Sub(fi.ModTime()) > x.maxAge:
 			remove(fi.Name())
 		default:

@@ -220,25 +220,28 @@ func TestConfigUpdatesApplyInOrder(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				raw := json.RawMessage(fmt.Sprintf(`{"kimi":{"context":{"maxTokens":%d}}}`, 1000+100*round+i))
+				raw := json.RawMessage(fmt.Sprintf(`{"kimi":{"context":{"maxFileSize":%d}}}`, 100000+100*round+i))
 				s.srv.updateConfig(context.Background(), "test", func(c config.Config) (config.Config, []error) {
 					return c.WithEditor(raw)
 				})
 			}()
 		}
 		wg.Wait()
-		want := s.srv.config().Context.MaxTokens
+		want := s.srv.config().Context.MaxFileSize
+		if want < 100000+100*int64(round) || want >= 100000+100*int64(round)+16 {
+			t.Fatalf("round %d: maxFileSize %d is none of this round's values: the updates were not applied", round, want)
+		}
 		mu.Lock()
-		got := seen.Context.MaxTokens
+		got := seen.Context.MaxFileSize
 		mu.Unlock()
 		if got != want {
-			t.Errorf("round %d: OnConfig saw maxTokens %d last, the configuration has %d", round, got, want)
+			t.Errorf("round %d: OnConfig saw maxFileSize %d last, the configuration has %d", round, got, want)
 		}
-		if got := s.srv.engine.Config().Context.MaxTokens; got != want {
-			t.Errorf("round %d: the engine has maxTokens %d, the configuration %d", round, got, want)
+		if got := s.srv.engine.Config().Context.MaxFileSize; got != want {
+			t.Errorf("round %d: the engine has maxFileSize %d, the configuration %d", round, got, want)
 		}
-		if got := s.srv.folders.Options().MaxTokens; got != want {
-			t.Errorf("round %d: the folders have maxTokens %d, the configuration %d", round, got, want)
+		if got := s.srv.folders.Options().MaxFileSize; got != want {
+			t.Errorf("round %d: the folders have maxFileSize %d, the configuration %d", round, got, want)
 		}
 	}
 }

@@ -482,13 +482,15 @@ func cleanTitle(t string) string {
 
 // kimiPrefix matches a title's "Kimi:" prefix, or "Kimi (user) -" and the
 // like.
-var kimiPrefix = regexp.MustCompile(`(?i)^\s*kimi\s*(\([^)]*\))?\s*[:\-–—|]\s*`)
+var kimiPrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*kimi\s*(\([^)]*\))?\s*[:\-–—|]\s*`)
+})
 
 // bareTitle is a title without its "Kimi:" prefixes (name when nothing
 // is left).
 func bareTitle(title, name string) string {
 	for {
-		loc := kimiPrefix.FindStringIndex(title)
+		loc := kimiPrefix().FindStringIndex(title)
 		if loc == nil {
 			break
 		}
