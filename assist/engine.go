@@ -319,7 +319,12 @@ func (e *Engine) Stats() cache.Stats {
 
 // Estimator is the session's token estimator, corrected by the provider's
 // counts so far: TaskRequest.Estimator.
-func (e *Engine) Estimator() Estimator { return e.prompts.Estimator() }
+func (e *Engine) Estimator() Estimator {
+	if e.setup() != nil {
+		return Estimator{}
+	}
+	return e.prompts.Estimator()
+}
 
 // DefaultStatsFile is where editor sessions leave their statistics:
 // os.UserCacheDir()/kimi-lsp/stats.json ("" if there is no cache dir).
