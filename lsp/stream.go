@@ -109,10 +109,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			resync = true
 			continue
 		}
-		// The buffer grows with the bytes that arrive, not with what the
-		// header claims.
-		body := bytes.NewBuffer(make([]byte, 0, min(length, 1<<20)))
-		m, err := io.CopyN(body, s.in, length)
+		body, m, err := s.readBody(length)
 		total += m
 		if err != nil {
 			if err == io.EOF {
@@ -120,11 +117,11 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			}
 			return nil, total, fmt.Errorf("reading frame body: %w", err)
 		}
-		msg, id, err := s.decode(body.Bytes())
+		msg, id, err := s.decode(body)
 		if err != nil {
 			s.log.Warn("malformed message; ignored", "error", err)
 			code := jsonrpc2.InvalidRequest
-			if !json.Valid(body.Bytes()) {
+			if !json.Valid(body) {
 				code = jsonrpc2.ParseError
 			}
 			s.writeError(id, code, err.Error())
@@ -132,6 +129,25 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		}
 		return msg, total, nil
 	}
+}
+
+// exactBodyMax is the frame size up to which a body is read into a buffer
+// of exactly its size; a larger one grows with the bytes that arrive, not
+// with what the header claims.
+const exactBodyMax = 1 << 20
+
+// readBody reads a frame body of length bytes. (A growing bytes.Buffer read
+// twice the memory of a small frame: bytes.Buffer.ReadFrom grows by 512
+// bytes before each read, so every frame was copied into a second buffer.)
+func (s *stream) readBody(length int64) ([]byte, int64, error) {
+	if length <= exactBodyMax {
+		body := make([]byte, length)
+		n, err := io.ReadFull(s.in, body)
+		return body, int64(n), err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, exactBodyMax))
+	n, err := io.CopyN(buf, s.in, length)
+	return buf.Bytes(), n, err
 }
 
 // badFrameError is a header problem after which the reader resynchronises.
