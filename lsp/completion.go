@@ -118,9 +118,9 @@ func wantsItems(cfg config.Config, caps clientCapabilities) bool {
 // completionCapabilities adds inlineCompletionProvider for a client that
 // declares textDocument.inlineCompletion, and completionProvider when
 // completion.items wants items for this client.
-func (s *Server) completionCapabilities(sc *serverCapabilities, caps clientCapabilities) {
+func (s *Server) completionCapabilities(sc *serverCapabilities, caps clientCapabilities, cfg config.Config) {
 	sc.InlineCompletionProvider = caps.TextDocument.InlineCompletion != nil
-	if wantsItems(s.config(), caps) {
+	if wantsItems(cfg, caps) {
 		sc.CompletionProvider = &completionOptions{TriggerCharacters: completionTriggers}
 		s.completion.mu.Lock()
 		s.completion.static = true

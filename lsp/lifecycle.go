@@ -51,7 +51,7 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if err := decodeParams("initialize", raw, &p); err != nil {
 		return nil, err
 	}
-	var pe positionEncodingsOnly
+	var pe initializeCaps
 	if len(p.Capabilities) > 0 {
 		if err := json.Unmarshal(p.Capabilities, &pe); err != nil {
 			return nil, rpcError(jsonrpc2.InvalidParams, "initialize: invalid capabilities: %v", err)
@@ -74,37 +74,7 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	}
 	s.mu.Unlock()
 
-	// The settings, workspace files and folders are read off the read loop,
-	// after the reply; requests wait for them (handleCall).
 	initOpts := p.InitializationOptions
-	s.serial.Do("initialize the workspace", func(ctx context.Context) {
-		if len(initOpts) > 0 && string(initOpts) != "null" {
-			s.updateConfig(ctx, "initializationOptions", func(c config.Config) (config.Config, []error) {
-				return c.WithInitOptions(initOpts)
-			})
-		}
-		// Workspace files before the folders: their excludes apply to the
-		// first scan instead of restarting it.
-		var files []string
-		for _, f := range folders {
-			if p, err := f.uri.Path(); err == nil {
-				files = append(files, config.WorkspaceFile(p))
-			}
-		}
-		s.loadWorkspaceFiles(ctx, files)
-		for _, f := range folders {
-			if err := s.folders.Add(f.uri, f.name); err != nil {
-				s.log.Warn("workspace folder ignored", "folder", f.uri, "error", err)
-			}
-		}
-	})
-
-	s.state.Store(stateInitialized)
-	s.log.Info("initialized", "client", s.client.Name, "clientVersion", s.client.Version,
-		"positionEncoding", enc.String(), "folders", len(folders))
-	if p.ProcessID != nil {
-		go s.watchParent(int(*p.ProcessID))
-	}
 	result := &initializeResult{
 		Capabilities: serverCapabilities{
 			PositionEncoding: enc.String(),
@@ -128,7 +98,50 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "kimi-lsp", Version: s.opts.Version},
 	}
-	s.completionCapabilities(&result.Capabilities, p.Capabilities)
+	// What completion advertises depends on the client's inline completion
+	// and on completion.items, which initializationOptions may set: a
+	// preview of the configuration with them (parsing only; it is applied,
+	// with the workspace files, on s.serial).
+	cfg := s.config()
+	if len(initOpts) > 0 && string(initOpts) != "null" {
+		cfg, _ = cfg.WithInitOptions(initOpts)
+	}
+	var caps clientCapabilities
+	caps.TextDocument.InlineCompletion = pe.TextDocument.InlineCompletion
+	s.completionCapabilities(&result.Capabilities, caps, cfg)
+
+	// state before the queued work: a configuration it applies may change
+	// what completion registered (completionConfigChanged).
+	s.state.Store(stateInitialized)
+	// The settings, workspace files and folders are read off the read loop,
+	// after the reply; requests wait for them (handleCall).
+	s.serial.Do("initialize the workspace", func(ctx context.Context) {
+		if len(initOpts) > 0 && string(initOpts) != "null" {
+			s.updateConfig(ctx, "initializationOptions", func(c config.Config) (config.Config, []error) {
+				return c.WithInitOptions(initOpts)
+			})
+		}
+		// Workspace files before the folders: their excludes apply to the
+		// first scan instead of restarting it.
+		var files []string
+		for _, f := range folders {
+			if p, err := f.uri.Path(); err == nil {
+				files = append(files, config.WorkspaceFile(p))
+			}
+		}
+		s.loadWorkspaceFiles(ctx, files)
+		for _, f := range folders {
+			if err := s.folders.Add(f.uri, f.name); err != nil {
+				s.log.Warn("workspace folder ignored", "folder", f.uri, "error", err)
+			}
+		}
+	})
+
+	s.log.Info("initialized", "client", s.client.Name, "clientVersion", s.client.Version,
+		"positionEncoding", enc.String(), "folders", len(folders))
+	if p.ProcessID != nil {
+		go s.watchParent(int(*p.ProcessID))
+	}
 	return result, nil
 }
 

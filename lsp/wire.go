@@ -28,11 +28,16 @@ type initializeParams struct {
 	WorkDoneToken    json.RawMessage   `json:"workDoneToken,omitempty"`
 }
 
-// positionEncodingsOnly is what initialize itself needs of the capabilities.
-type positionEncodingsOnly struct {
+// initializeCaps is what initialize itself needs of the capabilities: the
+// position encodings and whether the client does inline completion (see
+// completionCapabilities).
+type initializeCaps struct {
 	General struct {
 		PositionEncodings []string `json:"positionEncodings,omitempty"`
 	} `json:"general"`
+	TextDocument struct {
+		InlineCompletion *dynamicRegistration `json:"inlineCompletion,omitempty"`
+	} `json:"textDocument"`
 }
 
 type clientInfo struct {
