@@ -131,6 +131,28 @@ type Outcome struct {
 	// an edit action that proposed no change ("" if it could not be
 	// written).
 	File string
+	// Redone lists the edit tool calls of an edit that failed and that the
+	// model redid after it was told (tool, file and reason of each): the
+	// edit applied holds what the model did instead. See RedoneNote.
+	Redone []string
+}
+
+// RedoneNote says, in one sentence for the end of a job, which edit tool
+// calls failed and were redone by the model; "" when none did.
+func (o *Outcome) RedoneNote() string {
+	n := len(o.Redone)
+	if n == 0 {
+		return ""
+	}
+	const shown = 3
+	list := strings.Join(o.Redone[:min(n, shown)], "; ")
+	if n > shown {
+		list += fmt.Sprintf("; and %d more", n-shown)
+	}
+	if n == 1 {
+		return "1 edit tool call failed and was redone by the model: " + list
+	}
+	return fmt.Sprintf("%d edit tool calls failed and were redone by the model: %s", n, list)
 }
 
 // Options configure an Engine.
@@ -456,6 +478,11 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		return out, err
 	}
 	out.Text = sink.redact(res.Final.Content)
+	for _, f := range res.Failed {
+		if f.Resolved {
+			out.Redone = append(out.Redone, sink.redact(f.String()))
+		}
+	}
 	if a.Result == config.ResultExplain {
 		if strings.TrimSpace(out.Text) == "" {
 			return out, errors.New("the model returned an empty answer")

@@ -199,7 +199,11 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 			s.log.Warn("edit not applied", "job", j.ID, "error", err)
 			p.End(endCtx, outcomeLine("not applied: %s", s.redact(err.Error())), true)
 		default:
-			p.End(endCtx, msg+usageNote(out), false)
+			line := msg + usageNote(out)
+			if note := out.RedoneNote(); note != "" {
+				line = outcomeLine("%s; %s", line, note)
+			}
+			p.End(endCtx, line, false)
 		}
 	}
 }

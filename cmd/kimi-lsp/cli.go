@@ -420,6 +420,9 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 1
 	}
 	fmt.Fprint(stdout, diffText.String())
+	if note := out.RedoneNote(); note != "" {
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(note))
+	}
 	if !write {
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0

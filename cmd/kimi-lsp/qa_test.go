@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+)
+
+// TestEditNamesRedoneToolCalls (#12.10): an edit tool call failed and the
+// model redid it; the diff is printed and written, and stderr says which
+// call failed and was redone.
+func TestEditNamesRedoneToolCalls(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n"), 0o644)
+	file := filepath.Join(dir, "calc.go")
+	os.WriteFile(file, []byte("package m\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"), 0o644)
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: "Fix Add", Times: 1, Reasoning: "Two edits.", ToolCalls: []modeltest.ScriptToolCall{
+			{Name: "replace_text", Arguments: `{"path":"calc.go","old_text":"return a - b","new_text":"return a + b"}`},
+			{Name: "replace_text", Arguments: `{"path":"calc.go","old_text":"// Mul multiplies.","new_text":"// Mul returns a times b."}`},
+		}},
+		{Match: "nothing of them was applied", Times: 1, Reasoning: "Document Add instead.", ToolCalls: []modeltest.ScriptToolCall{
+			{Name: "replace_text", Arguments: `{"path":"calc.go","old_text":"// Add adds.","new_text":"// Add returns a plus b."}`},
+		}},
+		{LastRole: "tool", Content: "Done."},
+	}}})
+	defer srv.Close()
+	env := envFunc(testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL))
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"edit", file + ":4-6", "-m", "Fix Add", "--write"}, nil, &out, &errb, env)
+	if code != 0 || !strings.Contains(out.String(), "+\treturn a + b") {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if e := errb.String(); !strings.Contains(e, "1 edit tool call failed and was redone by the model: replace_text calc.go") {
+		t.Errorf("stderr %q does not name the failed and redone call", e)
+	}
+	if b, _ := os.ReadFile(file); !strings.Contains(string(b), "// Add returns a plus b.") {
+		t.Errorf("file after --write:\n%s", b)
+	}
+}
