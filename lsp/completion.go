@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -336,7 +335,13 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 		return nil, 0, nil
 	}
 	snap, ok := s.viewOf(ctx).Snapshot(uri)
-	if !ok || int64(snap.Len()) > cfg.Context.MaxFileSize || s.completionSecret(uri) {
+	if !ok || int64(snap.Len()) > cfg.Context.MaxFileSize {
+		return nil, 0, nil
+	}
+	// The one secret check, by name and by the file a link resolves to now
+	// (not isSecretURI's memo: a link retargeted at .env and reloaded by
+	// the editor must get nothing).
+	if p, err := uri.Path(); err == nil && s.folders.IsSecret(p) {
 		return nil, 0, nil
 	}
 	cursor := snap.PositionOffset(workspace.Position{Line: pos.Line, Character: pos.Character}, s.encoding())
@@ -360,20 +365,6 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 	}
 	s.completionStatus(ctx, "ok", "")
 	return snap, cursor, sug
-}
-
-// completionSecret reports whether uri is a secrets file, by its name or
-// by the name of the file a symbolic link resolves to.
-func (s *Server) completionSecret(uri workspace.URI) bool {
-	if s.isSecretURI(uri) {
-		return true
-	}
-	p, err := uri.Path()
-	if err != nil {
-		return false
-	}
-	r, err := filepath.EvalSymlinks(p)
-	return err == nil && r != p && s.folders.IsSecret(r)
 }
 
 // logEvery is how often the same completion failure is logged.

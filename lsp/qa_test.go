@@ -1,10 +1,13 @@
 package lsp
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 // TestRedoneToolCallsNamed (#12.10): an edit tool call failed and the model
@@ -32,5 +35,43 @@ func TestRedoneToolCallsNamed(t *testing.T) {
 	}
 	if text, _, _ := le.state(uri); !strings.Contains(text, "a + b") || !strings.Contains(text, "// Add returns a plus b.") {
 		t.Errorf("editor text %q", text)
+	}
+}
+
+// TestCompletionLinkRetargetedToSecret (#12.4, #14.9): a link opened while
+// it pointed at an ordinary file, then pointed at .env and reloaded by the
+// editor (autoread), gets no completion: the secret check of a completion
+// looks at the link's target as it is now, not as it was when first asked.
+func TestCompletionLinkRetargetedToSecret(t *testing.T) {
+	cs := newCompSession(t, true, nil, modeltest.Rule{Content: "x"})
+	os.WriteFile(filepath.Join(cs.dir, "notes.txt"), []byte("ordinary notes\n"), 0o644)
+	os.WriteFile(filepath.Join(cs.dir, ".env"), []byte("API_TOKEN=sk-live-MUST-NOT-LEAK\n"), 0o644)
+	linkPath := filepath.Join(cs.dir, "settings.txt")
+	if err := os.Symlink("notes.txt", linkPath); err != nil {
+		t.Fatal(err)
+	}
+	link := string(workspace.FileURI(linkPath))
+	cs.open(link, "ordinary notes\n")
+	cs.texts[link], cs.version[link] = "ordinary notes\n", 1
+	cs.text(link, 1)
+	_, ch := cs.inline(link, map[string]any{"line": 0, "character": 8}, 1)
+	cs.inlineResult(ch)
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Fatalf("%d provider requests for the ordinary file, want 1", n)
+	}
+	os.Remove(linkPath)
+	if err := os.Symlink(".env", linkPath); err != nil {
+		t.Fatal(err)
+	}
+	pos := cs.change(link, "API_TOKEN=sk-live-MUST-NOT-LEAK|\n")
+	cs.text(link, 2)
+	_, ch = cs.inline(link, pos, 1)
+	if l := cs.inlineResult(ch); len(l.Items) != 0 {
+		t.Errorf("completion in a link to .env: %+v", l)
+	}
+	for _, r := range cs.prov.Requests() {
+		if strings.Contains(string(r.Body), "MUST-NOT-LEAK") {
+			t.Errorf("secret text reached the provider")
+		}
 	}
 }
