@@ -76,9 +76,11 @@ var ErrOverlap = errors.New("the edit overlaps an earlier edit")
 // now: the change's edits are rebased over what changed since the task
 // read the file — the user's typing or our own earlier edits — when they
 // touch none of the edited lines, and refused otherwise, naming the earlier
-// edit when it was one of ours (ErrOverlap). The plan holds the turn: call
-// Landed when the editor applied it, and End in every case.
-func (l *Lander) Plan(ctx context.Context, changes []patch.FileChange, label string) (*EditPlan, error) {
+// edit when it was one of ours (ErrOverlap). While it waits for a document
+// held by an earlier edit, status (if set) hears which, and "applying the
+// edit" once the wait is over. The plan holds the turn: call Landed when
+// the editor applied it, and End in every case.
+func (l *Lander) Plan(ctx context.Context, changes []patch.FileChange, label string, status func(string)) (*EditPlan, error) {
 	var uris []workspace.URI
 	for _, c := range changes {
 		uris = append(uris, workspace.FileURI(c.Path))
@@ -86,9 +88,24 @@ func (l *Lander) Plan(ctx context.Context, changes []patch.FileChange, label str
 			uris = append(uris, workspace.FileURI(c.OldPath))
 		}
 	}
-	turn, err := l.Queue.Begin(ctx, uris)
+	var waited bool
+	waiting := func(uri workspace.URI, holder string) {
+		waited = true
+		if status == nil {
+			return
+		}
+		msg := "waiting for an earlier edit to " + DisplayPath(l.Folders, uri)
+		if holder != "" {
+			msg += " (" + holder + ")"
+		}
+		status(msg + " to be applied")
+	}
+	turn, err := l.Queue.Begin(ctx, uris, label, waiting)
 	if err != nil {
 		return nil, err
+	}
+	if waited && status != nil {
+		status("applying the edit")
 	}
 	p := &EditPlan{turn: turn, label: label}
 	for _, c := range changes {

@@ -80,13 +80,14 @@ const applyEditTimeout = 30 * time.Second
 // when those do not touch the edited lines, refused otherwise). sent
 // reports whether the edit went to the editor: once it did, the answer is
 // awaited (at most applyEditTimeout) even if ctx is cancelled, and err
-// says what the editor did.
-func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Outcome) (summary string, sent bool, err error) {
+// says what the editor did. status hears the job's progress while it waits
+// for an earlier edit of the same documents.
+func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Outcome, status func(string)) (summary string, sent bool, err error) {
 	caps := s.clientCaps()
 	if !caps.Workspace.ApplyEdit {
 		return "", false, errors.New("the editor does not support workspace/applyEdit")
 	}
-	plan, err := s.lander.Plan(ctx, out.Changes, label)
+	plan, err := s.lander.Plan(ctx, out.Changes, label, status)
 	if err != nil {
 		return "", false, err
 	}

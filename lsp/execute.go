@@ -184,7 +184,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, explainOutcome(out), false)
 	default:
 		p.Status("applying the edit")
-		msg, sent, err := s.applyChanges(ctx, t.Action.Title, out)
+		msg, sent, err := s.applyChanges(ctx, t.Action.Title, out, p.Status)
 		cancelled := ctx.Err() != nil
 		switch {
 		case cancelled && !sent:

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -72,6 +73,42 @@ func TestCompletionLinkRetargetedToSecret(t *testing.T) {
 	for _, r := range cs.prov.Requests() {
 		if strings.Contains(string(r.Body), "MUST-NOT-LEAK") {
 			t.Errorf("secret text reached the provider")
+		}
+	}
+}
+
+// TestWaitingForEarlierEditShown: a job whose edit waits for an earlier
+// edit of the same document (the editor has not answered that one yet)
+// says so in its progress, naming the document and the earlier edit, and
+// lands once the earlier one did.
+func TestWaitingForEarlierEditShown(t *testing.T) {
+	js := newJobSession(t, nil, funcFix(0, "0 * 10", 0), funcFix(2, "2 * 10", 0))
+	le := js.liveEditor()
+	hold, received := make(chan struct{}), make(chan struct{}, 2)
+	le.mu.Lock()
+	le.hold, le.received = hold, received
+	le.mu.Unlock()
+	uri := le.open("many.go", manyFuncs(3))
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "first")
+	<-received // the first edit is with the editor, which holds its answer
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(10, 0, 12, 1)}, "second")
+	deadline := time.Now().Add(20 * time.Second)
+	var seen bool
+	for !seen && time.Now().Before(deadline) {
+		for _, v := range js.progressOf(`"second"`) {
+			if v.Message == "waiting for an earlier edit to many.go (Kimi: Fix) to be applied" {
+				seen = true
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !seen {
+		t.Errorf("no waiting status; the second job's progress: %+v", js.progressOf(`"second"`))
+	}
+	close(hold)
+	for _, tok := range []string{`"first"`, `"second"`} {
+		if end := js.progressEnd(tok); !strings.HasPrefix(end, "1 edit applied to 1 file") {
+			t.Errorf("%s ended %q", tok, end)
 		}
 	}
 }

@@ -44,6 +44,7 @@ type EditQueue struct {
 	// mu guards the fields below.
 	mu      sync.Mutex
 	turns   map[URI]chan struct{} // a 1-buffered token per document
+	holders map[URI]string        // the label of the edit holding each taken turn
 	pending map[URI]*landed       // an applied edit not yet seen in the document
 	history map[URI][]LandedEdit  // the last edits landed per document, oldest first
 	order   []URI                 // documents of history, least recently edited first
@@ -75,6 +76,7 @@ func NewEditQueue(docs *Documents, folders *Folders, confirmWait time.Duration) 
 	return &EditQueue{
 		docs: docs, folders: folders, wait: confirmWait,
 		turns:   map[URI]chan struct{}{},
+		holders: map[URI]string{},
 		pending: map[URI]*landed{},
 		history: map[URI][]LandedEdit{},
 	}
@@ -110,21 +112,37 @@ func (q *EditQueue) turn(uri URI) chan struct{} {
 
 // Begin waits for the turn of every document in uris (in a fixed order, so
 // two edits of the same documents cannot deadlock) and returns it, or
-// ctx's cause if ctx ends first. End the turn when the edit has landed or
-// failed.
-func (q *EditQueue) Begin(ctx context.Context, uris []URI) (*EditTurn, error) {
+// ctx's cause if ctx ends first. label names the edit (shown to those who
+// wait for it); waiting, if set, is called before each wait with the
+// document and the label of the edit holding its turn. End the turn when
+// the edit has landed or failed.
+func (q *EditQueue) Begin(ctx context.Context, uris []URI, label string, waiting func(uri URI, holder string)) (*EditTurn, error) {
 	uris = slices.Clone(uris)
 	slices.Sort(uris)
 	uris = slices.Compact(uris)
 	t := &EditTurn{q: q}
 	for _, u := range uris {
+		ch := q.turn(u)
 		select {
-		case q.turn(u) <- struct{}{}:
-			t.uris = append(t.uris, u)
-		case <-ctx.Done():
-			t.End()
-			return nil, context.Cause(ctx)
+		case ch <- struct{}{}:
+		default:
+			if waiting != nil {
+				q.mu.Lock()
+				holder := q.holders[u]
+				q.mu.Unlock()
+				waiting(u, holder)
+			}
+			select {
+			case ch <- struct{}{}:
+			case <-ctx.Done():
+				t.End()
+				return nil, context.Cause(ctx)
+			}
 		}
+		q.mu.Lock()
+		q.holders[u] = label
+		q.mu.Unlock()
+		t.uris = append(t.uris, u)
 	}
 	return t, nil
 }
@@ -133,6 +151,9 @@ func (q *EditQueue) Begin(ctx context.Context, uris []URI) (*EditTurn, error) {
 func (t *EditTurn) End() {
 	t.ends.Do(func() {
 		for _, u := range t.uris {
+			t.q.mu.Lock()
+			delete(t.q.holders, u)
+			t.q.mu.Unlock()
 			<-t.q.turn(u)
 		}
 	})

@@ -37,7 +37,7 @@ func TestEditQueueWaitsForDidChange(t *testing.T) {
 	q, docs, uri, _ := editQueueFixture(t, 5*time.Second)
 	docs.Open(uri, "go", 1, "package a\n")
 	ctx := context.Background()
-	turn, err := q.Begin(ctx, []URI{uri})
+	turn, err := q.Begin(ctx, []URI{uri}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestEditQueueWaitsForDidChange(t *testing.T) {
 	turn.Landed(uri, base, "package a // edited\n", "Kimi: Fix")
 	turn.End()
 
-	next, err := q.Begin(ctx, []URI{uri})
+	next, err := q.Begin(ctx, []URI{uri}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestEditQueueWaitsForDidChange(t *testing.T) {
 func TestEditQueueClosedFile(t *testing.T) {
 	q, _, uri, path := editQueueFixture(t, 0)
 	ctx := context.Background()
-	turn, _ := q.Begin(ctx, []URI{uri})
+	turn, _ := q.Begin(ctx, []URI{uri}, "", nil)
 	base, err := turn.Base(ctx, uri)
 	if err != nil || base.Version != nil || base.Snapshot.Text() != "package a\n" {
 		t.Fatalf("base %+v %v", base, err)
@@ -115,18 +115,23 @@ func TestEditQueueClosedFile(t *testing.T) {
 func TestEditQueueTurns(t *testing.T) {
 	q, _, uri, _ := editQueueFixture(t, 0)
 	other := FileURI("/elsewhere/b.go")
-	first, err := q.Begin(context.Background(), []URI{uri, other})
+	first, err := q.Begin(context.Background(), []URI{uri, other}, "Kimi: Fix", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), 20*time.Millisecond, errors.New("gave up"))
 	defer cancel()
-	if _, err := q.Begin(ctx, []URI{other}); err == nil || err.Error() != "gave up" {
+	var waited []string
+	waiting := func(u URI, holder string) { waited = append(waited, string(u)+" held by "+holder) }
+	if _, err := q.Begin(ctx, []URI{other}, "", waiting); err == nil || err.Error() != "gave up" {
 		t.Errorf("second Begin while the first holds the turn: %v", err)
+	}
+	if want := string(other) + " held by Kimi: Fix"; len(waited) != 1 || waited[0] != want {
+		t.Errorf("waiting heard %q, want [%q]", waited, want)
 	}
 	got := make(chan *EditTurn)
 	go func() {
-		t2, _ := q.Begin(context.Background(), []URI{other, uri})
+		t2, _ := q.Begin(context.Background(), []URI{other, uri}, "", nil)
 		got <- t2
 	}()
 	first.End()
