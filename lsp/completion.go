@@ -37,6 +37,10 @@ const (
 	notifyCompletionStatus = "$/kimi/completionStatus"
 )
 
+// completionRegistration is the id of completionProvider's dynamic
+// registration.
+const completionRegistration = "kimi-completion"
+
 // completionTriggers are the characters after which clients without inline
 // completion ask at once (they also ask as an identifier is typed).
 var completionTriggers = []string{".", "("}
@@ -152,13 +156,14 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 		ctx := context.Background()
 		var err error
 		if want {
-			err = s.call(ctx, "client/registerCapability", map[string]any{"registrations": []any{map[string]any{
-				"id": "kimi-completion", "method": methodCompletion,
-				"registerOptions": map[string]any{"documentSelector": nil, "triggerCharacters": completionTriggers},
+			err = s.call(ctx, "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{{
+				ID: completionRegistration, Method: methodCompletion,
+				// A null documentSelector: the client's own, every document.
+				RegisterOptions: &protocol.CompletionRegistrationOptions{TriggerCharacters: completionTriggers},
 			}}}, nil)
 		} else {
-			err = s.call(ctx, "client/unregisterCapability", map[string]any{"unregisterations": []any{map[string]any{
-				"id": "kimi-completion", "method": methodCompletion,
+			err = s.call(ctx, "client/unregisterCapability", &protocol.UnregistrationParams{Unregisterations: []protocol.Unregistration{{
+				ID: completionRegistration, Method: methodCompletion,
 			}}}, nil)
 		}
 		if err != nil {

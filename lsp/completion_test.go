@@ -630,8 +630,11 @@ func TestCompletionItemsRegisteredLater(t *testing.T) {
 	set("always")
 	select {
 	case m := <-got:
-		if !strings.HasPrefix(m, "client/registerCapability") || !strings.Contains(m, `"textDocument/completion"`) {
-			t.Errorf("got %s", m)
+		// The wire shape exactly: LSP's RegistrationParams, a null
+		// documentSelector (the client's own) and the trigger characters.
+		want := `client/registerCapability {"registrations":[{"id":"kimi-completion","method":"textDocument/completion","registerOptions":{"documentSelector":null,"triggerCharacters":[".","("]}}]}`
+		if m != want {
+			t.Errorf("got  %s\nwant %s", m, want)
 		}
 	case <-ctxT(t).Done():
 		t.Fatal("no registration")
@@ -639,8 +642,10 @@ func TestCompletionItemsRegisteredLater(t *testing.T) {
 	set("auto")
 	select {
 	case m := <-got:
-		if !strings.HasPrefix(m, "client/unregisterCapability") {
-			t.Errorf("got %s", m)
+		// "unregisterations" is LSP's own spelling.
+		want := `client/unregisterCapability {"unregisterations":[{"id":"kimi-completion","method":"textDocument/completion"}]}`
+		if m != want {
+			t.Errorf("got  %s\nwant %s", m, want)
 		}
 	case <-ctxT(t).Done():
 		t.Fatal("no unregistration")
