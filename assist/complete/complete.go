@@ -548,12 +548,13 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 	for i, m := range p.Messages {
 		msgs[i] = model.Message{Role: m.Role, Content: m.Content}
 	}
+	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
 	return &job{
 		sess:   d.sess,
 		prompt: p,
 		req: &model.Request{
 			Model: name, Messages: msgs,
-			ReasoningEffort:     string(cc.ReasoningEffort),
+			ReasoningEffort:     string(effort),
 			MaxCompletionTokens: cc.MaxCompletionTokens,
 			PromptCache:         model.ImplicitCache(cfg.CacheTTL),
 		},

@@ -198,7 +198,11 @@ func (c Config) completionSources(add func(key, value string, src Source)) {
 	} else {
 		one("model", strconv.Quote(cc.Model))
 	}
-	one("reasoningEffort", strconv.Quote(string(cc.ReasoningEffort)))
+	if e, forced := EffortFor(c.CompletionModel(), cc.ReasoningEffort); forced {
+		add("completion.reasoningEffort", strconv.Quote(string(e)), Source{Kind: FromModel, Name: c.CompletionModel()})
+	} else {
+		one("reasoningEffort", strconv.Quote(string(cc.ReasoningEffort)))
+	}
 	one("maxCompletionTokens", strconv.Itoa(cc.MaxCompletionTokens))
 	one("maxContextTokens", strconv.Itoa(cc.MaxContextTokens))
 	one("maxLines", strconv.Itoa(cc.MaxLines))

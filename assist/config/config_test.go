@@ -704,6 +704,10 @@ func TestEffortForKimiK3(t *testing.T) {
 	if s := sourceOf(t, c, "reasoningEffort.fix"); s.Value != `"max"` || s.Source.Kind != FromModel {
 		t.Errorf("doctor line %s", s)
 	}
+	// Completion on kimi-k3 (its model defaults to fastModel) sends max too.
+	if s := sourceOf(t, c, "completion.reasoningEffort"); s.Value != `"max"` || s.Source.Kind != FromModel {
+		t.Errorf("doctor line %s", s)
+	}
 	if e, forced := EffortFor("kimi-k3.1-pro", EffortLow); e != EffortLow || forced {
 		t.Errorf("kimi-k3.1-pro: %q forced %v", e, forced)
 	}
