@@ -26,16 +26,25 @@ type modelCheck struct {
 
 // modelChecks returns the distinct (model, effort) pairs of cfg's actions,
 // in menu order: the explanation model (fastModel) first, then the edit
-// model (model), then any other model a user action names.
+// model (model), then any other model a user action names — and inline
+// completion's pair when it is on.
 func modelChecks(cfg config.Config) []modelCheck {
 	var out []modelCheck
-	for _, a := range cfg.Actions() {
-		i := slices.IndexFunc(out, func(c modelCheck) bool { return c.model == a.Model && c.effort == a.ReasoningEffort })
+	add := func(name string, m string, e config.Effort) {
+		i := slices.IndexFunc(out, func(c modelCheck) bool { return c.model == m && c.effort == e })
 		if i < 0 {
-			out = append(out, modelCheck{model: a.Model, effort: a.ReasoningEffort})
+			out = append(out, modelCheck{model: m, effort: e})
 			i = len(out) - 1
 		}
-		out[i].actions = append(out[i].actions, a.Name)
+		out[i].actions = append(out[i].actions, name)
+	}
+	for _, a := range cfg.Actions() {
+		add(a.Name, a.Model, a.ReasoningEffort)
+	}
+	if cfg.Completion.Enable {
+		m := cfg.CompletionModel()
+		e, _ := config.EffortFor(m, cfg.Completion.ReasoningEffort)
+		add("completion", m, e)
 	}
 	return out
 }

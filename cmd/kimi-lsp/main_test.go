@@ -263,7 +263,7 @@ func TestDoctor(t *testing.T) {
 		env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
 		code := run(context.Background(), []string{"doctor", "--stats"}, nil, &out, &errb, envFunc(env))
 		text := out.String()
-		if code != 0 || !strings.Contains(text, "OK: kimi-k3.1-pro-highspeed (reasoning_effort low, for explain) answered") ||
+		if code != 0 || !strings.Contains(text, "OK: kimi-k3.1-pro-highspeed (reasoning_effort low, for explain, completion) answered") ||
 			!strings.Contains(text, "OK: kimi-k3.1-pro (reasoning_effort high, for fix, rewrite, document, tests) answered") {
 			t.Errorf("doctor: code %d, output:\n%s\n%s", code, text, errb.String())
 		}

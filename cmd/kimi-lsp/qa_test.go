@@ -43,3 +43,25 @@ func TestEditNamesRedoneToolCalls(t *testing.T) {
 		t.Errorf("file after --write:\n%s", b)
 	}
 }
+
+// TestDoctorChecksCompletionModel (#13.9 with #14): doctor also checks the
+// model inline completion asks, with the effort it sends: a
+// completion.model the provider refuses fails doctor instead of every
+// suggestion failing silently in the log.
+func TestDoctorChecksCompletionModel(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.Config{})
+	defer srv.Close()
+	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	cfgDir := envFunc(env)("XDG_CONFIG_HOME")
+	os.MkdirAll(filepath.Join(cfgDir, "kimi-lsp"), 0o755)
+	os.WriteFile(filepath.Join(cfgDir, "kimi-lsp", "config.toml"), []byte("[completion]\nmodel = \"nope\"\n"), 0o644)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"doctor"}, nil, &out, &errb, envFunc(env))
+	text := out.String()
+	if code != 1 || !strings.Contains(text, "failed: nope (reasoning_effort low, for completion)") {
+		t.Errorf("doctor with completion.model nope: code %d, output:\n%s", code, text)
+	}
+	if !strings.Contains(text, "OK: kimi-k3.1-pro-highspeed (reasoning_effort low, for explain)") {
+		t.Errorf("the explain model's line changed:\n%s", text)
+	}
+}
