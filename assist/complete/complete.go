@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -589,7 +590,7 @@ func fitRelated(docs []cache.Document, active string, tokens int) []cache.Docume
 // fly runs f's stream and records its answer.
 func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *model.Client, j *job) {
 	defer f.cancel()
-	text, err := c.stream(ctx, client, j)
+	text, err := c.answer(ctx, client, j)
 	c.mu.Lock()
 	f.ended = true
 	if d.flight == f {
@@ -597,7 +598,6 @@ func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *mod
 	}
 	switch {
 	case err == nil:
-		text = Normalize(text, j.around)
 		if text != "" {
 			d.last = &memo{place: f.place, text: text}
 		}
@@ -621,6 +621,23 @@ func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *mod
 	f.text, f.err = text, err
 	c.mu.Unlock()
 	close(f.done)
+}
+
+// answer streams j's answer and normalises it. This goroutine is no
+// request's: a panic on the way (a model reply breaking a parser) is
+// recovered here, logged with its stack, and fails this completion only.
+func (c *Completer) answer(ctx context.Context, client *model.Client, j *job) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("panic in a completion stream", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			text, err = "", fmt.Errorf("internal error — please report: %v", r)
+		}
+	}()
+	text, err = c.stream(ctx, client, j)
+	if err != nil {
+		return "", err
+	}
+	return Normalize(text, j.around), nil
 }
 
 // stream sends j's request and returns the answer's text. Its usage is

@@ -1,6 +1,8 @@
 package complete
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
@@ -25,5 +27,30 @@ func TestCompleteOnKimiK3(t *testing.T) {
 	}
 	if err != nil || s == nil || s.Insert != `ntln("hello")` {
 		t.Fatalf("got %+v, %v; want the suggestion", s, err)
+	}
+}
+
+// panicTransport is an http.RoundTripper that panics: a stand-in for a bug
+// anywhere on the stream's path (client, SSE reader, normaliser).
+type panicTransport struct{}
+
+func (panicTransport) RoundTrip(*http.Request) (*http.Response, error) { panic("test: broken stream") }
+
+// TestStreamPanicIsAnError: a panic in a completion's stream goroutine
+// fails that completion with an internal error; the process lives on and
+// the next request is served (the goroutine is not the request's, so the
+// server's per-request recover does not cover it).
+func TestStreamPanicIsAnError(t *testing.T) {
+	f := newFixture(t, "", modeltest.Rule{Content: `ntln("hello")`})
+	broken := New(Options{Config: f.config, HTTPClient: &http.Client{Transport: panicTransport{}}})
+	s, err := broken.Complete(ctxT(t), f.set(src, Invoked))
+	if err == nil || !strings.Contains(err.Error(), "internal error") || s != nil {
+		t.Fatalf("got %+v, %v; want an internal error", s, err)
+	}
+	if st := broken.Stats(); st.Failed != 1 {
+		t.Errorf("stats %+v, want 1 failed", st)
+	}
+	if s, err := f.c.Complete(ctxT(t), f.set(strings.Replace(src, "Pri|", "Pr|", 1), Invoked)); err != nil || s == nil {
+		t.Fatalf("next completion: %+v, %v", s, err)
 	}
 }
