@@ -107,6 +107,13 @@ func (p *parser) completion(l *layer, k string, v any) {
 	}
 	for _, f := range sortedKeys(tbl) {
 		fk, fv := k+"."+f, tbl[f]
+		if p.src.Kind == FromWorkspaceFile && (f == "debounceMs" || f == "enable" && fv != false) {
+			// Whether and how often code is sent as you type is the
+			// user's to decide, like jobs.maxConcurrent; a repository may
+			// only turn completion off.
+			p.warn(fk, "ignored: a workspace file cannot set %s (a cloned repository must not decide whether or how often your code is sent as you type; it may only set enable = false)", fk)
+			continue
+		}
 		switch f {
 		case "enable":
 			cl.enable = p.boolean(fk, fv)
