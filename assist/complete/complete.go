@@ -487,6 +487,7 @@ type job struct {
 	prompt *cache.Prompt
 	req    *model.Request
 	around Around
+	key    string // the API key: a suggestion holding it is dropped
 }
 
 // promptLocked lays out req's prompt in d's session.
@@ -550,7 +551,9 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 		msgs[i] = model.Message{Role: m.Role, Content: m.Content}
 	}
 	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
+	key, _ := cfg.Key()
 	return &job{
+		key:    key,
 		sess:   d.sess,
 		prompt: p,
 		req: &model.Request{
@@ -637,7 +640,14 @@ func (c *Completer) answer(ctx context.Context, client *model.Client, j *job) (t
 	if err != nil {
 		return "", err
 	}
-	return Normalize(text, j.around), nil
+	text = Normalize(text, j.around)
+	if j.key != "" && strings.Contains(text, j.key) {
+		// The provider echoed the key: ghost text is one key press from
+		// being written into the file (model edits are refused alike).
+		c.log.Warn("completion dropped: the suggestion holds the API key")
+		return "", nil
+	}
+	return text, nil
 }
 
 // stream sends j's request and returns the answer's text. Its usage is

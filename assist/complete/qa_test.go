@@ -54,3 +54,21 @@ func TestStreamPanicIsAnError(t *testing.T) {
 		t.Fatalf("next completion: %+v, %v", s, err)
 	}
 }
+
+// TestSuggestionWithKeyDropped (#12.6 for completion): a provider that
+// echoes the API key in a suggestion gets nothing shown: ghost text is one
+// key press from being written into the file, and a model edit that would
+// write the key is refused for the same reason.
+func TestSuggestionWithKeyDropped(t *testing.T) {
+	f := newFixture(t, "")
+	f.srv.SetScript(&modeltest.Script{Default: &modeltest.Rule{Content: `ntln("` + f.srv.Key + `")`}})
+	s, err := f.c.Complete(ctxT(t), f.set(src, Invoked))
+	if err != nil || s != nil {
+		t.Fatalf("got %+v, %v; want no suggestion", s, err)
+	}
+	// Typing on does not bring it back from the type-ahead memo either.
+	s, err = f.c.Complete(ctxT(t), f.set(strings.Replace(src, "Pri|", "Printl|", 1), Automatic))
+	if s != nil && strings.Contains(s.Text, f.srv.Key) {
+		t.Fatalf("the key came back as %+v", s)
+	}
+}
