@@ -114,7 +114,8 @@ type LoopResult struct {
 // sent back to the model (DiffRetries times, as a request for another diff
 // or a forced replace_text call, see CorrectionMode) and then returned as
 // the error, a
-// *patch.Refusal for the user. A reply the provider reports as cut off
+// *patch.Refusal for the user — also when the model answers the
+// correction with neither a diff nor an edit call. A reply the provider reports as cut off
 // (finish_reason "length") is never applied as a diff.
 //
 // Failed edit calls are never hidden. A failed edit call counts as redone
@@ -137,6 +138,11 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 	res := &LoopResult{}
 	defer func() { res.Failed = x.Failed() }()
 	choice := req.ToolChoice
+	// refused is the last refusal of a reply diff sent back to the model,
+	// and doneThen the edit calls that had succeeded by then: a correction
+	// that brings neither a diff nor an edit call ends with the refusal.
+	var refused error
+	var doneThen int
 	for res.Rounds < rounds {
 		resp, err := c.Complete(ctx, req)
 		res.Rounds++
@@ -169,10 +175,17 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 						return res, err
 					}
 					retries--
+					refused, doneThen = err, x.succeeded
 					x.log.Info("reply diff refused; asking the model once more", "err", err)
 					req.Messages = append(req.Messages, model.UserMessage(x.correction(req, err, opts.Correction)))
 					continue
 				}
+				refused = nil
+			}
+			if refused != nil && x.succeeded == doneThen {
+				// Asked to correct its diff, the model answered without an
+				// edit: the reason nothing applies is the refusal.
+				return res, refused
 			}
 			un := x.Unresolved()
 			if len(un) == 0 {
