@@ -645,7 +645,7 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) {
 			in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(len(c.prompt.Messages), len(req.Messages)):]))
 			cached = c.lastIn
 		}
-		cu = estimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
+		cu = EstimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
 		c.e.noUsage.Do(func() {
 			c.e.log.Info("the provider sends no usage with its replies: kimi.stats counts kimi-lsp's own token estimates for them (estimatedUsage)", "model", req.Model)
 		})

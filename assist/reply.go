@@ -161,14 +161,14 @@ func (w *waiter) stop() {
 	<-w.done
 }
 
-// estimateUsage returns the token counts of a call whose reply carried no
+// EstimateUsage returns the token counts of a call whose reply carried no
 // usage, from kimi-lsp's own count (the prompt session's estimator, bytes
 // per token corrected by earlier replies): promptTokens estimated for the
 // request, cachedTokens of them expected from the provider's cache, and the
 // reply's text. The provider writes the rest of the prompt to its cache
 // (the seed: prompt_cache_options "省略时默认自动写入 5m 缓存", written by
 // default). The result is marked Estimated.
-func estimateUsage(count func(string) int, promptTokens, cachedTokens int, reply model.Message) cache.Usage {
+func EstimateUsage(count func(string) int, promptTokens, cachedTokens int, reply model.Message) cache.Usage {
 	cachedTokens = min(cachedTokens, promptTokens)
 	reasoning := count(reply.ReasoningContent)
 	out := reasoning + count(reply.Content)

@@ -117,9 +117,10 @@ type Options struct {
 // at a time, debounced, with type-ahead reuse. It is safe for concurrent
 // use.
 type Completer struct {
-	opts  Options
-	log   *slog.Logger
-	slots chan struct{}
+	opts    Options
+	log     *slog.Logger
+	slots   chan struct{}
+	noUsage sync.Once // the log says once that replies carry no usage
 
 	// mu guards everything below and every docState.
 	mu         sync.Mutex
@@ -667,18 +668,26 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
 		return "", err
 	}
-	c.record(j, resp.Usage)
+	c.record(j, resp)
 	if err != nil {
 		return "", nil // thinking used the whole budget: no suggestion
 	}
 	return resp.Message.Content, nil
 }
 
-func (c *Completer) record(j *job, u *model.Usage) {
+// record accounts for resp's usage; a reply without usage (servers that
+// send it only when asked) is counted from kimi-lsp's own estimate, as the
+// actions' replies are (assist.EstimateUsage), and the log says so once.
+func (c *Completer) record(j *job, resp *model.Response) {
 	var cu cache.Usage
-	if u != nil {
+	if u := resp.Usage; u != nil {
 		cu = cache.Usage{PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens,
 			CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}
+	} else {
+		cu = assist.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message)
+		c.noUsage.Do(func() {
+			c.log.Info("the provider sends no usage with its completions: kimi.stats counts kimi-lsp's own token estimates for them (completion.estimatedUsage)", "model", j.req.Model)
+		})
 	}
 	if _, err := j.sess.Record(j.prompt.Handle, cu); err != nil {
 		c.log.Debug("completion usage not recorded", "error", err)

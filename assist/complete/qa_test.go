@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 )
 
@@ -70,5 +72,30 @@ func TestSuggestionWithKeyDropped(t *testing.T) {
 	s, err = f.c.Complete(ctxT(t), f.set(strings.Replace(src, "Pri|", "Printl|", 1), Automatic))
 	if s != nil && strings.Contains(s.Text, f.srv.Key) {
 		t.Fatalf("the key came back as %+v", s)
+	}
+}
+
+// TestCompletionUsageEstimated (#13.3 for completion): a provider that
+// sends no usage in its streams (OpenAI-like servers send it only when
+// asked, and the seed defines no way to ask) does not make completion's
+// figures in kimi.stats zero: they are kimi-lsp's own estimates, counted
+// as estimatedUsage.
+func TestCompletionUsageEstimated(t *testing.T) {
+	f := newFixture(t, "")
+	srv := modeltest.NewServer(modeltest.Config{UsageWhenAsked: true, Script: &modeltest.Script{Default: &modeltest.Rule{Content: `ntln("hello")`}}})
+	t.Cleanup(srv.Close)
+	env := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
+	cfg, _ := config.Default().WithEnv(func(k string) string { return env[k] })
+	f.setConfig(cfg)
+	s, err := f.c.Complete(ctxT(t), f.set(src, Invoked))
+	if err != nil || s == nil {
+		t.Fatalf("got %+v, %v", s, err)
+	}
+	if r := srv.Requests(); len(r) != 1 {
+		t.Fatalf("%d requests, want 1", len(r))
+	}
+	st := f.c.Stats()
+	if st.EstimatedUsage != 1 || st.PromptTokens == 0 || st.OutputTokens == 0 || st.CostUSD == 0 {
+		t.Errorf("stats %+v, want one estimated request with tokens and cost", st.Stats)
 	}
 }

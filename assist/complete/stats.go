@@ -60,6 +60,7 @@ func addStats(a *cache.Stats, b cache.Stats) {
 	a.UncachedInputCostUSD += b.UncachedInputCostUSD
 	a.UnpricedRequests += b.UnpricedRequests
 	a.UnknownUsage += b.UnknownUsage
+	a.EstimatedUsage += b.EstimatedUsage
 	a.Built += b.Built
 	a.EstimatedTokens += b.EstimatedTokens
 	a.PredictedCachedTokens += b.PredictedCachedTokens
