@@ -651,7 +651,9 @@ func (c *Completer) answer(ctx context.Context, client *model.Client, j *job) (t
 	return text, nil
 }
 
-// stream sends j's request and returns the answer's text. Its usage is
+// stream sends j's request and returns the answer's text: its complete
+// lines when it was cut off at the token budget, nothing when it ended for
+// a reason outside the seed's enum (a content filter). Its usage is
 // recorded when the answer ends (a stream hung up has none to record).
 func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (string, error) {
 	select {
@@ -672,7 +674,16 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 	if err != nil {
 		return "", nil // thinking used the whole budget: no suggestion
 	}
-	return resp.Message.Content, nil
+	text := resp.Message.Content
+	switch {
+	case resp.FinishReason == model.FinishLength:
+		// Cut off at the budget: its last line may stop mid-word.
+		text = text[:max(strings.LastIndexByte(text, '\n'), 0)]
+	case model.CheckFinish(resp.FinishReason, 0) != nil:
+		c.log.Debug("completion dropped", "finish_reason", string(resp.FinishReason))
+		return "", nil
+	}
+	return text, nil
 }
 
 // record accounts for resp's usage; a reply without usage (servers that

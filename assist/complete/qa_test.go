@@ -99,3 +99,24 @@ func TestCompletionUsageEstimated(t *testing.T) {
 		t.Errorf("stats %+v, want one estimated request with tokens and cost", st.Stats)
 	}
 }
+
+// TestCompletionCutOffOrFiltered (#13.1, #13.2 for completion): a
+// suggestion cut off at its token budget (finish_reason "length") keeps
+// only its complete lines — its last line may stop mid-word — and one that
+// ended for a reason outside the seed's enum (a content filter) shows
+// nothing.
+func TestCompletionCutOffOrFiltered(t *testing.T) {
+	f := newFixture(t, "", modeltest.Rule{Content: "ntln(\"a\")\n\tfmt.Prin", FinishReason: "length"})
+	s, err := f.c.Complete(ctxT(t), f.set(src, Invoked))
+	if err != nil || s == nil || s.Insert != `ntln("a")` {
+		t.Fatalf("cut off: got %+v, %v; want its complete line ntln(\"a\") only", s, err)
+	}
+	g := newFixture(t, "", modeltest.Rule{Content: `ntln("a")`, FinishReason: "content_filter"})
+	if s, err := g.c.Complete(ctxT(t), g.set(src, Invoked)); s != nil {
+		t.Fatalf("content_filter: got %+v, %v; want no suggestion", s, err)
+	}
+	h := newFixture(t, "", modeltest.Rule{Content: `ntln("a")`, FinishReason: "length"})
+	if s, err := h.c.Complete(ctxT(t), h.set(src, Invoked)); s != nil {
+		t.Fatalf("cut off within its only line: got %+v, %v; want no suggestion", s, err)
+	}
+}
