@@ -330,7 +330,18 @@ func (x *Executor) refused(tool, path string, err error) Result {
 func (x *Executor) read(path string, start, end *int) Result {
 	text, err := x.set.Read(path)
 	if err != nil {
-		return x.refused(ReadFile, path, err)
+		if errors.Is(err, patch.ErrOutside) {
+			x.log.Warn("tool call refused: path outside the workspace", "tool", ReadFile, "path", path, "err", err)
+		}
+		// A read, not an edit: patch.Feedback would ask for a corrected edit.
+		msg := err.Error()
+		if ae := (*patch.ApplyError)(nil); errors.As(err, &ae) {
+			msg = ae.Err.Error() // without the path, said below
+			if errors.Is(ae.Err, patch.ErrFileState) && ae.Detail != "" {
+				msg = ae.Detail // "no such file", not "does not fit the edit"
+			}
+		}
+		return errorf("could not read %s: %s", path, msg)
 	}
 	lines := strings.SplitAfter(text, "\n")
 	if lines[len(lines)-1] == "" {

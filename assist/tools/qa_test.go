@@ -32,3 +32,20 @@ func TestLoopRefusalNotLostToProse(t *testing.T) {
 		t.Errorf("%d requests, want 2", n)
 	}
 }
+
+// TestReadFileErrorsSpeakOfReading: a read_file that fails says the file
+// could not be read — not "The edit was not applied … Send one corrected
+// edit", which told the model to send an edit it never tried and could
+// derail it.
+func TestReadFileErrorsSpeakOfReading(t *testing.T) {
+	x, _ := newExecutor(t, map[string]string{"calc.go": calc, ".git/config": "[core]\n"})
+	for _, path := range []string{"nope.go", "../../etc/passwd", ".git/config"} {
+		r := x.Call(tools.ReadFile, `{"path": "`+path+`", "start_line": null, "end_line": null}`)
+		if !r.IsError || !strings.Contains(r.Content, "could not read "+path) || strings.Contains(strings.ToLower(r.Content), "edit") {
+			t.Errorf("read_file %s: %q", path, r.Content)
+		}
+	}
+	if len(x.Failed()) != 0 {
+		t.Errorf("failed reads counted as failed edits: %v", x.Failed())
+	}
+}
