@@ -257,7 +257,11 @@ func TestCompleteCancelHangsUp(t *testing.T) {
 // TestCompleteNewerElsewhereHangsUp: a newer request somewhere the running
 // stream cannot serve hangs it up and starts its own.
 func TestCompleteNewerElsewhereHangsUp(t *testing.T) {
-	f := newFixture(t, `{"completion": {"debounceMs": 0}}`, modeltest.Rule{Fault: "stall", FaultAfter: 1, Times: 1}, modeltest.Rule{Content: "Println()"})
+	// The stall rule matches the first request by its prompt, not by
+	// order: waitArrived sees a body arrive before the stand-in picks its
+	// rule, and under load the second request's handler could pick first.
+	f := newFixture(t, `{"completion": {"debounceMs": 0}}`,
+		modeltest.Rule{MatchPrompt: "fmt.Pri<|cursor|>", Fault: "stall", FaultAfter: 1}, modeltest.Rule{Content: "Println()"})
 	ctx := ctxT(t)
 	first := f.background(ctx, f.set(src, Automatic))
 	f.waitArrived(1)
