@@ -190,6 +190,16 @@ func (cs *compSession) applyInline(uri string, l inlineList) string {
 	return text[:start] + it.InsertText + text[end:]
 }
 
+// neverSent fails the test if any provider request so far holds text.
+func (cs *compSession) neverSent(text string) {
+	cs.t.Helper()
+	for _, r := range cs.prov.Requests() {
+		if strings.Contains(string(r.Body), text) {
+			cs.t.Errorf("request %d holds %q: it reached the provider", r.Seq, text)
+		}
+	}
+}
+
 func (cs *compSession) srv2docs(uri string) (*workspace.Snapshot, bool) {
 	u, _ := workspace.ParseURI(uri)
 	return cs.session.srv.docs.Snapshot(u)
@@ -428,11 +438,7 @@ func TestCompletionNeverFromSecrets(t *testing.T) {
 	main, mpos := cs.file("main.go", mainGo)
 	_, ch := cs.inline(main, mpos, 1)
 	cs.inlineResult(ch)
-	for _, r := range cs.prov.Requests() {
-		if strings.Contains(string(r.Body), "MUST-NOT-LEAK") {
-			t.Errorf("secret text reached the provider")
-		}
-	}
+	cs.neverSent("MUST-NOT-LEAK")
 	if n := len(cs.prov.Requests()); n != 1 {
 		t.Errorf("%d provider requests, want 1 (for main.go)", n)
 	}
@@ -722,9 +728,5 @@ func TestCompletionNeverBeyondMaxFileSize(t *testing.T) {
 	if l := cs.inlineResult(ch); len(l.Items) != 1 {
 		t.Errorf("a small file got %+v", l)
 	}
-	for _, r := range cs.prov.Requests() {
-		if strings.Contains(string(r.Body), "KIMI_TOO_BIG") {
-			t.Errorf("the big file reached the provider")
-		}
-	}
+	cs.neverSent("KIMI_TOO_BIG")
 }
