@@ -132,7 +132,7 @@ func (w *Writer) lstat(rel string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s (%s): %w", rel, fileKind(fi.Mode()), ErrNotRegular)
+		return nil, fmt.Errorf("%s (%s): %w", rel, FileKind(fi.Mode()), ErrNotRegular)
 	}
 	return fi, nil
 }
@@ -528,7 +528,7 @@ func (w *Writer) check(op *txOp) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s (%s): %w", op.rel, fileKind(fi.Mode()), ErrNotRegular)
+		return fmt.Errorf("%s (%s): %w", op.rel, FileKind(fi.Mode()), ErrNotRegular)
 	}
 	if op.kind != opPut && !op.stamp.matches(fi) {
 		return fmt.Errorf("%s was modified since it was read: %w", op.rel, ErrChangedOnDisk)
@@ -636,8 +636,8 @@ func (tx *Tx) Abort() {
 	tx.cleanup()
 }
 
-// fileKind names a non-regular file's type for error messages.
-func fileKind(m fs.FileMode) string {
+// FileKind names a non-regular file's type for error messages ("a FIFO").
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,6 +113,7 @@ func printStats(w io.Writer, path string, redact func(string) string) {
 type target struct {
 	name       string // FILE as given
 	path       string // absolute
+	span       string // START[-END] as given, for messages
 	text       []byte // the file's contents, read by checkTarget
 	start, end int    // 1-based inclusive lines; 0 = whole file
 }
@@ -133,16 +135,28 @@ func parseTarget(s string) (target, error) {
 		return t, nil
 	}
 	a, b, hasEnd := strings.Cut(lines, "-")
-	if t.start, err = strconv.Atoi(a); err != nil || t.start < 1 {
+	var ok bool
+	if t.start, ok = lineNumber(a); !ok || t.start < 1 {
 		return t, fmt.Errorf("%q: START must be a line number ≥ 1", s)
 	}
 	t.end = t.start
 	if hasEnd {
-		if t.end, err = strconv.Atoi(b); err != nil || t.end < t.start {
+		if t.end, ok = lineNumber(b); !ok || t.end < t.start {
 			return t, fmt.Errorf("%q: END must be a line number ≥ START", s)
 		}
 	}
+	t.span = lines
 	return t, nil
+}
+
+// lineNumber parses a line number; one too large for an int is taken as
+// math.MaxInt (past the end of any file, which checkTarget says).
+func lineNumber(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
+		return math.MaxInt, true
+	}
+	return n, err == nil
 }
 
 // readTarget reads the file a command names. Only a regular file (or a
@@ -161,8 +175,11 @@ func readTarget(t *target) error {
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", t.name, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file (%s)", t.name, fi.Mode().Type())
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory: name a file in it", t.name)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s)", t.name, workspace.FileKind(fi.Mode()))
 	}
 	if t.text, err = io.ReadAll(f); err != nil {
 		return fmt.Errorf("cannot read %s: %w", t.name, err)
@@ -187,13 +204,9 @@ func checkTarget(t *target) error {
 	case t.start == 0:
 		return nil
 	case t.start > n:
-		span := fmt.Sprintf("%d-%d", t.start, t.end)
-		if t.start == t.end {
-			span = strconv.Itoa(t.start)
-		}
-		return fmt.Errorf("%s:%s is past the end of %s, which has %s", t.name, span, t.name, lines())
+		return fmt.Errorf("%s:%s is past the end of %s, which has %s", t.name, t.span, t.name, lines())
 	case t.end > n:
-		return fmt.Errorf("%s:%d-%d ends past the end of %s, which has %s (%s:%d-%d is the rest of the file)", t.name, t.start, t.end, t.name, lines(), t.name, t.start, n)
+		return fmt.Errorf("%s:%s ends past the end of %s, which has %s (%s:%d-%d is the rest of the file)", t.name, t.span, t.name, lines(), t.name, t.start, n)
 	}
 	return nil
 }

@@ -43,3 +43,25 @@ func TestCommandOnAFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetWording: a directory and a line number beyond any int get a
+// plain sentence, not a mode string or a parse error.
+func TestTargetWording(t *testing.T) {
+	dir := goModule(t)
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", "sub"}, "sub is a directory: name a file in it"},
+		{[]string{"explain", "calc.go:3-99999999999999999999"}, "calc.go:3-99999999999999999999 ends past the end of calc.go"},
+		{[]string{"explain", "calc.go:99999999999999999999"}, "calc.go:99999999999999999999 is past the end of calc.go"},
+	} {
+		r := runBinary(t, testEnv(t), dir, tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("kimi-lsp %q: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
