@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -24,8 +22,8 @@ type versionedID struct {
 }
 
 type textDocumentEdit struct {
-	TextDocument versionedID         `json:"textDocument"`
-	Edits        []protocol.TextEdit `json:"edits"`
+	TextDocument versionedID `json:"textDocument"`
+	Edits        []textEdit  `json:"edits"`
 }
 
 type createFile struct {
@@ -49,8 +47,8 @@ type deleteFile struct {
 }
 
 type workspaceEdit struct {
-	Changes         map[string][]protocol.TextEdit `json:"changes,omitempty"`
-	DocumentChanges []any                          `json:"documentChanges,omitempty"`
+	Changes         map[string][]textEdit `json:"changes,omitempty"`
+	DocumentChanges []any                 `json:"documentChanges,omitempty"`
 }
 
 type applyEditParams struct {
@@ -141,7 +139,7 @@ func (s *Server) workspaceEdit(plan *assist.EditPlan) (workspaceEdit, error) {
 	enc := s.encoding()
 	edit := workspaceEdit{}
 	if !docChanges {
-		edit.Changes = map[string][]protocol.TextEdit{}
+		edit.Changes = map[string][]textEdit{}
 	}
 	for _, f := range plan.Files {
 		uri := string(f.URI)
@@ -161,7 +159,7 @@ func (s *Server) workspaceEdit(plan *assist.EditPlan) (workspaceEdit, error) {
 			if f.Text != "" {
 				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{
 					TextDocument: versionedID{URI: uri},
-					Edits:        []protocol.TextEdit{{NewText: f.Text}},
+					Edits:        []textEdit{{NewText: f.Text}},
 				})
 			}
 		case assist.EditDelete:
@@ -185,10 +183,10 @@ func (s *Server) workspaceEdit(plan *assist.EditPlan) (workspaceEdit, error) {
 
 // textEdits maps a planned file's byte-offset edits to LSP text edits with
 // its base text's mapper.
-func textEdits(f assist.PlannedFile, enc workspace.Encoding) []protocol.TextEdit {
-	out := make([]protocol.TextEdit, len(f.Edits))
+func textEdits(f assist.PlannedFile, enc workspace.Encoding) []textEdit {
+	out := make([]textEdit, len(f.Edits))
 	for i, e := range f.Edits {
-		out[i] = protocol.TextEdit{Range: toProtocolRange(f.Base.OffsetRange(e.Start, e.End, enc)), NewText: e.NewText}
+		out[i] = textEdit{Range: toProtocolRange(f.Base.OffsetRange(e.Start, e.End, enc)), NewText: e.NewText}
 	}
 	return out
 }

@@ -10,8 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -174,7 +172,7 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 
 type inlineCompletionParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     protocol.Position      `json:"position"`
+	Position     lspPosition            `json:"position"`
 	Context      struct {
 		TriggerKind            int              `json:"triggerKind"`
 		SelectedCompletionInfo *json.RawMessage `json:"selectedCompletionInfo,omitempty"`
@@ -182,8 +180,8 @@ type inlineCompletionParams struct {
 }
 
 type inlineCompletionItem struct {
-	InsertText string          `json:"insertText"`
-	Range      *protocol.Range `json:"range,omitempty"`
+	InsertText string    `json:"insertText"`
+	Range      *lspRange `json:"range,omitempty"`
 }
 
 type inlineCompletionList struct {
@@ -217,7 +215,7 @@ func handleInlineCompletion(s *Server, ctx context.Context, raw json.RawMessage)
 
 type completionParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     protocol.Position      `json:"position"`
+	Position     lspPosition            `json:"position"`
 }
 
 type completionItem struct {
@@ -229,7 +227,7 @@ type completionItem struct {
 	FilterText       string                 `json:"filterText"`
 	SortText         string                 `json:"sortText"`
 	InsertTextFormat int                    `json:"insertTextFormat"`
-	TextEdit         protocol.TextEdit      `json:"textEdit"`
+	TextEdit         textEdit               `json:"textEdit"`
 }
 
 type completionLabelDetail struct {
@@ -288,7 +286,7 @@ func handleCompletion(s *Server, ctx context.Context, raw json.RawMessage) (any,
 		FilterText:       strings.TrimLeft(strings.SplitN(text, "\n", 2)[0], " \t"),
 		SortText:         "~kimi", // after the language server's items when scores tie
 		InsertTextFormat: insertTextPlain,
-		TextEdit: protocol.TextEdit{
+		TextEdit: textEdit{
 			Range:   toProtocolRange(snap.OffsetRange(start, cursor, s.encoding())),
 			NewText: text,
 		},
@@ -330,7 +328,7 @@ func firstLine(text string) string {
 // secrets file or is larger than context.maxFileSize, a newer request
 // superseded this one, or it failed (the failure goes to the log and the
 // status, never to a popup; a missing or refused key is told once).
-func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Position, trigger complete.Trigger) (*workspace.Snapshot, int, *complete.Suggestion) {
+func (s *Server) suggest(ctx context.Context, uriStr string, pos lspPosition, trigger complete.Trigger) (*workspace.Snapshot, int, *complete.Suggestion) {
 	cfg := s.config()
 	if !cfg.Completion.Enable {
 		return nil, 0, nil
@@ -418,7 +416,7 @@ func (s *Server) completionTell(ctx context.Context, key, msg string) {
 	cs.told[key] = true
 	cs.mu.Unlock()
 	if !told {
-		s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+		s.notify(ctx, "window/showMessage", &showMessageParams{Type: messageWarning, Message: msg})
 	}
 }
 

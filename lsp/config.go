@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 )
@@ -51,8 +49,8 @@ func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []e
 	if len(shown) == 0 {
 		return
 	}
-	msg := &protocol.ShowMessageParams{
-		Type:    protocol.MessageTypeWarning,
+	msg := &showMessageParams{
+		Type:    messageWarning,
 		Message: "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; "),
 	}
 	s.cfgMu.Lock()

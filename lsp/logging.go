@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-
-	"go.lsp.dev/protocol"
 )
 
 // clientLogHandler forwards warnings and errors to the editor as
@@ -98,11 +96,11 @@ func (s *Server) forwardLogs(queue <-chan string) {
 			if s.state.Load() == stateNew {
 				continue
 			}
-			typ := protocol.MessageTypeWarning
+			typ := messageWarning
 			if strings.HasPrefix(msg, "\x01") {
-				typ = protocol.MessageTypeError
+				typ = messageError
 			}
-			s.notify(context.Background(), "window/logMessage", &protocol.LogMessageParams{
+			s.notify(context.Background(), "window/logMessage", &logMessageParams{
 				Type: typ, Message: "kimi-lsp: " + s.redact(msg[1:]),
 			})
 		}
