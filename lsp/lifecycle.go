@@ -139,7 +139,8 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if p.ProcessID != nil {
 		go s.watchParent(int(*p.ProcessID))
 	}
-	return result, nil
+	data, err := result.MarshalJSON()
+	return json.RawMessage(data), err
 }
 
 type folderRef struct {
