@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -22,8 +24,8 @@ type versionedID struct {
 }
 
 type textDocumentEdit struct {
-	TextDocument versionedID `json:"textDocument"`
-	Edits        []textEdit  `json:"edits"`
+	TextDocument versionedID         `json:"textDocument"`
+	Edits        []protocol.TextEdit `json:"edits"`
 }
 
 type createFile struct {
@@ -47,8 +49,8 @@ type deleteFile struct {
 }
 
 type workspaceEdit struct {
-	Changes         map[string][]textEdit `json:"changes,omitempty"`
-	DocumentChanges []any                 `json:"documentChanges,omitempty"`
+	Changes         map[string][]protocol.TextEdit `json:"changes,omitempty"`
+	DocumentChanges []any                          `json:"documentChanges,omitempty"`
 }
 
 type applyEditParams struct {
@@ -139,7 +141,7 @@ func (s *Server) workspaceEdit(plan *assist.EditPlan) (workspaceEdit, error) {
 	enc := s.encoding()
 	edit := workspaceEdit{}
 	if !docChanges {
-		edit.Changes = map[string][]textEdit{}
+		edit.Changes = map[string][]protocol.TextEdit{}
 	}
 	for _, f := range plan.Files {
 		uri := string(f.URI)
@@ -159,7 +161,7 @@ func (s *Server) workspaceEdit(plan *assist.EditPlan) (workspaceEdit, error) {
 			if f.Text != "" {
 				edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{
 					TextDocument: versionedID{URI: uri},
-					Edits:        []textEdit{{NewText: f.Text}},
+					Edits:        []protocol.TextEdit{{NewText: f.Text}},
 				})
 			}
 		case assist.EditDelete:
@@ -183,10 +185,10 @@ func (s *Server) workspaceEdit(plan *assist.EditPlan) (workspaceEdit, error) {
 
 // textEdits maps a planned file's byte-offset edits to LSP text edits with
 // its base text's mapper.
-func textEdits(f assist.PlannedFile, enc workspace.Encoding) []textEdit {
-	out := make([]textEdit, len(f.Edits))
+func textEdits(f assist.PlannedFile, enc workspace.Encoding) []protocol.TextEdit {
+	out := make([]protocol.TextEdit, len(f.Edits))
 	for i, e := range f.Edits {
-		out[i] = textEdit{Range: toProtocolRange(f.Base.OffsetRange(e.Start, e.End, enc)), NewText: e.NewText}
+		out[i] = protocol.TextEdit{Range: toProtocolRange(f.Base.OffsetRange(e.Start, e.End, enc)), NewText: e.NewText}
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -15,7 +17,7 @@ import (
 // raw so that they travel back to us in the command argument unchanged.
 type codeActionParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Range        lspRange               `json:"range"`
+	Range        protocol.Range         `json:"range"`
 	Context      struct {
 		Diagnostics []json.RawMessage `json:"diagnostics"`
 		Only        []string          `json:"only,omitempty"`
@@ -25,7 +27,7 @@ type codeActionParams struct {
 // commandArgs is the one argument object of every kimi.* command.
 type commandArgs struct {
 	URI         string            `json:"uri,omitempty"`
-	Range       *lspRange         `json:"range,omitempty"`
+	Range       *protocol.Range   `json:"range,omitempty"`
 	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
 	Instruction string            `json:"instruction,omitempty"`
 	Name        string            `json:"name,omitempty"`
@@ -39,7 +41,7 @@ type codeAction struct {
 	Kind        string            `json:"kind,omitempty"`
 	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
 	IsPreferred bool              `json:"isPreferred,omitempty"`
-	Command     *lspCommand       `json:"command,omitempty"`
+	Command     *protocol.Command `json:"command,omitempty"`
 }
 
 // maxFixTitles bounds the per-diagnostic Fix actions; more diagnostics get
@@ -82,7 +84,7 @@ func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any,
 			actions = append(actions, codeAction{
 				Title:   a.Title,
 				Kind:    kindFor(a),
-				Command: &lspCommand{Title: a.Title, Command: cmd, Arguments: []any{args}},
+				Command: &protocol.Command{Title: a.Title, Command: cmd, Arguments: []any{args}},
 			})
 		}
 	}
@@ -90,7 +92,7 @@ func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	caps := s.clientCaps()
 	if caps.TextDocument.CodeAction == nil || caps.TextDocument.CodeAction.CodeActionLiteralSupport == nil {
 		// Clients without literals get plain Commands.
-		cmds := make([]*lspCommand, len(actions))
+		cmds := make([]*protocol.Command, len(actions))
 		for i, a := range actions {
 			cmds[i] = a.Command
 		}
@@ -118,7 +120,7 @@ func fixActions(base commandArgs, diags []json.RawMessage) []codeAction {
 			Kind:        kindQuickFix,
 			Diagnostics: ds,
 			IsPreferred: preferred,
-			Command:     &lspCommand{Title: title, Command: cmdFix, Arguments: []any{args}},
+			Command:     &protocol.Command{Title: title, Command: cmdFix, Arguments: []any{args}},
 		}
 	}
 	if len(diags) == 0 {

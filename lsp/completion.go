@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -172,7 +174,7 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 
 type inlineCompletionParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     lspPosition            `json:"position"`
+	Position     protocol.Position      `json:"position"`
 	Context      struct {
 		TriggerKind            int              `json:"triggerKind"`
 		SelectedCompletionInfo *json.RawMessage `json:"selectedCompletionInfo,omitempty"`
@@ -180,8 +182,8 @@ type inlineCompletionParams struct {
 }
 
 type inlineCompletionItem struct {
-	InsertText string    `json:"insertText"`
-	Range      *lspRange `json:"range,omitempty"`
+	InsertText string          `json:"insertText"`
+	Range      *protocol.Range `json:"range,omitempty"`
 }
 
 type inlineCompletionList struct {
@@ -215,7 +217,7 @@ func handleInlineCompletion(s *Server, ctx context.Context, raw json.RawMessage)
 
 type completionParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     lspPosition            `json:"position"`
+	Position     protocol.Position      `json:"position"`
 }
 
 type completionItem struct {
@@ -227,7 +229,7 @@ type completionItem struct {
 	FilterText       string                 `json:"filterText"`
 	SortText         string                 `json:"sortText"`
 	InsertTextFormat int                    `json:"insertTextFormat"`
-	TextEdit         textEdit               `json:"textEdit"`
+	TextEdit         protocol.TextEdit      `json:"textEdit"`
 }
 
 type completionLabelDetail struct {
@@ -286,7 +288,7 @@ func handleCompletion(s *Server, ctx context.Context, raw json.RawMessage) (any,
 		FilterText:       strings.TrimLeft(strings.SplitN(text, "\n", 2)[0], " \t"),
 		SortText:         "~kimi", // after the language server's items when scores tie
 		InsertTextFormat: insertTextPlain,
-		TextEdit: textEdit{
+		TextEdit: protocol.TextEdit{
 			Range:   toProtocolRange(snap.OffsetRange(start, cursor, s.encoding())),
 			NewText: text,
 		},
@@ -328,7 +330,7 @@ func firstLine(text string) string {
 // secrets file or is larger than context.maxFileSize, a newer request
 // superseded this one, or it failed (the failure goes to the log and the
 // status, never to a popup; a missing or refused key is told once).
-func (s *Server) suggest(ctx context.Context, uriStr string, pos lspPosition, trigger complete.Trigger) (*workspace.Snapshot, int, *complete.Suggestion) {
+func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Position, trigger complete.Trigger) (*workspace.Snapshot, int, *complete.Suggestion) {
 	cfg := s.config()
 	if !cfg.Completion.Enable {
 		return nil, 0, nil
@@ -416,7 +418,7 @@ func (s *Server) completionTell(ctx context.Context, key, msg string) {
 	cs.told[key] = true
 	cs.mu.Unlock()
 	if !told {
-		s.notify(ctx, "window/showMessage", &showMessageParams{Type: messageWarning, Message: msg})
+		s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 )
@@ -49,8 +51,8 @@ func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []e
 	if len(shown) == 0 {
 		return
 	}
-	msg := &showMessageParams{
-		Type:    messageWarning,
+	msg := &protocol.ShowMessageParams{
+		Type:    protocol.MessageTypeWarning,
 		Message: "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; "),
 	}
 	s.cfgMu.Lock()

@@ -2,8 +2,6 @@
 // it owns the JSON-RPC connection, the handlers, capabilities, position
 // encoding negotiation, progress and workspace/applyEdit. Handlers are thin:
 // they take a snapshot, call into workspace or assist, and convert the
-// result. The JSON-RPC connection is our own (jsonrpc.go, stream.go): the
-// library it replaced (go.lsp.dev/jsonrpc2 v0.10.0, with go.lsp.dev/protocol)
-// needed a workaround for each of the pitfalls in PITFALLS.md, and its JSON
-// codec cost a third of the start-up; the tests of those pitfalls stay.
+// result. Workarounds for go.lsp.dev/protocol v0.12.0 and jsonrpc2 v0.10.0
+// live here, each with a test.
 package lsp

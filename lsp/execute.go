@@ -8,6 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
@@ -44,7 +47,7 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 	var args commandArgs
 	if len(p.Arguments) > 0 {
 		if err := json.Unmarshal(p.Arguments[0], &args); err != nil {
-			return nil, rpcError(codeInvalidParams, "%s: the argument must be an object {uri, range, …}: %v", p.Command, err)
+			return nil, rpcError(jsonrpc2.InvalidParams, "%s: the argument must be an object {uri, range, …}: %v", p.Command, err)
 		}
 	}
 	switch p.Command {
@@ -54,7 +57,7 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 		return s.stats(), nil
 	case cmdExplain, cmdFix, cmdRewrite, cmdDocument, cmdTests, cmdAction:
 	default:
-		return nil, rpcError(codeInvalidParams, "unknown command %q", p.Command)
+		return nil, rpcError(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
 	t, key, err := s.buildTask(ctx, p.Command, args)
 	if err != nil {
@@ -68,7 +71,7 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 		OnPanic: func(error) { s.jobPanicked(run) },
 	}, func(ctx context.Context, j *jobs.Job) { s.runJob(ctx, j, run) })
 	if err != nil {
-		return nil, rpcError(codeInvalidRequest, "%s: %v", p.Command, err)
+		return nil, rpcError(jsonrpc2.InvalidRequest, "%s: %v", p.Command, err)
 	}
 	return jobReply{Job: j.ID}, nil
 }
@@ -96,16 +99,16 @@ func commandAction(command string, args commandArgs) string {
 func (s *Server) buildTask(ctx context.Context, command string, args commandArgs) (*assist.Task, jobs.Key, error) {
 	name := commandAction(command, args)
 	if args.URI == "" {
-		return nil, jobs.Key{}, rpcError(codeInvalidParams, "%s: missing uri", command)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: missing uri", command)
 	}
 	uri, err := workspace.ParseURI(args.URI)
 	if err != nil {
-		return nil, jobs.Key{}, rpcError(codeInvalidParams, "%s: %v", command, err)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %v", command, err)
 	}
 	view := s.viewOf(ctx)
 	snap, ok := view.Snapshot(uri)
 	if !ok {
-		return nil, jobs.Key{}, rpcError(codeInvalidParams, "%s: %s is not open in the editor", command, uri)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %s is not open in the editor", command, uri)
 	}
 	req := assist.TaskRequest{
 		Action:      name,
@@ -122,12 +125,12 @@ func (s *Server) buildTask(ctx context.Context, command string, args commandArgs
 	t, err := assist.BuildTask(s.config(), s.folders, req)
 	switch {
 	case errors.Is(err, assist.ErrUnknownAction):
-		return nil, jobs.Key{}, rpcError(codeInvalidParams, "%s: no action named %q is configured", command, name)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: no action named %q is configured", command, name)
 	case errors.Is(err, workspace.ErrSecret):
 		s.noteSecret(ctx, uri)
-		return nil, jobs.Key{}, rpcError(codeInvalidRequest, "%s: %s", command, err)
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidRequest, "%s: %s", command, err)
 	case err != nil:
-		return nil, jobs.Key{}, rpcError(codeInvalidRequest, "%s: %s", command, s.redact(err.Error()))
+		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidRequest, "%s: %s", command, s.redact(err.Error()))
 	}
 	key := jobs.Key{Command: command, Document: string(uri), Start: req.Start, End: req.End}
 	if command == cmdAction {
@@ -155,7 +158,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 	s.hook("job", j)
 	p.Begin(ctx, t.Action.Title, "asking "+t.Action.Model+"…")
 	if t.Notice != "" {
-		s.showMessage(ctx, messageInfo, "kimi-lsp: "+t.Notice+".")
+		s.showMessage(ctx, protocol.MessageTypeInfo, "kimi-lsp: "+t.Notice+".")
 	}
 	if t.NeedsInstruction {
 		t.Instruction = s.askRewriteInstruction(ctx)
@@ -212,7 +215,7 @@ func (s *Server) jobPanicked(r *jobRun) {
 		r.progress.End(ctx, internalErrorOutcome, true)
 		return
 	}
-	s.showMessage(ctx, messageError, "kimi-lsp: "+r.task.Action.Title+": "+internalErrorOutcome)
+	s.showMessage(ctx, protocol.MessageTypeError, "kimi-lsp: "+r.task.Action.Title+": "+internalErrorOutcome)
 }
 
 func explainOutcome(out *assist.Outcome) string {
@@ -256,7 +259,7 @@ func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assis
 		}
 		s.log.Info("showDocument failed; sending the explanation as a message", "error", err)
 	}
-	s.showMessage(ctx, messageInfo, t.Action.Title+" — "+t.Active.Path+"\n\n"+out.Text)
+	s.showMessage(ctx, protocol.MessageTypeInfo, t.Action.Title+" — "+t.Active.Path+"\n\n"+out.Text)
 }
 
 // maxMessageRunes caps a window/showMessage: editors show messages in
@@ -267,12 +270,12 @@ const maxMessageRunes = 2000
 // showMessage sends window/showMessage with the API key struck out. A text
 // over maxMessageRunes is cut at a line end; the whole text is written as
 // a Markdown document and the message says where it is.
-func (s *Server) showMessage(ctx context.Context, typ messageType, msg string) {
+func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
 	msg = s.redact(msg)
 	if utf8.RuneCountInString(msg) > maxMessageRunes {
 		msg = s.capMessage(msg)
 	}
-	s.notify(ctx, "window/showMessage", &showMessageParams{Type: typ, Message: msg})
+	s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: msg})
 }
 
 // capMessage returns the head of msg with a note on where the rest is.
@@ -307,9 +310,9 @@ type messageActionItem struct {
 
 // showMessageRequestParams is window/showMessageRequest's params.
 type showMessageRequestParams struct {
-	Type    messageType         `json:"type"`
-	Message string              `json:"message"`
-	Actions []messageActionItem `json:"actions,omitempty"`
+	Type    protocol.MessageType `json:"type"`
+	Message string               `json:"message"`
+	Actions []messageActionItem  `json:"actions,omitempty"`
 }
 
 // askRewriteInstruction asks the user, with window/showMessageRequest (an
@@ -322,7 +325,7 @@ func (s *Server) askRewriteInstruction(ctx context.Context) string {
 	}
 	var res *messageActionItem
 	err := s.call(ctx, "window/showMessageRequest", showMessageRequestParams{
-		Type:    messageInfo,
+		Type:    protocol.MessageTypeInfo,
 		Message: "Kimi: how should the selection be rewritten? (Tip: write a comment line starting with \"kimi:\" in the selection.)",
 		Actions: items,
 	}, &res)
@@ -337,10 +340,10 @@ func convertDiagnostics(raw []json.RawMessage) []assist.Diagnostic {
 	var out []assist.Diagnostic
 	for _, r := range raw {
 		var d struct {
-			Range    lspRange `json:"range"`
-			Severity int      `json:"severity"`
-			Source   string   `json:"source"`
-			Message  string   `json:"message"`
+			Range    protocol.Range `json:"range"`
+			Severity int            `json:"severity"`
+			Source   string         `json:"source"`
+			Message  string         `json:"message"`
 		}
 		if json.Unmarshal(r, &d) != nil || strings.TrimSpace(d.Message) == "" {
 			continue

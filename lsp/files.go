@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -102,7 +104,7 @@ func (s *Server) noteSecret(ctx context.Context, uri workspace.URI) {
 	if _, told := s.toldSecret.LoadOrStore(uri, true); told {
 		return
 	}
-	s.showMessage(ctx, messageInfo, "kimi-lsp: "+s.displayPath(uri)+" looks like a secrets file (.env, keys, credentials); it is never sent to the model and no AI action is offered for it.")
+	s.showMessage(ctx, protocol.MessageTypeInfo, "kimi-lsp: "+s.displayPath(uri)+" looks like a secrets file (.env, keys, credentials); it is never sent to the model and no AI action is offered for it.")
 }
 
 // recentFiles remembers recently closed documents, most recent first, as

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"go.lsp.dev/protocol"
 )
 
 // TestInitializeResultJSON holds the hand-written encoder to what
@@ -17,14 +19,14 @@ func TestInitializeResultJSON(t *testing.T) {
 		return initializeResult{
 			Capabilities: serverCapabilities{
 				PositionEncoding:       "utf-16",
-				TextDocumentSync:       textDocumentSyncOptions{OpenClose: true, Change: syncIncremental, Save: &saveOptions{}},
+				TextDocumentSync:       protocol.TextDocumentSyncOptions{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental, Save: &protocol.SaveOptions{}},
 				CodeActionProvider:     codeActionOptions{CodeActionKinds: codeActionKinds()},
-				ExecuteCommandProvider: executeCommandOptions{Commands: commandNames()},
+				ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: commandNames()},
 				Workspace: workspaceServerCapabilities{WorkspaceFolders: workspaceFoldersServerCapabilities{
 					Supported: true, ChangeNotifications: true,
 				}},
 			},
-			ServerInfo: &serverInfo{Name: "kimi-lsp", Version: "v1.2.3 (0e08bdbd2d07+dirty)"},
+			ServerInfo: &protocol.ServerInfo{Name: "kimi-lsp", Version: "v1.2.3 (0e08bdbd2d07+dirty)"},
 		}
 	}
 	variants := map[string]func(r *initializeResult){
@@ -34,7 +36,7 @@ func TestInitializeResultJSON(t *testing.T) {
 			r.Capabilities.TextDocumentSync.Save = nil
 		},
 		"save with text": func(r *initializeResult) { r.Capabilities.TextDocumentSync.Save.IncludeText = true },
-		"zero sync":      func(r *initializeResult) { r.Capabilities.TextDocumentSync = textDocumentSyncOptions{} },
+		"zero sync":      func(r *initializeResult) { r.Capabilities.TextDocumentSync = protocol.TextDocumentSyncOptions{} },
 		"no lists": func(r *initializeResult) {
 			r.Capabilities.CodeActionProvider.CodeActionKinds = nil
 			r.Capabilities.ExecuteCommandProvider.Commands = []string{}
@@ -79,9 +81,9 @@ func TestInitializeResultFields(t *testing.T) {
 		v any
 		n int
 	}{
-		{initializeResult{}, 2}, {serverCapabilities{}, 7}, {textDocumentSyncOptions{}, 3}, {saveOptions{}, 1},
-		{codeActionOptions{}, 2}, {executeCommandOptions{}, 1}, {workspaceServerCapabilities{}, 1},
-		{workspaceFoldersServerCapabilities{}, 2}, {completionOptions{}, 2}, {serverInfo{}, 2},
+		{initializeResult{}, 2}, {serverCapabilities{}, 7}, {protocol.TextDocumentSyncOptions{}, 5}, {protocol.SaveOptions{}, 1},
+		{codeActionOptions{}, 2}, {protocol.ExecuteCommandOptions{}, 1}, {workspaceServerCapabilities{}, 1},
+		{workspaceFoldersServerCapabilities{}, 2}, {completionOptions{}, 2}, {protocol.ServerInfo{}, 2},
 	} {
 		v, n := c.v, c.n
 		if got := reflect.TypeOf(v).NumField(); got != n {

@@ -27,7 +27,7 @@ func (s *Server) cancelByToken(tok json.RawMessage) int {
 }
 
 // cancelByRequest cancels the jobs started by the request with id key
-// (its reqID).
+// (fmt.Sprintf("%q", id)).
 func (s *Server) cancelByRequest(key string) int {
 	return s.jobs.CancelWhere(func(j *jobs.Job) bool { return j.Spec.Request == key }, jobs.ErrCancelled)
 }

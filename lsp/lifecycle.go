@@ -8,6 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -51,7 +54,7 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	var pe initializeCaps
 	if len(p.Capabilities) > 0 {
 		if err := json.Unmarshal(p.Capabilities, &pe); err != nil {
-			return nil, rpcError(codeInvalidParams, "initialize: invalid capabilities: %v", err)
+			return nil, rpcError(jsonrpc2.InvalidParams, "initialize: invalid capabilities: %v", err)
 		}
 	}
 	enc := workspace.UTF16
@@ -75,15 +78,15 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	result := &initializeResult{
 		Capabilities: serverCapabilities{
 			PositionEncoding: enc.String(),
-			TextDocumentSync: textDocumentSyncOptions{
+			TextDocumentSync: protocol.TextDocumentSyncOptions{
 				OpenClose: true,
-				Change:    syncIncremental,
-				Save:      &saveOptions{IncludeText: false},
+				Change:    protocol.TextDocumentSyncKindIncremental,
+				Save:      &protocol.SaveOptions{IncludeText: false},
 			},
 			CodeActionProvider: codeActionOptions{
 				CodeActionKinds: codeActionKinds(),
 			},
-			ExecuteCommandProvider: executeCommandOptions{
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
 				Commands: commandNames(),
 			},
 			Workspace: workspaceServerCapabilities{
@@ -93,7 +96,7 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 				},
 			},
 		},
-		ServerInfo: &serverInfo{Name: "kimi-lsp", Version: s.opts.Version},
+		ServerInfo: &protocol.ServerInfo{Name: "kimi-lsp", Version: s.opts.Version},
 	}
 	// What completion advertises depends on the client's inline completion
 	// and on completion.items, which initializationOptions may set: a
@@ -328,8 +331,8 @@ type didChangeWatchedFilesParams struct {
 // secretNotice tells the user, once, that a secrets file was kept out of a
 // prompt.
 func (s *Server) secretNotice(path string) {
-	s.notify(context.Background(), "window/showMessage", &showMessageParams{
-		Type:    messageInfo,
+	s.notify(context.Background(), "window/showMessage", &protocol.ShowMessageParams{
+		Type:    protocol.MessageTypeInfo,
 		Message: "kimi-lsp: " + path + " looks like a secrets file (.env, keys, credentials); such files are never sent to the model.",
 	})
 }
@@ -375,7 +378,7 @@ func (s *Server) registerWatching(folder workspace.Folder, cause error, clientWa
 		msg += "files in " + folder.Name + " are rescanned periodically instead. Raise fs.inotify.max_user_watches to fix this."
 	}
 	s.log.Warn(msg)
-	s.notify(s.baseCtx, "window/showMessage", &showMessageParams{Type: messageWarning, Message: msg})
+	s.notify(s.baseCtx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
 }
 
 // registrationParams is client/registerCapability's params.
@@ -402,4 +405,9 @@ type fileSystemWatcher struct {
 type relativePattern struct {
 	BaseURI string `json:"baseUri"`
 	Pattern string `json:"pattern"`
+}
+
+// rpcError is a shorthand for jsonrpc2.Errorf.
+func rpcError(code jsonrpc2.Code, format string, args ...any) error {
+	return jsonrpc2.Errorf(code, format, args...)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"go.lsp.dev/protocol"
 )
 
 // clientLogHandler forwards warnings and errors to the editor as
@@ -96,11 +98,11 @@ func (s *Server) forwardLogs(queue <-chan string) {
 			if s.state.Load() == stateNew {
 				continue
 			}
-			typ := messageWarning
+			typ := protocol.MessageTypeWarning
 			if strings.HasPrefix(msg, "\x01") {
-				typ = messageError
+				typ = protocol.MessageTypeError
 			}
-			s.notify(context.Background(), "window/logMessage", &logMessageParams{
+			s.notify(context.Background(), "window/logMessage", &protocol.LogMessageParams{
 				Type: typ, Message: "kimi-lsp: " + s.redact(msg[1:]),
 			})
 		}

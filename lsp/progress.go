@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 )
 
@@ -88,10 +90,10 @@ func (p *progress) Begin(ctx context.Context, title, message string) {
 	p.title = title
 	p.mu.Unlock()
 	if p.token == nil {
-		p.s.notify(ctx, "window/logMessage", &logMessageParams{Type: messageInfo, Message: title + ": " + message})
+		p.s.notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: title + ": " + message})
 		return
 	}
-	p.send(ctx, &progressBegin{Kind: "begin", Title: title, Cancellable: true, Message: message})
+	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Cancellable: true, Message: message})
 }
 
 // Content adds answer text; Reasoning adds reasoning text; Status sets a
@@ -165,10 +167,10 @@ func (p *progress) flushLocked() {
 	if p.token == nil {
 		// Without progress support, log lines are the only live view;
 		// send whole lines so the log reads as text.
-		p.s.notify(ctx, "window/logMessage", &logMessageParams{Type: messageLog, Message: p.title + ": " + msg})
+		p.s.notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: protocol.MessageTypeLog, Message: p.title + ": " + msg})
 		return
 	}
-	p.send(ctx, &progressReport{Kind: "report", Message: msg})
+	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg})
 }
 
 // messageLocked is the report text: the status, or the answer's tail, or
@@ -206,14 +208,14 @@ func (p *progress) End(ctx context.Context, outcome string, failed bool) {
 	title := p.title
 	p.mu.Unlock()
 	if p.token == nil {
-		typ := messageInfo
+		typ := protocol.MessageTypeInfo
 		if failed {
-			typ = messageError
+			typ = protocol.MessageTypeError
 		}
 		p.s.showMessage(ctx, typ, title+": "+outcome)
 		return
 	}
-	p.send(ctx, &progressEnd{Kind: "end", Message: outcome})
+	p.send(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: outcome})
 }
 
 // tail returns about the last n runes of s, starting at a line or word

@@ -16,11 +16,17 @@ import (
 	"syscall"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
+
+// RequestCancelled is LSP's error code for a request the client cancelled.
+const RequestCancelled jsonrpc2.Code = -32800
 
 // lifecycle states of a connection.
 const (
@@ -88,7 +94,7 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	stream *stream
-	conn   *conn
+	conn   jsonrpc2.Conn
 
 	// requests and notifications are the method tables, copied per server so
 	// tests can add methods.
@@ -136,7 +142,7 @@ type Server struct {
 	cfgMu           sync.Mutex
 	cfg             config.Config
 	clientReady     bool
-	pendingProblems []*showMessageParams
+	pendingProblems []*protocol.ShowMessageParams
 
 	state    atomic.Int32
 	exitCode atomic.Int32
@@ -154,7 +160,7 @@ type Server struct {
 
 	// inflightMu guards inflight: the cancel functions of running requests.
 	inflightMu sync.Mutex
-	inflight   map[reqID]context.CancelFunc
+	inflight   map[jsonrpc2.ID]context.CancelFunc
 
 	// completion answers inline completion requests (completion.go).
 	completion *completionState
@@ -186,7 +192,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		cfg:           cfg,
 		replied:       make(chan struct{}),
 		exited:        make(chan struct{}),
-		inflight:      make(map[reqID]context.CancelFunc),
+		inflight:      make(map[jsonrpc2.ID]context.CancelFunc),
 		requests:      make(map[string]requestFunc, len(requestTable)),
 		notifications: make(map[string]notifyFunc, len(notificationTable)),
 	}
@@ -216,7 +222,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		s.notifications[k] = v
 	}
 	s.stream = newStream(r, w, c, log)
-	s.conn = newConn(s.stream)
+	s.conn = jsonrpc2.NewConn(s.stream)
 	s.logQueue = logQueue
 	return s, nil
 }
@@ -238,11 +244,11 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go s.conn.run(ctx, s.handle)
+	s.conn.Go(ctx, s.handle)
 	go s.forwardLogs(s.logQueue)
 	select {
-	case <-s.conn.done:
-		if err := s.conn.failure(); err != nil && !isEOF(err) {
+	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil && !isEOF(err) {
 			s.log.Error("connection failed", "error", err)
 			s.finish(1)
 		} else {
@@ -263,7 +269,7 @@ func (s *Server) Run(ctx context.Context) int {
 	if err := s.folders.Close(); err != nil {
 		s.log.Debug("closing the workspace watcher", "error", err)
 	}
-	s.conn.close()
+	s.conn.Close()
 	return int(s.exitCode.Load())
 }
 
@@ -279,19 +285,22 @@ func isEOF(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
 }
 
-// handle is the connection's handler. It runs on the read loop:
+// handle is the jsonrpc2 handler. It runs on the connection's read loop:
 // notifications are applied here, in order; each request is answered from
-// its own goroutine so that no request waits for another (PITFALLS #2).
-func (s *Server) handle(ctx context.Context, req *request, reply replier) {
-	if req.isCall() {
-		s.handleCall(ctx, reply, req)
-	} else {
+// its own goroutine so that no request waits for another (PITFALLS #2). It
+// always returns nil: an error would fail the connection (PITFALLS #4).
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	switch req := req.(type) {
+	case *jsonrpc2.Notification:
 		s.handleNotification(ctx, req)
+	case *jsonrpc2.Call:
+		s.handleCall(ctx, reply, req)
 	}
+	return nil
 }
 
-func (s *Server) handleNotification(ctx context.Context, n *request) {
-	method := n.method
+func (s *Server) handleNotification(ctx context.Context, n *jsonrpc2.Notification) {
+	method := n.Method()
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in notification handler", "method", method, "panic", r, "stack", string(debug.Stack()))
@@ -315,24 +324,24 @@ func (s *Server) handleNotification(ctx context.Context, n *request) {
 		s.log.Debug("unhandled notification", "method", method)
 		return
 	}
-	if err := fn(s, ctx, n.params); err != nil {
+	if err := fn(s, ctx, json.RawMessage(n.Params())); err != nil {
 		s.log.Warn("notification failed", "method", method, "error", err)
 	}
 }
 
-func (s *Server) handleCall(ctx context.Context, reply replier, call *request) {
-	method := call.method
+func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call) {
+	method := call.Method()
 	// Replies are sent on a context that cannot be cancelled: a reply to a
 	// cancelled request must still be written (PITFALLS #3).
 	send := func(result any, err error) {
 		if err != nil {
-			var re *rpcErr
-			if !errors.As(err, &re) {
-				err = &rpcErr{Code: codeInternalError, Message: err.Error()}
+			var rpcErr *jsonrpc2.Error
+			if !errors.As(err, &rpcErr) {
+				// Plain errors would go out with code 0 (PITFALLS #5).
+				err = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 			}
 		}
-		// Written whatever the request's context (PITFALLS #3).
-		if werr := reply(result, err); werr != nil {
+		if werr := reply(context.WithoutCancel(ctx), result, err); werr != nil {
 			s.log.Debug("reply not written", "method", method, "error", werr)
 		}
 	}
@@ -340,13 +349,13 @@ func (s *Server) handleCall(ctx context.Context, reply replier, call *request) {
 	switch {
 	case method == "initialize":
 		if state != stateNew {
-			send(nil, rpcError(codeInvalidRequest, "initialize was already called"))
+			send(nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already called"))
 			return
 		}
 		// initialize runs on the read loop: nothing else may be processed
 		// until the session's encoding and capabilities are known. Its
 		// disk work (folders, workspace files) is queued (s.serial).
-		result, err := s.safeCall(ctx, method, handleInitialize, call.params)
+		result, err := s.safeCall(ctx, method, handleInitialize, json.RawMessage(call.Params()))
 		send(result, err)
 		if err == nil {
 			s.repliedOnce.Do(func() { close(s.replied) })
@@ -354,15 +363,15 @@ func (s *Server) handleCall(ctx context.Context, reply replier, call *request) {
 		}
 		return
 	case state == stateNew:
-		send(nil, rpcError(codeServerNotInitialized, "%s: the server is not initialized", method))
+		send(nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s: the server is not initialized", method))
 		return
 	case state == stateShutdown:
-		send(nil, rpcError(codeInvalidRequest, "%s: the server is shutting down", method))
+		send(nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the server is shutting down", method))
 		return
 	}
 	fn, ok := s.requests[method]
 	if !ok {
-		send(nil, rpcError(codeMethodNotFound, "method not found: %s", method))
+		send(nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method))
 		return
 	}
 	if method == "shutdown" {
@@ -377,8 +386,8 @@ func (s *Server) handleCall(ctx context.Context, reply replier, call *request) {
 	if method == "shutdown" {
 		mark = 0
 	}
-	id := call.id
-	rctx := context.WithValue(ctx, requestIDKey{}, string(id))
+	id := call.ID()
+	rctx := context.WithValue(ctx, requestIDKey{}, fmt.Sprintf("%q", id))
 	if snapshotMethods[method] {
 		// The documents as they are now, before any later didChange.
 		rctx = context.WithValue(rctx, viewKey{}, docView{all: s.docs.All(), seq: s.viewSeq.Add(1)})
@@ -396,10 +405,10 @@ func (s *Server) handleCall(ctx context.Context, reply replier, call *request) {
 		}()
 		s.settle(rctx, mark)
 		s.hook("request", method)
-		result, err := s.safeCall(rctx, method, fn, call.params)
+		result, err := s.safeCall(rctx, method, fn, json.RawMessage(call.Params()))
 		if rctx.Err() != nil && ctx.Err() == nil && (err != nil || result == nil) {
 			// Cancelled by $/cancelRequest and the handler gave up.
-			send(nil, &rpcErr{Code: RequestCancelled, Message: "request cancelled"})
+			send(nil, jsonrpc2.NewError(RequestCancelled, "request cancelled"))
 			return
 		}
 		send(result, err)
@@ -411,7 +420,7 @@ func (s *Server) safeCall(ctx context.Context, method string, fn requestFunc, pa
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in request handler", "method", method, "panic", r, "stack", string(debug.Stack()))
-			result, err = nil, rpcError(codeInternalError, "internal error in %s: %v", method, r)
+			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
 		}
 	}()
 	return fn(s, ctx, params)
@@ -431,12 +440,12 @@ func (s *Server) cancelRequest(raw json.RawMessage) bool {
 	if ok {
 		cancel()
 	}
-	n := s.cancelByRequest(string(id))
+	n := s.cancelByRequest(fmt.Sprintf("%q", id))
 	return ok || n > 0
 }
 
-// requestIDKey is the context key of the current request's id (its
-// reqID, as a string).
+// requestIDKey is the context key of the current request's id (as
+// fmt.Sprintf("%q", id)).
 type requestIDKey struct{}
 
 func requestIDFromContext(ctx context.Context) string {
@@ -482,10 +491,10 @@ func processAlive(pid int) bool {
 // error that names the method and the problem.
 func decodeParams(method string, params json.RawMessage, v any) error {
 	if len(params) == 0 || string(params) == "null" {
-		return rpcError(codeInvalidParams, "%s: missing params", method)
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing params", method)
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return rpcError(codeInvalidParams, "%s: invalid params: %v", method, err)
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: invalid params: %v", method, err)
 	}
 	return nil
 }
@@ -493,7 +502,7 @@ func decodeParams(method string, params json.RawMessage, v any) error {
 // notify sends a notification to the client; failures are logged at debug
 // level only (the client may be gone).
 func (s *Server) notify(ctx context.Context, method string, params any) {
-	if err := s.conn.notify(method, params); err != nil {
+	if err := s.conn.Notify(context.WithoutCancel(ctx), method, params); err != nil {
 		s.log.Debug("notification not sent", "method", method, "error", err)
 	}
 }
@@ -513,7 +522,7 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 	case <-ctx.Done():
 		return fmt.Errorf("%s: not sent before the initialize reply: %w", method, ctx.Err())
 	}
-	if err := s.conn.call(ctx, method, params, result); err != nil {
+	if _, err := s.conn.Call(ctx, method, params, result); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil

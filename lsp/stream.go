@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 // maxFrameBytes bounds one JSON-RPC frame. A frame announcing more is
@@ -25,10 +27,16 @@ const maxFrameBytes = 256 << 20
 // maxHeaderLine bounds one header line; a longer one is a malformed header.
 const maxHeaderLine = 4 << 10
 
-// stream is the LSP base-protocol framing under conn. It survives
-// malformed frames, writes every frame whatever the context of the request
-// it answers (PITFALLS #3), and keeps request ids as sent, of any size
-// (PITFALLS #12).
+// bigIDPrefix marks the string ID that stands for a request id the library
+// cannot represent (jsonrpc2.ID holds int32 numbers only; PITFALLS #12).
+// The character U+2063 (invisible separator) makes a clash with a real
+// client's string id practically impossible.
+const bigIDPrefix = "\u2063kimi-lsp-number-id:"
+
+// stream is our jsonrpc2.Stream for LSP base-protocol framing. It replaces
+// jsonrpc2.NewStream because that one fails the whole connection on any
+// malformed frame, drops writes whose context is cancelled (PITFALLS #3) and
+// cannot decode ids outside int32 (PITFALLS #12).
 //
 // Read never returns a decoding error: a frame with bad JSON, a missing
 // Content-Length or an oversize body is logged, answered with an error
@@ -41,13 +49,21 @@ type stream struct {
 	closer io.Closer
 	log    *slog.Logger
 
-	// wmu serialises frame writes: replies, our requests and the error
-	// replies Read writes for frames it drops.
+	// wmu serialises frame writes: jsonrpc2.Conn holds its own lock around
+	// Write, but Read also writes error replies for frames it drops.
 	wmu sync.Mutex
 
 	// maxFrame is maxFrameBytes; tests lower it.
 	maxFrame int64
+
+	// idmu guards rawIDs: the raw JSON of request ids that the library's
+	// jsonrpc2.ID cannot carry as they came (beyond int32, 7.0, 1e3),
+	// keyed by the canonical ID that stands for them (see canonicalID).
+	idmu   sync.Mutex
+	rawIDs map[jsonrpc2.ID]json.RawMessage
 }
+
+var _ jsonrpc2.Stream = (*stream)(nil)
 
 func newStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *stream {
 	return &stream{
@@ -56,28 +72,32 @@ func newStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *stream 
 		closer:   c,
 		log:      log,
 		maxFrame: maxFrameBytes,
+		rawIDs:   make(map[jsonrpc2.ID]json.RawMessage),
 	}
 }
 
 // Read returns the next well-formed message.
-func (s *stream) Read(ctx context.Context) (message, error) {
+func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	var total int64
 	resync := false
 	for {
 		if resync {
-			_, err := s.skipToHeader()
+			n, err := s.skipToHeader()
+			total += n
 			if err != nil {
-				return nil, err
+				return nil, total, err
 			}
 			resync = false
 		}
-		length, _, err := s.readHeader()
+		length, n, err := s.readHeader()
+		total += n
 		if err != nil {
 			var bad *badFrameError
 			if !errors.As(err, &bad) {
-				return nil, err
+				return nil, total, err
 			}
 			s.log.Warn("malformed frame header; skipping to the next frame", "error", err)
-			s.writeError(nil, codeParseError, "malformed frame header: "+bad.msg)
+			s.writeError(nil, jsonrpc2.ParseError, "malformed frame header: "+bad.msg)
 			resync = true
 			continue
 		}
@@ -85,28 +105,29 @@ func (s *stream) Read(ctx context.Context) (message, error) {
 			// Refused at once: the body is not read (it may never come),
 			// the input is skipped up to the next frame header.
 			s.log.Warn("frame too large; refused, skipping to the next frame", "bytes", length, "limit", s.maxFrame)
-			s.writeError(nil, codeInvalidRequest, fmt.Sprintf("frame of %d bytes exceeds the limit of %d bytes; skipped up to the next Content-Length header", length, s.maxFrame))
+			s.writeError(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("frame of %d bytes exceeds the limit of %d bytes; skipped up to the next Content-Length header", length, s.maxFrame))
 			resync = true
 			continue
 		}
-		body, _, err := s.readBody(length)
+		body, m, err := s.readBody(length)
+		total += m
 		if err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("reading frame body: %w", err)
+			return nil, total, fmt.Errorf("reading frame body: %w", err)
 		}
 		msg, id, err := s.decode(body)
 		if err != nil {
 			s.log.Warn("malformed message; ignored", "error", err)
-			code := codeInvalidRequest
+			code := jsonrpc2.InvalidRequest
 			if !json.Valid(body) {
-				code = codeParseError
+				code = jsonrpc2.ParseError
 			}
 			s.writeError(id, code, err.Error())
 			continue
 		}
-		return msg, nil
+		return msg, total, nil
 	}
 }
 
@@ -236,12 +257,45 @@ type wireMessage struct {
 	Method  *string         `json:"method"`
 	Params  json.RawMessage `json:"params"`
 	Result  json.RawMessage `json:"result"`
-	Error   *rpcErr         `json:"error"`
+	Error   *jsonrpc2.Error `json:"error"`
 }
 
-// decode turns a frame body into a message. On failure it returns the raw
-// id when one could be read, so the error reply can address it.
-func (s *stream) decode(body []byte) (message, json.RawMessage, error) {
+// libraryDecodeMin is the frame size from which jsonrpc2.DecodeMessage is
+// used (see decode).
+const libraryDecodeMin = 32 << 10
+
+// decodeLarge decodes a well-formed message with the library; ok is false
+// when the slow path must decide.
+func decodeLarge(body []byte) (jsonrpc2.Message, bool) {
+	msg, err := jsonrpc2.DecodeMessage(body)
+	if err != nil || !bytes.Contains(body, []byte(`"jsonrpc"`)) {
+		return nil, false
+	}
+	switch msg.(type) {
+	case *jsonrpc2.Call, *jsonrpc2.Notification:
+		return msg, true
+	case *jsonrpc2.Response:
+		return msg, !bytes.Contains(body, []byte(`"method"`))
+	}
+	return nil, false
+}
+
+// decode turns a frame body into a jsonrpc2 message. On failure it returns
+// the raw id when one could be read, so the error reply can address it.
+func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) {
+	// Fast path for large frames: the library decodes a well-formed message
+	// in one pass, without copying the params. It fails on ids beyond int32
+	// and on malformed messages, which the slow path below handles and
+	// explains. (The library rejects a wrong "jsonrpc" value but not a
+	// missing one.) It reads through a decoder whose buffer is at least
+	// 32 KiB: for the small frames of typing (didChange, a few hundred bytes)
+	// that buffer was three quarters of the server's garbage, so they take
+	// the path below.
+	if len(body) >= libraryDecodeMin {
+		if msg, ok := decodeLarge(body); ok {
+			return msg, nil, nil
+		}
+	}
 	var w wireMessage
 	if err := json.Unmarshal(body, &w); err != nil {
 		// Try to salvage the id for the reply.
@@ -259,15 +313,13 @@ func (s *stream) decode(body []byte) (message, json.RawMessage, error) {
 		if !hasID {
 			return nil, nil, errors.New("message has neither method nor id")
 		}
-		// A response to one of our calls: our ids are small numbers.
-		id, err := strconv.ParseInt(string(bytes.TrimSpace(w.ID)), 10, 64)
+		// A response to one of our calls: our ids are small numbers, which
+		// the library decodes fine.
+		msg, err := jsonrpc2.DecodeMessage(body)
 		if err != nil {
-			return nil, nil, fmt.Errorf("invalid response: id %s is none of ours", truncate(string(w.ID), 40))
+			return nil, nil, fmt.Errorf("invalid response: %w", err)
 		}
-		if w.Error == nil && w.Result == nil {
-			return nil, nil, errors.New("invalid response: neither result nor error")
-		}
-		return &response{id: id, result: w.Result, err: w.Error}, nil, nil
+		return msg, nil, nil
 	}
 	if *w.Method == "" {
 		return nil, validID(w.ID), errors.New("empty method name")
@@ -277,51 +329,72 @@ func (s *stream) decode(body []byte) (message, json.RawMessage, error) {
 		params = json.RawMessage("null")
 	}
 	if !hasID {
-		return &request{method: *w.Method, params: params}, nil, nil
+		msg, err := jsonrpc2.NewNotification(*w.Method, params)
+		return msg, nil, err
 	}
-	raw := bytes.TrimSpace(w.ID)
-	id, err := canonicalID(raw)
+	id, err := s.idFromRaw(w.ID)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &request{method: *w.Method, params: params, id: id, rawID: raw}, w.ID, nil
+	msg, err := jsonrpc2.NewCall(id, *w.Method, params)
+	return msg, w.ID, err
 }
 
-// lookupID returns the key under which a request with this raw id is
-// known, for $/cancelRequest: the same key whatever the spelling (7, 7.0,
-// 7e0, 0.7e1; 1e3 and 1000; 4294967296 and 4.294967296e9), whether or not
-// the request is still running.
-func (s *stream) lookupID(raw json.RawMessage) (reqID, bool) {
+// idFromRaw converts a request id from the wire into the jsonrpc2.ID it
+// is known by (see canonicalID). When the library would not write the id
+// back exactly as it came (a number beyond int32, 7.0, 1e3), the raw id
+// is remembered so that the reply carries it unchanged.
+func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
+	raw = bytes.TrimSpace(raw)
+	id, err := canonicalID(raw)
+	if err != nil {
+		return id, err
+	}
+	if raw[0] != '"' {
+		if v, err := strconv.ParseInt(string(raw), 10, 32); err != nil || strconv.FormatInt(v, 10) != string(raw) {
+			s.idmu.Lock()
+			s.rawIDs[id] = append(json.RawMessage(nil), raw...)
+			s.idmu.Unlock()
+		}
+	}
+	return id, nil
+}
+
+// lookupID returns the jsonrpc2.ID under which a request with this raw id
+// is known, for $/cancelRequest: the same canonical ID whatever the
+// spelling (7, 7.0, 7e0, 0.7e1; 1e3 and 1000; 4294967296 and
+// 4.294967296e9), whether or not the request is still running.
+func (s *stream) lookupID(raw json.RawMessage) (jsonrpc2.ID, bool) {
 	id, err := canonicalID(bytes.TrimSpace(raw))
 	return id, err == nil
 }
 
-// canonicalID maps a raw JSON id to one key per value: a string id is its
-// quoted form; a number that is an integer in int32 is "#N" (whatever its
-// spelling); any other number is "#" and its canonical form (see
-// canonicalNumber), which holds an "e" and so never clashes with "#N".
-func canonicalID(raw json.RawMessage) (reqID, error) {
+// canonicalID maps a raw JSON id to one jsonrpc2.ID per value: a string
+// id is itself; a number that is an integer in int32 is a number id
+// (whatever its spelling); any other number is a stand-in string id made
+// from its canonical decimal form (see canonicalNumber).
+func canonicalID(raw json.RawMessage) (jsonrpc2.ID, error) {
 	if len(raw) == 0 {
-		return "", errors.New("missing id")
+		return jsonrpc2.ID{}, errors.New("missing id")
 	}
 	switch raw[0] {
 	case '"':
 		var str string
 		if err := json.Unmarshal(raw, &str); err != nil {
-			return "", fmt.Errorf("invalid string id: %w", err)
+			return jsonrpc2.ID{}, fmt.Errorf("invalid string id: %w", err)
 		}
-		return reqID(strconv.Quote(str)), nil
+		return jsonrpc2.NewStringID(str), nil
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		canon, v, isInt32, ok := canonicalNumber(string(raw))
 		if !ok {
-			return "", fmt.Errorf("invalid numeric id %s", truncate(string(raw), 40))
+			return jsonrpc2.ID{}, fmt.Errorf("invalid numeric id %s", truncate(string(raw), 40))
 		}
 		if isInt32 {
-			return reqID("#" + strconv.FormatInt(int64(v), 10)), nil
+			return jsonrpc2.NewNumberID(v), nil
 		}
-		return reqID("#" + canon), nil
+		return jsonrpc2.NewStringID(bigIDPrefix + canon), nil
 	}
-	return "", fmt.Errorf("id must be a number or a string, got %s", truncate(string(raw), 40))
+	return jsonrpc2.ID{}, fmt.Errorf("id must be a number or a string, got %s", truncate(string(raw), 40))
 }
 
 // canonicalNumber parses a JSON number and returns one spelling per value,
@@ -405,13 +478,64 @@ func canonicalNumber(raw string) (canon string, v int32, isInt32, ok bool) {
 	return canon, 0, false, true
 }
 
+// Write sends one message. It deliberately ignores ctx: a reply must reach
+// the client even when the request's context was cancelled (PITFALLS #3).
+func (s *stream) Write(_ context.Context, msg jsonrpc2.Message) (int64, error) {
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return 0, fmt.Errorf("marshaling message: %w", err)
+	}
+	if resp, ok := msg.(*jsonrpc2.Response); ok {
+		data = s.restoreID(resp, data)
+	}
+	return s.writeFrame(data)
+}
+
+// restoreID re-encodes a reply to a request whose id the library could
+// not write back as the client sent it, with the id exactly as sent.
+func (s *stream) restoreID(resp *jsonrpc2.Response, data []byte) []byte {
+	s.idmu.Lock()
+	raw, ok := s.rawIDs[resp.ID()]
+	delete(s.rawIDs, resp.ID())
+	s.idmu.Unlock()
+	if !ok {
+		return data
+	}
+	out := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *jsonrpc2.Error `json:"error,omitempty"`
+	}{JSONRPC: "2.0", ID: raw}
+	if err := resp.Err(); err != nil {
+		if !errors.As(err, &out.Error) {
+			out.Error = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		}
+	} else {
+		out.Result = json.RawMessage(resp.Result())
+		if len(out.Result) == 0 {
+			out.Result = json.RawMessage("null")
+		}
+	}
+	fixed, err := json.Marshal(out)
+	if err != nil {
+		return data
+	}
+	return fixed
+}
+
 // writeError writes an error response for a frame that never became a
 // request. id is the raw id or nil (written as null).
-func (s *stream) writeError(id json.RawMessage, code int64, message string) {
+func (s *stream) writeError(id json.RawMessage, code jsonrpc2.Code, message string) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	data, err := encodeResponse(id, nil, &rpcErr{Code: code, Message: message})
+	resp := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc2.Error `json:"error"`
+	}{"2.0", id, jsonrpc2.NewError(code, message)}
+	data, err := json.Marshal(resp)
 	if err != nil {
 		return
 	}

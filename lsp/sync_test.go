@@ -14,6 +14,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 )
 
@@ -159,12 +161,12 @@ func FuzzStream(f *testing.F) {
 		var out bytes.Buffer
 		s := newStream(bytes.NewReader(data), &out, nil, slog.New(slog.DiscardHandler))
 		for i := 0; i < len(data)+2; i++ {
-			msg, err := s.Read(context.Background())
+			msg, _, err := s.Read(context.Background())
 			if err != nil {
 				break
 			}
 			switch msg.(type) {
-			case *request, *response:
+			case *jsonrpc2.Call, *jsonrpc2.Notification, *jsonrpc2.Response:
 			default:
 				t.Fatalf("Read returned %T", msg)
 			}

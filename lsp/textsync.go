@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -78,16 +80,16 @@ func handleDidSave(s *Server, ctx context.Context, raw json.RawMessage) error {
 	return s.docs.Save(uri, p.Text)
 }
 
-func fromProtocolRange(r lspRange) workspace.Range {
+func fromProtocolRange(r protocol.Range) workspace.Range {
 	return workspace.Range{
 		Start: workspace.Position{Line: r.Start.Line, Character: r.Start.Character},
 		End:   workspace.Position{Line: r.End.Line, Character: r.End.Character},
 	}
 }
 
-func toProtocolRange(r workspace.Range) lspRange {
-	return lspRange{
-		Start: lspPosition{Line: r.Start.Line, Character: r.Start.Character},
-		End:   lspPosition{Line: r.End.Line, Character: r.End.Character},
+func toProtocolRange(r workspace.Range) protocol.Range {
+	return protocol.Range{
+		Start: protocol.Position{Line: r.Start.Line, Character: r.Start.Character},
+		End:   protocol.Position{Line: r.End.Line, Character: r.End.Character},
 	}
 }

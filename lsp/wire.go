@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"encoding/json"
+
+	"go.lsp.dev/protocol"
 )
 
 // This file holds our own wire types where go.lsp.dev/protocol v0.12.0
@@ -104,18 +106,18 @@ type dynamicRegistration struct {
 
 // initializeResult is InitializeResult with the 3.17 capabilities we add.
 type initializeResult struct {
-	Capabilities serverCapabilities `json:"capabilities"`
-	ServerInfo   *serverInfo        `json:"serverInfo,omitempty"`
+	Capabilities serverCapabilities   `json:"capabilities"`
+	ServerInfo   *protocol.ServerInfo `json:"serverInfo,omitempty"`
 }
 
 // serverCapabilities lists exactly what the server implements.
 type serverCapabilities struct {
 	// PositionEncoding is LSP 3.17's negotiated encoding ("utf-8"/"utf-16").
-	PositionEncoding       string                      `json:"positionEncoding"`
-	TextDocumentSync       textDocumentSyncOptions     `json:"textDocumentSync"`
-	CodeActionProvider     codeActionOptions           `json:"codeActionProvider"`
-	ExecuteCommandProvider executeCommandOptions       `json:"executeCommandProvider"`
-	Workspace              workspaceServerCapabilities `json:"workspace"`
+	PositionEncoding       string                           `json:"positionEncoding"`
+	TextDocumentSync       protocol.TextDocumentSyncOptions `json:"textDocumentSync"`
+	CodeActionProvider     codeActionOptions                `json:"codeActionProvider"`
+	ExecuteCommandProvider protocol.ExecuteCommandOptions   `json:"executeCommandProvider"`
+	Workspace              workspaceServerCapabilities      `json:"workspace"`
 	// InlineCompletionProvider (LSP 3.18) and CompletionProvider: see
 	// completionCapabilities.
 	InlineCompletionProvider bool               `json:"inlineCompletionProvider,omitempty"`
@@ -145,8 +147,8 @@ type didChangeParams struct {
 		Version int32  `json:"version"`
 	} `json:"textDocument"`
 	ContentChanges []struct {
-		Range *lspRange `json:"range,omitempty"`
-		Text  string    `json:"text"`
+		Range *protocol.Range `json:"range,omitempty"`
+		Text  string          `json:"text"`
 	} `json:"contentChanges"`
 }
 
