@@ -47,6 +47,9 @@ type server struct {
 	argv []string
 }
 
+// envWord is a VAR=VALUE word of a -server value.
+var envWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
 type servers []server
 
 func (s *servers) String() string { return fmt.Sprint(*s) }
@@ -55,7 +58,7 @@ func (s *servers) Set(v string) error {
 	name, cmd, ok := strings.Cut(v, "=")
 	argv := strings.Fields(cmd)
 	var env []string
-	for len(argv) > 0 && strings.Contains(argv[0], "=") && !strings.ContainsRune(argv[0], '/') {
+	for len(argv) > 0 && envWord.MatchString(argv[0]) {
 		env, argv = append(env, argv[0]), argv[1:]
 	}
 	if !ok || name == "" || len(argv) == 0 {
