@@ -252,14 +252,15 @@ func (s *stream) readLine() (string, int64, error) {
 	}
 }
 
-// wireMessage is the union of JSON-RPC request, notification and response.
+// wireMessage is what decode reads of any JSON-RPC message. A response's
+// result and error are not among its fields: responses are decoded by
+// jsonrpc2.DecodeMessage (see decode), and a field of type *jsonrpc2.Error
+// cost encoding/json a decoder for it on the first message, initialize.
 type wireMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  *string         `json:"method"`
 	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *jsonrpc2.Error `json:"error"`
 }
 
 // libraryDecodeMin is the frame size from which jsonrpc2.DecodeMessage is
