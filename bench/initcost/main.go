@@ -192,6 +192,7 @@ func runOnce(s server, tmp string, inittrace bool, timeout time.Duration) (sampl
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second // a helper holding the pipes open cannot hang the run
 	if err := cmd.Start(); err != nil {
 		return sample{}, err
 	}
