@@ -116,6 +116,14 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	// The settings, workspace files and folders are read off the read loop,
 	// after the reply; requests wait for them (handleCall).
 	s.serial.Do("initialize the workspace", func(ctx context.Context) {
+		// Not before the reply is written: nothing here is needed for it,
+		// and on two cores this work (the settings, the client's
+		// capabilities decoded in full, the first scan) delayed it.
+		select {
+		case <-s.replied:
+		case <-ctx.Done():
+			return
+		}
 		if len(initOpts) > 0 && string(initOpts) != "null" {
 			s.updateConfig(ctx, "initializationOptions", func(c config.Config) (config.Config, []error) {
 				return c.WithInitOptions(initOpts)
@@ -142,7 +150,8 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if p.ProcessID != nil {
 		go s.watchParent(int(*p.ProcessID))
 	}
-	return result, nil
+	data, err := result.MarshalJSON()
+	return json.RawMessage(data), err
 }
 
 type folderRef struct {

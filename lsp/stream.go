@@ -56,9 +56,11 @@ type stream struct {
 	// maxFrame is maxFrameBytes; tests lower it.
 	maxFrame int64
 
-	// idmu guards rawIDs: the raw JSON of request ids that the library's
-	// jsonrpc2.ID cannot carry as they came (beyond int32, 7.0, 1e3),
-	// keyed by the canonical ID that stands for them (see canonicalID).
+	// idmu guards rawIDs: the raw JSON of the ids of the requests in
+	// flight, keyed by the canonical ID that stands for them (see
+	// canonicalID), so that a reply carries the id exactly as sent (the
+	// library's jsonrpc2.ID cannot hold ids beyond int32, 7.0, 1e3) and is
+	// encoded without the library's codec (see Write).
 	idmu   sync.Mutex
 	rawIDs map[jsonrpc2.ID]json.RawMessage
 }
@@ -250,14 +252,15 @@ func (s *stream) readLine() (string, int64, error) {
 	}
 }
 
-// wireMessage is the union of JSON-RPC request, notification and response.
+// wireMessage is what decode reads of any JSON-RPC message. A response's
+// result and error are not among its fields: responses are decoded by
+// jsonrpc2.DecodeMessage (see decode), and a field of type *jsonrpc2.Error
+// cost encoding/json a decoder for it on the first message, initialize.
 type wireMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  *string         `json:"method"`
 	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *jsonrpc2.Error `json:"error"`
 }
 
 // libraryDecodeMin is the frame size from which jsonrpc2.DecodeMessage is
@@ -341,22 +344,17 @@ func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) 
 }
 
 // idFromRaw converts a request id from the wire into the jsonrpc2.ID it
-// is known by (see canonicalID). When the library would not write the id
-// back exactly as it came (a number beyond int32, 7.0, 1e3), the raw id
-// is remembered so that the reply carries it unchanged.
+// is known by (see canonicalID), and remembers the raw id until the reply,
+// which carries it unchanged.
 func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
 	raw = bytes.TrimSpace(raw)
 	id, err := canonicalID(raw)
 	if err != nil {
 		return id, err
 	}
-	if raw[0] != '"' {
-		if v, err := strconv.ParseInt(string(raw), 10, 32); err != nil || strconv.FormatInt(v, 10) != string(raw) {
-			s.idmu.Lock()
-			s.rawIDs[id] = append(json.RawMessage(nil), raw...)
-			s.idmu.Unlock()
-		}
-	}
+	s.idmu.Lock()
+	s.rawIDs[id] = append(json.RawMessage(nil), raw...)
+	s.idmu.Unlock()
 	return id, nil
 }
 
@@ -480,48 +478,60 @@ func canonicalNumber(raw string) (canon string, v int32, isInt32, ok bool) {
 
 // Write sends one message. It deliberately ignores ctx: a reply must reach
 // the client even when the request's context was cancelled (PITFALLS #3).
+//
+// A reply to a request whose raw id is known (every request but a large
+// one the library decoded, see decodeLarge) is encoded here, with the id
+// exactly as sent: the library's own encoding (Response.MarshalJSON)
+// builds codecs for its wire types on first use, which the first reply,
+// initialize's, paid for.
 func (s *stream) Write(_ context.Context, msg jsonrpc2.Message) (int64, error) {
+	if resp, ok := msg.(*jsonrpc2.Response); ok {
+		s.idmu.Lock()
+		raw, ok := s.rawIDs[resp.ID()]
+		delete(s.rawIDs, resp.ID())
+		s.idmu.Unlock()
+		if ok {
+			data, err := encodeResponse(raw, resp)
+			if err != nil {
+				return 0, fmt.Errorf("marshaling message: %w", err)
+			}
+			return s.writeFrame(data)
+		}
+	}
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return 0, fmt.Errorf("marshaling message: %w", err)
 	}
-	if resp, ok := msg.(*jsonrpc2.Response); ok {
-		data = s.restoreID(resp, data)
-	}
 	return s.writeFrame(data)
 }
 
-// restoreID re-encodes a reply to a request whose id the library could
-// not write back as the client sent it, with the id exactly as sent.
-func (s *stream) restoreID(resp *jsonrpc2.Response, data []byte) []byte {
-	s.idmu.Lock()
-	raw, ok := s.rawIDs[resp.ID()]
-	delete(s.rawIDs, resp.ID())
-	s.idmu.Unlock()
-	if !ok {
-		return data
-	}
-	out := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   *jsonrpc2.Error `json:"error,omitempty"`
-	}{JSONRPC: "2.0", ID: raw}
+// encodeResponse encodes resp with the raw id rawID. An error that is not
+// a *jsonrpc2.Error goes out as an internal error (never code 0, PITFALLS
+// #5); a missing result as null.
+func encodeResponse(rawID json.RawMessage, resp *jsonrpc2.Response) ([]byte, error) {
+	b := make([]byte, 0, 64+len(resp.Result()))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, rawID...)
 	if err := resp.Err(); err != nil {
-		if !errors.As(err, &out.Error) {
-			out.Error = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+		var rpcErr *jsonrpc2.Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 		}
-	} else {
-		out.Result = json.RawMessage(resp.Result())
-		if len(out.Result) == 0 {
-			out.Result = json.RawMessage("null")
+		e, err := json.Marshal(rpcErr)
+		if err != nil {
+			return nil, err
 		}
+		b = append(b, `,"error":`...)
+		b = append(b, e...)
+		return append(b, '}'), nil
 	}
-	fixed, err := json.Marshal(out)
-	if err != nil {
-		return data
+	result := resp.Result()
+	if len(result) == 0 {
+		result = json.RawMessage("null")
 	}
-	return fixed
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}'), nil
 }
 
 // writeError writes an error response for a frame that never became a

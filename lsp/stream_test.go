@@ -2,10 +2,13 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"math/big"
 	"regexp"
 	"strconv"
 	"testing"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 // smallExp matches JSON numbers whose exponent big.Rat can expand cheaply.
@@ -46,4 +49,33 @@ func FuzzCanonicalNumber(f *testing.F) {
 			t.Fatalf("%q: value %d, want %s", a, va, ra.Num())
 		}
 	})
+}
+
+func TestEncodeResponse(t *testing.T) {
+	resp := func(result any, err error) *jsonrpc2.Response {
+		r, e := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(1), result, err)
+		if e != nil {
+			t.Fatal(e)
+		}
+		return r
+	}
+	tests := []struct {
+		id   string
+		resp *jsonrpc2.Response
+		want string
+	}{
+		{`7`, resp(map[string]int{"a": 1}, nil), `{"jsonrpc":"2.0","id":7,"result":{"a":1}}`},
+		{`7.0`, resp(nil, nil), `{"jsonrpc":"2.0","id":7.0,"result":null}`},
+		{`"x\u0079"`, resp(json.RawMessage(`[1]`), nil), `{"jsonrpc":"2.0","id":"x\u0079","result":[1]}`},
+		{`4294967296`, resp(nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "bad %s", "thing")),
+			`{"jsonrpc":"2.0","id":4294967296,"error":{"code":-32602,"message":"bad thing"}}`},
+		// A plain error is an internal error, never code 0 (PITFALLS #5).
+		{`2`, resp(nil, errors.New("boom")), `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"boom"}}`},
+	}
+	for _, tt := range tests {
+		got, err := encodeResponse(json.RawMessage(tt.id), tt.resp)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("encodeResponse(%s) = %s, %v; want %s", tt.id, got, err, tt.want)
+		}
+	}
 }

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // DefaultExcludes are left out of every folder unless Options.NoDefaults is
@@ -122,21 +120,27 @@ func (m *Matcher) IgnoredEntry(rel string, isDir bool) bool {
 	if rel == "" {
 		return false
 	}
-	parts := strings.Split(rel, "/")
-	if r := m.hard.match(parts, isDir); r != gitignore.NoMatch {
-		return r == gitignore.Exclude
+	if r := m.hard.match(rel, isDir); r != noMatch {
+		return r == exclude
 	}
-	// The .gitignore of the deepest directory first: a deeper file overrides.
-	for j := len(parts) - 1; j >= 0; j-- {
-		l := m.dirList(strings.Join(parts[:j], "/"))
-		if r := l.match(parts[j:], isDir); r != gitignore.NoMatch {
-			return r == gitignore.Exclude
+	// The .gitignore of the deepest directory first: a deeper file
+	// overrides. Each list sees the path relative to its directory.
+	for j := strings.LastIndexByte(rel, '/'); ; j = strings.LastIndexByte(rel[:j], '/') {
+		dir, sub := "", rel
+		if j >= 0 {
+			dir, sub = rel[:j], rel[j+1:]
+		}
+		if r := m.dirList(dir).match(sub, isDir); r != noMatch {
+			return r == exclude
+		}
+		if j < 0 {
+			break
 		}
 	}
 	m.mu.Lock()
 	info := m.info
 	m.mu.Unlock()
-	return info.match(parts, isDir) == gitignore.Exclude
+	return info.match(rel, isDir) == exclude
 }
 
 func (m *Matcher) dirList(dir string) *List {
@@ -182,12 +186,7 @@ func cleanRel(rel string) string {
 // List is a compiled list of gitignore patterns, all relative to one
 // directory. The zero value and nil match nothing.
 type List struct {
-	rules []rule
-}
-
-type rule struct {
-	pat    gitignore.Pattern
-	simple bool // no slash inside: matched against the last element only
+	patterns []pattern
 }
 
 // ErrTooLarge is returned by Parse for input longer than its limit.
@@ -217,44 +216,51 @@ func Parse(r io.Reader, limit int64) (*List, error) {
 	return Compile(lines), nil
 }
 
-// Compile compiles gitignore pattern lines. Blank lines and comments are
-// skipped; it never fails.
+// Compile compiles gitignore pattern lines as git reads a .gitignore file:
+// blank lines and lines starting with "#" are skipped, one "\r" before the
+// line end is dropped, trailing spaces are dropped unless escaped with "\",
+// and a line ends at a NUL byte. It never fails: a line that cannot match
+// (an unclosed "[", an unknown "[:class:]") simply never matches.
 func Compile(lines []string) *List {
 	l := &List{}
-	for _, line := range lines {
+	for i, line := range lines {
+		if i == 0 {
+			line = strings.TrimPrefix(line, "\ufeff") // a byte-order mark
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
 		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
+		if n := strings.IndexByte(line, 0); n >= 0 {
+			line = line[:n]
 		}
-		// Go's path.Match negates a class with "^", git also with "!".
-		line = strings.ReplaceAll(line, "[!", "[^")
-		body := line
-		if !strings.HasSuffix(body, `\ `) {
-			body = strings.TrimRight(body, " ")
+		if p, ok := parsePattern(trimTrailingSpaces(line)); ok {
+			l.patterns = append(l.patterns, p)
 		}
-		neg := strings.HasPrefix(body, "!")
-		body = strings.TrimPrefix(body, "!")
-		dirOnly := strings.HasSuffix(body, "/")
-		body = strings.TrimSuffix(body, "/")
-		if body == "" {
-			continue
-		}
-		// "x/**" matches everything inside x, not x itself; go-git would
-		// match x too, "x/**/*" means what git means.
-		if strings.HasSuffix(body, "/**") {
-			body += "/*"
-		}
-		simple := !strings.Contains(body, "/")
-		p := body
-		if dirOnly {
-			p += "/"
-		}
-		if neg {
-			p = "!" + p
-		}
-		l.rules = append(l.rules, rule{pat: gitignore.ParsePattern(p, nil), simple: simple})
 	}
 	return l
+}
+
+// trimTrailingSpaces drops the spaces at the end of a line, except one
+// escaped by a backslash ("a\ " keeps its space; tabs are kept).
+func trimTrailingSpaces(line string) string {
+	end := len(line)
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			if end == len(line) {
+				end = i
+			}
+			continue
+		case '\\':
+			i++
+			if i == len(line) {
+				return line // a final backslash: nothing to trim
+			}
+		}
+		end = len(line)
+	}
+	return line[:end]
 }
 
 // Len returns the number of patterns in the list.
@@ -262,7 +268,7 @@ func (l *List) Len() int {
 	if l == nil {
 		return 0
 	}
-	return len(l.rules)
+	return len(l.patterns)
 }
 
 // Match reports whether the slash-separated path rel, relative to the
@@ -274,28 +280,27 @@ func (l *List) Match(rel string, isDir bool) bool {
 	if rel == "" || l.Len() == 0 {
 		return false
 	}
-	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		if l.match(parts[:i], true) == gitignore.Exclude {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' && l.match(rel[:i], true) == exclude {
 			return true
 		}
 	}
-	return l.match(parts, isDir) == gitignore.Exclude
+	return l.match(rel, isDir) == exclude
 }
 
-func (l *List) match(parts []string, isDir bool) gitignore.MatchResult {
+// match returns what the last pattern matching rel says.
+func (l *List) match(rel string, isDir bool) result {
 	if l == nil {
-		return gitignore.NoMatch
+		return noMatch
 	}
-	for i := len(l.rules) - 1; i >= 0; i-- {
-		r := l.rules[i]
-		q := parts
-		if r.simple {
-			q = parts[len(parts)-1:]
-		}
-		if res := r.pat.Match(q, isDir); res != gitignore.NoMatch {
-			return res
+	for i := len(l.patterns) - 1; i >= 0; i-- {
+		p := &l.patterns[i]
+		if p.match(rel, isDir) {
+			if p.negate {
+				return include
+			}
+			return exclude
 		}
 	}
-	return gitignore.NoMatch
+	return noMatch
 }

@@ -162,3 +162,30 @@ func FuzzCompileMatch(f *testing.F) {
 		LooksBinary([]byte(patterns))
 	})
 }
+
+// BenchmarkListMatch: the secret globs' kind of list (names and paths with
+// stars, sets, "**") against a path five directories deep, each parent
+// checked as Match does.
+func BenchmarkListMatch(b *testing.B) {
+	l := Compile([]string{".env", ".env.*", "*.pem", "*.key", "id_rsa*", "*.p12", "**/secrets/**", "credentials*.json",
+		"*.[jJ][kK][sS]", "**/.aws/credentials", ".netrc", "*.kdbx", "*secret*.y*ml"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if l.Match("src/internal/app/config/settings.go", false) {
+			b.Fatal("matched")
+		}
+	}
+}
+
+// TestManyStarsIsBounded: a glob of many star runs against a long name
+// that almost matches ends at once (without the failed-position memory,
+// backtracking would take exponential time).
+func TestManyStarsIsBounded(t *testing.T) {
+	l := Compile([]string{strings.Repeat("*a", 30) + "b"})
+	if l.Match(strings.Repeat("a", 200), false) {
+		t.Fatal("matched")
+	}
+	if !l.Match(strings.Repeat("a", 200)+"b", false) {
+		t.Fatal("did not match")
+	}
+}
