@@ -43,11 +43,11 @@ type EditQueue struct {
 
 	// mu guards the fields below.
 	mu      sync.Mutex
-	turns   map[URI]chan struct{} // a 1-buffered token per document
-	holders map[URI]string        // the label of the edit holding each taken turn
-	pending map[URI]*landed       // an applied edit not yet seen in the document
-	history map[URI][]LandedEdit  // the last edits landed per document, oldest first
-	order   []URI                 // documents of history, least recently edited first
+	turns   map[URI]*turn        // per document with an edit landing or waiting
+	holders map[URI]string       // the label of the edit holding each taken turn
+	pending map[URI]*landed      // an applied edit not yet seen in the document
+	history map[URI][]LandedEdit // the last edits landed per document, oldest first
+	order   []URI                // documents of history, least recently edited first
 }
 
 // landed is an applied edit awaiting confirmation.
@@ -75,7 +75,7 @@ func NewEditQueue(docs *Documents, folders *Folders, confirmWait time.Duration) 
 	}
 	return &EditQueue{
 		docs: docs, folders: folders, wait: confirmWait,
-		turns:   map[URI]chan struct{}{},
+		turns:   map[URI]*turn{},
 		holders: map[URI]string{},
 		pending: map[URI]*landed{},
 		history: map[URI][]LandedEdit{},
@@ -99,15 +99,37 @@ type EditTurn struct {
 	ends sync.Once
 }
 
-func (q *EditQueue) turn(uri URI) chan struct{} {
+// turn is one document's right to edit: a 1-buffered token, and the number
+// of edits holding it or waiting for it. It is dropped when that number
+// falls to zero, so the map holds only documents being edited.
+type turn struct {
+	token chan struct{}
+	users int
+}
+
+// acquire returns uri's token and counts one more user of it; each
+// acquire is matched by one release.
+func (q *EditQueue) acquire(uri URI) chan struct{} {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	ch, ok := q.turns[uri]
+	t, ok := q.turns[uri]
 	if !ok {
-		ch = make(chan struct{}, 1)
-		q.turns[uri] = ch
+		t = &turn{token: make(chan struct{}, 1)}
+		q.turns[uri] = t
 	}
-	return ch
+	t.users++
+	return t.token
+}
+
+// release counts one user of uri's token fewer.
+func (q *EditQueue) release(uri URI) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t, ok := q.turns[uri]; ok {
+		if t.users--; t.users <= 0 {
+			delete(q.turns, uri)
+		}
+	}
 }
 
 // Begin waits for the turn of every document in uris (in a fixed order, so
@@ -122,7 +144,7 @@ func (q *EditQueue) Begin(ctx context.Context, uris []URI, label string, waiting
 	uris = slices.Compact(uris)
 	t := &EditTurn{q: q}
 	for _, u := range uris {
-		ch := q.turn(u)
+		ch := q.acquire(u)
 		select {
 		case ch <- struct{}{}:
 		default:
@@ -135,6 +157,7 @@ func (q *EditQueue) Begin(ctx context.Context, uris []URI, label string, waiting
 			select {
 			case ch <- struct{}{}:
 			case <-ctx.Done():
+				q.release(u)
 				t.End()
 				return nil, context.Cause(ctx)
 			}
@@ -153,8 +176,10 @@ func (t *EditTurn) End() {
 		for _, u := range t.uris {
 			t.q.mu.Lock()
 			delete(t.q.holders, u)
+			token := t.q.turns[u].token // held by this turn, so present
 			t.q.mu.Unlock()
-			<-t.q.turn(u)
+			<-token
+			t.q.release(u)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -141,5 +142,61 @@ func TestEditQueueTurns(t *testing.T) {
 		t2.End()
 	case <-time.After(10 * time.Second):
 		t.Fatal("the turn was not handed on")
+	}
+	if n := turnsHeld(q); n != 0 {
+		t.Errorf("%d documents still have a turn after every edit ended", n)
+	}
+}
+
+func turnsHeld(q *EditQueue) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.turns)
+}
+
+// TestEditQueueTurnsExclusiveAndDropped: edits of overlapping documents
+// from many goroutines, some giving up while they wait, never hold one
+// document's turn at once, and no turn outlives the edits.
+func TestEditQueueTurnsExclusiveAndDropped(t *testing.T) {
+	q, _, _, _ := editQueueFixture(t, 0)
+	uris := []URI{FileURI("/ws/a.go"), FileURI("/ws/b.go"), FileURI("/ws/c.go")}
+	var mu sync.Mutex
+	holding := map[URI]bool{}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				set := []URI{uris[(g+i)%3], uris[(g+2*i)%3]}
+				ctx, cancel := context.WithCancel(context.Background())
+				if i%5 == 0 {
+					cancel() // gives up at once if the turn is taken
+				}
+				turn, err := q.Begin(ctx, set, "", nil)
+				cancel()
+				if err != nil {
+					continue
+				}
+				mu.Lock()
+				for _, u := range turn.uris {
+					if holding[u] {
+						t.Errorf("%s held by two edits", u)
+					}
+					holding[u] = true
+				}
+				mu.Unlock()
+				mu.Lock()
+				for _, u := range turn.uris {
+					holding[u] = false
+				}
+				mu.Unlock()
+				turn.End()
+			}
+		}()
+	}
+	wg.Wait()
+	if n := turnsHeld(q); n != 0 {
+		t.Errorf("%d documents still have a turn after every edit ended", n)
 	}
 }
