@@ -3,6 +3,7 @@ package ignore
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
@@ -39,31 +40,47 @@ func FuzzAgainstGit(f *testing.F) {
 				files[p] = ""
 			}
 		}
-		for p := range files {
-			for q := range files {
-				// A file cannot also be a directory.
-				if strings.HasPrefix(q, p+"/") && p != q {
-					return
-				}
-			}
+		if fileIsDir(files) {
+			return
 		}
-		dir := t.TempDir()
-		paths := writeTree(t, dir, files)
-		want := gitCheckIgnore(t, dir, paths)
-		m := New(dir, Options{NoDefaults: true})
-		for _, p := range paths {
-			isDir := strings.HasSuffix(p, "/")
-			rel := strings.TrimSuffix(p, "/")
-			w, ok := want[rel]
-			if !ok {
-				t.Fatalf("git check-ignore said nothing about %q", rel)
-			}
-			if got := m.Ignored(rel, isDir); got != w {
-				t.Errorf("Ignored(%q, dir=%v) = %v, git check-ignore says %v\nroot .gitignore %q\na/.gitignore %q",
-					rel, isDir, got, w, root, sub)
-			}
-		}
+		agreeWithGit(t, "", files)
 	})
+}
+
+// fileIsDir reports whether one path of files is also a directory of
+// another, which no tree can hold.
+func fileIsDir(files map[string]string) bool {
+	for p := range files {
+		for q := range files {
+			if strings.HasPrefix(q, p+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// agreeWithGit writes files to a new tree and holds the matcher to what
+// `git check-ignore` says of every file and directory in it; label
+// prefixes each error, which shows both .gitignore files.
+func agreeWithGit(t *testing.T, label string, files map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	paths := writeTree(t, dir, files)
+	want := gitCheckIgnore(t, dir, paths)
+	m := New(dir, Options{NoDefaults: true})
+	for _, p := range paths {
+		isDir := strings.HasSuffix(p, "/")
+		rel := strings.TrimSuffix(p, "/")
+		w, ok := want[rel]
+		if !ok {
+			t.Fatalf("%sgit check-ignore said nothing about %q", label, rel)
+		}
+		if got := m.Ignored(rel, isDir); got != w {
+			t.Errorf("%sIgnored(%q, dir=%v) = %v, git check-ignore says %v\nroot .gitignore %q\na/.gitignore %q",
+				label, rel, isDir, got, w, files[IgnoreFile], files["a/"+IgnoreFile])
+		}
+	}
 }
 
 // fuzzPath turns fuzz bytes into a relative path of at most 4 elements
@@ -175,8 +192,7 @@ func TestRandomAgainstGit(t *testing.T) {
 		return strings.Join(lines, "\n") + "\n"
 	}
 	for round := 0; round < *randomRounds; round++ {
-		root, sub := list(), list()
-		files := map[string]string{IgnoreFile: root, "a/" + IgnoreFile: sub}
+		files := map[string]string{IgnoreFile: list(), "a/" + IgnoreFile: list()}
 		for i := 0; i < 12; i++ {
 			var elems []string
 			for j := 1 + r.IntN(3); j > 0; j-- {
@@ -184,26 +200,9 @@ func TestRandomAgainstGit(t *testing.T) {
 			}
 			files[strings.Join(elems, "/")] = ""
 		}
-		clash := false
-		for p := range files {
-			for q := range files {
-				clash = clash || strings.HasPrefix(q, p+"/")
-			}
-		}
-		if clash {
+		if fileIsDir(files) {
 			continue
 		}
-		dir := t.TempDir()
-		paths := writeTree(t, dir, files)
-		want := gitCheckIgnore(t, dir, paths)
-		m := New(dir, Options{NoDefaults: true})
-		for _, p := range paths {
-			isDir := strings.HasSuffix(p, "/")
-			rel := strings.TrimSuffix(p, "/")
-			if got := m.Ignored(rel, isDir); got != want[rel] {
-				t.Errorf("round %d: Ignored(%q, dir=%v) = %v, git check-ignore says %v\nroot .gitignore %q\na/.gitignore %q",
-					round, rel, isDir, got, want[rel], root, sub)
-			}
-		}
+		agreeWithGit(t, fmt.Sprintf("round %d: ", round), files)
 	}
 }
