@@ -19,7 +19,10 @@ type Files struct {
 	open    map[workspace.URI]*workspace.Snapshot
 }
 
-var _ patch.Files = (*Files)(nil)
+var (
+	_ patch.Files  = (*Files)(nil)
+	_ patch.Lister = (*Files)(nil)
+)
 
 // NewFiles returns the files of a task. folders may be nil (no workspace:
 // every path is refused); open are the open documents' snapshots.
@@ -41,6 +44,21 @@ func (f *Files) Resolve(path string) (string, error) {
 		return "", fmt.Errorf("%w: %w", patch.ErrOutside, err)
 	}
 	return abs, nil
+}
+
+// Paths implements patch.Lister: the workspace's files as the disk views
+// list them (workspace-relative; none before a folder's first scan).
+func (f *Files) Paths() []string {
+	if f.folders == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range f.folders.Views() {
+		for _, fi := range v.Files() {
+			out = append(out, fi.Path)
+		}
+	}
+	return out
 }
 
 // Read returns the snapshot's text for an open document, else the disk

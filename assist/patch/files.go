@@ -22,6 +22,15 @@ type Files interface {
 	Read(path string) (text string, version int32, err error)
 }
 
+// Lister is implemented by Files that can list the workspace's files. A
+// diff header naming a file that does not exist is then resolved by its
+// trailing path segments (see Options.Document).
+type Lister interface {
+	// Paths returns the workspace's files as names Resolve accepts:
+	// workspace-relative and slash-separated.
+	Paths() []string
+}
+
 // NoVersion is the version Files.Read reports for a file that is not open
 // in the editor.
 const NoVersion int32 = -1
