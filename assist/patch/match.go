@@ -25,10 +25,13 @@ const (
 	LevelIndent
 	// LevelTrimmed: up to two outer context lines dropped.
 	LevelTrimmed
+	// LevelGap: the hunk's parts placed one after the other across the
+	// lines an elision line ("...", "// ...") stands for.
+	LevelGap
 )
 
 var levelNames = [...]string{"", "hinted line", "exact", "trailing whitespace ignored",
-	"blank-line drift", "indentation shift", "outer context trimmed"}
+	"blank-line drift", "indentation shift", "outer context trimmed", "elided gap skipped"}
 
 // String returns a short description of the level for messages.
 func (l Level) String() string {
@@ -47,9 +50,12 @@ const tinyAnchor = 10
 type place struct {
 	start, end int   // file lines [start, end) covered by the old lines
 	align      []int // per hunk line: matched file line, -1 when unmatched (adds, dropped blanks)
-	lines      []Line
-	level      Level
-	re         *reindent
+	// flush, when set, holds per hunk line the file line up to which an
+	// elided gap keeps the file's lines (-1 for other lines).
+	flush []int
+	lines []Line
+	level Level
+	re    *reindent
 }
 
 // locateError says why a hunk could not be placed.
