@@ -22,6 +22,7 @@ type Files struct {
 var (
 	_ patch.Files  = (*Files)(nil)
 	_ patch.Lister = (*Files)(nil)
+	_ patch.Namer  = (*Files)(nil)
 )
 
 // NewFiles returns the files of a task. folders may be nil (no workspace:
@@ -59,6 +60,23 @@ func (f *Files) Paths() []string {
 		}
 	}
 	return out
+}
+
+// Relative implements patch.Namer: the folders' absolute paths become
+// workspace-relative ones, the home directory "~".
+func (f *Files) Relative(text string) string {
+	var roots []patch.Root
+	if f.folders != nil {
+		list := f.folders.List()
+		for _, fo := range list {
+			r := patch.Root{Paths: []string{fo.Path, fo.Real}}
+			if len(list) > 1 {
+				r.Prefix = fo.Name + "/"
+			}
+			roots = append(roots, r)
+		}
+	}
+	return patch.RelativeText(text, roots)
 }
 
 // Read returns the snapshot's text for an open document, else the disk

@@ -195,6 +195,15 @@ func (t *tx) diffName(raw, prefix string, git bool) string {
 	return raw
 }
 
+// Relative rewrites the absolute paths in a message for the model as
+// workspace-relative ones, when the set's Files can (see Namer).
+func (s *EditSet) Relative(text string) string {
+	if n, ok := s.files.(Namer); ok {
+		return n.Relative(text)
+	}
+	return text
+}
+
 // Matches returns where and at which level each hunk applied so far was
 // placed, for logs and tests.
 func (s *EditSet) Matches() []Match { return append([]Match(nil), s.matches...) }

@@ -23,6 +23,7 @@ type Dir struct {
 var (
 	_ patch.Files  = (*Dir)(nil)
 	_ patch.Lister = (*Dir)(nil)
+	_ patch.Namer  = (*Dir)(nil)
 )
 
 // NewDir returns a Dir rooted at root.
@@ -111,6 +112,11 @@ func (d *Dir) Paths() []string {
 		return nil
 	})
 	return out
+}
+
+// Relative implements patch.Namer.
+func (d *Dir) Relative(text string) string {
+	return patch.RelativeText(text, []patch.Root{{Paths: []string{d.root}}})
 }
 
 // Read implements patch.Files; versions are always patch.NoVersion.
