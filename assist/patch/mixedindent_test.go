@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -37,5 +38,41 @@ func TestMixedIndentation(t *testing.T) {
 				t.Fatalf("got\n%s\nwant\n%s", changes[0].After, tc.want)
 			}
 		})
+	}
+}
+
+// TestChangedTargetLookAlikeAtOtherDepth: the block a hunk targets was
+// changed since (one of its lines), and a look-alike of it sits two
+// spaces shallower elsewhere. The hunk matches there only re-indented and
+// nearly as written at its target: it is refused, not applied to the
+// look-alike.
+func TestChangedTargetLookAlikeAtOtherDepth(t *testing.T) {
+	const file = "function a (fd) {\n" +
+		"  try {\n" +
+		"    fs.closeSync(fd)\n" +
+		"  } catch (er) {}\n" +
+		"  } else {\n" +
+		"    fs.closeSync(fd)\n" +
+		"  }\n" +
+		"  return ret\n" +
+		"}\n" +
+		"\n" +
+		"function b (fd) {\n" +
+		"  if (x) {\n" +
+		"    try {\n" +
+		"      fs.closeSync(fd)\n" +
+		"    } catch (er) {}\n" +
+		"    } else {\n" +
+		"      fs.closeSync(fd)\n" +
+		"    } // edited by the user\n" +
+		"    return ret\n" +
+		"  }\n" +
+		"}\n"
+	// Written against function b before the user's edit.
+	diff := "--- a/x.js\n+++ b/x.js\n@@\n     } catch (er) {}\n     } else {\n       fs.closeSync(fd)\n-    }\n+    } // reviewed\n     return ret\n"
+	d := workspace(t, map[string]string{"x.js": file})
+	changes, err := patch.Apply(d, diff, patch.Options{})
+	if !errors.Is(err, patch.ErrAmbiguous) || changes != nil {
+		t.Fatalf("got %v, %v; want a refusal (ErrAmbiguous)", changes, err)
 	}
 }
