@@ -172,7 +172,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, msg, failed)
 	case errors.Is(err, assist.ErrInternal):
 		p.End(endCtx, internalErrorOutcome, true)
-	case err != nil && out != nil && len(out.Changes) == 0 && errors.Is(err, assist.ErrNoChange) && strings.TrimSpace(out.Text) != "":
+	case assist.Summarize(out, err).Kind == assist.LandNoChange:
 		// The model explained why it made no change: show that.
 		s.showExplanation(ctx, t, out)
 		p.End(endCtx, "no change proposed; see the model's answer", false)

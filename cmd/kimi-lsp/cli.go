@@ -406,10 +406,10 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 			fmt.Fprintln(stderr, "kimi-lsp: cancelled")
 			return 130
 		}
-		if errors.Is(err, assist.ErrNoChange) && out != nil && strings.TrimSpace(out.Text) != "" {
+		if sum := assist.Summarize(out, err); sum.Kind == assist.LandNoChange {
 			// The model's answer says why it changed nothing: show it
 			// (on stderr: stdout carries only diffs).
-			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.Redact(out.Text)))
+			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.Redact(sum.Reason)))
 			return 1
 		}
 		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
@@ -440,7 +440,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0
 	}
-	rebased, err := writeChanges(root, out.Changes)
+	rebased, err := writeChanges(ctx, root, out.Changes)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 1
@@ -478,75 +478,48 @@ func unifiedOf(root string, c patch.FileChange) string {
 
 // writeChanges writes checked changes (their paths were confined to the
 // workspace when the edit set was built) below root, all or nothing,
-// through the confined writer (workspace.Writer). Each file is read again
-// first: if it changed on disk while the model ran, the change is rebased
-// onto the new text as the server rebases onto a buffer (patch.Rebase), or,
-// when the user's change touches the same lines, everything is refused with
-// nothing written. It returns the workspace-relative names of the files
-// that were rebased.
-func writeChanges(root string, changes []patch.FileChange) (rebased []string, err error) {
+// through the confined writer (workspace.Writer). It lands them as the
+// server does (assist.Lander), on the files read again from disk: if one
+// changed on disk while the model ran, the change is rebased onto the new
+// text, or, when the user's change touches the same lines, everything is
+// refused with nothing written. It returns the workspace-relative names of
+// the files that were rebased.
+func writeChanges(ctx context.Context, root string, changes []patch.FileChange) (rebased []string, err error) {
 	w, err := workspace.NewWriter(root, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	rel := func(p string) string {
-		if r, err := filepath.Rel(w.Dir(), p); err == nil {
-			return filepath.ToSlash(r)
-		}
-		return p
+	lander := &assist.Lander{Disk: w}
+	plan, err := lander.Plan(ctx, changes, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w (nothing was written)", err)
 	}
-	// current re-reads a file the change was computed against and returns
-	// the change's new text moved onto what is there now.
-	current := func(path, before, after string) (string, workspace.Stamp, error) {
-		b, stamp, err := w.ReadFile(path)
-		if err != nil {
-			return "", stamp, fmt.Errorf("%s: %w", rel(path), err)
-		}
-		now := string(b)
-		if now == before {
-			return after, stamp, nil
-		}
-		edits, err := patch.Rebase(before, now, patch.LineEdits(before, after))
-		if err == nil {
-			after, err = patch.ApplyEdits(now, edits)
-		}
-		if err != nil {
-			return "", stamp, fmt.Errorf("%s changed on disk while the model ran: %w", rel(path), err)
-		}
-		rebased = append(rebased, rel(path))
-		return after, stamp, nil
-	}
+	defer plan.End()
 	tx := w.Begin()
 	defer tx.Abort() // after Commit, a no-op
-	for _, c := range changes {
-		switch c.Kind {
-		case patch.CreateFile:
-			err = tx.Create(c.Path, []byte(c.After))
-		case patch.DeleteFile:
-			b, stamp, rerr := w.ReadFile(c.Path)
-			switch {
-			case rerr != nil:
-				err = fmt.Errorf("%s: %w", rel(c.Path), rerr)
-			case string(b) != c.Before:
-				err = fmt.Errorf("%s changed on disk while the model ran and was to be deleted", rel(c.Path))
-			default:
-				err = tx.Remove(c.Path, stamp)
-			}
-		case patch.RenameFile:
-			var text string
-			var stamp workspace.Stamp
-			if text, stamp, err = current(c.OldPath, c.Before, c.After); err == nil {
-				if err = tx.Create(c.Path, []byte(text)); err == nil {
-					err = tx.Remove(c.OldPath, stamp)
+	for _, f := range plan.Files {
+		path, perr := f.URI.Path()
+		if perr != nil {
+			return nil, fmt.Errorf("%w (nothing was written)", perr)
+		}
+		text, terr := f.NewText()
+		switch {
+		case terr != nil:
+			err = terr
+		case f.Kind == assist.EditCreate:
+			err = tx.Create(path, []byte(text))
+		case f.Kind == assist.EditDelete:
+			err = tx.Remove(path, f.Stamp)
+		case f.Kind == assist.EditRename:
+			old, oerr := f.OldURI.Path()
+			if err = oerr; err == nil {
+				if err = tx.Create(path, []byte(text)); err == nil {
+					err = tx.Remove(old, f.Stamp)
 				}
 			}
 		default:
-			var text string
-			var stamp workspace.Stamp
-			if text, stamp, err = current(c.Path, c.Before, c.After); err == nil {
-				err = tx.Replace(c.Path, stamp, []byte(text))
-			}
+			err = tx.Replace(path, f.Stamp, []byte(text))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w (nothing was written)", err)
@@ -555,5 +528,5 @@ func writeChanges(root string, changes []patch.FileChange) (rebased []string, er
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	return rebased, nil
+	return plan.Summary().Rebased, nil
 }
