@@ -49,8 +49,10 @@
       (accept-process-output nil 0.05))
     (or (funcall pred) (kimi-fail "timed out waiting for %s" what))))
 
-;; A loaded machine answers slowly; eglot's own default is 10 s.
-(setq jsonrpc-default-request-timeout 120)
+;; A loaded machine answers slowly: eglot's defaults are 10 s for a
+;; request and 30 s to connect.
+(setq jsonrpc-default-request-timeout 120
+      eglot-connect-timeout 120)
 
 (advice-add 'eglot--message :before
             (lambda (fmt &rest args) (push (apply #'format fmt args) kimi-shown)))
