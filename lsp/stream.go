@@ -29,6 +29,9 @@ const maxFrameBytes = 256 << 20
 // maxHeaderLine bounds one header line; a longer one is a malformed header.
 const maxHeaderLine = 4 << 10
 
+// jsonSpace is JSON's whitespace (bytes.TrimSpace also trims \f and \v).
+const jsonSpace = " \t\r\n"
+
 // stringIDPrefix marks the string ID that stands for a string request id
 // the library would confuse with another: "" (jsonrpc2.ID{} is also the
 // number 0), one that starts with U+2063 (it could equal a stand-in), and
@@ -360,7 +363,7 @@ func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) 
 // is known by (see canonicalID), and remembers the raw id until the reply,
 // which carries it unchanged.
 func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, jsonSpace)
 	id, err := canonicalID(raw)
 	if err != nil {
 		return id, err
@@ -376,7 +379,7 @@ func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
 // spelling (7, 7.0, 7e0, 0.7e1; 1e3 and 1000; 4294967296 and
 // 4.294967296e9), whether or not the request is still running.
 func (s *stream) lookupID(raw json.RawMessage) (jsonrpc2.ID, bool) {
-	id, err := canonicalID(bytes.TrimSpace(raw))
+	id, err := canonicalID(raw)
 	return id, err == nil
 }
 
@@ -386,7 +389,7 @@ func (s *stream) lookupID(raw json.RawMessage) (jsonrpc2.ID, bool) {
 // a number id (whatever its spelling); any other number is a stand-in
 // string id made from its canonical decimal form (see canonicalNumber).
 func canonicalID(raw json.RawMessage) (jsonrpc2.ID, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, jsonSpace)
 	if len(raw) == 0 {
 		return jsonrpc2.ID{}, errors.New("missing id")
 	}
