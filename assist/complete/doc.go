@@ -40,8 +40,10 @@
 // Each document has its own cache.Session, with the completion System
 // message (a constant that holds the instruction too) and no tools. The
 // active file is shown as a window of whole lines around the cursor (three
-// quarters above it), sized so that the whole prompt stays within
-// completion.maxContextTokens: the system message, the window, room for the
+// quarters above it; a line too long for it, as in a minified file, is cut
+// inside, and the request block shows at most 200 bytes on each side of the
+// cursor), sized so that the whole prompt stays within
+// completion.maxContextTokens whatever the line lengths: the system message, the window, room for the
 // edit log to grow to a quarter of the budget, the related snippets (at most
 // a quarter: assist.Snippets, the definitions the code around the cursor
 // uses, chosen with the window and kept while it lasts) and the request
