@@ -516,6 +516,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 			BudgetTokens: cc.MaxContextTokens,
 			MaxLogTokens: b.logTokens,
 			WindowLines:  tailLines,
+			WindowBytes:  tailBytes,
 			Logger:       c.log,
 		})
 		if err != nil {
