@@ -465,12 +465,15 @@ func (c *Completer) clientLocked(cfg config.Config) (*model.Client, error) {
 	}
 	id := cfg.BaseURL + "\x00" + key
 	if c.client == nil || id != c.clientID {
+		baseFrom, keyFrom := assist.EndpointSources(cfg)
 		c.client = model.New(model.Options{
-			BaseURL:     cfg.BaseURL,
-			FallbackURL: cmp.Or(cfg.FallbackURL(), "none"),
-			APIKey:      key,
-			HTTPClient:  c.opts.HTTPClient,
-			Logger:      c.log,
+			BaseURLSource: baseFrom,
+			APIKeySource:  keyFrom,
+			BaseURL:       cfg.BaseURL,
+			FallbackURL:   cmp.Or(cfg.FallbackURL(), "none"),
+			APIKey:        key,
+			HTTPClient:    c.opts.HTTPClient,
+			Logger:        c.log,
 			// A suggestion is no use after a retry's wait.
 			MaxAttempts: 1,
 		})
