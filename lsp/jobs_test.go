@@ -194,7 +194,7 @@ func TestExplainStreams(t *testing.T) {
 	})
 	var actions []codeAction
 	if err := js.ed.Call(ctx, "textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": uri}, "range": rng(2, 0, 2, 0), "context": map[string]any{"diagnostics": []any{}},
+		"textDocument": map[string]any{"uri": uri}, "range": rng(2, 0, 2, 0), "context": map[string]any{"diagnostics": []any{}, "triggerKind": triggerInvoked},
 	}, &actions); err != nil {
 		t.Fatal(err)
 	}
