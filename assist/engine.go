@@ -306,13 +306,16 @@ func (e *Engine) current() (config.Config, *model.Client) {
 			e.http = model.NewHTTPClient(0)
 		}
 		key, _ := e.cfg.Key()
+		baseFrom, keyFrom := EndpointSources(e.cfg)
 		e.client = model.New(model.Options{
-			BaseURL:     e.cfg.BaseURL,
-			FallbackURL: cmp.Or(e.cfg.FallbackURL(), "none"),
-			APIKey:      key,
-			HTTPClient:  e.http,
-			Logger:      e.log,
-			WaitTimeout: e.cfg.WaitTimeout,
+			BaseURLSource: baseFrom,
+			APIKeySource:  keyFrom,
+			BaseURL:       e.cfg.BaseURL,
+			FallbackURL:   cmp.Or(e.cfg.FallbackURL(), "none"),
+			APIKey:        key,
+			HTTPClient:    e.http,
+			Logger:        e.log,
+			WaitTimeout:   e.cfg.WaitTimeout,
 		})
 	}
 	return e.cfg, e.client

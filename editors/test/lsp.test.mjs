@@ -290,5 +290,15 @@ test('a client without progress or showDocument still gets the whole explanation
     );
     assert.ok(msg.params.message.includes('which is `-1` today'), 'the whole text, not a tail');
     assert.equal(client.events.filter((e) => e.kind === 'progress').length, 0, 'no $/progress to a client without support');
+    // The job has written everything once kimi.stats lists it no more.
+    await waitFor(
+      async () => ((await client.conn.sendRequest('workspace/executeCommand', { command: 'kimi.stats' })).jobs ?? []).length === 0,
+      60000,
+      'the job to end',
+    );
+    const after = client.events.slice(client.events.indexOf(msg) + 1);
+    assert.deepEqual(after.filter((e) => e.kind === 'showMessage'), [], 'nothing shown over the explanation');
+    const logs = client.events.filter((e) => e.kind === 'logMessage');
+    assert.ok(logs.length <= 2, `at most 2 log lines for one explain, got ${logs.length}`);
   });
 });
