@@ -37,7 +37,8 @@ func (s *Server) updateConfig(ctx context.Context, what string, change func(conf
 }
 
 // reportConfigProblems logs every problem and shows errors (not warnings)
-// in one window/showMessage.
+// in one window/showMessage, unless the same source had the same problems
+// the last time it was read (they were shown then).
 func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []error) {
 	var shown []string
 	for _, err := range errs {
@@ -48,14 +49,22 @@ func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []e
 		s.log.Error("configuration: "+what, "problem", err.Error())
 		shown = append(shown, err.Error())
 	}
+	text := "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; ")
+	s.cfgMu.Lock()
+	told := s.toldProblems[what]
 	if len(shown) == 0 {
+		delete(s.toldProblems, what)
+	} else {
+		if s.toldProblems == nil {
+			s.toldProblems = map[string]string{}
+		}
+		s.toldProblems[what] = text
+	}
+	if len(shown) == 0 || told == text {
+		s.cfgMu.Unlock()
 		return
 	}
-	msg := &protocol.ShowMessageParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; "),
-	}
-	s.cfgMu.Lock()
+	msg := &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: text}
 	if !s.clientReady {
 		// Before initialized: show it once the client is ready.
 		s.pendingProblems = append(s.pendingProblems, msg)

@@ -23,7 +23,11 @@
 // the editor falls back to the lower sources). A source with errors is not
 // applied; the Config keeps that source's previous good layer, and every
 // problem is returned as a *Problem naming the source, the key and the
-// accepted values. Warnings (unknown keys, keys a workspace file may not
+// accepted values. The endpoint is the exception: the highest source that
+// sets baseURL decides it even when that source is refused, so that an
+// invalid value (Config.BaseURLError), or a file that sets baseURL but is
+// not valid TOML, stops every request instead of leaving your code and key
+// to a lower source's endpoint or the default one. Warnings (unknown keys, keys a workspace file may not
 // set) do not stop the rest of the source from applying.
 //
 // A workspace file is checked into a repository that the user may have just

@@ -26,7 +26,12 @@ type layer struct {
 
 	apiKey                                     *Secret
 	baseURL, model, fastModel, cacheTTL, level *string
-	waitTimeout                                *time.Duration
+	// baseURLErr is set when the source gives a baseURL that cannot be
+	// used: baseURL then holds the value as it may be shown. It stands at
+	// the source's precedence (see endpointOf): nothing is sent anywhere
+	// until it is fixed.
+	baseURLErr  *Problem
+	waitTimeout *time.Duration
 
 	effort    map[string]Effort
 	effortAll bool // a single value: replaces every entry of lower sources
@@ -125,6 +130,9 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 			if s, ok := p.str(k, v); ok {
 				if u, ok := p.url(k, s); ok {
 					l.baseURL = &u
+				} else if pr, ok := p.probs[len(p.probs)-1].(*Problem); ok {
+					shown := shownURL(s)
+					l.baseURL, l.baseURLErr = &shown, pr
 				}
 			}
 		case "model":
@@ -298,16 +306,20 @@ func (p *parser) url(key, s string) (string, bool) {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil || u.Host == "" || u.Opaque != "":
-		p.fail(key, "%s is not an absolute http or https URL such as %s", quote(s), DefaultBaseURL)
+		hint := ""
+		if !strings.Contains(s, "://") && !strings.ContainsAny(s, " \t") {
+			hint = fmt.Sprintf(" (the scheme is missing: did you mean %s?)", quote(shownURL("http://"+s)))
+		}
+		p.fail(key, "%s is not an absolute http or https URL such as %s%s", quote(shownURL(s)), DefaultBaseURL, hint)
 		return "", false
 	case u.Scheme != "https" && u.Scheme != "http":
-		p.fail(key, "scheme %s is not one of https, http", quote(u.Scheme))
+		p.fail(key, "scheme %s is not one of https, http (in %s)", quote(u.Scheme), quote(shownURL(s)))
 		return "", false
 	case u.User != nil:
 		p.fail(key, "must not contain a user name or password (value not shown); put the key in apiKey")
 		return "", false
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
-		p.fail(key, "%s must not have a query or fragment", quote(s))
+		p.fail(key, "%s must not have a query or fragment", quote(shownURL(s)))
 		return "", false
 	}
 	// The client appends /v1/chat/completions: drop a trailing slash and a
@@ -317,6 +329,15 @@ func (p *parser) url(key, s string) (string, bool) {
 	out := strings.TrimRight(u.String(), "/")
 	out = strings.TrimSuffix(out, "/v1")
 	return strings.TrimRight(out, "/"), true
+}
+
+// shownURL is a baseURL value as messages and doctor may show it: with
+// any password replaced (url.URL.Redacted).
+func shownURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
 }
 
 // The patterns are compiled on first use: compiling them (the {0,63}
