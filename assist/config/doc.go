@@ -96,6 +96,16 @@
 // output price (8.00) and the other models' prices are assumptions, to be
 // corrected in configuration.
 //
+// # Text from a repository
+//
+// Action titles and every problem message (which may quote a key or a
+// value of a repository's file) are shown on one line without escape
+// sequences, control, format or bidirectional-control characters: an
+// escape sequence goes as a whole (ESC [ … final byte, ESC ] … BEL or
+// ESC \, and their C1 forms), format characters (Cf, U+202A–U+202E,
+// U+2066–U+2069, U+200E, U+200F, U+061C among them) are removed, other
+// controls become a space. Model names refuse such characters.
+//
 // # Secrets
 //
 // The API key is held as a Secret, which prints redacted in every format;

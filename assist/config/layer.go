@@ -281,8 +281,10 @@ func (p *parser) modelName(key string, v any) *string {
 	if !ok {
 		return nil
 	}
-	if len(s) > 128 || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		p.fail(key, "%s is not a model name (no spaces or control characters, at most 128 bytes)", quote(s))
+	if len(s) > 128 || strings.ContainsFunc(s, func(r rune) bool {
+		return r <= ' ' || unicode.IsControl(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
+	}) {
+		p.fail(key, "%s is not a model name (no spaces, control or format characters, at most 128 bytes)", quote(s))
 		return nil
 	}
 	return &s
@@ -490,11 +492,12 @@ func (p *parser) actions(k string, v any) []actionDef {
 // maxTitleRunes bounds an action's title in the menu.
 const maxTitleRunes = 80
 
-// cleanTitle makes a title safe to show in a one-line menu: control
+// cleanTitle makes a title safe to show in a one-line menu: escape
+// sequences, format and bidirectional-control characters go, other control
 // characters (a newline could push a fake entry onto its own line) become
-// spaces, runs of spaces one, and it is cut to maxTitleRunes.
+// spaces, runs of spaces one (cleanText), and it is cut to maxTitleRunes.
 func cleanTitle(t string) string {
-	t = strings.Join(strings.FieldsFunc(t, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	t = cleanText(t)
 	if utf8.RuneCountInString(t) > maxTitleRunes {
 		t = string([]rune(t)[:maxTitleRunes-1]) + "…"
 	}

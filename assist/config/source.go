@@ -95,7 +95,9 @@ type Problem struct {
 	Warning bool
 }
 
-// Error formats the problem as "SOURCE: KEY: MESSAGE".
+// Error formats the problem as "SOURCE: KEY: MESSAGE", on one line
+// without escape sequences, control or format characters (cleanText): a
+// key or a value may come from a repository's file.
 func (p *Problem) Error() string {
 	s := p.Source.String() + ": "
 	if p.Warning {
@@ -104,7 +106,7 @@ func (p *Problem) Error() string {
 	if p.Key != "" {
 		s += p.Key + ": "
 	}
-	return s + p.Message
+	return cleanText(s + p.Message)
 }
 
 // IsWarning reports whether err is a *Problem that did not stop its source
