@@ -14,13 +14,13 @@ func TestCleanText(t *testing.T) {
 		{"\x1b[31mRed\x1b[0m title", "Red title"},
 		{"a\x1b[1;31;4mb", "ab"},
 		{"\x1b[?25lhidden cursor", "hidden cursor"},
-		{"x\u009b31my", "xy"},                                   // C1 CSI
+		{"x\u009b31my", "xy"},                                        // C1 CSI
 		{"\x1b]8;;https://evil.example\x07link\x1b]8;;\x07", "link"}, // OSC 8 hyperlink, BEL
-		{"\x1b]0;title\x1b\\after", "after"},                      // OSC, ST
-		{"\x1b]0;unterminated", ""},                               // to the end
-		{"\u009d0;t\u009cz", "z"},                                 // C1 OSC and ST
-		{"reset\x1bcnow", "resetnow"},                             // ESC c (RIS)
-		{"charset\x1b(Bset", "charsetset"},                        // ESC ( B
+		{"\x1b]0;title\x1b\\after", "after"},                         // OSC, ST
+		{"\x1b]0;unterminated", ""},                                  // to the end
+		{"\u009d0;t\u009cz", "z"},                                    // C1 OSC and ST
+		{"reset\x1bcnow", "resetnow"},                                // ESC c (RIS)
+		{"charset\x1b(Bset", "charsetset"},                           // ESC ( B
 		{"lone\x1b", "lone"},
 		{"Fix\u202e\u2066evil\u2069", "Fixevil"},
 		{"a\u200eb\u200fc\u061cd\u202ae\u202bf\u202cg\u202dh\u2067i\u2068j", "abcdefghij"},
