@@ -36,14 +36,18 @@ func (s *Server) updateConfig(ctx context.Context, what string, change func(conf
 	s.configChanged(next)
 }
 
-// reportConfigProblems logs every problem and shows errors (not warnings)
-// in one window/showMessage, unless the same source had the same problems
+// reportConfigProblems logs every problem and shows errors and the
+// warnings that drop something (config.IsDropped) in one
+// window/showMessage, unless the same source had the same problems
 // the last time it was read (they were shown then).
 func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []error) {
 	var shown []string
 	for _, err := range errs {
 		if config.IsWarning(err) {
 			s.log.Warn("configuration: "+what, "problem", err.Error())
+			if config.IsDropped(err) {
+				shown = append(shown, err.Error())
+			}
 			continue
 		}
 		s.log.Error("configuration: "+what, "problem", err.Error())

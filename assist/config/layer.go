@@ -102,6 +102,12 @@ func (p *parser) warn(key, format string, args ...any) {
 	p.probs = append(p.probs, &Problem{Source: p.src, Key: key, Message: fmt.Sprintf(format, args...), Warning: true})
 }
 
+// drop reports an action left out while the rest of the source applies
+// (a warning shown to the user, Problem.Dropped).
+func (p *parser) drop(key, format string, args ...any) {
+	p.probs = append(p.probs, &Problem{Source: p.src, Key: key, Message: fmt.Sprintf(format, args...), Warning: true, Dropped: true})
+}
+
 // parseSection turns a decoded "kimi" section (from TOML or JSON) into a
 // layer. It reports every problem it finds, not just the first.
 func parseSection(m map[string]any, src Source) (*layer, []error) {
@@ -390,6 +396,7 @@ func (p *parser) actions(k string, v any) []actionDef {
 		}
 		d := actionDef{src: p.src}
 		bad := false
+		tooBig := 0 // the prompt's size, when over maxTemplateBytes
 		for _, f := range sortedKeys(tbl) {
 			fk, fv := e.key+"."+f, tbl[f]
 			switch f {
@@ -407,6 +414,10 @@ func (p *parser) actions(k string, v any) []actionDef {
 				}
 			case "prompt":
 				if s, ok := p.str(fk, fv); ok {
+					if max := maxTemplateBytes(p.src); len(s) > max {
+						tooBig = len(s)
+						continue
+					}
 					if err := checkTemplate(s); err != nil {
 						p.fail(fk, "%v", err)
 						bad = true
@@ -457,6 +468,12 @@ func (p *parser) actions(k string, v any) []actionDef {
 			continue
 		}
 		seen[d.name] = e.key
+		if tooBig > 0 {
+			max := maxTemplateBytes(p.src)
+			p.drop(e.key+".prompt", "action %s ignored: its prompt template is %d bytes, over the cap of %d KiB (%d bytes) for %s (a template is sent with every run)",
+				quote(d.name), tooBig, max>>10, max, templateCapFor(p.src))
+			continue
+		}
 		if d.prompt == "" && !bad {
 			p.fail(e.key+".prompt", "missing: a user-defined action needs a prompt template (placeholders: %s)", placeholderList())
 			bad = true
@@ -487,6 +504,32 @@ func (p *parser) actions(k string, v any) []actionDef {
 		out = append(out, d)
 	}
 	return out
+}
+
+// Caps on an action's prompt template, which is sent with every run of the
+// action: a repository's file may not make each run cost hundreds of
+// thousands of tokens unannounced.
+const (
+	// MaxWorkspaceTemplateBytes caps a template from a workspace file
+	// (.kimi-lsp.toml): 16 KiB, about 4,000 tokens.
+	MaxWorkspaceTemplateBytes = 16 << 10
+	// MaxTemplateBytes caps a template from the user file or the editor's
+	// settings: 64 KiB.
+	MaxTemplateBytes = 64 << 10
+)
+
+func maxTemplateBytes(src Source) int {
+	if src.Kind == FromWorkspaceFile {
+		return MaxWorkspaceTemplateBytes
+	}
+	return MaxTemplateBytes
+}
+
+func templateCapFor(src Source) string {
+	if src.Kind == FromWorkspaceFile {
+		return "an action from a workspace file"
+	}
+	return "an action"
 }
 
 // maxTitleRunes bounds an action's title in the menu.

@@ -93,6 +93,10 @@ type Problem struct {
 	Key     string // dotted key, or "" for a problem with the whole source (syntax)
 	Message string // names the accepted values where there is a fixed set
 	Warning bool
+	// Dropped marks a warning that something the user will miss was left
+	// out (an action ignored): unlike other warnings it is shown to the
+	// user, not only logged.
+	Dropped bool
 }
 
 // Error formats the problem as "SOURCE: KEY: MESSAGE", on one line
@@ -107,6 +111,13 @@ func (p *Problem) Error() string {
 		s += p.Key + ": "
 	}
 	return cleanText(s + p.Message)
+}
+
+// IsDropped reports whether err is a warning that something was left
+// out (Problem.Dropped): the editor shows it as it shows errors.
+func IsDropped(err error) bool {
+	var p *Problem
+	return errors.As(err, &p) && p.Warning && p.Dropped
 }
 
 // IsWarning reports whether err is a *Problem that did not stop its source
