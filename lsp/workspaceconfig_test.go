@@ -67,3 +67,23 @@ func TestWorkspaceTemplateCapShown(t *testing.T) {
 		t.Errorf("told %d times: %q", len(got), got)
 	}
 }
+
+// TestWorkspaceBuiltinNameShown (#21.9): a repository action named like a
+// built-in is dropped alone: the file's other action is offered, and the
+// editor is told once.
+func TestWorkspaceBuiltinNameShown(t *testing.T) {
+	s, uri := workspaceConfigSession(t, "[[actions]]\nname = \"fix\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n"+
+		"[[actions]]\nname = \"review\"\nresult = \"explain\"\nkind = \"refactor.review\"\nprompt = \"Review {{selection}}\"\n")
+	acts := s.codeActions(uri, nil, []string{"refactor.review"})
+	if len(acts) != 1 || acts[0]["title"] != "Kimi (repo): review" {
+		t.Fatalf("actions %v", titles(acts))
+	}
+	if _, err := s.ed.WaitMethod(ctxT(t), "window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `\"fix\" is a built-in name`)
+	}); err != nil {
+		t.Fatalf("the editor was not told: %v", err)
+	}
+	if got := shownMessages(s, "built-in"); len(got) != 1 {
+		t.Errorf("told %d times: %q", len(got), got)
+	}
+}

@@ -43,3 +43,31 @@ func TestTemplateCap(t *testing.T) {
 		t.Errorf("a user template of %d bytes: accepted %v, problems %v", MaxTemplateBytes+1, ok, errs)
 	}
 }
+
+// TestWorkspaceBuiltinNameDropsOneAction (#21.9): a workspace file's
+// action named or titled like a built-in is dropped alone, with one
+// message; the file's other actions and settings apply.
+func TestWorkspaceBuiltinNameDropsOneAction(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{
+		actionTOML("fix", "Fix {{selection}}"),
+		actionTOML("default", "{{selection}}"),
+		"[[actions]]\nname = \"myfix\"\ntitle = \"Kimi: Fix\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n",
+		"[[actions]]\nname = \"myfix\"\ntitle = \"kimi - write TESTS\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n",
+	} {
+		ws := writeFile(t, dir, ".kimi-lsp.toml", actionTOML("review", "Review {{selection}}")+bad+"[context]\nmaxTokens = 3000\n")
+		c, errs := Default().WithWorkspaceFiles(ws)
+		if _, ok := c.ActionFor("review"); !ok || c.Context.MaxTokens != 3000 {
+			t.Errorf("%q dropped the rest of the file: review %v, maxTokens %d, problems %v", bad, ok, c.Context.MaxTokens, errs)
+		}
+		if _, ok := c.ActionFor("myfix"); ok {
+			t.Errorf("%q: the action titled like a built-in was kept", bad)
+		}
+		if a, _ := c.ActionFor("fix"); !a.Builtin || a.Prompt != "" {
+			t.Errorf("%q replaced the built-in fix: %+v", bad, a)
+		}
+		if HasErrors(errs) || len(errs) != 1 || !IsDropped(errs[0]) || !strings.Contains(errs[0].Error(), "action") {
+			t.Errorf("%q: want one message that the action was dropped, got %v", bad, errs)
+		}
+	}
+}

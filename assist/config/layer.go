@@ -460,6 +460,10 @@ func (p *parser) actions(k string, v any) []actionDef {
 		case !actionNameRE().MatchString(d.name):
 			p.fail(e.key+".name", "%s is not a valid action name: start with a letter or digit, then letters, digits, _ . - (at most 64)", quote(d.name))
 			continue
+		case (isBuiltin(d.name) || d.name == "default") && p.src.Kind == FromWorkspaceFile:
+			// A repository's file: that action goes, not the whole file.
+			p.drop(e.key+".name", "action ignored: %s is a built-in name (explain, fix, rewrite, document, tests, default), which a workspace file cannot reuse", quote(d.name))
+			continue
 		case isBuiltin(d.name) || d.name == "default":
 			p.fail(e.key+".name", "%s is a built-in name (explain, fix, rewrite, document, tests, default); choose another", quote(d.name))
 			continue
@@ -491,7 +495,7 @@ func (p *parser) actions(k string, v any) []actionDef {
 		d.title = cleanTitle(d.title)
 		if p.src.Kind == FromWorkspaceFile {
 			if b, ok := builtinLike(d.title); ok {
-				p.warn(e.key+".title", "action ignored: %s reads as the built-in action %s, and a workspace file cannot reuse a built-in's name or title", quote(d.title), quote(b))
+				p.drop(e.key+".title", "action %s ignored: its title %s reads as the built-in action %s, and a workspace file cannot reuse a built-in's name or title", quote(d.name), quote(d.title), quote(b))
 				continue
 			}
 		}
