@@ -37,23 +37,19 @@ func (s *Server) updateConfig(ctx context.Context, what string, change func(conf
 }
 
 // reportConfigProblems logs every problem and shows errors and the
-// warnings that drop something (config.IsDropped) in one
-// window/showMessage, unless the same source had the same problems
+// warnings that drop something, with what they cost (config.Report), in
+// one window/showMessage, unless the same source had the same problems
 // the last time it was read (they were shown then).
 func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []error) {
-	var shown []string
 	for _, err := range errs {
 		if config.IsWarning(err) {
 			s.log.Warn("configuration: "+what, "problem", err.Error())
-			if config.IsDropped(err) {
-				shown = append(shown, err.Error())
-			}
-			continue
+		} else {
+			s.log.Error("configuration: "+what, "problem", err.Error())
 		}
-		s.log.Error("configuration: "+what, "problem", err.Error())
-		shown = append(shown, err.Error())
 	}
-	text := "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; ")
+	shown := config.Report(errs)
+	text := "kimi-lsp: configuration problems: " + strings.Join(shown, "; ")
 	s.cfgMu.Lock()
 	told := s.toldProblems[what]
 	if len(shown) == 0 {

@@ -71,3 +71,23 @@ func TestWorkspaceBuiltinNameDropsOneAction(t *testing.T) {
 		}
 	}
 }
+
+// TestReport (#21.10): Report says what a problem cost: a user file with
+// an error, a syntax error above all, is ignored as a whole.
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	_, errs := Default().WithUserFile(writeFile(t, dir, "config.toml", "model = \"m\"\ncacheTTL = 7m\n"))
+	lines := Report(errs)
+	if len(lines) != 1 || !strings.Contains(lines[0], "invalid TOML at line 2, column") || !strings.Contains(lines[0], "the whole file was ignored") {
+		t.Errorf("syntax error: %q", lines)
+	}
+	_, errs = Default().WithUserFile(writeFile(t, dir, "config.toml", "[jobs]\nmaxConcurrent = 0\nmodle = \"x\"\n"))
+	lines = Report(errs)
+	if len(lines) != 1 || !strings.Contains(lines[0], "jobs.maxConcurrent") || !strings.Contains(lines[0], "the whole file was ignored") || strings.Contains(lines[0], "modle") {
+		t.Errorf("value error: %q", lines)
+	}
+	_, errs = Load(envOf(map[string]string{"KIMI_MODEL": "a b"}), "")
+	if lines = Report(errs); len(lines) != 1 || !strings.Contains(lines[0], "so KIMI_MODEL was ignored") {
+		t.Errorf("environment: %q", lines)
+	}
+}

@@ -56,8 +56,13 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")
+		for _, line := range config.Report(errs) {
+			fmt.Fprintf(stdout, "  %s\n", line)
+		}
 		for _, e := range errs {
-			fmt.Fprintf(stdout, "  %s\n", e)
+			if config.IsWarning(e) && !config.IsDropped(e) {
+				fmt.Fprintf(stdout, "  %s\n", e)
+			}
 		}
 	}
 	code := 0

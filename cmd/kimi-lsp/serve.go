@@ -73,12 +73,13 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	v := version()
 	env.log.Info("kimi-lsp starting", "version", v, "pid", os.Getpid())
 	return lsp.Serve(ctx, stdin, stdout, lsp.Options{
-		Version:    v,
-		Logger:     env.log,
-		Config:     env.cfg,
-		OnConfig:   env.onConfig,
-		Redact:     env.redactor.Redact,
-		HTTPClient: modelHTTP,
+		Version:        v,
+		Logger:         env.log,
+		Config:         env.cfg,
+		ConfigProblems: env.problems,
+		OnConfig:       env.onConfig,
+		Redact:         env.redactor.Redact,
+		HTTPClient:     modelHTTP,
 	})
 }
 
@@ -128,14 +129,17 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	return e, nil
 }
 
-// logProblems logs the configuration's problems, each with what it cost.
+// logProblems logs the configuration's problems: the warnings that drop
+// nothing one by one, the others by source with what they cost
+// (config.Report).
 func (e *runEnv) logProblems() {
 	for _, err := range e.problems {
-		if config.IsWarning(err) {
+		if config.IsWarning(err) && !config.IsDropped(err) {
 			e.log.Warn("configuration", "problem", err.Error())
-		} else {
-			e.log.Error("configuration", "problem", err.Error())
 		}
+	}
+	for _, line := range config.Report(e.problems) {
+		e.log.Error("configuration", "problem", line)
 	}
 }
 
