@@ -288,6 +288,9 @@ func parseTOML(data []byte, src Source) (*layer, []error) {
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
 		pr := &Problem{Source: src, Message: tomlError(data, err)}
+		if src.Kind == FromWorkspaceFile {
+			return nil, []error{pr} // it may not set baseURL anyway
+		}
 		return unreadEndpoint(data, pr), []error{pr}
 	}
 	if k, ok := m["kimi"].(map[string]any); ok && len(m) == 1 {
