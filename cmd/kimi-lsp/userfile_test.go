@@ -32,7 +32,7 @@ func TestUserFileProblemsReachEditor(t *testing.T) {
 				return strings.Contains(string(p), "config.toml")
 			})
 			if err != nil {
-				t.Fatalf("the editor was not told; stderr:\n%s", p.stderr)
+				t.Fatalf("the editor was not told: %v", err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(string(m.Params), w) {
@@ -54,6 +54,8 @@ func TestUserFileProblemsReachEditor(t *testing.T) {
 			if n != 1 {
 				t.Errorf("told %d times, want once", n)
 			}
+			p.ed.Notify("exit", nil)
+			p.wait(t)
 			if strings.Contains(p.stderr.String(), "for this value") {
 				t.Errorf("stderr says only one value was dropped:\n%s", p.stderr)
 			}
