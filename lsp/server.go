@@ -48,6 +48,10 @@ type Options struct {
 	// environment; the editor's settings and workspace files refine it.
 	// The zero value means config.Default().
 	Config config.Config
+	// ConfigProblems are the problems found while building Config (the
+	// user file, the environment). They are logged and shown to the editor
+	// once it is ready, as a workspace file's problems are.
+	ConfigProblems []error
 	// OnConfig, if set, is called with every new effective configuration
 	// (the command uses it to update the log redactor and level).
 	OnConfig func(config.Config)
@@ -143,6 +147,11 @@ type Server struct {
 	cfg             config.Config
 	clientReady     bool
 	pendingProblems []*protocol.ShowMessageParams
+	// toldProblems is the problem message last shown for each source
+	// ("what" of updateConfig), so that a source read again with the
+	// same problems (an editor answering the settings pull twice) is not
+	// announced again.
+	toldProblems map[string]string
 
 	state    atomic.Int32
 	exitCode atomic.Int32
@@ -224,6 +233,8 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	s.stream = newStream(r, w, c, log)
 	s.conn = jsonrpc2.NewConn(s.stream)
 	s.logQueue = logQueue
+	// Before initialized: queued, shown once the client is ready.
+	s.reportConfigProblems(s.baseCtx, "user configuration", opts.ConfigProblems)
 	return s, nil
 }
 

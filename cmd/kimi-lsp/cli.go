@@ -54,10 +54,15 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
-	if _, errs := config.Load(getenv, config.UserFilePath(getenv)); len(errs) > 0 {
+	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")
+		for _, line := range config.Report(errs) {
+			fmt.Fprintf(stdout, "  %s\n", line)
+		}
 		for _, e := range errs {
-			fmt.Fprintf(stdout, "  %s\n", e)
+			if config.IsWarning(e) && !config.IsDropped(e) {
+				fmt.Fprintf(stdout, "  %s\n", e)
+			}
 		}
 	}
 	code := 0
@@ -68,13 +73,17 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return code
 	}
 	fmt.Fprintf(stdout, "\nEndpoint %s:\n", cfg.BaseURL)
+	if err := cfg.BaseURLError(); err != nil {
+		fmt.Fprintf(stdout, "  not checked: %v\n", err)
+		return 1
+	}
 	key, err := cfg.Key()
 	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		fmt.Fprintf(stdout, "  not checked: %v\n", err)
 		return 1
 	}
 	baseFrom, keyFrom := assist.EndpointSources(cfg)
-	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, Logger: env.log, MaxAttempts: 1,
+	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1,
 		BaseURLSource: baseFrom, APIKeySource: keyFrom})
 	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
 	return code
@@ -268,7 +277,7 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 	if err != nil {
 		return fail(err)
 	}
-	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log})
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP})
 	if err != nil {
 		return fail(err)
 	}
@@ -374,6 +383,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 2
 	}
 	defer env.close()
+	env.logProblems()
 	if model != "" {
 		env.cfg.Model, env.cfg.FastModel = model, model
 	}
