@@ -148,3 +148,21 @@ func TestRuleFilesNeverReadTheLSPInput(t *testing.T) {
 		t.Errorf("the skipped user config was not logged; stderr:\n%s", p.stderr)
 	}
 }
+
+// TestEditWriteKeepsSetuid is issue 21 item 13 through the command line:
+// edit --write keeps a file's setuid and setgid bits.
+func TestEditWriteKeepsSetuid(t *testing.T) {
+	dir := goModule(t)
+	p := filepath.Join(dir, "calc.go")
+	want := 0o755 | os.ModeSetuid | os.ModeSetgid
+	if err := os.Chmod(p, want); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode() != want {
+		t.Skipf("chmod cannot set %v here (got %v): the file system or the user's groups do not allow it", want, fi.Mode())
+	}
+	writeSubtract(t, dir)
+	if fi, _ := os.Stat(p); fi.Mode() != want {
+		t.Errorf("calc.go is %v after edit --write, want %v", fi.Mode(), want)
+	}
+}
