@@ -22,18 +22,14 @@ func (b buffers) Buffer(uri workspace.URI) (string, bool) {
 }
 
 // isSecretURI reports whether uri names a secrets file, by its name or by
-// the file it resolves to (workspace.Folders.IsSecret). Answers are kept
+// the file it resolves to, whatever its scheme (workspace.Folders.IsSecretURI). Answers are kept
 // per URI (codeAction asks on every request; glob matching dominated its
 // cost) until the configuration changes or the document is opened again.
 func (s *Server) isSecretURI(uri workspace.URI) bool {
 	if v, ok := s.secretCache.load(uri); ok {
 		return v
 	}
-	p, err := uri.Path()
-	if err != nil {
-		return false
-	}
-	secret := s.folders.IsSecret(p)
+	secret := s.folders.IsSecretURI(uri) // any scheme: untitled:, git:, vscode-remote:…
 	s.secretCache.store(uri, secret)
 	return secret
 }
