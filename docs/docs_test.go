@@ -23,6 +23,7 @@ var outside = regexp.MustCompile(strings.Join([]string{
 	`STYLE` + ` #[0-9]`,
 	`\.\./` + `shared`,
 	`/work/` + `shared`,
+	`shared/` + `seeds`,
 }, "|"))
 
 // repoFiles returns the repository's files, relative to its root, slash
