@@ -149,3 +149,63 @@ func TestMarkdownLinks(t *testing.T) {
 		t.Errorf("checked %d links; the link pattern is probably broken", checked)
 	}
 }
+
+// sectionRef matches a citation of a section of a document in docs/, as
+// comments write it: docs/NAME.md, "Heading" (and "Heading"…), once
+// comment markers between lines are removed.
+var (
+	sectionRef   = regexp.MustCompile(`docs/([A-Za-z0-9_-]+\.md),? "([^"]+)"((?:,? and "[^"]+")*)`)
+	moreSections = regexp.MustCompile(`"([^"]+)"`)
+	commentBreak = regexp.MustCompile(`\s*\n\s*(//|#|--)\s*`)
+	heading      = regexp.MustCompile(`(?m)^#+\s+(.+?)\s*$`)
+)
+
+// TestSectionReferences: a comment that names a section of a document in
+// docs/ names one that exists, so renaming a heading cannot leave the code
+// pointing nowhere.
+func TestSectionReferences(t *testing.T) {
+	root := ".."
+	headings := map[string]map[string]bool{}
+	checked := 0
+	for _, f := range repoFiles(t, root) {
+		if strings.HasPrefix(f, "docs/") && strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		text := commentBreak.ReplaceAllString(string(data), " ")
+		for _, m := range sectionRef.FindAllStringSubmatch(text, -1) {
+			doc := m[1]
+			if headings[doc] == nil {
+				b, err := os.ReadFile(filepath.Join(root, "docs", doc))
+				if err != nil {
+					t.Errorf("%s cites docs/%s, which does not exist", f, doc)
+					headings[doc] = map[string]bool{}
+					continue
+				}
+				headings[doc] = map[string]bool{}
+				for _, h := range heading.FindAllStringSubmatch(string(b), -1) {
+					headings[doc][strings.ReplaceAll(h[1], "`", "")] = true
+				}
+			}
+			names := []string{m[2]}
+			for _, more := range moreSections.FindAllStringSubmatch(m[3], -1) {
+				names = append(names, more[1])
+			}
+			for _, name := range names {
+				checked++
+				if !headings[doc][name] {
+					t.Errorf("%s cites docs/%s, %q: no such heading", f, doc, name)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("checked %d section references; the pattern is probably broken", checked)
+	}
+}

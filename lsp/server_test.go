@@ -341,8 +341,7 @@ func TestCancelRequestIDs(t *testing.T) {
 }
 
 // TestBigIDs holds docs/protocol-pitfalls.md, "Request ids beyond int32": a
-// request id above 2^31 is answered, not
-// dropped with the whole message.
+// request id above 2^31 is answered, not dropped with the whole message.
 func TestBigIDs(t *testing.T) {
 	s := newSession(t, nil)
 	s.initialize(nil)
@@ -409,10 +408,9 @@ func TestSlowRequestDoesNotBlock(t *testing.T) {
 
 // TestHandlerPanicAndErrors holds docs/protocol-pitfalls.md, "A handler error
 // ends the connection" and "Plain errors go out with code 0": a panicking
-// handler is
-// answered with InternalError and the connection keeps working, and error
-// codes and messages reach the client intact, for different error types in
-// a row.
+// handler is answered with InternalError and the connection keeps working,
+// and error codes and messages reach the client intact, for different error
+// types in a row.
 func TestHandlerPanicAndErrors(t *testing.T) {
 	s := newSession(t, func(s *Server) {
 		s.requests["test/panic"] = func(*Server, context.Context, json.RawMessage) (any, error) {
@@ -453,8 +451,7 @@ func TestHandlerPanicAndErrors(t *testing.T) {
 }
 
 // TestFullTextChange holds docs/protocol-pitfalls.md, "A full-text change is
-// read as an insert": a didChange without a range replaces
-// the whole text.
+// read as an insert": a didChange without a range replaces the whole text.
 func TestFullTextChange(t *testing.T) {
 	s := newSession(t, nil)
 	s.initialize(nil)
