@@ -35,7 +35,8 @@ const jsonSpace = " \t\r\n"
 // stringIDPrefix marks the string ID that stands for a string request id
 // the library would confuse with another: "" (jsonrpc2.ID{} is also the
 // number 0), one that starts with U+2063 (it could equal a stand-in), and
-// one that Go's decoder would change (see stringIDKey).
+// one that Go's decoder would change (see stringIDKey; docs/protocol-pitfalls.md,
+// "String ids the library confuses").
 const stringIDPrefix = "\u2063kimi-lsp-string-id:"
 
 // bigIDPrefix marks the string ID that stands for a request id the library
