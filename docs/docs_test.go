@@ -6,10 +6,14 @@ package docs
 
 import (
 	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -207,5 +211,95 @@ func TestSectionReferences(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Errorf("checked %d section references; the pattern is probably broken", checked)
+	}
+}
+
+// packageImports returns, for every directory of the module holding
+// non-test Go files, the import paths those files name. Directories are
+// slash-separated and relative to root.
+func packageImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	imports := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata", "editors":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		dir := filepath.ToSlash(rel)
+		if _, seen := imports[dir]; !seen {
+			imports[dir] = []string{}
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			imports[dir] = append(imports[dir], path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imports
+}
+
+// TestLayering holds the import rules docs/ARCHITECTURE.md states under
+// "Layering" (lsp's own rule is lsp's TestImportRule).
+func TestLayering(t *testing.T) {
+	const mod = "github.com/kimi-lsp/kimi-lsp/"
+	imports := packageImports(t, "..")
+	if len(imports) < 20 {
+		t.Fatalf("found %d packages; is this the module root?", len(imports))
+	}
+	under := func(dir, tree string) bool { return dir == tree || strings.HasPrefix(dir, tree+"/") }
+	// leaves import nothing of the module; cache imports only linediff.
+	allowed := map[string][]string{
+		"assist/jobs": {}, "assist/logx": {}, "assist/model": {},
+		"workspace/ignore": {}, "workspace/symbols": {}, "workspace/linediff": {},
+		"cache": {"workspace/linediff"},
+	}
+	checked := map[string]bool{}
+	for dir, paths := range imports {
+		for _, p := range paths {
+			if strings.HasPrefix(p, "go.lsp.dev/") && !under(dir, "lsp") {
+				t.Errorf("%s imports %s: only lsp knows the protocol libraries", dir, p)
+			}
+			rel, ours := strings.CutPrefix(p, mod)
+			if !ours {
+				continue
+			}
+			for _, low := range []string{"assist", "cache", "workspace"} {
+				if under(dir, low) && (under(rel, "lsp") || under(rel, "cmd")) {
+					t.Errorf("%s imports %s: %s never imports lsp or cmd", dir, rel, low)
+				}
+			}
+			if ok, listed := allowed[dir]; listed {
+				checked[dir] = true
+				if !slices.Contains(ok, rel) {
+					t.Errorf("%s imports %s; docs/ARCHITECTURE.md says it imports nothing of the module but %q", dir, rel, ok)
+				}
+			}
+		}
+	}
+	for dir := range allowed {
+		if _, ok := imports[dir]; !ok {
+			t.Errorf("no package %s: update docs/ARCHITECTURE.md's layering and this test", dir)
+		}
+	}
+	if !checked["cache"] {
+		t.Errorf("cache imports nothing of the module any more: update docs/ARCHITECTURE.md")
 	}
 }
