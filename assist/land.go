@@ -165,47 +165,44 @@ var ErrOverlap = errors.New("the edit overlaps an earlier edit")
 // edit when it was one of ours (ErrOverlap). While it waits for a document
 // held by an earlier edit, status (if set) hears which, and "applying the
 // edit" once the wait is over. The plan holds the turn: call Landed when
-// the editor applied it, and End in every case.
+// the editor applied it, and End in every case. With Disk set there is no
+// turn to wait for: each file is read from disk, a deletion must find the
+// text it was computed against, and the plan is written with the Stamps.
 func (l *Lander) Plan(ctx context.Context, changes []patch.FileChange, label string, status func(string)) (*EditPlan, error) {
-	if l.Disk != nil {
-		p := &EditPlan{turn: diskTurn{l.Disk}, lander: l, disk: true, label: label}
+	var turn landingTurn = diskTurn{l.Disk}
+	if l.Disk == nil {
+		var uris []workspace.URI
 		for _, c := range changes {
-			if err := p.add(ctx, l, c); err != nil {
-				return nil, err
+			uris = append(uris, workspace.FileURI(c.Path))
+			if c.Kind == patch.RenameFile {
+				uris = append(uris, workspace.FileURI(c.OldPath))
 			}
 		}
-		return p, nil
-	}
-	var uris []workspace.URI
-	for _, c := range changes {
-		uris = append(uris, workspace.FileURI(c.Path))
-		if c.Kind == patch.RenameFile {
-			uris = append(uris, workspace.FileURI(c.OldPath))
+		var waited bool
+		waiting := func(uri workspace.URI, holder string) {
+			waited = true
+			if status == nil {
+				return
+			}
+			msg := "waiting for an earlier edit to " + DisplayPath(l.Folders, uri)
+			if holder != "" {
+				msg += " (" + holder + ")"
+			}
+			status(msg + " to be applied")
 		}
-	}
-	var waited bool
-	waiting := func(uri workspace.URI, holder string) {
-		waited = true
-		if status == nil {
-			return
+		t, err := l.Queue.Begin(ctx, uris, label, waiting)
+		if err != nil {
+			return nil, err
 		}
-		msg := "waiting for an earlier edit to " + DisplayPath(l.Folders, uri)
-		if holder != "" {
-			msg += " (" + holder + ")"
+		if waited && status != nil {
+			status("applying the edit")
 		}
-		status(msg + " to be applied")
+		turn = queueTurn{t}
 	}
-	turn, err := l.Queue.Begin(ctx, uris, label, waiting)
-	if err != nil {
-		return nil, err
-	}
-	if waited && status != nil {
-		status("applying the edit")
-	}
-	p := &EditPlan{turn: queueTurn{turn}, lander: l, label: label}
+	p := &EditPlan{turn: turn, lander: l, disk: l.Disk != nil, label: label}
 	for _, c := range changes {
 		if err := p.add(ctx, l, c); err != nil {
-			turn.End()
+			turn.end()
 			return nil, err
 		}
 	}
