@@ -48,3 +48,12 @@ func (p Price) cost(u Usage, hour bool) (input, output, uncached float64) {
 	uncached = float64(u.PromptTokens) * p.Input / 1e6
 	return input, output, uncached
 }
+
+// Cost returns the input and output cost in dollars of one request with
+// usage u, its cache writes priced for a 1 hour lifetime when hourTTL is
+// set, else for 5 minutes: what Session.Record charges, for a caller that
+// prices a request it is about to send (an estimated usage).
+func (p Price) Cost(u Usage, hourTTL bool) (input, output float64) {
+	input, output, _ = p.cost(u, hourTTL)
+	return input, output
+}
