@@ -41,9 +41,9 @@ func (w *Writer) openAppend(p string) (*os.File, error) {
 	}
 	fi, err := w.lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		f, err := w.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, w.filePerm)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
+		f, cerr := w.root.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, w.filePerm)
+		if !errors.Is(cerr, fs.ErrExist) {
+			return f, cerr
 		}
 		// Another process created it meanwhile: open what is there.
 		fi, err = w.lstat(rel)
