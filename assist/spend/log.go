@@ -188,7 +188,7 @@ func parse(data []byte, rec func(Record), fold func(folded)) (bad int) {
 			fold(*x.Folded)
 		case x.Compacted != "":
 		case x.Record != nil && !x.Record.Time.IsZero():
-			rec(*x.Record)
+			rec(x.Record.clean()) // the file may have been edited: no control characters out
 		default:
 			bad++
 		}
