@@ -75,6 +75,11 @@ func init() {
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdDoctor(ctx, args, s.stdout, s.stderr, s.getenv)
 			}},
+		{name: "requests", summary: "print what left the machine: the newest requests sent to the provider (time, surface, model, files with their sizes, tokens, cost, outcome; never their contents)",
+			flags: flagsOnly(newRequestsFlags),
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdRequests(args, s.stdout, s.stderr, s.getenv)
+			}},
 		{name: "version", summary: "print the version, the VCS revision and the Go toolchain of this build",
 			flags: newVersionFlags,
 			run:   func(ctx context.Context, args []string, s streams) int { return cmdVersion(args, s.stdout, s.stderr) }},
