@@ -150,7 +150,9 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if p.ProcessID != nil {
 		go s.watchParent(int(*p.ProcessID))
 	}
-	data, err := result.MarshalJSON()
+	// Encoded here by encoding/json, not by jsonrpc2's codec (segmentio),
+	// which would build its encoders for these types on this first reply.
+	data, err := json.Marshal(result)
 	return json.RawMessage(data), err
 }
 
