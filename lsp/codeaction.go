@@ -60,16 +60,16 @@ const maxFixTitles = 3
 
 // handleCodeAction lists our actions for a range. It never touches the
 // network or the disk: it only reads the configuration and the request.
-func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error) {
 	var p codeActionParams
-	if err := decodeParams("textDocument/codeAction", raw, &p); err != nil {
+	if err := decodeParams("textDocument/codeAction", req.params, &p); err != nil {
 		return nil, err
 	}
 	uri, err := workspace.ParseURI(p.TextDocument.URI)
 	if err != nil {
 		return nil, rpcError(-32602, "textDocument/codeAction: %v", err)
 	}
-	if _, ok := s.viewOf(ctx).Snapshot(uri); !ok {
+	if _, ok := req.view.Snapshot(uri); !ok {
 		return []any{}, nil
 	}
 	if s.isSecretURI(uri) {

@@ -39,9 +39,9 @@ type cancelReply struct {
 // handleExecuteCommand answers at once: kimi.cancel and kimi.stats with
 // their result, the others with the id of the job they start. The job's
 // snapshot is the one taken on the read loop when the request arrived.
-func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleExecuteCommand(s *Server, ctx context.Context, req *request) (any, error) {
 	var p executeCommandParams
-	if err := decodeParams("workspace/executeCommand", raw, &p); err != nil {
+	if err := decodeParams("workspace/executeCommand", req.params, &p); err != nil {
 		return nil, err
 	}
 	var args commandArgs
@@ -59,7 +59,7 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 	default:
 		return nil, rpcError(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
-	t, key, err := s.buildTask(ctx, p.Command, args)
+	t, key, err := s.buildTask(ctx, req.view, p.Command, args)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
 		Key:     key,
 		Title:   t.Action.Title,
-		Request: requestIDFromContext(ctx),
+		Request: req.key,
 		OnPanic: func(error) { s.jobPanicked(run) },
 	}, func(ctx context.Context, j *jobs.Job) { s.runJob(ctx, j, run) })
 	if err != nil {
@@ -94,9 +94,10 @@ func commandAction(command string, args commandArgs) string {
 }
 
 // buildTask converts the command's arguments to workspace terms, with the
-// snapshot taken when the request arrived, and has assist build the task.
+// documents of view (taken when the request arrived), and has assist build
+// the task.
 // It also returns the job's supersession key.
-func (s *Server) buildTask(ctx context.Context, command string, args commandArgs) (*assist.Task, jobs.Key, error) {
+func (s *Server) buildTask(ctx context.Context, view docView, command string, args commandArgs) (*assist.Task, jobs.Key, error) {
 	name := commandAction(command, args)
 	if args.URI == "" {
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: missing uri", command)
@@ -105,7 +106,6 @@ func (s *Server) buildTask(ctx context.Context, command string, args commandArgs
 	if err != nil {
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %v", command, err)
 	}
-	view := s.viewOf(ctx)
 	snap, ok := view.Snapshot(uri)
 	if !ok {
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %s is not open in the editor", command, uri)

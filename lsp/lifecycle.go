@@ -18,7 +18,7 @@ import (
 // requestTable maps request methods to handlers. "initialize" is handled
 // by handleCall itself (it runs on the read loop).
 var requestTable = map[string]requestFunc{
-	"shutdown": func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) {
+	"shutdown": func(s *Server, ctx context.Context, _ *request) (any, error) {
 		s.log.Info("shutdown requested")
 		// Cancel every job and wait (bounded) for their ends to be sent.
 		s.jobs.Close()
@@ -46,9 +46,9 @@ var notificationTable = map[string]notifyFunc{
 	"window/workDoneProgress/cancel":      handleWorkDoneProgressCancel,
 }
 
-func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleInitialize(s *Server, ctx context.Context, req *request) (any, error) {
 	var p initializeParams
-	if err := decodeParams("initialize", raw, &p); err != nil {
+	if err := decodeParams("initialize", req.params, &p); err != nil {
 		return nil, err
 	}
 	var pe initializeCaps
