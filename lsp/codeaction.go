@@ -88,20 +88,20 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	base := commandArgs{URI: string(uri), Range: &rng}
 	var actions []codeAction
 	for _, a := range cfg.Actions() {
+		cmd, kind := actionCommand(a)
 		switch a.Name {
 		case config.ActionFix:
 			if selection || len(p.Context.Diagnostics) > 0 {
-				actions = append(actions, fixActions(base, p.Context.Diagnostics)...)
+				actions = append(actions, fixActions(cmd, kind, base, p.Context.Diagnostics)...)
 			}
 		default:
 			args := base
-			cmd := commandFor(a)
 			if cmd == cmdAction {
 				args.Name = a.Name
 			}
 			actions = append(actions, codeAction{
 				Title:   a.Title,
-				Kind:    kindFor(a),
+				Kind:    kind,
 				Command: &protocol.Command{Title: a.Title, Command: cmd, Arguments: []any{args}},
 			})
 		}
@@ -168,16 +168,16 @@ func versionBefore(version string, major, minor int) bool {
 // caller offers Fix then only for a selection), a plain Fix asks the model
 // to find and fix the problem in the range. The single
 // Fix of a lone error is preferred: it is the obvious choice in the menu.
-func fixActions(base commandArgs, diags []json.RawMessage) []codeAction {
+func fixActions(cmd, kind string, base commandArgs, diags []json.RawMessage) []codeAction {
 	mk := func(title string, ds []json.RawMessage, preferred bool) codeAction {
 		args := base
 		args.Diagnostics = ds
 		return codeAction{
 			Title:       title,
-			Kind:        kindQuickFix,
+			Kind:        kind,
 			Diagnostics: ds,
 			IsPreferred: preferred,
-			Command:     &protocol.Command{Title: title, Command: cmdFix, Arguments: []any{args}},
+			Command:     &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}},
 		}
 	}
 	if len(diags) == 0 {
@@ -212,50 +212,6 @@ func diagnosticSummary(raw json.RawMessage) (string, int) {
 		msg = "problem"
 	}
 	return msg, d.Severity
-}
-
-// commandFor returns the command that runs action a.
-func commandFor(a config.Action) string {
-	if !a.Builtin {
-		return cmdAction
-	}
-	switch a.Name {
-	case config.ActionExplain:
-		return cmdExplain
-	case config.ActionFix:
-		return cmdFix
-	case config.ActionRewrite:
-		return cmdRewrite
-	case config.ActionDocument:
-		return cmdDocument
-	case config.ActionTests:
-		return cmdTests
-	}
-	return cmdAction
-}
-
-// kindFor returns the code action kind of a: ours for the built-ins (see
-// commands.go), the configured one for user-defined actions.
-func kindFor(a config.Action) string {
-	if !a.Builtin {
-		if a.Kind != "" {
-			return a.Kind
-		}
-		return "refactor.kimi." + a.Name
-	}
-	switch a.Name {
-	case config.ActionExplain:
-		return kindExplain
-	case config.ActionFix:
-		return kindQuickFix
-	case config.ActionRewrite:
-		return kindRewrite
-	case config.ActionDocument:
-		return kindDocument
-	case config.ActionTests:
-		return kindTests
-	}
-	return "refactor.kimi"
 }
 
 // filterOnly keeps the actions whose kind matches one of only: equal to it

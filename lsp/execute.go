@@ -50,16 +50,14 @@ func handleExecuteCommand(s *Server, ctx context.Context, req *request) (any, er
 			return nil, rpcError(jsonrpc2.InvalidParams, "%s: the argument must be an object {uri, range, …}: %v", p.Command, err)
 		}
 	}
-	switch p.Command {
-	case cmdCancel:
-		return cancelReply{Cancelled: s.jobs.Cancel(args.Job, jobs.ErrCancelled)}, nil
-	case cmdStats:
-		return s.stats(), nil
-	case cmdExplain, cmdFix, cmdRewrite, cmdDocument, cmdTests, cmdAction:
-	default:
+	cmd, ok := lookupCommand(p.Command)
+	if !ok {
 		return nil, rpcError(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
-	t, key, err := s.buildTask(ctx, req.view, p.Command, args)
+	if cmd.answer != nil {
+		return cmd.answer(s, args), nil
+	}
+	t, key, err := s.buildTask(ctx, req.view, cmd, args)
 	if err != nil {
 		return nil, err
 	}
@@ -76,29 +74,12 @@ func handleExecuteCommand(s *Server, ctx context.Context, req *request) (any, er
 	return jobReply{Job: j.ID}, nil
 }
 
-// commandAction maps a command to the name of the action it runs.
-func commandAction(command string, args commandArgs) string {
-	switch command {
-	case cmdExplain:
-		return config.ActionExplain
-	case cmdFix:
-		return config.ActionFix
-	case cmdRewrite:
-		return config.ActionRewrite
-	case cmdDocument:
-		return config.ActionDocument
-	case cmdTests:
-		return config.ActionTests
-	}
-	return args.Name
-}
-
 // buildTask converts the command's arguments to workspace terms, with the
 // documents of view (taken when the request arrived), and has assist build
 // the task.
 // It also returns the job's supersession key.
-func (s *Server) buildTask(ctx context.Context, view docView, command string, args commandArgs) (*assist.Task, jobs.Key, error) {
-	name := commandAction(command, args)
+func (s *Server) buildTask(ctx context.Context, view docView, cmd command, args commandArgs) (*assist.Task, jobs.Key, error) {
+	command, name := cmd.name, cmd.actionName(args)
 	if args.URI == "" {
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: missing uri", command)
 	}
