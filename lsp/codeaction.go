@@ -14,46 +14,6 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// codeActionParams is textDocument/codeAction's params. Diagnostics are kept
-// raw so that they travel back to us in the command argument unchanged.
-type codeActionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Range        protocol.Range         `json:"range"`
-	Context      struct {
-		Diagnostics []json.RawMessage `json:"diagnostics"`
-		Only        []string          `json:"only,omitempty"`
-		// TriggerKind is 1 when the user asked for the menu, 2 when the
-		// client asks on its own (a lightbulb), absent before LSP 3.17.
-		TriggerKind int `json:"triggerKind,omitempty"`
-	} `json:"context"`
-}
-
-// Code action trigger kinds (LSP 3.17 CodeActionTriggerKind).
-const (
-	triggerInvoked   = 1
-	triggerAutomatic = 2
-)
-
-// commandArgs is the one argument object of every kimi.* command.
-type commandArgs struct {
-	URI         string            `json:"uri,omitempty"`
-	Range       *protocol.Range   `json:"range,omitempty"`
-	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
-	Instruction string            `json:"instruction,omitempty"`
-	Name        string            `json:"name,omitempty"`
-	Job         string            `json:"job,omitempty"`
-}
-
-// codeAction is the CodeAction literal we send (the library's type lacks
-// nothing here, but its Diagnostics are decoded values; we pass ours raw).
-type codeAction struct {
-	Title       string            `json:"title"`
-	Kind        string            `json:"kind,omitempty"`
-	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
-	IsPreferred bool              `json:"isPreferred,omitempty"`
-	Command     *protocol.Command `json:"command,omitempty"`
-}
-
 // maxFixTitles bounds the per-diagnostic Fix actions; more diagnostics get
 // one "fix all" action only.
 const maxFixTitles = 3
@@ -199,10 +159,7 @@ func fixActions(cmd, kind string, base commandArgs, diags []json.RawMessage) []c
 // diagnosticSummary returns a diagnostic's first message line, shortened
 // for a menu title, and its severity (0 if absent).
 func diagnosticSummary(raw json.RawMessage) (string, int) {
-	var d struct {
-		Message  string `json:"message"`
-		Severity int    `json:"severity"`
-	}
+	var d diagnosticHead
 	_ = json.Unmarshal(raw, &d)
 	msg, _, _ := strings.Cut(strings.TrimSpace(d.Message), "\n")
 	if utf8.RuneCountInString(msg) > 60 {

@@ -101,11 +101,6 @@ func newCompletionState(s *Server) *completionState {
 	}
 }
 
-type completionOptions struct {
-	TriggerCharacters []string `json:"triggerCharacters,omitempty"`
-	ResolveProvider   bool     `json:"resolveProvider"`
-}
-
 // wantsItems reports whether textDocument/completion items are offered:
 // completion.items "always", or "auto" for a client without inline
 // completion.
@@ -173,24 +168,6 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 	}()
 }
 
-type inlineCompletionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     protocol.Position      `json:"position"`
-	Context      struct {
-		TriggerKind            int              `json:"triggerKind"`
-		SelectedCompletionInfo *json.RawMessage `json:"selectedCompletionInfo,omitempty"`
-	} `json:"context"`
-}
-
-type inlineCompletionItem struct {
-	InsertText string          `json:"insertText"`
-	Range      *protocol.Range `json:"range,omitempty"`
-}
-
-type inlineCompletionList struct {
-	Items []inlineCompletionItem `json:"items"`
-}
-
 // handleInlineCompletion answers textDocument/inlineCompletion with at most
 // one item: the suggestion, replacing what the user typed of it.
 func handleInlineCompletion(s *Server, ctx context.Context, req *request) (any, error) {
@@ -215,44 +192,6 @@ func handleInlineCompletion(s *Server, ctx context.Context, req *request) (any, 
 	out.Items = append(out.Items, inlineCompletionItem{InsertText: sug.Text, Range: &r})
 	return out, nil
 }
-
-type completionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     protocol.Position      `json:"position"`
-}
-
-type completionItem struct {
-	Label            string                 `json:"label"`
-	LabelDetails     *completionLabelDetail `json:"labelDetails,omitempty"`
-	Kind             int                    `json:"kind"`
-	Detail           string                 `json:"detail"`
-	Documentation    any                    `json:"documentation,omitempty"` // a string or *markupContent
-	FilterText       string                 `json:"filterText"`
-	SortText         string                 `json:"sortText"`
-	InsertTextFormat int                    `json:"insertTextFormat"`
-	TextEdit         protocol.TextEdit      `json:"textEdit"`
-}
-
-type completionLabelDetail struct {
-	Description string `json:"description"`
-}
-
-type markupContent struct {
-	Kind  string `json:"kind"`
-	Value string `json:"value"`
-}
-
-type completionList struct {
-	IsIncomplete bool             `json:"isIncomplete"`
-	Items        []completionItem `json:"items"`
-}
-
-// completionKindText and insertTextPlain are LSP's CompletionItemKind.Text
-// and InsertTextFormat.PlainText.
-const (
-	completionKindText = 1
-	insertTextPlain    = 1
-)
 
 // handleCompletion answers textDocument/completion with the suggestion as
 // one item, always isIncomplete so that the editor asks again as the user
@@ -438,9 +377,7 @@ func (s *Server) completionTell(ctx context.Context, key, msg string) {
 // completionStatus sends the status to a client that opted in, when it
 // changed.
 func (s *Server) completionStatus(ctx context.Context, state, msg string) {
-	var exp struct {
-		KimiCompletionStatus bool `json:"kimiCompletionStatus"`
-	}
+	var exp experimentalCaps
 	if raw := s.clientCaps().Experimental; len(raw) == 0 || json.Unmarshal(raw, &exp) != nil || !exp.KimiCompletionStatus {
 		return
 	}

@@ -12,29 +12,10 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
-	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
-
-// executeCommandParams is workspace/executeCommand's params, with the
-// work-done token kept raw.
-type executeCommandParams struct {
-	Command       string            `json:"command"`
-	Arguments     []json.RawMessage `json:"arguments,omitempty"`
-	WorkDoneToken json.RawMessage   `json:"workDoneToken,omitempty"`
-}
-
-// jobReply is executeCommand's answer for a command that starts a job.
-type jobReply struct {
-	Job string `json:"job"`
-}
-
-// cancelReply is kimi.cancel's answer.
-type cancelReply struct {
-	Cancelled int `json:"cancelled"`
-}
 
 // handleExecuteCommand answers at once: kimi.cancel and kimi.stats with
 // their result, the others with the id of the job they start. The job's
@@ -215,18 +196,6 @@ func usageNote(out *assist.Outcome) string {
 	return fmt.Sprintf(" (%d prompt tokens, %d%% cached)", u.PromptTokens, u.CachedTokens*100/u.PromptTokens)
 }
 
-// showDocumentParams is window/showDocument's params.
-type showDocumentParams struct {
-	URI       string `json:"uri"`
-	External  bool   `json:"external,omitempty"`
-	TakeFocus bool   `json:"takeFocus"`
-}
-
-// showDocumentResult is window/showDocument's result.
-type showDocumentResult struct {
-	Success bool `json:"success"`
-}
-
 // showExplanation opens the explanation's Markdown file with
 // window/showDocument when the client can, else sends the whole text with
 // window/showMessage.
@@ -284,18 +253,6 @@ var rewriteChoices = []string{
 	"Make it faster.",
 }
 
-// messageActionItem is a button of window/showMessageRequest.
-type messageActionItem struct {
-	Title string `json:"title"`
-}
-
-// showMessageRequestParams is window/showMessageRequest's params.
-type showMessageRequestParams struct {
-	Type    protocol.MessageType `json:"type"`
-	Message string               `json:"message"`
-	Actions []messageActionItem  `json:"actions,omitempty"`
-}
-
 // askRewriteInstruction asks the user, with window/showMessageRequest (an
 // LSP 1.0 request every client answers, if only with an error), how to
 // rewrite; without an answer it uses the default instruction.
@@ -320,12 +277,7 @@ func (s *Server) askRewriteInstruction(ctx context.Context) string {
 func convertDiagnostics(raw []json.RawMessage) []assist.Diagnostic {
 	var out []assist.Diagnostic
 	for _, r := range raw {
-		var d struct {
-			Range    protocol.Range `json:"range"`
-			Severity int            `json:"severity"`
-			Source   string         `json:"source"`
-			Message  string         `json:"message"`
-		}
+		var d diagnostic
 		if json.Unmarshal(r, &d) != nil || strings.TrimSpace(d.Message) == "" {
 			continue
 		}
@@ -345,27 +297,6 @@ func convertDiagnostics(raw []json.RawMessage) []assist.Diagnostic {
 // base name for files outside every folder and non-file URIs.
 func (s *Server) displayPath(uri workspace.URI) string {
 	return assist.DisplayPath(s.folders, uri)
-}
-
-// jobInfo describes a running job in kimi.stats.
-type jobInfo struct {
-	Job   string `json:"job"`
-	Title string `json:"title"`
-}
-
-// statsReply is kimi.stats's result: the cache accounting and the running
-// jobs.
-type statsReply struct {
-	assist.Stats
-	// Cost is CostUSD under the name DESIGN.md's command table uses.
-	Cost float64   `json:"cost"`
-	Jobs []jobInfo `json:"jobs"`
-	// Streams and Queued count the model streams open and the jobs
-	// waiting for one.
-	Streams int `json:"streams"`
-	Queued  int `json:"queued"`
-	// Completion has inline completion's figures.
-	Completion complete.Stats `json:"completion"`
 }
 
 func (s *Server) stats() statsReply {

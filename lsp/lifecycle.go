@@ -322,14 +322,6 @@ func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMes
 	return nil
 }
 
-// didChangeWatchedFilesParams is what we read of
-// workspace/didChangeWatchedFiles.
-type didChangeWatchedFilesParams struct {
-	Changes []struct {
-		URI string `json:"uri"`
-	} `json:"changes"`
-}
-
 // secretNotice tells the user, once, that a secrets file was kept out of a
 // prompt.
 func (s *Server) secretNotice(path string) {
@@ -381,32 +373,6 @@ func (s *Server) registerWatching(folder workspace.Folder, cause error, clientWa
 	}
 	s.log.Warn(msg)
 	s.notify(s.baseCtx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
-}
-
-// registrationParams is client/registerCapability's params.
-type registrationParams struct {
-	Registrations []registration `json:"registrations"`
-}
-
-type registration struct {
-	ID              string                                   `json:"id"`
-	Method          string                                   `json:"method"`
-	RegisterOptions didChangeWatchedFilesRegistrationOptions `json:"registerOptions"`
-}
-
-type didChangeWatchedFilesRegistrationOptions struct {
-	Watchers []fileSystemWatcher `json:"watchers"`
-}
-
-// fileSystemWatcher watches a RelativePattern (LSP 3.17): the pattern is
-// matched below the folder's URI.
-type fileSystemWatcher struct {
-	GlobPattern relativePattern `json:"globPattern"`
-}
-
-type relativePattern struct {
-	BaseURI string `json:"baseUri"`
-	Pattern string `json:"pattern"`
 }
 
 // rpcError is a shorthand for jsonrpc2.Errorf.
