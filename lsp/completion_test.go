@@ -784,3 +784,28 @@ func TestCompletionItemsForClientCaps(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineCompletionDivergingKey is Neovim 0.12's sequence after a key
+// that does not match the ghost text: the editor keeps drawing the old item
+// (minus what was typed) until the answer to its next request, so that
+// answer must not be an item that fails to continue the line. The stand-in
+// answers every request with the whole line, as models do; for "fmt.Prx"
+// that is no continuation (it used to be inserted verbatim after it).
+func TestInlineCompletionDivergingKey(t *testing.T) {
+	cs := newCompSession(t, true, map[string]any{"completion": map[string]any{"debounceMs": 0}},
+		modeltest.Rule{Content: "```go\n\tfmt.Println(Add(40, 2))\n```"})
+	const text = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Pr|\n}\n"
+	uri, pos := cs.file("main.go", text)
+	_, ch := cs.inline(uri, pos, 2)
+	l := cs.inlineResult(ch)
+	if len(l.Items) != 1 || l.Items[0].InsertText != "intln(Add(40, 2))" {
+		t.Fatalf("first answer %+v, want intln(Add(40, 2))", l)
+	}
+	pos = cs.change(uri, strings.Replace(text, "Pr|", "Prx|", 1))
+	_, ch = cs.inline(uri, pos, 2)
+	if l := cs.inlineResult(ch); len(l.Items) != 0 {
+		t.Errorf("after a key the suggestion does not continue, the answer is %+v (accepted: %q), want no item",
+			l, cs.applyInline(uri, l))
+	}
+	cs.waitArrived(2) // the second request did ask: it is the answer that is dropped
+}
