@@ -17,6 +17,17 @@
 // dispatch are derived from it; a user-defined action runs through
 // kimi.action with its name as the argument.
 //
+// # Protocol types and requests
+//
+// The params and results the server reads and writes are in protocol.go,
+// with struct tags and no hand-written encoding: params are decoded by
+// encoding/json, results encoded by jsonrpc2's codec, the initialize result
+// by encoding/json before it (a hand encoder saved instructions that no
+// wall clock showed, see bench/README.md).
+// A request's handler gets its params, the document view the read loop
+// took when the request arrived and the key its jobs are cancelled by as
+// one *request parameter, never through its context.
+//
 // # Code actions at a bare cursor
 //
 // A code action request on an empty range without diagnostics gets Kimi's
