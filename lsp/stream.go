@@ -302,10 +302,11 @@ func decodeLarge(body []byte) (jsonrpc2.Message, bool) {
 // decode turns a frame body into a jsonrpc2 message. On failure it returns
 // the raw id when one could be read, so the error reply can address it.
 func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) {
-	// Fast path for large frames: the library decodes a well-formed message
-	// in one pass, without copying the params. It fails on ids beyond int32
-	// and on malformed messages, which the slow path below handles and
-	// explains. (The library rejects a wrong "jsonrpc" value but not a
+	// Fast path for large notifications (didOpen, a full-text didChange)
+	// and responses: the library decodes a well-formed message in one
+	// pass, without copying the params. Requests, and malformed messages,
+	// take the slow path below, which keeps a request's raw id and explains
+	// what is wrong. (The library rejects a wrong "jsonrpc" value but not a
 	// missing one.) It reads through a decoder whose buffer is at least
 	// 32 KiB: for the small frames of typing (didChange, a few hundred bytes)
 	// that buffer was three quarters of the server's garbage, so they take
