@@ -464,9 +464,23 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 		if len(b) < 4 {
 			return 0, false
 		}
-		v, err := strconv.ParseUint(string(b[:4]), 16, 16)
-		return rune(v), err == nil
+		var r rune
+		for _, c := range b[:4] {
+			switch {
+			case c >= '0' && c <= '9':
+				c -= '0'
+			case c >= 'a' && c <= 'f':
+				c -= 'a' - 10
+			case c >= 'A' && c <= 'F':
+				c -= 'A' - 10
+			default:
+				return 0, false
+			}
+			r = r<<4 | rune(c)
+		}
+		return r, true
 	}
+	const hexDigits = "0123456789abcdef"
 	for i := 0; i < len(in); {
 		c := in[i]
 		switch {
@@ -512,7 +526,7 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 					}
 					exact = false
 					if spell {
-						out = fmt.Appendf(out, "\\u%04x", r)
+						out = append(out, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 					}
 					continue
 				}
@@ -531,7 +545,7 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 			if r == utf8.RuneError && n == 1 {
 				exact = false
 				if spell {
-					out = fmt.Appendf(out, "\\x%02x", c)
+					out = append(out, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 				}
 				i++
 				continue
