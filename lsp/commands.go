@@ -6,9 +6,10 @@ import (
 )
 
 // command is one row of the command table: a kimi.* command the server
-// executes. The table is the one place that knows the LSP face of the
-// actions; from it come the code action menu (actionCommand), the command
-// list of executeCommandProvider (commandNames) and workspace/executeCommand's
+// executes (listed for editor setups in editors/README.md). The table is
+// the one place that knows the LSP face of the actions; from it come the
+// code action menu (actionCommand), the command list of
+// executeCommandProvider (commandNames) and workspace/executeCommand's
 // dispatch (lookupCommand). What an action is (its name, title and result)
 // belongs to assist/config, whose built-in list the CLI and the job titles
 // use as well.

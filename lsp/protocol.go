@@ -189,7 +189,7 @@ type completionOptions struct {
 
 // didChangeParams decodes textDocument/didChange with a pointer Range: the
 // library's value Range turns a full-text change into an insert at 0:0
-// (PITFALLS #10).
+// (docs/protocol-pitfalls.md, "A full-text change is read as an insert").
 type didChangeParams struct {
 	TextDocument struct {
 		URI     string `json:"uri"`
@@ -284,7 +284,7 @@ type relativePattern struct {
 
 // cancelParams decodes $/cancelRequest's id ourselves: the library's
 // interface{} id becomes float64 for numbers and is then rejected
-// (PITFALLS #1).
+// (docs/protocol-pitfalls.md, "Numeric cancel ids never cancel").
 type cancelParams struct {
 	ID json.RawMessage `json:"id"`
 }
@@ -418,7 +418,8 @@ type jobInfo struct {
 // jobs.
 type statsReply struct {
 	assist.Stats
-	// Cost is CostUSD under the name DESIGN.md's command table uses.
+	// Cost is CostUSD under the name editors/README.md documents for
+	// kimi.stats (the editor clients read either).
 	Cost float64   `json:"cost"`
 	Jobs []jobInfo `json:"jobs"`
 	// Streams and Queued count the model streams open and the jobs
@@ -532,7 +533,8 @@ type applyEditParams struct {
 }
 
 // applyEditResult is workspace/applyEdit's result (the library's
-// Client.ApplyEdit decodes it into a bool and fails: PITFALLS #9).
+// Client.ApplyEdit decodes it into a bool and fails:
+// docs/protocol-pitfalls.md, "applyEdit's answer fails to decode").
 type applyEditResult struct {
 	Applied       bool   `json:"applied"`
 	FailureReason string `json:"failureReason,omitempty"`
