@@ -103,7 +103,7 @@ type runEnv struct {
 	// workspaceFile is the workspace file read (withWorkspace), "" for none.
 	workspaceFile string
 	fixed         bool // the level was set by --log-level
-	close    func()
+	close         func()
 
 	// mu guards keys: every API key seen, so an old one stays redacted.
 	mu   sync.Mutex
