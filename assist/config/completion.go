@@ -54,18 +54,9 @@ type Completion struct {
 	MaxLines int
 }
 
-// defaultCompletion returns the built-in completion settings.
-func defaultCompletion() Completion {
-	return Completion{
-		Enable:              true,
-		Items:               ItemsAuto,
-		DebounceMS:          DefaultCompletionDebounceMS,
-		ReasoningEffort:     EffortLow,
-		MaxCompletionTokens: DefaultCompletionTokens,
-		MaxContextTokens:    DefaultCompletionContextTokens,
-		MaxLines:            DefaultCompletionMaxLines,
-	}
-}
+// defaultCompletion returns the built-in completion settings (the
+// schema's defaults).
+func defaultCompletion() Completion { return Default().Completion }
 
 // CompletionModel returns the model completion requests use:
 // completion.model, else fastModel.

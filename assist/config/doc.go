@@ -40,6 +40,14 @@
 //
 // # Keys
 //
+// schema.go holds one entry per key: its path, environment variable,
+// default and meaning (as README.md's configuration table shows them,
+// which TestREADMETable holds to the schema and prints when they differ),
+// what a workspace file may do with it (set it, never, or only turn it
+// off), and how it is parsed, applied and listed by Sources. Parsing walks
+// a source by the schema, so unknown keys are suggested from it. A new key
+// is a field of Config and one entry.
+//
 // The same camelCase keys are used in TOML files (at the top level, or
 // inside a [kimi] table) and in the editor's JSON section:
 //

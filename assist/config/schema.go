@@ -41,6 +41,9 @@ type entry struct {
 	doc  string // the configuration table's meaning
 	ws   wsRule
 	why  string // why a workspace file may not set it ("" for whyUserOnly)
+	// dflt is the built-in value, which Default sets (nil: the zero
+	// value, or, for merged keys, what Default sets itself).
+	dflt any
 
 	// parse reads the value v found at key in a source (key is path, or
 	// a longer key for an entry that is a table) and returns what the
@@ -69,10 +72,10 @@ func (e entry) offOnly(why string) entry {
 	return e
 }
 
-// field is an entry for a key held in one field of Config: at(c) is the
-// field, parse reads it, show prints it.
-func field[T any](path, def, doc string, at func(*Config) *T, parse func(p *parser, key string, v any) (T, bool), show func(T) string) entry {
-	return entry{path: path, def: def, doc: doc,
+// field is an entry for a key held in one field of Config, whose default
+// (Default) is dflt: at(c) is the field, parse reads it, show prints it.
+func field[T any](path string, dflt T, def, doc string, at func(*Config) *T, parse func(p *parser, key string, v any) (T, bool), show func(T) string) entry {
+	return entry{path: path, def: def, doc: doc, dflt: dflt,
 		parse: func(p *parser, key string, v any) (any, bool) { return parse(p, key, v) },
 		set:   func(c *Config, v any) { *at(c) = v.(T) },
 		show:  func(c Config) string { return show(*at(&c)) },
@@ -216,7 +219,7 @@ func containsString(list []string, s string) bool {
 
 // schema is the configuration schema (see above).
 var schema = []entry{
-	field("apiKey", "none", "bearer key; without it actions fail with a message naming `KIMI_API_KEY`",
+	field("apiKey", Secret{}, "none", "bearer key; without it actions fail with a message naming `KIMI_API_KEY`",
 		func(c *Config) *Secret { return &c.APIKey },
 		func(p *parser, key string, v any) (Secret, bool) {
 			if s, ok := p.str(key, v); ok {
@@ -225,7 +228,7 @@ var schema = []entry{
 			return Secret{}, false
 		},
 		func(s Secret) string { return s.String() }).envVar("KIMI_API_KEY").never(whyEndpoint),
-	{path: "baseURL", env: "KIMI_BASE_URL", ws: wsNever, why: whyEndpoint, def: "`" + DefaultBaseURL + "`",
+	{path: "baseURL", env: "KIMI_BASE_URL", ws: wsNever, why: whyEndpoint, def: "`" + DefaultBaseURL + "`", dflt: endpoint{url: DefaultBaseURL},
 		doc: "endpoint; after 5xx errors the default falls back to `" + DefaultFallbackURL + "`. Any OpenAI-compatible server works (Ollama, llama.cpp, vLLM, OpenAI), with or without `/v1`. " +
 			"An invalid value (no `http://`/`https://`, another scheme, no host) from any source stops every request, with a message naming it and its source: it never falls back to the default endpoint",
 		parse: func(p *parser, key string, v any) (any, bool) {
@@ -248,8 +251,8 @@ var schema = []entry{
 			add("baseURL.fallback", strconv.Quote(c.FallbackURL()), c.srcOf("baseURL"))
 		},
 	},
-	field("model", "`"+DefaultModel+"`", "model for edits", func(c *Config) *string { return &c.Model }, readModel, quoted).envVar("KIMI_MODEL"),
-	field("fastModel", "`"+DefaultFastModel+"`", "model for explanations", func(c *Config) *string { return &c.FastModel }, readModel, quoted),
+	field("model", DefaultModel, "`"+DefaultModel+"`", "model for edits", func(c *Config) *string { return &c.Model }, readModel, quoted).envVar("KIMI_MODEL"),
+	field("fastModel", DefaultFastModel, "`"+DefaultFastModel+"`", "model for explanations", func(c *Config) *string { return &c.FastModel }, readModel, quoted),
 	perActionEntry("reasoningEffort", "`low` for explain, `high` for edits",
 		"`low`, `high`, `max` (aliases `medium`, `xhigh`, `minimal`, `none`); one value, or a table per action. `kimi-k3` accepts `max` only, so actions on it always send `max` (`doctor` shows it)",
 		func(p *parser, key string, v any) (Effort, bool) { return p.effort(key, v) },
@@ -268,8 +271,8 @@ var schema = []entry{
 			n, src := c.actionTokens(a.Name, a.Result, own)
 			return strconv.Itoa(n), src
 		}),
-	field("cacheTTL", "`"+DefaultCacheTTL+"`", "prompt-cache lifetime requested, `5m` or `1h`", func(c *Config) *string { return &c.CacheTTL }, readOneOf("5m", "1h"), quoted),
-	field("waitTimeout", "`90s`", "longest wait for the provider to start answering, every retry and the fallback URL included (`5s`–`30m`; a duration or seconds); past it the action fails with a message. A reply that has started is never cut",
+	field("cacheTTL", DefaultCacheTTL, "`"+DefaultCacheTTL+"`", "prompt-cache lifetime requested, `5m` or `1h`", func(c *Config) *string { return &c.CacheTTL }, readOneOf("5m", "1h"), quoted),
+	field("waitTimeout", DefaultWaitTimeout, "`90s`", "longest wait for the provider to start answering, every retry and the fallback URL included (`5s`–`30m`; a duration or seconds); past it the action fails with a message. A reply that has started is never cut",
 		func(c *Config) *time.Duration { return &c.WaitTimeout },
 		func(p *parser, key string, v any) (time.Duration, bool) {
 			return ptrValue(p.duration(key, v, MinWaitTimeout, MaxWaitTimeout))
@@ -299,27 +302,27 @@ var schema = []entry{
 			}
 		},
 	},
-	field("context.maxTokens", "10000", "token budget for what a prompt shows besides the active file: the declarations the selection and the file use, then small related files. A typical action's prompt is then about 16,000 tokens (bench/README.md, \"Context\"); raise it for more context",
+	field("context.maxTokens", DefaultContextMaxTokens, "10000", "token budget for what a prompt shows besides the active file: the declarations the selection and the file use, then small related files. A typical action's prompt is then about 16,000 tokens (bench/README.md, \"Context\"); raise it for more context",
 		func(c *Config) *int { return &c.Context.MaxTokens }, readInt(1000, MaxCompletionTokensLimit), showInt),
-	field("context.include.openBuffers", "`true`", "other open buffers may fill that budget, whole when small (a large one only by the declarations used)",
+	field("context.include.openBuffers", true, "`true`", "other open buffers may fill that budget, whole when small (a large one only by the declarations used)",
 		func(c *Config) *bool { return &c.Context.Include.OpenBuffers }, readBool, showBool),
-	field("context.include.related", "`true`", "the declarations the selection uses may fill it (found through the workspace's symbol index, even in files that are not open) and the types they mention, the declarations the active file uses, the files it imports and its package's small files; they come first",
+	field("context.include.related", true, "`true`", "the declarations the selection uses may fill it (found through the workspace's symbol index, even in files that are not open) and the types they mention, the declarations the active file uses, the files it imports and its package's small files; they come first",
 		func(c *Config) *bool { return &c.Context.Include.Related }, readBool, showBool),
-	field("context.include.recent", "`true`", "recently viewed small files may fill it",
+	field("context.include.recent", true, "`true`", "recently viewed small files may fill it",
 		func(c *Config) *bool { return &c.Context.Include.Recent }, readBool, showBool),
 	globsEntry("context.exclude", "none", "gitignore-style globs kept out of prompts (`.gitignore` rules apply too); they add to those of lower sources",
 		func(c *Config) (*[]string, *[]Source) { return &c.Context.Exclude, &c.excludeSrc }),
-	field("context.maxFileSize", "1048576 (1 MiB)", "larger files never enter a prompt; a larger active file is sent as a window around the selection (you are told)",
+	field("context.maxFileSize", int64(DefaultMaxFileSize), "1048576 (1 MiB)", "larger files never enter a prompt; a larger active file is sent as a window around the selection (you are told)",
 		func(c *Config) *int64 { return &c.Context.MaxFileSize },
 		func(p *parser, key string, v any) (int64, bool) { return p.integer(key, v, 1, 1<<30) },
 		func(n int64) string { return strconv.FormatInt(n, 10) }),
 	globsEntry("context.secrets", "none", "extra secret globs, added to the built-in list below (which they cannot shorten) and to those of lower sources",
 		func(c *Config) (*[]string, *[]Source) { return &c.Context.Secrets, &c.secretsSrc }),
-	field("progress.showThinking", "`true`", "show a \"thinking…\" line while the model reasons",
+	field("progress.showThinking", true, "`true`", "show a \"thinking…\" line while the model reasons",
 		func(c *Config) *bool { return &c.Progress.ShowThinking }, readBool, showBool),
-	field("progress.maxReportsPerSecond", "10", "progress throttle (1–100)",
+	field("progress.maxReportsPerSecond", DefaultMaxReportsPerSecond, "10", "progress throttle (1–100)",
 		func(c *Config) *int { return &c.Progress.MaxReportsPerSecond }, readInt(1, 100), showInt),
-	field("jobs.maxConcurrent", "4", "model streams open at once (1–64); more jobs wait in a queue (progress \"queued (N ahead)\")",
+	field("jobs.maxConcurrent", DefaultMaxConcurrentJobs, "4", "model streams open at once (1–64); more jobs wait in a queue (progress \"queued (N ahead)\")",
 		func(c *Config) *int { return &c.Jobs.MaxConcurrent }, readInt(1, MaxConcurrentJobsLimit), showInt).never(""),
 	{path: "prices", ws: wsNever, def: "K3.1 Pro: input 2.00, cached 0.20, 5m write 2.00, 1h write 4.00 USD/Mtok",
 		doc: "per model, for the cost in `kimi.stats`: `input`, `cachedRead`, `write5m`, `write1h`, `output`; output price and other models are editable assumptions",
@@ -357,14 +360,14 @@ var schema = []entry{
 			}
 		},
 	},
-	field("logLevel", "`info`", "`debug`, `info`, `warn`, `error`", func(c *Config) *string { return &c.LogLevel }, readLogLevel, quoted).never(""),
-	field("allowInvalidGo", "`false`", "accept Go edits that no longer parse", func(c *Config) *bool { return &c.AllowInvalidGo }, readBool, showBool).never(""),
-	field("webSearch", "`false`", "offer the provider's `web_search` tool (read at start)", func(c *Config) *bool { return &c.WebSearch }, readBool, showBool).never(whySearch),
-	field("completion.enable", "`true`", "inline completion (ghost text, or completion items, see below)",
+	field("logLevel", "info", "`info`", "`debug`, `info`, `warn`, `error`", func(c *Config) *string { return &c.LogLevel }, readLogLevel, quoted).never(""),
+	field("allowInvalidGo", false, "`false`", "accept Go edits that no longer parse", func(c *Config) *bool { return &c.AllowInvalidGo }, readBool, showBool).never(""),
+	field("webSearch", false, "`false`", "offer the provider's `web_search` tool (read at start)", func(c *Config) *bool { return &c.WebSearch }, readBool, showBool).never(whySearch),
+	field("completion.enable", true, "`true`", "inline completion (ghost text, or completion items, see below)",
 		func(c *Config) *bool { return &c.Completion.Enable }, readBool, showBool).offOnly(whyAsYouType),
-	field("completion.items", "`auto`", "`textDocument/completion` items: `auto` (only for editors without inline completion: Helix, eglot, Kakoune), `always`, `never`",
+	field("completion.items", ItemsAuto, "`auto`", "`textDocument/completion` items: `auto` (only for editors without inline completion: Helix, eglot, Kakoune), `always`, `never`",
 		func(c *Config) *string { return &c.Completion.Items }, readOneOf(ItemsAuto, ItemsAlways, ItemsNever), quoted),
-	field("completion.debounceMs", "300", "how long an as-you-type request waits for the next keystroke before the provider is asked (0–5000; chosen by measurement, see [bench/README.md](bench/README.md))",
+	field("completion.debounceMs", DefaultCompletionDebounceMS, "300", "how long an as-you-type request waits for the next keystroke before the provider is asked (0–5000; chosen by measurement, see [bench/README.md](bench/README.md))",
 		func(c *Config) *int { return &c.Completion.DebounceMS }, readInt(0, 5000), showInt).never(whyAsYouType),
 	{path: "completion.model", def: "`fastModel`", doc: "model for completions",
 		parse: func(p *parser, key string, v any) (any, bool) { return readModel(p, key, v) },
@@ -377,7 +380,7 @@ var schema = []entry{
 			}
 		},
 	},
-	{path: "completion.reasoningEffort", def: "`low`", doc: "`max` on `kimi-k3`, which accepts nothing else",
+	{path: "completion.reasoningEffort", def: "`low`", dflt: EffortLow, doc: "`max` on `kimi-k3`, which accepts nothing else",
 		parse: func(p *parser, key string, v any) (any, bool) { return p.effort(key, v) },
 		set:   func(c *Config, v any) { c.Completion.ReasoningEffort = v.(Effort) },
 		list: func(c Config, add func(key, value string, src Source)) {
@@ -388,7 +391,7 @@ var schema = []entry{
 			}
 		},
 	},
-	field("completion.maxCompletionTokens", "2048", "thinking and suggestion together",
+	field("completion.maxCompletionTokens", DefaultCompletionTokens, "2048", "thinking and suggestion together",
 		func(c *Config) *int { return &c.Completion.MaxCompletionTokens },
 		func(p *parser, key string, v any) (int, bool) {
 			n, ok := p.integer(key, v, 1, MaxCompletionTokensLimit)
@@ -397,18 +400,37 @@ var schema = []entry{
 			}
 			return int(n), ok
 		}, showInt),
-	field("completion.maxContextTokens", "4096", "the whole completion prompt (1024–262144): the file around the cursor, room for its edit log, related snippets",
+	field("completion.maxContextTokens", DefaultCompletionContextTokens, "4096", "the whole completion prompt (1024–262144): the file around the cursor, room for its edit log, related snippets",
 		func(c *Config) *int { return &c.Completion.MaxContextTokens }, readInt(1024, 262144), showInt),
-	field("completion.maxLines", "12", "longest suggestion, in lines",
+	field("completion.maxLines", DefaultCompletionMaxLines, "12", "longest suggestion, in lines",
 		func(c *Config) *int { return &c.Completion.MaxLines }, readInt(1, 1000), showInt),
+}
+
+// schemaIndex maps every entry's path to its index in schema, and every
+// table's path (the prefixes of the entries' paths: "context",
+// "context.include", …) to -1.
+var schemaIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, e := range schema {
+		m[e.path] = i
+		for j := strings.IndexByte(e.path, '.'); j > 0; j = nextDot(e.path, j) {
+			m[e.path[:j]] = -1
+		}
+	}
+	return m
+}()
+
+func nextDot(s string, j int) int {
+	if k := strings.IndexByte(s[j+1:], '.'); k >= 0 {
+		return j + 1 + k
+	}
+	return -1
 }
 
 // schemaEntry returns the entry of path.
 func schemaEntry(path string) (entry, bool) {
-	for _, e := range schema {
-		if e.path == path {
-			return e, true
-		}
+	if i, ok := schemaIndex[path]; ok && i >= 0 {
+		return schema[i], true
 	}
 	return entry{}, false
 }
@@ -438,10 +460,9 @@ func workspaceRule(key string) (wsRule, string) {
 	if e, ok := schemaEntry(key); ok {
 		return e.ws, e.why
 	}
-	rule, why, any := wsNever, "", false
+	rule, why := wsNever, ""
 	for _, e := range schema {
 		if strings.HasPrefix(e.path, key+".") {
-			any = true
 			if e.ws != wsNever {
 				rule = wsAllowed
 			} else if why == "" {
@@ -449,21 +470,7 @@ func workspaceRule(key string) (wsRule, string) {
 			}
 		}
 	}
-	if !any {
-		return wsAllowed, ""
-	}
 	return rule, why
-}
-
-// isTable reports whether key is a table of the schema (some entry's path
-// starts with key + ".").
-func isTable(key string) bool {
-	for _, e := range schema {
-		if strings.HasPrefix(e.path, key+".") {
-			return true
-		}
-	}
-	return false
 }
 
 // walk parses the table m found at prefix ("" for the section, else
@@ -471,9 +478,13 @@ func isTable(key string) bool {
 func (p *parser) walk(l *layer, prefix string, m map[string]any) {
 	for _, k := range sortedKeys(m) {
 		key, v := prefix+k, m[k]
-		known := isTable(key)
-		e, leaf := schemaEntry(key)
-		if p.src.Kind == FromWorkspaceFile && (leaf || known) {
+		i, inSchema := schemaIndex[key]
+		known, leaf := inSchema && i < 0, inSchema && i >= 0
+		var e entry
+		if leaf {
+			e = schema[i]
+		}
+		if p.src.Kind == FromWorkspaceFile && inSchema {
 			rule, why := workspaceRule(key)
 			if rule == wsNever || rule == wsOffOnly && v != false {
 				p.warn(key, "ignored: a workspace file cannot set %s (%s)", key, cmpOr(why, whyUserOnly))
