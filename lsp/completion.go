@@ -358,7 +358,7 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 	// The one secret check, by name and by the file a link resolves to now
 	// (not isSecretURI's memo: a link retargeted at .env and reloaded by
 	// the editor must get nothing).
-	if p, err := uri.Path(); err == nil && s.folders.IsSecret(p) {
+	if s.folders.IsSecretURI(uri) {
 		return nil, 0, nil
 	}
 	cursor := snap.PositionOffset(workspace.Position{Line: pos.Line, Character: pos.Character}, s.encoding())

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,9 +14,12 @@ import (
 	"sync"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/rulefile"
 )
 
-// maxFileBytes bounds the configuration files read.
+// maxFileBytes bounds the configuration files read: a larger file is
+// refused whole, with a problem naming the cap.
 const maxFileBytes = 1 << 20
 
 // stack holds the last good layer of every source, in increasing
@@ -256,23 +258,33 @@ func (c Config) redact(errs []error) []error {
 	return errs
 }
 
+// readTOML reads a configuration file through rulefile.Read: opened without
+// blocking, a regular file of at most maxFileBytes. The workspace file must
+// stay inside its folder (a link pointing out, to /dev/stdin for one, is
+// refused); the user's own file may be a link anywhere, to a regular file.
 func readTOML(path string, src Source) (*layer, []error) {
-	f, err := os.Open(path)
+	links := rulefile.Inside
+	if src.Kind == FromUserFile {
+		links = rulefile.ToRegular
+	}
+	data, err := rulefile.Read(filepath.Dir(path), filepath.Base(path), maxFileBytes, links)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, []error{&Problem{Source: src, Message: fmt.Sprintf("cannot read: %v", errors.Unwrap(err))}}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, []error{&Problem{Source: src, Message: fmt.Sprintf("cannot read: %v", err)}}
-	}
-	if len(data) > maxFileBytes {
-		return nil, []error{&Problem{Source: src, Message: fmt.Sprintf("larger than %d bytes; is this the right file?", maxFileBytes)}}
+		return nil, []error{&Problem{Source: src, Message: "cannot read: " + readError(path, err)}}
 	}
 	return parseTOML(data, src)
+}
+
+// readError is err of rulefile.Read without the path, which the Problem's
+// source names.
+func readError(path string, err error) string {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	msg, _ := strings.CutPrefix(err.Error(), path+": ")
+	return msg
 }
 
 // parseTOML parses a TOML configuration file. The file holds the section's

@@ -27,23 +27,38 @@ import (
 	"golang.org/x/term"
 )
 
+// doctorFlags are the values doctor's flags parse into.
+type doctorFlags struct {
+	log            logFlags
+	stats, offline *bool
+	timeout        *time.Duration
+	dir            *string
+}
+
+// newDoctorFlags returns doctor's flag set and the values it fills.
+func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
+	fs := newFlagSet("doctor", stderr)
+	f := new(doctorFlags)
+	f.log.register(fs)
+	f.stats = fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
+	f.timeout = fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
+	f.offline = fs.Bool("offline", false, "skip the endpoint check")
+	f.dir = fs.String("dir", "", "the `DIR` whose workspace file (.kimi-lsp.toml) is read (default: the current directory)")
+	return fs, f
+}
+
 // cmdDoctor prints the effective configuration with the source of every
 // value (the key redacted) and checks the endpoint with a tiny request.
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := newFlagSet("doctor", stderr)
-	var lf logFlags
-	lf.register(fs)
-	stats := fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
-	timeout := fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
-	offline := fs.Bool("offline", false, "skip the endpoint check")
-	dir := fs.String("dir", "", "the `DIR` whose workspace file (.kimi-lsp.toml) is read (default: the current directory)")
+	fs, f := newDoctorFlags(stderr)
+	lf, stats, timeout, offline, dir := &f.log, f.stats, f.timeout, f.offline, f.dir
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
 	if lf.level == "" {
 		lf.level = "error"
 	}
-	env, err := setup(&lf, stderr, getenv)
+	env, err := setup(lf, stderr, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
@@ -339,30 +354,56 @@ func isTerminal(stream any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// explainFlags are the values explain's flags parse into.
+type explainFlags struct {
+	log             logFlags
+	question, model *string
+}
+
+// newExplainFlags returns explain's flag set and the values it fills.
+func newExplainFlags(stderr io.Writer) (*flag.FlagSet, *explainFlags) {
+	fs := newFlagSet("explain", stderr)
+	f := new(explainFlags)
+	f.log.register(fs)
+	f.question = fs.String("m", "", "a `question` about the code (optional)")
+	f.model = modelFlag(fs)
+	return fs, f
+}
+
 // cmdExplain streams an explanation of a file or line range to stdout.
 func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := newFlagSet("explain", stderr)
-	var lf logFlags
-	lf.register(fs)
-	question := fs.String("m", "", "a `question` about the code (optional)")
-	model := modelFlag(fs)
+	fs, f := newExplainFlags(stderr)
 	pos, code, ok := parseFlags(fs, args, stdout, 1)
 	if !ok {
 		return code
 	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], config.ActionExplain, *question, *model, false)
+	return runCLI(ctx, &f.log, stdout, stderr, getenv, pos[0], config.ActionExplain, *f.question, *f.model, false)
+}
+
+// editFlags are the values edit's flags parse into.
+type editFlags struct {
+	log                        logFlags
+	instruction, action, model *string
+	write                      *bool
+}
+
+// newEditFlags returns edit's flag set and the values it fills.
+func newEditFlags(stderr io.Writer) (*flag.FlagSet, *editFlags) {
+	fs := newFlagSet("edit", stderr)
+	f := new(editFlags)
+	f.log.register(fs)
+	f.instruction = fs.String("m", "", "the `instruction` (required for rewrite, the default action)")
+	f.write = fs.Bool("write", false, "write the edit to the files (else only print the diff)")
+	f.action = fs.String("action", config.ActionRewrite, "the action `NAME`: rewrite, fix, document, tests or one defined in the configuration")
+	f.model = modelFlag(fs)
+	return fs, f
 }
 
 // cmdEdit asks for an edit and prints it as a unified diff; --write writes
 // it.
 func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := newFlagSet("edit", stderr)
-	var lf logFlags
-	lf.register(fs)
-	instruction := fs.String("m", "", "the `instruction` (required for rewrite, the default action)")
-	write := fs.Bool("write", false, "write the edit to the files (else only print the diff)")
-	action := fs.String("action", config.ActionRewrite, "the action `NAME`: rewrite, fix, document, tests or one defined in the configuration")
-	model := modelFlag(fs)
+	fs, f := newEditFlags(stderr)
+	lf, instruction, write, action, model := &f.log, f.instruction, f.write, f.action, f.model
 	pos, code, ok := parseFlags(fs, args, stdout, 1)
 	if !ok {
 		return code
@@ -372,7 +413,7 @@ func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stderr, "Usage: kimi-lsp edit FILE[:START[-END]] -m \"instruction\" [--write] [--action NAME]\n")
 		return 2
 	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], *action, *instruction, *model, *write)
+	return runCLI(ctx, lf, stdout, stderr, getenv, pos[0], *action, *instruction, *model, *write)
 }
 
 // modelFlag registers --model, the model that answers one run.

@@ -50,12 +50,19 @@ func parseLevel(s string) (slog.Level, error) {
 	return l, nil
 }
 
-func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+// newServeFlags returns serve's flag set and the logging flags it fills
+// (its other flags are accepted and ignored).
+func newServeFlags(stderr io.Writer) (*flag.FlagSet, *logFlags) {
 	fs := newFlagSet("serve", stderr)
-	var lf logFlags
+	lf := new(logFlags)
 	lf.register(fs)
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because VS Code passes it)")
 	fs.Int("clientProcessId", 0, "the editor's `PID`, ignored: kimi-lsp takes it from initialize")
+	return fs, lf
+}
+
+func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs, lf := newServeFlags(stderr)
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
@@ -64,7 +71,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		// typed LSP frames, so say what this mode is for.
 		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C quits, "kimi-lsp help" lists every command)`)
 	}
-	env, err := setup(&lf, stderr, getenv)
+	env, err := setup(lf, stderr, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
