@@ -32,6 +32,7 @@ type doctorFlags struct {
 	log            logFlags
 	stats, offline *bool
 	timeout        *time.Duration
+	dir            *string
 }
 
 // newDoctorFlags returns doctor's flag set and the values it fills.
@@ -42,6 +43,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
 	f.stats = fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
 	f.timeout = fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
 	f.offline = fs.Bool("offline", false, "skip the endpoint check")
+	f.dir = fs.String("dir", "", "the `DIR` whose workspace file (.kimi-lsp.toml) is read (default: the current directory)")
 	return fs, f
 }
 
@@ -49,7 +51,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
 // value (the key redacted) and checks the endpoint with a tiny request.
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs, f := newDoctorFlags(stderr)
-	lf, stats, timeout, offline := &f.log, f.stats, f.timeout, f.offline
+	lf, stats, timeout, offline, dir := &f.log, f.stats, f.timeout, f.offline, f.dir
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
@@ -62,9 +64,16 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return 2
 	}
 	defer env.close()
+	if *dir == "" {
+		*dir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(*dir); err == nil {
+		env.withWorkspace(configRoot(abs))
+	}
 	cfg := env.cfg
 	fmt.Fprintf(stdout, "kimi-lsp %s\n\nConfiguration (lowest to highest precedence: default, user file, workspace file, environment, editor):\n", version())
 	fmt.Fprintf(stdout, "  user file: %s\n", config.UserFilePath(getenv))
+	fmt.Fprintf(stdout, "  workspace file: %s\n", cmp.Or(env.workspaceFile, "none (no .kimi-lsp.toml or .git at or above "+*dir+")"))
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
@@ -423,17 +432,21 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 2
 	}
 	defer env.close()
-	env.logProblems()
-	if model != "" {
-		env.cfg.Model, env.cfg.FastModel = model, model
-	}
 	tg, err := parseTarget(arg)
 	if err == nil {
 		err = checkTarget(&tg)
 	}
 	if err != nil {
+		env.logProblems()
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
+	}
+	// The sources the server reads for this file: the user file, the
+	// workspace file of its folder, the environment.
+	env.withWorkspace(configRoot(filepath.Dir(tg.path)))
+	env.logProblems()
+	if model != "" {
+		env.cfg.Model, env.cfg.FastModel = model, model
 	}
 	engine, task, cleanup, err := cliTask(ctx, env, action, tg, instruction)
 	if err != nil {
