@@ -21,6 +21,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/assist/tools"
 	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 // MaxRounds bounds the model calls of one task: tool-call rounds plus the
@@ -337,6 +338,14 @@ func (e *Engine) Estimator() Estimator {
 		return Estimator{}
 	}
 	return e.prompts.Estimator()
+}
+
+// BuildTask is the package's BuildTask with the engine's estimator
+// (corrected by the provider's counts so far) in r.Estimator: the caller
+// does not carry the estimate from the engine back into the task.
+func (e *Engine) BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*Task, error) {
+	r.Estimator = e.Estimator()
+	return BuildTask(cfg, folders, r)
 }
 
 // DefaultStatsFile is where editor sessions leave their statistics:

@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
 )
 
 // Limits of the completer.
@@ -82,7 +82,7 @@ type Request struct {
 	// Project names the workspace.
 	Project string
 	// Folders and Open give the prompt the definitions the code around the
-	// cursor uses (assist.Snippets, the ranking actions use too), chosen
+	// cursor uses (relevance.Choose, the ranking actions use too), chosen
 	// when the prompt's layout is made and kept while it lasts. Nil
 	// Folders: the active file only.
 	Folders *workspace.Folders
@@ -415,10 +415,10 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 		// what the window shows, asked with the widest window.
 		w := chooseWindow(req.Doc, req.Offset, b.windowBytes(0))
 		start, end := w.bounds(req.Doc)
-		related = fitRelated(assist.Snippets(req.Folders, assist.SnippetRequest{
-			Document: req.Doc, Cursor: req.Offset, ShownStart: start, ShownEnd: end,
+		related = fitRelated(relevance.Choose(relevance.Workspace(req.Folders), relevance.Request{
+			Active: req.Doc, SelStart: req.Offset, SelEnd: req.Offset, Snippets: true, ShownStart: start, ShownEnd: end,
 			Open: req.Open, MaxTokens: b.relatedTokens,
-		}), req.Path, b.relatedTokens)
+		}).Stable, req.Path, b.relatedTokens)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
