@@ -37,17 +37,18 @@ func BenchmarkSelect(b *testing.B) {
 	if err := f.Views()[0].BuildSymbols(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	var open []OpenBuffer
+	var open []buf
 	texts := map[string]string{}
-	for i, n := range []string{"client.go", "cookie.go", "fs.go", "header.go", "request.go", "response.go", "server.go", "transfer.go"} {
+	for _, n := range []string{"client.go", "cookie.go", "fs.go", "header.go", "request.go", "response.go", "server.go", "transfer.go"} {
 		p := filepath.Join(src, "net/http", n)
 		t, err := os.ReadFile(p)
 		if err != nil {
 			b.Fatal(err)
 		}
 		texts[n] = string(t)
-		open = append(open, OpenBuffer{URI: workspace.FileURI(p), Text: string(t), LastEdit: int64(i)})
+		open = append(open, buf{workspace.FileURI(p), string(t)})
 	}
+	snaps := buffers(b, open...)
 	for _, c := range []struct{ file, sel string }{
 		{"server.go", "\t\tw, err := c.readRequest(ctx)\n"},
 		{"header.go", "\tfor k, vv := range h {\n"},
@@ -59,7 +60,7 @@ func BenchmarkSelect(b *testing.B) {
 				b.Fatalf("%q not in %s", c.sel, c.file)
 			}
 			in := SelectInput{Active: workspace.FileURI(filepath.Join(src, "net/http", c.file)), ActiveText: text,
-				SelStart: at, SelEnd: at + len(c.sel), Open: open, Budget: 32000}
+				SelStart: at, SelEnd: at + len(c.sel), Open: snaps, Budget: 32000}
 			b.ReportAllocs()
 			var n int
 			for b.Loop() {

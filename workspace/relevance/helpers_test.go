@@ -54,3 +54,25 @@ func newFolders(t testing.TB, opts workspace.Options, hooks workspace.Hooks, roo
 	}
 	return f
 }
+
+// buf is an open buffer of a test: its URI and text.
+type buf struct {
+	uri  workspace.URI
+	text string
+}
+
+// buffers opens bufs in a document store, in order (so each one's Seq is
+// larger than the previous one's), and returns their snapshots.
+func buffers(t testing.TB, bufs ...buf) []*workspace.Snapshot {
+	t.Helper()
+	docs := workspace.NewDocuments()
+	var out []*workspace.Snapshot
+	for _, b := range bufs {
+		if err := docs.Open(b.uri, workspace.LanguageOf(string(b.uri)), 1, b.text); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := docs.Snapshot(b.uri)
+		out = append(out, s)
+	}
+	return out
+}

@@ -57,18 +57,15 @@ func Choose(src Source, r Request) Docs {
 	}
 	text := r.Active.Text()
 	budget := r.Estimator.Bytes(r.MaxTokens)
-	var open []OpenBuffer
-	version := map[workspace.URI]int32{}
+	var open []*workspace.Snapshot
 	for _, o := range r.Open {
-		if o.URI == r.Active.URI {
-			continue
+		if o.URI != r.Active.URI {
+			open = append(open, o)
 		}
-		open = append(open, OpenBuffer{URI: o.URI, Text: o.Text(), LastEdit: int64(o.Seq)})
-		version[o.URI] = o.Version
 	}
 	doc := func(f ContextFile) cache.Document {
 		return cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
-			Version: version[f.URI], LastEdited: f.LastEdit}
+			Version: f.Version, LastEdited: f.LastEdit}
 	}
 	if r.Snippets {
 		in := SnippetInput{Active: r.Active.URI, Text: text, Cursor: r.SelStart,

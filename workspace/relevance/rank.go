@@ -34,8 +34,8 @@ type selector struct {
 	// this range are shown by the caller (Snippets).
 	hideStart, hideEnd int
 
-	openText map[workspace.URI]string
-	openEdit map[workspace.URI]int64
+	open     map[workspace.URI]*workspace.Snapshot
+	openText map[workspace.URI]string // the open buffers' texts, taken once
 	files    map[workspace.URI]*srcFile
 	scopes   map[string]*goScope
 	modDone  bool
@@ -81,12 +81,11 @@ func (r ref) key() refKey { return refKey{r.src, r.def.Start, r.def.Name, r.def.
 func newSelector(src Source, in SelectInput) *selector {
 	s := &selector{
 		src: src, opts: src.Options(), in: in,
-		openText: make(map[workspace.URI]string, len(in.Open)), openEdit: make(map[workspace.URI]int64, len(in.Open)),
+		open: make(map[workspace.URI]*workspace.Snapshot, len(in.Open)), openText: make(map[workspace.URI]string, len(in.Open)),
 		files: map[workspace.URI]*srcFile{}, scopes: map[string]*goScope{},
 	}
 	for _, b := range in.Open {
-		s.openText[b.URI] = b.Text
-		s.openEdit[b.URI] = b.LastEdit
+		s.open[b.URI], s.openText[b.URI] = b, b.Text()
 	}
 	s.in.SelStart = min(max(in.SelStart, 0), len(in.ActiveText))
 	s.in.SelEnd = min(max(in.SelEnd, s.in.SelStart), len(in.ActiveText))
@@ -431,8 +430,8 @@ func (s *selector) stableCandidates() (primary, secondary []candidate) {
 	out = &secondary
 	if s.opts.IncludeOpen {
 		bufs := slices.Clone(s.in.Open)
-		slices.SortStableFunc(bufs, func(a, b OpenBuffer) int {
-			return cmp.Or(cmp.Compare(b.LastEdit, a.LastEdit), strings.Compare(string(a.URI), string(b.URI)))
+		slices.SortStableFunc(bufs, func(a, b *workspace.Snapshot) int {
+			return cmp.Or(cmp.Compare(b.Seq, a.Seq), strings.Compare(string(a.URI), string(b.URI)))
 		})
 		for _, b := range bufs {
 			if sf := s.file(b.URI); sf != nil && sf.size <= SmallFileBytes {

@@ -47,17 +47,10 @@ type ContextFile struct {
 	// does not show: it belongs in the prompt's request tail, not in its
 	// cached prefix, as it changes with the selection.
 	Volatile bool
-	// LastEdit is the open buffer's LastEdit, 0 for files on disk.
+	// LastEdit and Version are the open buffer's Seq and Version, 0 for
+	// files on disk.
 	LastEdit int64
-}
-
-// OpenBuffer is an open document as the selection sees it.
-type OpenBuffer struct {
-	URI  workspace.URI
-	Text string
-	// LastEdit orders the buffers by their last edit: larger is more
-	// recent (a sequence number or a Unix time; only the order matters).
-	LastEdit int64
+	Version  int32
 }
 
 // SelectInput is the editor state a selection is made from. The caller
@@ -72,8 +65,9 @@ type SelectInput struct {
 	// offsets; equal for a cursor, which stands for the declaration around
 	// it).
 	SelStart, SelEnd int
-	// Open are the other open documents.
-	Open []OpenBuffer
+	// Open are the other open documents' snapshots; their Seq orders them
+	// by their last edit.
+	Open []*workspace.Snapshot
 	// Recent are recently viewed documents, most recent first.
 	Recent []workspace.URI
 	// Budget is the size, in prompt bytes, the selection may fill, block
@@ -290,7 +284,7 @@ func (s *selector) render(c candidate) (ContextFile, bool) {
 	}
 	cf := ContextFile{Path: sf.disp, URI: sf.uri, Language: sf.lang, Text: sf.text, Reason: c.reason, Line: 1}
 	if sf.open {
-		cf.LastEdit = s.openEdit[sf.uri]
+		cf.LastEdit, cf.Version = int64(s.open[sf.uri].Seq), s.open[sf.uri].Version
 	}
 	if c.def != nil {
 		d, ok := sf.find(c.def)

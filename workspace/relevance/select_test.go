@@ -100,7 +100,7 @@ func (c *Cart) Check() {
 }
 `
 
-func selectIn(root, active, text, sel string, budget int, open ...OpenBuffer) SelectInput {
+func selectIn(root, active, text, sel string, budget int, open ...*workspace.Snapshot) SelectInput {
 	start := strings.Index(text, sel)
 	return SelectInput{Active: workspace.FileURI(filepath.Join(root, active)), ActiveText: text,
 		SelStart: start, SelEnd: start + len(sel), Open: open, Budget: budget}
@@ -213,17 +213,17 @@ func TestSelectVolatile(t *testing.T) {
 func TestSelectBigUnrelatedBuffersStayOut(t *testing.T) {
 	root := shopTree(t)
 	other := t.TempDir()
-	var open []OpenBuffer
+	var open []buf
 	for i := range 6 {
 		p := writeFile(t, other, fmt.Sprintf("lib/unrelated%d.go", i), fmt.Sprintf("package lib\n\n%s\nfunc Unrelated%d() {}\n", filler(36_000), i))
 		text, _ := os.ReadFile(p)
-		open = append(open, OpenBuffer{URI: workspace.FileURI(p), Text: string(text), LastEdit: int64(10 + i)})
+		open = append(open, buf{workspace.FileURI(p), string(text)})
 	}
 	small := writeFile(t, other, "lib/note.go", "package lib\n\n// Note is small and open.\nvar Note = 1\n")
-	open = append(open, OpenBuffer{URI: workspace.FileURI(small), Text: "package lib\n\n// Note is small and open.\nvar Note = 1\n", LastEdit: 20})
+	open = append(open, buf{workspace.FileURI(small), "package lib\n\n// Note is small and open.\nvar Note = 1\n"})
 	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root, other)
 	for _, budget := range []int{3000, 1_000_000} {
-		got := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "sum += Price(it, 1)", budget, open...))
+		got := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "sum += Price(it, 1)", budget, buffers(t, open...)...))
 		for _, c := range got {
 			if strings.Contains(c.Path, "unrelated") {
 				t.Errorf("budget %d: a big unrelated buffer entered: %s", budget, names(got))
@@ -258,9 +258,9 @@ func TestSelectNeverPullsSecrets(t *testing.T) {
 	f := newFolders(t, opts, workspace.Hooks{}, root)
 	linkText, _ := os.ReadFile(filepath.Join(root, "app/password.go"))
 	for _, withOpen := range []bool{false, true} {
-		var open []OpenBuffer
+		var open []*workspace.Snapshot
 		if withOpen {
-			open = []OpenBuffer{{URI: workspace.FileURI(filepath.Join(root, "app/password.go")), Text: string(linkText), LastEdit: 3}}
+			open = buffers(t, buf{workspace.FileURI(filepath.Join(root, "app/password.go")), string(linkText)})
 		}
 		got := Select(Workspace(f), selectIn(root, "app/main.go", active, "println(Token, APIKey, Password, Public)", 100_000, open...))
 		for _, c := range got {
@@ -376,8 +376,7 @@ func TestSelectSwitches(t *testing.T) {
 	opts.IncludeRelated = false
 	f := newFolders(t, opts, workspace.Hooks{}, root)
 	in := selectIn(root, "shop/cart.go", cartGo, "Audit(c)", 100_000,
-		OpenBuffer{URI: workspace.FileURI(openPath), Text: "# guide (edited)\n", LastEdit: 5},
-		OpenBuffer{URI: "untitled:Untitled-1", Text: "scratch", LastEdit: 7})
+		buffers(t, buf{workspace.FileURI(openPath), "# guide (edited)\n"}, buf{"untitled:Untitled-1", "scratch"})...)
 	in.Recent = []workspace.URI{workspace.FileURI(filepath.Join(root, "go.mod"))}
 	if got := names(Select(Workspace(f), in)); got != "go.mod(recent) docs/guide.md(open)" {
 		t.Errorf("related off: %s", got)

@@ -14,7 +14,7 @@ type SnippetInput struct {
 	// active file outside it may be returned as snippets too.
 	ShownStart, ShownEnd int
 	// Open are the other open documents (their buffers win over the disk).
-	Open []OpenBuffer
+	Open []*workspace.Snapshot
 	// Budget is the size, in prompt bytes (block headers included), the
 	// snippets may take; zero returns nothing.
 	Budget int
