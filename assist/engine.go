@@ -455,7 +455,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		ToolChoice:          model.ToolChoiceAuto,
 		PromptCache:         model.ImplicitCache(ttlName(prompt.TTL)),
 	}
-	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo})
+	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
 	exec := tools.NewExecutor(set, e.log)
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out,
 		edit: a.Result == config.ResultEdit, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),

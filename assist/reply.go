@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 )
 
 // This file holds the engine's rules for one model call that the seed's API
@@ -143,9 +145,9 @@ func (w *waiter) line() string {
 	switch {
 	case r == nil:
 	case r.Fallback:
-		b.WriteString("; trying the fallback URL")
+		fmt.Fprintf(&b, "; %s, trying the fallback URL", model.Brief(r.Err))
 	default:
-		fmt.Fprintf(&b, "; no reply yet, trying again (attempt %d of %d)", r.Attempt+1, r.MaxAttempts)
+		fmt.Fprintf(&b, "; %s, trying again (attempt %d of %d)", model.Brief(r.Err), r.Attempt+1, r.MaxAttempts)
 	}
 	return b.String()
 }
@@ -183,4 +185,10 @@ func ttlName(d time.Duration) string {
 		return "1h"
 	}
 	return "5m"
+}
+
+// EndpointSources returns where cfg's baseURL and API key came from:
+// provider.EndpointSources.
+func EndpointSources(cfg config.Config) (baseURL, apiKey string) {
+	return provider.EndpointSources(cfg)
 }

@@ -81,10 +81,8 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 	}
 	snap := r.Document
 	display := displayPath(folders, snap.URI)
-	if folders != nil && snap.URI.IsFile() {
-		if p, err := snap.URI.Path(); err == nil && folders.IsSecret(p) {
-			return nil, fmt.Errorf("%s: %w", display, workspace.ErrSecret)
-		}
+	if folders.IsSecretURI(snap.URI) { // any scheme: untitled:/ws/.env is secret too
+		return nil, fmt.Errorf("%s: %w", display, workspace.ErrSecret)
 	}
 	text := snap.Text()
 	start, end := clamp(r.Start, 0, len(text)), clamp(r.End, 0, len(text))

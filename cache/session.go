@@ -500,12 +500,14 @@ func checkDoc(d *Document) error {
 }
 
 // checkPath refuses a path that is empty, absolute, or leaves the workspace.
+// A letter and a colon start a Windows drive path only when a separator
+// follows (C:\x.go, c:/x.go): a:b.go, c:foo.go and x:y are file names.
 func checkPath(p string) error {
 	switch {
 	case p == "":
 		return errors.New("cache: document with an empty path")
 	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\`),
-		len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z'):
+		len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\') && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z'):
 		return fmt.Errorf("cache: document path %q is absolute; pass it relative to the workspace root", p)
 	case p == "..", strings.HasPrefix(p, "../"), strings.Contains(p, "/../"), strings.HasSuffix(p, "/.."):
 		return fmt.Errorf("cache: document path %q leaves the workspace", p)

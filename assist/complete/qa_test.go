@@ -71,7 +71,7 @@ func TestSuggestionWithKeyDropped(t *testing.T) {
 	// Typing on does not bring it back from the type-ahead memo either.
 	s, err = f.c.Complete(ctxT(t), f.set(strings.Replace(src, "Pri|", "Printl|", 1), Automatic))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("typing on: %v", err)
 	}
 	if s != nil && strings.Contains(s.Text, f.srv.Key) {
 		t.Fatalf("the key came back as %+v", s)

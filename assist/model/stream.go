@@ -94,6 +94,11 @@ type Stream struct {
 	created   int64
 
 	wrapErr func(error) error // maps transport errors (timeouts, key redaction)
+	// notAPI is the error of a body that ends before any event when the
+	// reply was not labelled an event stream; sawData is set by the first
+	// data line.
+	notAPI  *NotAPIError
+	sawData bool
 }
 
 // newStream returns a stream reading body, SSE unless isJSON.
@@ -205,11 +210,15 @@ func (s *Stream) read() error {
 			s.end()
 			return nil
 		}
+		if !s.sawData && s.notAPI != nil {
+			return s.notAPI
+		}
 		return fmt.Errorf("%w: the stream ended without [DONE] or a finish reason", ErrTruncated)
 	}
 	if err != nil {
 		return err
 	}
+	s.sawData = true
 	data := bytes.TrimSpace(ev.Data)
 	if string(data) == "[DONE]" {
 		s.end()
@@ -410,7 +419,6 @@ type Accumulator struct {
 	calls              []ToolCall
 	finish             FinishReason
 	usage              *Usage
-	done               bool
 }
 
 // Add folds one event in.
@@ -426,7 +434,6 @@ func (a *Accumulator) Add(ev Event) {
 		u := *ev.Usage
 		a.usage = &u
 	case EventDone:
-		a.done = true
 		a.finish = ev.FinishReason
 		if ev.Usage != nil {
 			u := *ev.Usage
@@ -434,9 +441,6 @@ func (a *Accumulator) Add(ev Event) {
 		}
 	}
 }
-
-// Done reports whether EventDone was added.
-func (a *Accumulator) Done() bool { return a.done }
 
 // Message returns the assistant message so far, ready to be appended back
 // whole (Request.AppendAssistant).

@@ -63,8 +63,13 @@ type ClientOptions struct {
 
 // Key returns cfg's API key, and config.ErrNoAPIKey (or the key's other
 // error) when none is set for the default endpoint; another endpoint (a
-// local server) may need none.
+// local server) may need none. An invalid baseURL is an error first: it
+// fails closed, nothing is sent to it, the default endpoint or the
+// fallback.
 func Key(cfg config.Config) (string, error) {
+	if err := cfg.BaseURLError(); err != nil {
+		return "", err
+	}
 	key, err := cfg.Key()
 	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		return "", err
@@ -76,15 +81,34 @@ func Key(cfg config.Config) (string, error) {
 // key. A missing key is not an error here: callers check Key first.
 func NewClient(cfg config.Config, o ClientOptions) *model.Client {
 	key, _ := cfg.Key()
+	baseFrom, keyFrom := EndpointSources(cfg)
 	return model.New(model.Options{
-		BaseURL:     cfg.BaseURL,
-		FallbackURL: cmp.Or(cfg.FallbackURL(), "none"),
-		APIKey:      key,
-		HTTPClient:  o.HTTPClient,
-		Logger:      o.Logger,
-		WaitTimeout: o.WaitTimeout,
-		MaxAttempts: o.MaxAttempts,
+		BaseURLSource: baseFrom,
+		APIKeySource:  keyFrom,
+		BaseURL:       cfg.BaseURL,
+		FallbackURL:   cmp.Or(cfg.FallbackURL(), "none"),
+		APIKey:        key,
+		HTTPClient:    o.HTTPClient,
+		Logger:        o.Logger,
+		WaitTimeout:   o.WaitTimeout,
+		MaxAttempts:   o.MaxAttempts,
 	})
+}
+
+// EndpointSources returns where cfg's baseURL and API key came from
+// ("KIMI_BASE_URL", "user file PATH", "default"…), for the model client's
+// errors (model.Options.BaseURLSource, APIKeySource): an error names what
+// to check.
+func EndpointSources(cfg config.Config) (baseURL, apiKey string) {
+	for _, s := range cfg.Sources() {
+		switch s.Key {
+		case "baseURL":
+			baseURL = s.Source.String()
+		case "apiKey":
+			apiKey = s.Source.String()
+		}
+	}
+	return baseURL, apiKey
 }
 
 // Identity names what NewClient takes from cfg: two configurations with
