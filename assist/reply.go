@@ -6,9 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
-	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 )
 
 // This file holds the engine's rules for one model call that the seed's API
@@ -185,10 +183,4 @@ func ttlName(d time.Duration) string {
 		return "1h"
 	}
 	return "5m"
-}
-
-// EndpointSources returns where cfg's baseURL and API key came from:
-// provider.EndpointSources.
-func EndpointSources(cfg config.Config) (baseURL, apiKey string) {
-	return provider.EndpointSources(cfg)
 }
