@@ -79,12 +79,11 @@ func (s *Server) buildTask(ctx context.Context, view docView, cmd command, args 
 		Diagnostics: convertDiagnostics(args.Diagnostics),
 		Open:        view.All(),
 		Recent:      s.recent.list(),
-		Estimator:   s.engine.Estimator(),
 	}
 	if args.Range != nil {
 		req.Start, req.End = snap.RangeOffsets(fromProtocolRange(*args.Range), s.encoding())
 	}
-	t, err := assist.BuildTask(s.config(), s.folders, req)
+	t, err := s.engine.BuildTask(s.config(), s.folders, req)
 	switch {
 	case errors.Is(err, assist.ErrUnknownAction):
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: no action named %q is configured", command, name)

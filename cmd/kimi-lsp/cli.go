@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,8 +19,8 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"golang.org/x/term"
@@ -96,18 +95,11 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return code
 	}
 	fmt.Fprintf(stdout, "\nEndpoint %s:\n", cfg.BaseURL)
-	if err := cfg.BaseURLError(); err != nil {
+	if _, err := provider.Key(cfg); err != nil {
 		fmt.Fprintf(stdout, "  not checked: %v\n", err)
 		return 1
 	}
-	key, err := cfg.Key()
-	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
-		fmt.Fprintf(stdout, "  not checked: %v\n", err)
-		return 1
-	}
-	baseFrom, keyFrom := assist.EndpointSources(cfg)
-	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1,
-		BaseURLSource: baseFrom, APIKeySource: keyFrom})
+	client := provider.NewClient(cfg, provider.ClientOptions{HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1})
 	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
 	return code
 }
