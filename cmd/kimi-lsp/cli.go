@@ -54,13 +54,14 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
+	code := 0
 	if _, errs := config.Load(getenv, config.UserFilePath(getenv)); len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")
 		for _, e := range errs {
 			fmt.Fprintf(stdout, "  %s\n", e)
 		}
+		code = 1 // a check that lists problems does not pass
 	}
-	code := 0
 	if *stats {
 		printStats(stdout, statsFile(getenv), env.redactor.Redact)
 	}

@@ -19,7 +19,7 @@ local completion = require('kimi.completion')
 local M = {}
 
 M.name = 'kimi'
-M.install_hint = 'go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest'
+M.install_hint = 'run `go install ./cmd/kimi-lsp` in your clone of the kimi-lsp repository'
 
 local defaults = {
   -- The server command; --stdio is accepted and harmless.
