@@ -55,6 +55,7 @@ local function close_float()
     pcall(vim.api.nvim_win_close, float.win, true)
   end
   float.win = nil
+  float.height = nil
 end
 
 local function render()
@@ -73,15 +74,20 @@ local function render()
     vim.list_extend(lines, tail_lines(p.message, opts.lines, opts.width))
   elseif M.last_outcome then
     lines = { M.last_outcome }
+    float.height = 1 -- the job is over: the outcome alone
   else
     close_float()
     return
   end
-  local width = 10
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l))
+  -- A stable size: the float is anchored at the bottom right, so a width
+  -- that followed each chunk's text moved its left edge on every report.
+  -- It takes the configured width (the editor's, when narrower) and grows
+  -- in height only, until the job ends.
+  local width = math.max(10, math.min(opts.width, vim.o.columns - 2))
+  float.height = math.max(float.height or 0, #lines)
+  while #lines < float.height do
+    table.insert(lines, '')
   end
-  width = math.min(width, opts.width)
   if not (float.buf and vim.api.nvim_buf_is_valid(float.buf)) then
     float.buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_option(float.buf, 'bufhidden', 'hide')
