@@ -71,6 +71,14 @@ func TestErrorsSayWhatHappenedAndWhatToCheck(t *testing.T) {
 		}
 	})
 
+	t.Run("refused, then the fallback too", func(t *testing.T) {
+		base, fb := deadPort(t), deadPort(t)
+		o := opts(base)
+		o.FallbackURL = fb
+		_, err := model.New(o).Stream(context.Background(), userReq("go"))
+		mustSay(t, err, "could not connect to "+fb+"/v1/chat/completions (the fallback, after "+base+"/v1/chat/completions)", "connection refused")
+	})
+
 	t.Run("web page with status 200", func(t *testing.T) {
 		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
