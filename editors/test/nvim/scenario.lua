@@ -1,7 +1,7 @@
 -- One end-to-end scenario of the kimi Neovim plugin against the real
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
--- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail |
+-- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
 -- tests.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
@@ -277,6 +277,16 @@ local ok, err = pcall(function()
     local last = notes[#notes].msg
     check(last:find('KIMI-E2E-FAILURE', 1, true) ~= nil, ':KimiProgress shows the last outcome', last)
     check(last:find('Kimi: Kimi', 1, true) == nil, ':KimiProgress does not double "Kimi:"', last)
+  elseif scenario == 'nokey' then
+    vim.cmd('6,8KimiExplain')
+    wait(30000, function()
+      return has('end') ~= nil
+    end, 'progress end of the job without a key')
+    local errors = notes_at(vim.log.levels.ERROR)
+    local msg = errors[1] and errors[1].msg or ''
+    check(#errors == 1, 'one error message', vim.inspect(notes))
+    local own, var = msg:find('api_key_cmd', 1, true), msg:find('KIMI_API_KEY', 1, true)
+    check(own ~= nil and var ~= nil and own < var, 'it names api_key_cmd before KIMI_API_KEY', msg)
   elseif scenario == 'tests' then
     local edits = require('kimi.edits')
     local test_file = vim.fn.fnamemodify(file, ':h') .. '/main_test.go'

@@ -135,6 +135,20 @@ end
 -- these (the server's end messages: "failed: …", "not applied: …").
 local failure_prefixes = { 'failed', 'not applied', 'error', 'refused' }
 
+--- no_key is how a Neovim user gives the server a key, said in place of
+--- the server's "no API key …: set KIMI_API_KEY …": the plugin's own ways
+--- first, then the variable.
+M.no_key = 'failed: no API key is set: give require("kimi").setup{} an api_key_cmd (such as { "pass", "show", "kimi" })'
+  .. ' or settings = { apiKey = "…" }, or set KIMI_API_KEY in the environment Neovim starts from'
+
+--- reword returns the end message a user reads for message.
+function M.reword(message)
+  if message and message:find('no API key', 1, true) and M.is_failure(message) then
+    return M.no_key
+  end
+  return message
+end
+
 --- is_failure tells whether an end message reports a failure.
 function M.is_failure(message)
   local m = vim.trim(message or ''):lower()
@@ -191,7 +205,7 @@ function M.update(client_id, params)
         break
       end
     end
-    M.last_outcome_full = string.format('%s: %s', title, v.message or 'done')
+    M.last_outcome_full = string.format('%s: %s', title, M.reword(v.message) or 'done')
     M.last_outcome = short(M.last_outcome_full, opts.width)
     if p and M.is_failure(v.message) then
       -- The float shows the outcome for a few seconds, cut to its width;
