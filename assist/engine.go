@@ -426,6 +426,11 @@ func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (out *Outcome, err 
 }
 
 func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Client, t Task, sink *redactingSink) (*Outcome, error) {
+	// An invalid baseURL fails closed: no request, to it, the default
+	// endpoint or the fallback.
+	if err := cfg.BaseURLError(); err != nil {
+		return nil, err
+	}
 	if _, err := cfg.Key(); err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		return nil, err
 	}
@@ -481,7 +486,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		ToolChoice:          model.ToolChoiceAuto,
 		PromptCache:         model.ImplicitCache(ttlName(prompt.TTL)),
 	}
-	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo})
+	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
 	exec := tools.NewExecutor(set, e.log)
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out,
 		edit: a.Result == config.ResultEdit, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),

@@ -22,18 +22,14 @@ func (b buffers) Buffer(uri workspace.URI) (string, bool) {
 }
 
 // isSecretURI reports whether uri names a secrets file, by its name or by
-// the file it resolves to (workspace.Folders.IsSecret). Answers are kept
+// the file it resolves to, whatever its scheme (workspace.Folders.IsSecretURI). Answers are kept
 // per URI (codeAction asks on every request; glob matching dominated its
 // cost) until the configuration changes or the document is opened again.
 func (s *Server) isSecretURI(uri workspace.URI) bool {
 	if v, ok := s.secretCache.load(uri); ok {
 		return v
 	}
-	p, err := uri.Path()
-	if err != nil {
-		return false
-	}
-	secret := s.folders.IsSecret(p)
+	secret := s.folders.IsSecretURI(uri) // any scheme: untitled:, git:, vscode-remote:…
 	s.secretCache.store(uri, secret)
 	return secret
 }
@@ -136,7 +132,9 @@ func (r *recentFiles) list() []workspace.URI {
 
 // docView is the open documents as they were when a request arrived: the
 // read loop takes it before the request's goroutine starts, so a didChange
-// read after the request cannot shift the request's ranges (STYLE #6).
+// read after the request cannot shift the request's ranges (notifications
+// apply in order on the read loop, requests run concurrently on the view they
+// took: docs/ARCHITECTURE.md, "lsp/").
 type docView struct {
 	all []*workspace.Snapshot // sorted by URI
 	// seq numbers the views in the order the read loop took them, that is

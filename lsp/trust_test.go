@@ -340,3 +340,29 @@ prompt = "Explain the deploy of {{selection}}"
 		t.Errorf("the refused action was not reported")
 	}
 }
+
+// TestDriveLikeFileNames is issue 21 item 7: a one-letter name before ':'
+// is a file name, not a Windows drive: a:b.go, c:foo.go and x:y are
+// explained and edited through the engine like any file.
+func TestDriveLikeFileNames(t *testing.T) {
+	for _, name := range []string{"a:b.go", "c:foo.go", "x:y"} {
+		t.Run(name, func(t *testing.T) {
+			js := newJobSession(t, nil,
+				modeltest.Rule{Match: `action="rewrite"`, Content: "```diff\n--- a/" + name + "\n+++ b/" + name +
+					"\n@@ -1,3 +1,3 @@\n package a\n \n-const N = 1\n+const N = 2\n```"})
+			var edits []json.RawMessage
+			js.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+				edits = append(edits, p)
+				return map[string]any{"applied": true}, nil
+			})
+			uri := js.file(name, "package a\n\nconst N = 1\n")
+			js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng(2, 0, 2, 5), "instruction": "bump"}, "r")
+			if end := js.progressEnd(`"r"`); !strings.Contains(end, "applied to 1 file") {
+				t.Fatalf("rewrite of %s: %q", name, end)
+			}
+			if len(edits) != 1 || !strings.Contains(string(edits[0]), `"uri":"`+uri+`"`) || !strings.Contains(string(edits[0]), "2") {
+				t.Errorf("applyEdit = %s, want an edit of %s", edits, uri)
+			}
+		})
+	}
+}

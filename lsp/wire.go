@@ -92,11 +92,34 @@ type clientCapabilities struct {
 			IsPreferredSupport bool `json:"isPreferredSupport"`
 			DataSupport        bool `json:"dataSupport"`
 		} `json:"codeAction,omitempty"`
-		InlineCompletion *dynamicRegistration `json:"inlineCompletion,omitempty"`
-		Completion       *dynamicRegistration `json:"completion,omitempty"`
+		InlineCompletion *dynamicRegistration  `json:"inlineCompletion,omitempty"`
+		Completion       *completionClientCaps `json:"completion,omitempty"`
 	} `json:"textDocument"`
 	// Experimental is kept raw: clients put anything there.
 	Experimental json.RawMessage `json:"experimental,omitempty"`
+}
+
+// completionClientCaps is what we read of textDocument.completion.
+type completionClientCaps struct {
+	DynamicRegistration bool                `json:"dynamicRegistration"`
+	CompletionItem      *completionItemCaps `json:"completionItem,omitempty"`
+}
+
+// completionItemCaps is what we read of completion.completionItem: the
+// documentation formats (markdown, plaintext) and whether labelDetails
+// are shown (LSP 3.17).
+type completionItemCaps struct {
+	DocumentationFormat []string `json:"documentationFormat,omitempty"`
+	LabelDetailsSupport bool     `json:"labelDetailsSupport"`
+}
+
+// item returns the completionItem capabilities, none when c or they are
+// absent.
+func (c *completionClientCaps) item() completionItemCaps {
+	if c == nil || c.CompletionItem == nil {
+		return completionItemCaps{}
+	}
+	return *c.CompletionItem
 }
 
 // dynamicRegistration is a client capability with only that flag we read.
@@ -140,7 +163,7 @@ type workspaceFoldersServerCapabilities struct {
 
 // didChangeParams decodes textDocument/didChange with a pointer Range: the
 // library's value Range turns a full-text change into an insert at 0:0
-// (PITFALLS #10).
+// (docs/protocol-pitfalls.md, "A full-text change is read as an insert").
 type didChangeParams struct {
 	TextDocument struct {
 		URI     string `json:"uri"`
@@ -183,7 +206,7 @@ type didChangeWorkspaceFoldersParams struct {
 
 // cancelParams decodes $/cancelRequest's id ourselves: the library's
 // interface{} id becomes float64 for numbers and is then rejected
-// (PITFALLS #1).
+// (docs/protocol-pitfalls.md, "Numeric cancel ids never cancel").
 type cancelParams struct {
 	ID json.RawMessage `json:"id"`
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -331,6 +332,39 @@ func (f *Folders) IsSecret(path string) bool {
 		return true
 	}
 	return real != lexical && sec.IsSecret(f.secretKey(real))
+}
+
+// IsSecretURI is the secret check of a document of any scheme. A file URI
+// is IsSecret of its path. For every other scheme (untitled:, git:,
+// vscode-remote:, vscode-vfs:, …) the rules apply to the URI's path
+// (URI.AnyPath: VS Code's git: URIs carry the file's path there and JSON
+// in the query): its last segment, the path itself, and, when the path
+// maps into a workspace folder, the folder-relative path and the file it
+// resolves to, as for a file. An untitled:/ws/.env.production buffer is as
+// secret as the file it will be saved as. f may be nil (the default globs).
+func (f *Folders) IsSecretURI(u URI) bool {
+	if f == nil {
+		p := u.AnyPath()
+		return IsSecret(p) || IsSecret(path.Base(p))
+	}
+	if u.IsFile() {
+		p, err := u.Path()
+		return err != nil || f.IsSecret(p)
+	}
+	p := u.AnyPath()
+	if p == "" {
+		return false
+	}
+	sec := f.secretSet()
+	if sec.IsSecret(path.Base(p)) || sec.IsSecret(p) {
+		return true
+	}
+	if fp := filepath.FromSlash(p); filepath.IsAbs(fp) {
+		if _, _, ok := f.owner(fp); ok {
+			return f.IsSecret(fp)
+		}
+	}
+	return false
 }
 
 // secretKey returns the folder-relative path of path when it is inside a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -143,4 +144,74 @@ func TestSecretThroughLinks(t *testing.T) {
 	if _, err := f.ReadFile("envlink.txt"); !errors.Is(err, ErrSecret) {
 		t.Errorf("ReadFile(envlink.txt) = %v, want ErrSecret", err)
 	}
+}
+
+// TestIsSecretURI: the secret rules apply to documents of every scheme, by
+// the URI's path (issue 21 item 4), with the user's anchored globs in the
+// folder the path maps to.
+func TestIsSecretURI(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, ".env", "API_TOKEN=x\n")
+	writeFile(t, root, "main.go", "package main\n")
+	if err := os.Symlink(".env", filepath.Join(root, "envlink.txt")); err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	opts.SecretGlobs = []string{"/deploy/*.yaml"}
+	f := newFolders(t, opts, Hooks{}, root)
+	rs := filepath.ToSlash(root)
+	for uri, want := range map[string]bool{
+		"untitled:" + rs + "/.env.production":                          true,
+		"untitled:/elsewhere/.ENV.local":                               true,
+		"git:" + rs + "/.env?%7B%22path%22%3A%22%2Fws%2F.env%22%7D":    true,
+		"git:" + rs + "/main.go?%7B%22path%22%3A%22%2Fws%2F.env%22%7D": false,
+		"vscode-remote://ssh-remote+h" + rs + "/.env":                  true,
+		"vscode-remote://ssh-remote+h/home/u/.ssh/config":              true,
+		"vscode-vfs://github/o/r/id_rsa":                               true,
+		"any+scheme.x:/a/b/server.key#frag":                            true,
+		"untitled:" + rs + "/envlink.txt":                              true, // the workspace file it maps to is a link to .env
+		"untitled:" + rs + "/deploy/prod.yaml":                         true, // the user's anchored glob
+		"untitled:/elsewhere/deploy/prod.yaml":                         false,
+		"untitled:%2Eenv":                                              true,
+		"untitled:Untitled-1":                                          false,
+		"vscode-notebook-cell:" + rs + "/nb.ipynb#W0sZmlsZQ%3D%3D":     false,
+		"vscode-remote://ssh-remote+h" + rs + "/main.go":               false,
+		"git:" + rs + "/.env%ZZ":                                       true, // a bad escape: still matched by name
+		string(FileURI(filepath.Join(root, "envlink.txt"))):            true,
+		string(FileURI(filepath.Join(root, "main.go"))):                false,
+	} {
+		u, err := ParseURI(uri)
+		if err != nil {
+			t.Fatalf("ParseURI(%q): %v", uri, err)
+		}
+		if got := f.IsSecretURI(u); got != want {
+			t.Errorf("IsSecretURI(%q) = %v, want %v (path %q)", uri, got, want, u.AnyPath())
+		}
+	}
+	var none *Folders
+	if !none.IsSecretURI("untitled:/x/.env") || none.IsSecretURI("untitled:/x/a.go") {
+		t.Errorf("IsSecretURI without folders does not apply the default globs")
+	}
+}
+
+// FuzzIsSecretURI: whatever the scheme and the text around it, a URI whose
+// path ends in /.env is secret, and no URI makes the check panic.
+func FuzzIsSecretURI(f *testing.F) {
+	for _, s := range []string{"untitled", "git", "vscode-remote", "x"} {
+		f.Add(s, "//host/ws", "?q#f")
+	}
+	f.Fuzz(func(t *testing.T, scheme, prefix, suffix string) {
+		for _, uri := range []string{scheme + ":" + prefix + suffix, scheme + ":" + prefix + "/.env" + suffix} {
+			if u, err := ParseURI(uri); err == nil {
+				(*Folders)(nil).IsSecretURI(u)
+			}
+		}
+		u, err := ParseURI(scheme + ":" + prefix + "/.env")
+		if err != nil || u.IsFile() || strings.ContainsAny(prefix, "?#%") {
+			return
+		}
+		if !(*Folders)(nil).IsSecretURI(u) {
+			t.Errorf("IsSecretURI(%q) = false (path %q)", u, u.AnyPath())
+		}
+	})
 }

@@ -103,6 +103,44 @@ func (u URI) Path() (string, error) {
 	return filepath.FromSlash(p), nil
 }
 
+// AnyPath returns the path a URI of any scheme names, slash-separated: a
+// file URI's path; for another scheme, the URI's path, decoded, without
+// query or fragment (untitled:/ws/.env.production → /ws/.env.production,
+// git:/ws/.env?{"path":…} → /ws/.env, vscode-remote://ssh-remote+h/ws/.env
+// → /ws/.env, untitled:Untitled-1 → Untitled-1). It is for checks by name
+// (secrets): such a path need not exist on this machine.
+func (u URI) AnyPath() string {
+	if p, err := u.Path(); err == nil {
+		return filepath.ToSlash(p)
+	}
+	s := string(u)
+	rest := s[len(u.Scheme())+1:]
+	if parsed, err := url.Parse(s); err == nil {
+		if parsed.Opaque != "" {
+			rest = parsed.Opaque
+			if r, err := url.PathUnescape(rest); err == nil {
+				rest = r
+			}
+		} else {
+			return parsed.Path
+		}
+	} else {
+		// Malformed (a bad escape, say): cut query and fragment, keep the
+		// rest as it came.
+		if i := strings.IndexAny(rest, "?#"); i >= 0 {
+			rest = rest[:i]
+		}
+		if strings.HasPrefix(rest, "//") { // an authority
+			if i := strings.IndexByte(rest[2:], '/'); i >= 0 {
+				rest = rest[2+i:]
+			} else {
+				rest = ""
+			}
+		}
+	}
+	return rest
+}
+
 // String returns the URI as it is sent on the wire.
 func (u URI) String() string { return string(u) }
 

@@ -301,16 +301,16 @@ func (tx *Tx) add(kind opKind, p string, data []byte, stamp Stamp) error {
 	}
 	op := &txOp{kind: kind, rel: rel, stamp: stamp}
 	if kind != opRemove {
-		perm, exact := tx.w.filePerm, false
+		perm, old := tx.w.filePerm, fs.FileInfo(nil)
 		if stamp.info != nil {
-			perm, exact = stamp.info.Mode().Perm(), true
+			perm, old = stamp.info.Mode()&keptMode, stamp.info
 		} else if fi, err := tx.w.root.Lstat(rel); kind == opPut && err == nil && fi.Mode().IsRegular() {
-			perm, exact = fi.Mode().Perm(), true // Put over an existing file keeps its mode
+			perm, old = fi.Mode()&keptMode, fi // Put over an existing file keeps its mode
 		}
 		if err := tx.mkdirs(filepath.Dir(rel)); err != nil {
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
-		if op.tmp, err = tx.w.stage(rel, data, perm, exact); err != nil {
+		if op.tmp, err = tx.w.stage(rel, data, perm, old); err != nil {
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
 	}
@@ -375,10 +375,18 @@ func (tx *Tx) mkdirs(rel string) error {
 	return nil
 }
 
+// keptMode are the mode bits a replaced file keeps: its permissions and the
+// setuid, setgid and sticky bits.
+const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
 // stage writes data to a new temporary file beside rel and returns its
-// root-relative name.
-func (w *Writer) stage(rel string, data []byte, perm fs.FileMode, exact bool) (string, error) {
-	f, tmp, err := w.createTemp(rel, "tmp", perm)
+// root-relative name. When old is the file it replaces, the new file gets
+// old's owner and group where the process may set them (see keepOwner) and
+// old's mode bits (perm): setuid and setgid only while the owner,
+// respectively the group, is old's — a setuid file never becomes setuid to
+// the user who edited it.
+func (w *Writer) stage(rel string, data []byte, perm fs.FileMode, old fs.FileInfo) (string, error) {
+	f, tmp, err := w.createTemp(rel, "tmp", perm.Perm())
 	if err != nil {
 		return "", err
 	}
@@ -387,8 +395,16 @@ func (w *Writer) stage(rel string, data []byte, perm fs.FileMode, exact bool) (s
 		w.root.Remove(tmp)
 		return "", err
 	}
-	if exact {
+	if old != nil {
 		// The umask applied at creation; a replaced file keeps its bits.
+		// Chown first: it clears setuid and setgid.
+		sameUser, sameGroup := keepOwner(f, old)
+		if !sameUser {
+			perm &^= fs.ModeSetuid
+		}
+		if !sameGroup {
+			perm &^= fs.ModeSetgid
+		}
 		if err := f.Chmod(perm); err != nil {
 			return fail(err)
 		}

@@ -12,7 +12,8 @@ import (
 
 // gitCase is a real tree: files (with their contents; .gitignore files and
 // .git/info/exclude included) whose every file and directory is checked
-// against `git check-ignore`.
+// against `git check-ignore`. A content "symlink:TARGET" makes the file a
+// symbolic link to TARGET.
 type gitCase struct {
 	name  string
 	files map[string]string
@@ -87,6 +88,14 @@ var gitCases = []gitCase{
 		".gitignore": "[]a]x\n[!]]y\n*[[:digit:]]\n[a-c-e]z\n[[:nope:]]\nq[\n[[:upper:][:punct:]]w\n",
 		"]x":         "", "ax": "", "bx": "", "]y": "", "ay": "", "f7": "", "f": "", "az": "", "dz": "", "-z": "", "ez": "",
 		"n": "", "q[": "", "Aw": "", "!w": "", "aw": "",
+	}},
+	// git does not follow a .gitignore that is a symbolic link, at any
+	// depth, even to a file inside the tree ("too many levels of symbolic
+	// links").
+	{"symlinked-gitignore", map[string]string{
+		".gitignore": "symlink:rules.txt", "rules.txt": "*.log\n", "a.log": "",
+		"sub/.gitignore": "symlink:../rules2.txt", "rules2.txt": "*.tmp\n", "sub/b.tmp": "", "sub/c.log": "",
+		"d/.gitignore": "*.o\n", "d/x.o": "",
 	}},
 	{"deep-negation-chain", map[string]string{
 		".gitignore": "*.gen.go\n", "a/.gitignore": "!*.gen.go\n", "a/b/.gitignore": "x.gen.go\n",
@@ -184,7 +193,11 @@ func writeTree(t *testing.T, root string, files map[string]string) []string {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		if target, ok := strings.CutPrefix(content, "symlink:"); ok {
+			if err := os.Symlink(target, full); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if strings.HasPrefix(p, ".git/") {

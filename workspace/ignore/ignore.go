@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
+	"log/slog"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/rulefile"
 )
 
 // DefaultExcludes are left out of every folder unless Options.NoDefaults is
@@ -45,6 +50,9 @@ type Options struct {
 	Excludes []string
 	// NoDefaults drops DefaultExcludes.
 	NoDefaults bool
+	// Logger hears of an ignore file that is skipped (one line each time
+	// it is read); nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // IsRuleFile reports whether the folder-relative, slash-separated path rel is
@@ -61,6 +69,7 @@ type Matcher struct {
 	root string
 	hard *List
 	info *List
+	log  *slog.Logger
 
 	mu   sync.Mutex
 	dirs map[string]*List // directory (slash, "" for the root) → its .gitignore; nil: none
@@ -79,8 +88,12 @@ func New(root string, opts Options) *Matcher {
 		root: root,
 		hard: Compile(hard),
 		dirs: make(map[string]*List),
+		log:  opts.Logger,
 	}
-	m.info = m.readList(filepath.Join(root, filepath.FromSlash(InfoExclude)))
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	m.info = m.readList(InfoExclude, rulefile.Inside)
 	return m
 }
 
@@ -90,7 +103,7 @@ func (m *Matcher) Root() string { return m.root }
 // Reset forgets every .gitignore read so far and re-reads .git/info/exclude;
 // call it when any ignore file changed.
 func (m *Matcher) Reset() {
-	info := m.readList(filepath.Join(m.root, filepath.FromSlash(InfoExclude)))
+	info := m.readList(InfoExclude, rulefile.Inside)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.info = info
@@ -150,25 +163,30 @@ func (m *Matcher) dirList(dir string) *List {
 	if ok {
 		return l
 	}
-	l = m.readList(filepath.Join(m.root, filepath.FromSlash(dir), IgnoreFile))
+	l = m.readList(path.Join(dir, IgnoreFile), rulefile.NoLinks)
 	m.mu.Lock()
 	m.dirs[dir] = l
 	m.mu.Unlock()
 	return l
 }
 
-// readList reads an ignore file; a missing or unreadable file is an empty
-// list (git, too, goes on without it).
-func (m *Matcher) readList(path string) *List {
-	f, err := os.Open(path)
+// readList reads the ignore file at the folder-relative path rel (see
+// package rulefile: opened without blocking, a regular file of at most
+// maxIgnoreFileSize bytes, links as links say). A missing file is an empty
+// list; so is a file that is skipped, with one log line (git, too, goes on
+// without it). git does not follow a .gitignore that is a symbolic link
+// ("too many levels of symbolic links"); it does follow .git/info/exclude,
+// which is read here only while the link stays inside the folder.
+func (m *Matcher) readList(rel string, links rulefile.Links) *List {
+	data, err := rulefile.Read(m.root, rel, maxIgnoreFileSize, links)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
 	if err != nil {
+		m.log.Warn("ignore file skipped", "file", filepath.Join(m.root, filepath.FromSlash(rel)), "err", err)
 		return nil
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	l, err := Parse(f, maxIgnoreFileSize)
+	l, err := Parse(bytes.NewReader(data), maxIgnoreFileSize)
 	if err != nil {
 		return nil
 	}
