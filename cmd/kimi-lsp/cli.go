@@ -20,8 +20,8 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"golang.org/x/term"
@@ -32,6 +32,7 @@ type doctorFlags struct {
 	log            logFlags
 	stats, offline *bool
 	timeout        *time.Duration
+	dir            *string
 }
 
 // newDoctorFlags returns doctor's flag set and the values it fills.
@@ -42,6 +43,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
 	f.stats = fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
 	f.timeout = fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
 	f.offline = fs.Bool("offline", false, "skip the endpoint check")
+	f.dir = fs.String("dir", "", "the `DIR` whose workspace file (.kimi-lsp.toml) is read (default: the current directory)")
 	return fs, f
 }
 
@@ -49,7 +51,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
 // value (the key redacted) and checks the endpoint with a tiny request.
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs, f := newDoctorFlags(stderr)
-	lf, stats, timeout, offline := &f.log, f.stats, f.timeout, f.offline
+	lf, stats, timeout, offline, dir := &f.log, f.stats, f.timeout, f.offline, f.dir
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
@@ -62,12 +64,20 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return 2
 	}
 	defer env.close()
+	if *dir == "" {
+		*dir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(*dir); err == nil {
+		env.withWorkspace(configRoot(abs))
+	}
 	cfg := env.cfg
 	fmt.Fprintf(stdout, "kimi-lsp %s\n\nConfiguration (lowest to highest precedence: default, user file, workspace file, environment, editor):\n", version())
 	fmt.Fprintf(stdout, "  user file: %s\n", config.UserFilePath(getenv))
+	fmt.Fprintf(stdout, "  workspace file: %s\n", cmp.Or(env.workspaceFile, "none (no .kimi-lsp.toml or .git at or above "+*dir+")"))
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
+	code := 0
 	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")
 		for _, line := range config.Report(errs) {
@@ -78,8 +88,8 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 				fmt.Fprintf(stdout, "  %s\n", e)
 			}
 		}
+		code = 1 // a check that lists problems does not pass
 	}
-	code := 0
 	if *stats {
 		printStats(stdout, statsFile(getenv), env.redactor.Redact)
 	}
@@ -87,18 +97,11 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return code
 	}
 	fmt.Fprintf(stdout, "\nEndpoint %s:\n", cfg.BaseURL)
-	if err := cfg.BaseURLError(); err != nil {
+	if _, err := provider.Key(cfg); err != nil {
 		fmt.Fprintf(stdout, "  not checked: %v\n", err)
 		return 1
 	}
-	key, err := cfg.Key()
-	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
-		fmt.Fprintf(stdout, "  not checked: %v\n", err)
-		return 1
-	}
-	baseFrom, keyFrom := assist.EndpointSources(cfg)
-	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1,
-		BaseURLSource: baseFrom, APIKeySource: keyFrom})
+	client := provider.NewClient(cfg, provider.ClientOptions{HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1})
 	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
 	return code
 }
@@ -423,17 +426,21 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 2
 	}
 	defer env.close()
-	env.logProblems()
-	if model != "" {
-		env.cfg.Model, env.cfg.FastModel = model, model
-	}
 	tg, err := parseTarget(arg)
 	if err == nil {
 		err = checkTarget(&tg)
 	}
 	if err != nil {
+		env.logProblems()
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
+	}
+	// The sources the server reads for this file: the user file, the
+	// workspace file of its folder, the environment.
+	env.withWorkspace(configRoot(filepath.Dir(tg.path)))
+	env.logProblems()
+	if model != "" {
+		env.cfg.Model, env.cfg.FastModel = model, model
 	}
 	engine, task, cleanup, err := cliTask(ctx, env, action, tg, instruction)
 	if err != nil {
