@@ -306,13 +306,16 @@ func (e *Engine) current() (config.Config, *model.Client) {
 			e.http = model.NewHTTPClient(0)
 		}
 		key, _ := e.cfg.Key()
+		baseFrom, keyFrom := EndpointSources(e.cfg)
 		e.client = model.New(model.Options{
-			BaseURL:     e.cfg.BaseURL,
-			FallbackURL: cmp.Or(e.cfg.FallbackURL(), "none"),
-			APIKey:      key,
-			HTTPClient:  e.http,
-			Logger:      e.log,
-			WaitTimeout: e.cfg.WaitTimeout,
+			BaseURLSource: baseFrom,
+			APIKeySource:  keyFrom,
+			BaseURL:       e.cfg.BaseURL,
+			FallbackURL:   cmp.Or(e.cfg.FallbackURL(), "none"),
+			APIKey:        key,
+			HTTPClient:    e.http,
+			Logger:        e.log,
+			WaitTimeout:   e.cfg.WaitTimeout,
 		})
 	}
 	return e.cfg, e.client
@@ -456,7 +459,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		ToolChoice:          model.ToolChoiceAuto,
 		PromptCache:         model.ImplicitCache(ttlName(prompt.TTL)),
 	}
-	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo})
+	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
 	exec := tools.NewExecutor(set, e.log)
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out,
 		edit: a.Result == config.ResultEdit, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),

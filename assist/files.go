@@ -19,7 +19,11 @@ type Files struct {
 	open    map[workspace.URI]*workspace.Snapshot
 }
 
-var _ patch.Files = (*Files)(nil)
+var (
+	_ patch.Files  = (*Files)(nil)
+	_ patch.Lister = (*Files)(nil)
+	_ patch.Namer  = (*Files)(nil)
+)
 
 // NewFiles returns the files of a task. folders may be nil (no workspace:
 // every path is refused); open are the open documents' snapshots.
@@ -41,6 +45,38 @@ func (f *Files) Resolve(path string) (string, error) {
 		return "", fmt.Errorf("%w: %w", patch.ErrOutside, err)
 	}
 	return abs, nil
+}
+
+// Paths implements patch.Lister: the workspace's files as the disk views
+// list them (workspace-relative; none before a folder's first scan).
+func (f *Files) Paths() []string {
+	if f.folders == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range f.folders.Views() {
+		for _, fi := range v.Files() {
+			out = append(out, fi.Path)
+		}
+	}
+	return out
+}
+
+// Relative implements patch.Namer: the folders' absolute paths become
+// workspace-relative ones, the home directory "~".
+func (f *Files) Relative(text string) string {
+	var roots []patch.Root
+	if f.folders != nil {
+		list := f.folders.List()
+		for _, fo := range list {
+			r := patch.Root{Paths: []string{fo.Path, fo.Real}}
+			if len(list) > 1 {
+				r.Prefix = fo.Name + "/"
+			}
+			roots = append(roots, r)
+		}
+	}
+	return patch.RelativeText(text, roots)
 }
 
 // Read returns the snapshot's text for an open document, else the disk

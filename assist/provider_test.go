@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -340,5 +341,29 @@ func TestWaitingIsShownAndBounded(t *testing.T) {
 	}
 	if took > time.Minute {
 		t.Errorf("took %v with waitTimeout 5s", took)
+	}
+}
+
+// TestRefusedEndpointIsToldAsSuch (issue 21 item 18): with baseURL at a
+// port where nothing listens, the waiting notices say the connection was
+// refused while the attempts are counted (not "no reply yet"), and the
+// task's error names the endpoint, what to check and where baseURL came
+// from, in words rather than Go's `Post "…": dial tcp …`.
+func TestRefusedEndpointIsToldAsSuch(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	f := providerFixture(t, map[string]string{"calc.go": calc}, modeltest.Config{}, `{"baseURL": "`+dead+`"}`, assist.Options{})
+	var r recorder
+	_, err = f.engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), &r)
+	if err == nil || strings.Contains(err.Error(), "dial tcp") || !strings.Contains(err.Error(), "connection refused") ||
+		!strings.Contains(err.Error(), dead+"/v1/chat/completions") || !strings.Contains(err.Error(), "check baseURL (set by editor settings)") {
+		t.Errorf("err %v", err)
+	}
+	if st := r.statuses(); !strings.Contains(st, "connection refused, trying again (attempt 2 of 3)") || strings.Contains(st, "no reply yet") {
+		t.Errorf("statuses:\n%s", st)
 	}
 }

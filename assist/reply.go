@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 )
@@ -144,9 +145,9 @@ func (w *waiter) line() string {
 	switch {
 	case r == nil:
 	case r.Fallback:
-		b.WriteString("; trying the fallback URL")
+		fmt.Fprintf(&b, "; %s, trying the fallback URL", model.Brief(r.Err))
 	default:
-		fmt.Fprintf(&b, "; no reply yet, trying again (attempt %d of %d)", r.Attempt+1, r.MaxAttempts)
+		fmt.Fprintf(&b, "; %s, trying again (attempt %d of %d)", model.Brief(r.Err), r.Attempt+1, r.MaxAttempts)
 	}
 	return b.String()
 }
@@ -208,4 +209,20 @@ func ttlName(d time.Duration) string {
 		return "1h"
 	}
 	return "5m"
+}
+
+// EndpointSources returns where cfg's baseURL and API key came from
+// ("KIMI_BASE_URL", "user file PATH", "default"…), for the model client's
+// errors (model.Options.BaseURLSource, APIKeySource): an error names what
+// to check.
+func EndpointSources(cfg config.Config) (baseURL, apiKey string) {
+	for _, s := range cfg.Sources() {
+		switch s.Key {
+		case "baseURL":
+			baseURL = s.Source.String()
+		case "apiKey":
+			apiKey = s.Source.String()
+		}
+	}
+	return baseURL, apiKey
 }

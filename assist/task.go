@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/cache"
@@ -144,21 +145,28 @@ func (t *Task) window(limit int) error {
 	lo := max(sel.Start-room, 0)
 	hi := min(sel.End+room, len(text))
 	// Whole lines: move lo forward to a line start, hi back to a line end
-	// (never into the selection).
+	// (never into the selection). A line longer than the room on its side
+	// (a minified file) is cut there instead, at a rune boundary: the
+	// window never grows past limit.
+	cut := false
 	if lo > 0 {
 		if i := strings.IndexByte(text[lo:sel.Start], '\n'); i >= 0 {
 			lo += i + 1
 		} else {
-			lo = strings.LastIndexByte(text[:sel.Start], '\n') + 1
+			for lo < sel.Start && !utf8.RuneStart(text[lo]) {
+				lo++
+			}
+			cut = cut || lo > 0 && text[lo-1] != '\n'
 		}
 	}
 	if hi < len(text) {
 		if i := strings.LastIndexByte(text[sel.End:hi], '\n'); i >= 0 {
 			hi = sel.End + i + 1
-		} else if j := strings.IndexByte(text[sel.End:], '\n'); j >= 0 {
-			hi = sel.End + j + 1
 		} else {
-			hi = len(text)
+			for hi > sel.End && !utf8.RuneStart(text[hi]) {
+				hi--
+			}
+			cut = cut || text[hi] != '\n'
 		}
 	}
 	first := strings.Count(text[:lo], "\n") + 1
@@ -169,9 +177,13 @@ func (t *Task) window(limit int) error {
 	total := strings.Count(text, "\n") + 1
 	t.Active.Text = text[lo:hi]
 	t.Selection = cache.Selection{Start: sel.Start - lo, End: sel.End - lo}
-	t.Notice = fmt.Sprintf("%s is %s, over context.maxFileSize (%s): the model sees lines %d-%d of %d around the selection only",
-		t.Active.Path, sizeText(len(text)), sizeText(limit), first, last, total)
-	t.Notes = append(t.Notes, fmt.Sprintf("Note: %s is too large to show whole; the prompt holds only its lines %d-%d (of %d), renumbered from 1. Do not assume anything about the lines not shown.", t.Active.Path, first, last, total))
+	part := ""
+	if cut {
+		part = " (a line longer than that cut around the selection)"
+	}
+	t.Notice = fmt.Sprintf("%s is %s, over context.maxFileSize (%s): the model sees lines %d-%d of %d around the selection only%s",
+		t.Active.Path, sizeText(len(text)), sizeText(limit), first, last, total, part)
+	t.Notes = append(t.Notes, fmt.Sprintf("Note: %s is too large to show whole; the prompt holds only its lines %d-%d (of %d), renumbered from 1%s. Do not assume anything about the lines not shown.", t.Active.Path, first, last, total, part))
 	return nil
 }
 

@@ -37,7 +37,10 @@
 //     selection uses that the stable part lacks), the edit log (below),
 //     then the <request> block: the action, the active file, the selected
 //     lines with 5 lines around them and <|selection|> <|/selection|> (or
-//     <|cursor|>) markers, the diagnostics, and the instruction. The
+//     <|cursor|>) markers, at most Config.WindowBytes (2 KB) on each side
+//     of the selection however long its lines are (a minified file's line
+//     is cut there, never repeated whole), the diagnostics, and the
+//     instruction. The
 //     <context> block comes first because it changes with the selection's
 //     area and the log with every edit: requests in one area keep it
 //     cached up to the log's new blocks.

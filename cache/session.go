@@ -34,9 +34,15 @@ const (
 	// above (the file, or the declaration around the selection). 5 rather
 	// than 20 saves about 400 uncached tokens a request (bench/README.md).
 	DefaultWindowLines = 5
-	// maxWindowSelectionLines: a longer selection is not repeated in the
-	// tail, only named by its lines (the text is in the prefix already).
+	// DefaultWindowBytes bounds the window on each side of the selection,
+	// in bytes: lines longer than that (a minified file, a one-line JSON
+	// document) are cut there, so that the tail never repeats a huge line.
+	DefaultWindowBytes = 2048
+	// maxWindowSelectionLines and maxWindowSelectionBytes: a longer
+	// selection is not repeated in the tail, only named by its lines (the
+	// text is in the prefix already).
 	maxWindowSelectionLines = 400
+	maxWindowSelectionBytes = 64 << 10
 	// trimTarget is the share of the budget a trim brings the estimate down
 	// to, so that trimming happens in large steps and rarely.
 	trimTarget = 0.75
@@ -76,6 +82,10 @@ type Config struct {
 	// WindowLines is the number of lines around the selection repeated in
 	// the tail; zero means DefaultWindowLines, negative means none.
 	WindowLines int
+	// WindowBytes bounds the window on each side of the selection, in
+	// bytes (lines longer than that are cut); zero means
+	// DefaultWindowBytes.
+	WindowBytes int
 	// CountTokens, when set, counts tokens exactly (a test tokenizer); the
 	// tracker then predicts with it instead of the estimate. It is slow on
 	// large prompts: for tests and benchmarks.
@@ -156,6 +166,7 @@ type Session struct {
 	budget   int
 	maxLog   int
 	window   int
+	winBytes int // the window's bound on each side of the selection
 	count    func([]byte) int
 	log      *slog.Logger
 	now      func() time.Time
@@ -199,6 +210,7 @@ func NewSession(cfg Config) (*Session, error) {
 		budget:   cmp.Or(cfg.BudgetTokens, DefaultBudgetTokens),
 		maxLog:   cmp.Or(cfg.MaxLogTokens, DefaultMaxLogTokens),
 		window:   cmp.Or(cfg.WindowLines, DefaultWindowLines),
+		winBytes: cmp.Or(max(cfg.WindowBytes, 0), DefaultWindowBytes),
 		count:    cfg.CountTokens,
 		log:      cfg.Logger,
 		now:      cfg.Now,
@@ -903,12 +915,12 @@ func (s *Session) renderTail(req Request, d *Document) string {
 	if sel.Start == sel.End {
 		fmt.Fprintf(&b, " cursor=\"%d:%d\"", startLine+1, sel.Start-(strings.LastIndexByte(text[:sel.Start], '\n')+1)+1)
 	}
-	if s.window < 0 || endLine-startLine > maxWindowSelectionLines {
+	if s.window < 0 || endLine-startLine > maxWindowSelectionLines || sel.End-sel.Start > maxWindowSelectionBytes {
 		b.WriteString("/>\n")
 	} else {
-		// The window: whole lines around the selection, markers inside.
-		lo := lineStart(text, sel.Start, s.window)
-		hi := lineEnd(text, sel.End, s.window)
+		// The window: whole lines around the selection, markers inside,
+		// cut at winBytes on each side.
+		lo, hi := clipAround(text, lineStart(text, sel.Start, s.window), lineEnd(text, sel.End, s.window), sel.Start, sel.End, s.winBytes)
 		fmt.Fprintf(&b, " window=\"%d-%d\">\n", strings.Count(text[:lo], "\n")+1, strings.Count(text[:hi], "\n")+b2i(hi > 0 && text[hi-1] != '\n'))
 		b.WriteString(text[lo:sel.Start])
 		if sel.Start == sel.End {
@@ -944,6 +956,24 @@ func (s *Session) renderTail(req Request, d *Document) string {
 	}
 	b.WriteString("</instruction>\n</request>\n")
 	return b.String()
+}
+
+// clipAround narrows [lo, hi), which holds [start, end), to at most n
+// bytes on each side of it, at rune boundaries.
+func clipAround(text string, lo, hi, start, end, n int) (int, int) {
+	if start-lo > n {
+		lo = start - n
+		for lo < start && !utf8.RuneStart(text[lo]) {
+			lo++
+		}
+	}
+	if hi-end > n {
+		hi = end + n
+		for hi > end && !utf8.RuneStart(text[hi]) {
+			hi--
+		}
+	}
+	return lo, hi
 }
 
 // lineStart returns the start of the line n lines above the one holding off.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -21,8 +22,17 @@ type codeActionParams struct {
 	Context      struct {
 		Diagnostics []json.RawMessage `json:"diagnostics"`
 		Only        []string          `json:"only,omitempty"`
+		// TriggerKind is 1 when the user asked for the menu, 2 when the
+		// client asks on its own (a lightbulb), absent before LSP 3.17.
+		TriggerKind int `json:"triggerKind,omitempty"`
 	} `json:"context"`
 }
+
+// Code action trigger kinds (LSP 3.17 CodeActionTriggerKind).
+const (
+	triggerInvoked   = 1
+	triggerAutomatic = 2
+)
 
 // commandArgs is the one argument object of every kimi.* command.
 type commandArgs struct {
@@ -67,14 +77,22 @@ func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any,
 		s.noteSecret(ctx, uri)
 		return []any{}, nil
 	}
-	cfg := s.config()
 	rng := p.Range
+	selection := rng.Start != rng.End
+	if !selection && len(p.Context.Diagnostics) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
+		// A client asking on its own at a bare cursor (to light a bulb):
+		// nothing of ours applies there more than anywhere else.
+		return []any{}, nil
+	}
+	cfg := s.config()
 	base := commandArgs{URI: string(uri), Range: &rng}
 	var actions []codeAction
 	for _, a := range cfg.Actions() {
 		switch a.Name {
 		case config.ActionFix:
-			actions = append(actions, fixActions(base, p.Context.Diagnostics)...)
+			if selection || len(p.Context.Diagnostics) > 0 {
+				actions = append(actions, fixActions(base, p.Context.Diagnostics)...)
+			}
 		default:
 			args := base
 			cmd := commandFor(a)
@@ -106,10 +124,49 @@ func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	return actions, nil
 }
 
+// invokedByUser reports whether a code action request comes from the user
+// opening the menu, rather than from the client asking on its own (for a
+// lightbulb, VS Code's and lsp-mode's): triggerKind 1. A request without
+// triggerKind (clients before LSP 3.17) counts as the user's when it names
+// the kinds it wants (only: eglot's eglot-code-action-rewrite) or comes
+// from Neovim before 0.8, whose code action requests are all the user's
+// (vim.lsp.buf.code_action(); 0.8 and later send triggerKind).
+func (s *Server) invokedByUser(triggerKind int, only []string) bool {
+	switch triggerKind {
+	case triggerInvoked:
+		return true
+	case triggerAutomatic:
+		return false
+	}
+	if len(only) > 0 {
+		return true
+	}
+	s.mu.Lock()
+	client := s.client
+	s.mu.Unlock()
+	return client.Name == "Neovim" && versionBefore(client.Version, 0, 8)
+}
+
+// versionBefore reports whether a "major.minor[.patch]" version (a leading
+// "v" allowed) is before major.minor; false when it cannot be read.
+func versionBefore(version string, major, minor int) bool {
+	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma < major || ma == major && mi < minor
+}
+
 // fixActions offers Fix for the diagnostics of the request's context: one
 // action per diagnostic (titled with its message) up to maxFixTitles, and
-// one for all of them when there are several. Without diagnostics, a plain
-// Fix asks the model to find and fix the problem in the range. The single
+// one for all of them when there are several. Without diagnostics (the
+// caller offers Fix then only for a selection), a plain Fix asks the model
+// to find and fix the problem in the range. The single
 // Fix of a lone error is preferred: it is the obvious choice in the menu.
 func fixActions(base commandArgs, diags []json.RawMessage) []codeAction {
 	mk := func(title string, ds []json.RawMessage, preferred bool) codeAction {

@@ -219,3 +219,89 @@ func TestConfigProblemsAtStartAndReload(t *testing.T) {
 	s.ed.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
 	waitFor(t, func() bool { _, ok := s.srv.config().ActionFor("shout"); return ok })
 }
+
+// actionsAt asks for code actions on rng with the given context fields
+// (diagnostics [] unless set).
+func (s *session) actionsAt(uri string, r map[string]any, ctx map[string]any) []map[string]any {
+	s.t.Helper()
+	c := map[string]any{"diagnostics": []any{}}
+	for k, v := range ctx {
+		c[k] = v
+	}
+	var out []map[string]any
+	if err := s.ed.Call(ctxT(s.t), "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "range": r, "context": c,
+	}, &out); err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// TestCodeActionLightbulb is #21.14: an automatic request (triggerKind 2,
+// or none) on an empty range without diagnostics gets no Kimi action, so
+// no lightbulb is lit on every line; the user asking for the menu
+// (triggerKind 1) gets them; Fix is offered only for a diagnostic or a
+// selection.
+func TestCodeActionLightbulb(t *testing.T) {
+	s := newSession(t, nil)
+	s.initialize(nil)
+	uri := "file:///tmp/bulb.go"
+	s.open(uri, "package a\n\nfunc f() {}\n")
+	s.text(uri, 1)
+	cursor, selection := rng(2, 3, 2, 3), rng(2, 0, 2, 11)
+	diag := []any{map[string]any{"range": rng(2, 5, 2, 6), "severity": 1, "message": "f unused"}}
+	noFix := "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"
+	all := "Kimi: Explain|Kimi: Fix|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"
+	withDiag := "Kimi: Explain|Kimi: Fix “f unused”|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"
+	for _, c := range []struct {
+		name string
+		rng  map[string]any
+		ctx  map[string]any
+		want string
+	}{
+		{"automatic, cursor", cursor, map[string]any{"triggerKind": 2}, ""},
+		{"no trigger kind, cursor", cursor, nil, ""},
+		{"invoked, cursor", cursor, map[string]any{"triggerKind": 1}, noFix},
+		{"automatic, selection", selection, map[string]any{"triggerKind": 2}, all},
+		{"no trigger kind, selection", selection, nil, all},
+		{"invoked, selection", selection, map[string]any{"triggerKind": 1}, all},
+		{"automatic, diagnostic at the cursor", cursor, map[string]any{"triggerKind": 2, "diagnostics": diag}, withDiag},
+		{"no trigger kind, diagnostic at the cursor", cursor, map[string]any{"diagnostics": diag}, withDiag},
+		{"invoked, diagnostic at the cursor", cursor, map[string]any{"triggerKind": 1, "diagnostics": diag}, withDiag},
+		// A client without triggerKind that names the kinds it wants is
+		// the user picking a kind (eglot's eglot-code-action-rewrite).
+		{"no trigger kind, only refactor", cursor, map[string]any{"only": []string{"refactor"}}, "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"},
+		{"automatic, only refactor", cursor, map[string]any{"triggerKind": 2, "only": []string{"refactor"}}, ""},
+		{"invoked, only quickfix, cursor", cursor, map[string]any{"triggerKind": 1, "only": []string{"quickfix"}}, ""},
+	} {
+		if got := strings.Join(titles(s.actionsAt(uri, c.rng, c.ctx)), "|"); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestCodeActionNeovim07 is #21.14 for Neovim 0.7: it sends no
+// triggerKind and asks only when the user opens the menu
+// (vim.lsp.buf.code_action()), so its request counts as invoked; Neovim
+// 0.8 and later send triggerKind themselves.
+func TestCodeActionNeovim07(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    string
+	}{
+		{"0.7.2", "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"},
+		{"0.10.0", ""},
+		{"v0.7", "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"},
+	} {
+		s := newSession(t, nil)
+		p := lsptest.DefaultInitializeParams("")
+		p["clientInfo"] = map[string]any{"name": "Neovim", "version": c.version}
+		s.initialize(p)
+		uri := "file:///tmp/nvim.go"
+		s.open(uri, "package a\n")
+		s.text(uri, 1)
+		if got := strings.Join(titles(s.actionsAt(uri, rng(0, 2, 0, 2), nil)), "|"); got != c.want {
+			t.Errorf("Neovim %s, cursor, no trigger kind: %q, want %q", c.version, got, c.want)
+		}
+	}
+}

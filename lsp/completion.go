@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -225,7 +226,7 @@ type completionItem struct {
 	LabelDetails     *completionLabelDetail `json:"labelDetails,omitempty"`
 	Kind             int                    `json:"kind"`
 	Detail           string                 `json:"detail"`
-	Documentation    *markupContent         `json:"documentation,omitempty"`
+	Documentation    any                    `json:"documentation,omitempty"` // a string or *markupContent
 	FilterText       string                 `json:"filterText"`
 	SortText         string                 `json:"sortText"`
 	InsertTextFormat int                    `json:"insertTextFormat"`
@@ -279,12 +280,23 @@ func handleCompletion(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	start := min(wordStart(snap.Slice(lineStart, cursor))+lineStart, max(sug.Start, lineStart))
 	text := snap.Slice(start, cursor) + sug.Insert
 	label := firstLine(text)
+	// Markdown and labelDetails only for a client that declared them
+	// (eglot 1.9 declares neither and shows the raw fence).
+	item := s.clientCaps().TextDocument.Completion.item()
+	var doc any = text
+	if slices.Contains(item.DocumentationFormat, "markdown") {
+		doc = &markupContent{Kind: "markdown", Value: "```\n" + text + "\n```"}
+	}
+	var details *completionLabelDetail
+	if item.LabelDetailsSupport {
+		details = &completionLabelDetail{Description: "Kimi"}
+	}
 	out.Items = append(out.Items, completionItem{
 		Label:            label,
-		LabelDetails:     &completionLabelDetail{Description: "Kimi"},
+		LabelDetails:     details,
 		Kind:             completionKindText,
 		Detail:           "Kimi suggestion",
-		Documentation:    &markupContent{Kind: "markdown", Value: "```\n" + text + "\n```"},
+		Documentation:    doc,
 		FilterText:       strings.TrimLeft(strings.SplitN(text, "\n", 2)[0], " \t"),
 		SortText:         "~kimi", // after the language server's items when scores tie
 		InsertTextFormat: insertTextPlain,

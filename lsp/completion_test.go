@@ -730,3 +730,82 @@ func TestCompletionNeverBeyondMaxFileSize(t *testing.T) {
 	}
 	cs.neverSent("KIMI_TOO_BIG")
 }
+
+// TestCompletionItemsForClientCaps is #21.17: an item's documentation is
+// Markdown only for a client whose completionItem.documentationFormat
+// holds markdown (else plain text, the suggestion itself), and labelDetails
+// go only to a client that declared labelDetailsSupport (eglot 1.9
+// declares neither).
+func TestCompletionItemsForClientCaps(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		item     map[string]any // completion.completionItem, nil for none
+		wantDoc  string         // the documentation as JSON
+		wantDeta bool           // labelDetails sent
+	}{
+		{"eglot 1.9 (nothing declared)", nil, `"\tfmt.Println(\"hi\")"`, false},
+		{"plaintext only", map[string]any{"documentationFormat": []string{"plaintext"}}, `"\tfmt.Println(\"hi\")"`, false},
+		{"markdown and label details", map[string]any{"documentationFormat": []string{"markdown", "plaintext"}, "labelDetailsSupport": true},
+			`{"kind":"markdown","value":"` + "```" + `\n\tfmt.Println(\"hi\")\n` + "```" + `"}`, true},
+		{"label details only", map[string]any{"labelDetailsSupport": true}, `"\tfmt.Println(\"hi\")"`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prov := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Content: "\tfmt.Println(\"hi\")"}}}})
+			t.Cleanup(prov.Close)
+			dir := t.TempDir()
+			s := newSessionOpts(t, Options{Config: providerConfig(t, prov)}, nil)
+			p := completionInit(string(workspace.FileURI(dir)), false, map[string]any{"completion": map[string]any{"debounceMs": 0}})
+			comp := map[string]any{"dynamicRegistration": false}
+			if c.item != nil {
+				comp["completionItem"] = c.item
+			}
+			p["capabilities"].(map[string]any)["textDocument"].(map[string]any)["completion"] = comp
+			s.initialize(p)
+			text, pos := cursorOf(t, "package main\n\nfunc main() {\n|\n}\n")
+			uri := string(workspace.FileURI(filepath.Join(dir, "main.go")))
+			s.open(uri, text)
+			s.text(uri, 1)
+			var l struct {
+				Items []map[string]json.RawMessage `json:"items"`
+			}
+			if err := s.ed.Call(ctxT(t), "textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos}, &l); err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Items) != 1 {
+				t.Fatalf("got %d items, want 1", len(l.Items))
+			}
+			it := l.Items[0]
+			if got := string(it["documentation"]); got != c.wantDoc {
+				t.Errorf("documentation %s, want %s", got, c.wantDoc)
+			}
+			if _, ok := it["labelDetails"]; ok != c.wantDeta {
+				t.Errorf("labelDetails sent: %v (%s), want %v", ok, it["labelDetails"], c.wantDeta)
+			}
+		})
+	}
+}
+
+// TestInlineCompletionDivergingKey is Neovim 0.12's sequence after a key
+// that does not match the ghost text: the editor keeps drawing the old item
+// (minus what was typed) until the answer to its next request, so that
+// answer must not be an item that fails to continue the line. The stand-in
+// answers every request with the whole line, as models do; for "fmt.Prx"
+// that is no continuation (it used to be inserted verbatim after it).
+func TestInlineCompletionDivergingKey(t *testing.T) {
+	cs := newCompSession(t, true, map[string]any{"completion": map[string]any{"debounceMs": 0}},
+		modeltest.Rule{Content: "```go\n\tfmt.Println(Add(40, 2))\n```"})
+	const text = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Pr|\n}\n"
+	uri, pos := cs.file("main.go", text)
+	_, ch := cs.inline(uri, pos, 2)
+	l := cs.inlineResult(ch)
+	if len(l.Items) != 1 || l.Items[0].InsertText != "intln(Add(40, 2))" {
+		t.Fatalf("first answer %+v, want intln(Add(40, 2))", l)
+	}
+	pos = cs.change(uri, strings.Replace(text, "Pr|", "Prx|", 1))
+	_, ch = cs.inline(uri, pos, 2)
+	if l := cs.inlineResult(ch); len(l.Items) != 0 {
+		t.Errorf("after a key the suggestion does not continue, the answer is %+v (accepted: %q), want no item",
+			l, cs.applyInline(uri, l))
+	}
+	cs.waitArrived(2) // the second request did ask: it is the answer that is dropped
+}

@@ -298,7 +298,7 @@ func TestJobPanicKeepsServing(t *testing.T) {
 			}
 			var actions []codeAction
 			if err := js.ed.Call(ctxT(t), "textDocument/codeAction", map[string]any{
-				"textDocument": map[string]any{"uri": uri}, "range": rng(2, 0, 2, 0), "context": map[string]any{"diagnostics": []any{}},
+				"textDocument": map[string]any{"uri": uri}, "range": rng(2, 0, 2, 0), "context": map[string]any{"diagnostics": []any{}, "triggerKind": triggerInvoked},
 			}, &actions); err != nil || len(actions) == 0 {
 				t.Errorf("codeAction after the panic: %v, %d actions", err, len(actions))
 			}

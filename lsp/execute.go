@@ -174,13 +174,17 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, internalErrorOutcome, true)
 	case err != nil && out != nil && len(out.Changes) == 0 && errors.Is(err, assist.ErrNoChange) && strings.TrimSpace(out.Text) != "":
 		// The model explained why it made no change: show that.
-		s.showExplanation(ctx, t, out)
+		if s.showExplanation(ctx, t, out) {
+			p.Answered()
+		}
 		p.End(endCtx, "no change proposed; see the model's answer", false)
 	case err != nil:
 		s.log.Warn("job failed", "job", j.ID, "action", t.Action.Name, "error", err)
 		p.End(endCtx, outcomeLine("failed: %s", s.redact(err.Error())), true)
 	case t.Action.Result == config.ResultExplain:
-		s.showExplanation(ctx, t, out)
+		if s.showExplanation(ctx, t, out) {
+			p.Answered()
+		}
 		p.End(endCtx, explainOutcome(out), false)
 	default:
 		p.Status("applying the edit")
@@ -248,18 +252,19 @@ type showDocumentResult struct {
 
 // showExplanation opens the explanation's Markdown file with
 // window/showDocument when the client can, else sends the whole text with
-// window/showMessage.
-func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assist.Outcome) {
+// window/showMessage; it reports whether it did the latter.
+func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assist.Outcome) (inMessage bool) {
 	caps := s.clientCaps()
 	if out.File != "" && caps.Window.ShowDocument != nil && caps.Window.ShowDocument.Support {
 		var res showDocumentResult
 		err := s.call(ctx, "window/showDocument", showDocumentParams{URI: string(workspace.FileURI(out.File))}, &res)
 		if err == nil && res.Success {
-			return
+			return false
 		}
 		s.log.Info("showDocument failed; sending the explanation as a message", "error", err)
 	}
 	s.showMessage(ctx, protocol.MessageTypeInfo, t.Action.Title+" — "+t.Active.Path+"\n\n"+out.Text)
+	return true
 }
 
 // maxMessageRunes caps a window/showMessage: editors show messages in

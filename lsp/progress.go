@@ -19,10 +19,18 @@ import (
 const tailRunes = 240
 
 // progress reports one job to the editor: $/progress with a work-done
-// token when the client supports it, else window/logMessage lines and a
-// final window/showMessage. Reports are throttled: the first text goes out
-// at once, later ones at most every interval, and the last one is flushed
-// before end. It is safe for concurrent use.
+// token when the client supports it. Reports are throttled: the first text
+// goes out at once, later ones at most every interval, and the last one is
+// flushed before end. It is safe for concurrent use.
+//
+// A client without progress support (eglot 1.9 declares none) gets no
+// live view: the streamed text as log lines is unreadable, and a log is
+// not where its user looks. It gets one window/showMessage when the job
+// starts ("Kimi: Explain: asking kimi-k3…") and one at the end with the
+// outcome, unless the answer itself was shown in a window/showMessage
+// (see Answered): then the outcome goes to window/logMessage, so the
+// answer is the last message and stays in view. Nothing else of the job
+// is sent to such a client.
 type progress struct {
 	s        *Server
 	token    json.RawMessage // nil when the client has no progress support
@@ -40,6 +48,7 @@ type progress struct {
 	dirty    bool
 	timer    *time.Timer
 	ended    bool
+	answered bool // the answer went out in a window/showMessage
 }
 
 // newProgress prepares progress for a job. clientToken is the workDoneToken
@@ -90,7 +99,7 @@ func (p *progress) Begin(ctx context.Context, title, message string) {
 	p.title = title
 	p.mu.Unlock()
 	if p.token == nil {
-		p.s.notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: title + ": " + message})
+		p.s.showMessage(ctx, protocol.MessageTypeInfo, title+": "+message)
 		return
 	}
 	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Cancellable: true, Message: message})
@@ -132,7 +141,7 @@ func (p *progress) Status(msg string) {
 // last one, else arms a timer for the rest of it.
 // Precondition: p.mu is held.
 func (p *progress) scheduleLocked() {
-	if p.ended {
+	if p.ended || p.token == nil {
 		return
 	}
 	p.dirty = true
@@ -164,12 +173,6 @@ func (p *progress) flushLocked() {
 		return
 	}
 	ctx := context.Background()
-	if p.token == nil {
-		// Without progress support, log lines are the only live view;
-		// send whole lines so the log reads as text.
-		p.s.notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: protocol.MessageTypeLog, Message: p.title + ": " + msg})
-		return
-	}
 	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg})
 }
 
@@ -189,8 +192,18 @@ func (p *progress) messageLocked() string {
 	return ""
 }
 
+// Answered records that the job's answer was shown in a
+// window/showMessage: for a client without progress support, End then
+// logs its outcome instead of showing it over the answer.
+func (p *progress) Answered() {
+	p.mu.Lock()
+	p.answered = true
+	p.mu.Unlock()
+}
+
 // End finishes the progress with a one-line outcome. For clients without
-// progress support, the outcome is also shown with window/showMessage.
+// progress support, the outcome is shown with window/showMessage, or
+// logged with window/logMessage when the answer was (Answered).
 func (p *progress) End(ctx context.Context, outcome string, failed bool) {
 	p.mu.Lock()
 	if p.ended {
@@ -205,12 +218,16 @@ func (p *progress) End(ctx context.Context, outcome string, failed bool) {
 	if p.dirty {
 		p.flushLocked()
 	}
-	title := p.title
+	title, answered := p.title, p.answered
 	p.mu.Unlock()
 	if p.token == nil {
 		typ := protocol.MessageTypeInfo
 		if failed {
 			typ = protocol.MessageTypeError
+		}
+		if answered {
+			p.s.notify(ctx, "window/logMessage", &protocol.LogMessageParams{Type: typ, Message: p.s.redact(title + ": " + outcome)})
+			return
 		}
 		p.s.showMessage(ctx, typ, title+": "+outcome)
 		return

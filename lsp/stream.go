@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -26,6 +28,15 @@ const maxFrameBytes = 256 << 20
 
 // maxHeaderLine bounds one header line; a longer one is a malformed header.
 const maxHeaderLine = 4 << 10
+
+// jsonSpace is JSON's whitespace (bytes.TrimSpace also trims \f and \v).
+const jsonSpace = " \t\r\n"
+
+// stringIDPrefix marks the string ID that stands for a string request id
+// the library would confuse with another: "" (jsonrpc2.ID{} is also the
+// number 0), one that starts with U+2063 (it could equal a stand-in), and
+// one that Go's decoder would change (see stringIDKey).
+const stringIDPrefix = "\u2063kimi-lsp-string-id:"
 
 // bigIDPrefix marks the string ID that stands for a request id the library
 // cannot represent (jsonrpc2.ID holds int32 numbers only; PITFALLS #12).
@@ -267,15 +278,20 @@ type wireMessage struct {
 // used (see decode).
 const libraryDecodeMin = 32 << 10
 
-// decodeLarge decodes a well-formed message with the library; ok is false
-// when the slow path must decide.
+// decodeLarge decodes a well-formed notification or response with the
+// library; ok is false when the slow path must decide. A request (a call)
+// always takes the slow path: the library decodes its id into its own
+// type, which re-encodes it (a lone surrogate becomes U+FFFD) and cannot
+// tell "" from 0, and the reply must carry the id exactly as sent, which
+// only the slow path keeps (see idFromRaw). Large frames are nearly all
+// notifications (didOpen, didChange).
 func decodeLarge(body []byte) (jsonrpc2.Message, bool) {
 	msg, err := jsonrpc2.DecodeMessage(body)
 	if err != nil || !bytes.Contains(body, []byte(`"jsonrpc"`)) {
 		return nil, false
 	}
 	switch msg.(type) {
-	case *jsonrpc2.Call, *jsonrpc2.Notification:
+	case *jsonrpc2.Notification:
 		return msg, true
 	case *jsonrpc2.Response:
 		return msg, !bytes.Contains(body, []byte(`"method"`))
@@ -347,7 +363,7 @@ func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) 
 // is known by (see canonicalID), and remembers the raw id until the reply,
 // which carries it unchanged.
 func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, jsonSpace)
 	id, err := canonicalID(raw)
 	if err != nil {
 		return id, err
@@ -363,23 +379,25 @@ func (s *stream) idFromRaw(raw json.RawMessage) (jsonrpc2.ID, error) {
 // spelling (7, 7.0, 7e0, 0.7e1; 1e3 and 1000; 4294967296 and
 // 4.294967296e9), whether or not the request is still running.
 func (s *stream) lookupID(raw json.RawMessage) (jsonrpc2.ID, bool) {
-	id, err := canonicalID(bytes.TrimSpace(raw))
+	id, err := canonicalID(raw)
 	return id, err == nil
 }
 
-// canonicalID maps a raw JSON id to one jsonrpc2.ID per value: a string
-// id is itself; a number that is an integer in int32 is a number id
-// (whatever its spelling); any other number is a stand-in string id made
-// from its canonical decimal form (see canonicalNumber).
+// canonicalID maps a raw JSON id to one jsonrpc2.ID per value, distinct
+// by type and value: a string id is itself (see stringIDKey for the
+// strings that need a stand-in); a number that is an integer in int32 is
+// a number id (whatever its spelling); any other number is a stand-in
+// string id made from its canonical decimal form (see canonicalNumber).
 func canonicalID(raw json.RawMessage) (jsonrpc2.ID, error) {
+	raw = bytes.Trim(raw, jsonSpace)
 	if len(raw) == 0 {
 		return jsonrpc2.ID{}, errors.New("missing id")
 	}
 	switch raw[0] {
 	case '"':
-		var str string
-		if err := json.Unmarshal(raw, &str); err != nil {
-			return jsonrpc2.ID{}, fmt.Errorf("invalid string id: %w", err)
+		str, err := stringIDKey(raw)
+		if err != nil {
+			return jsonrpc2.ID{}, err
 		}
 		return jsonrpc2.NewStringID(str), nil
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -393,6 +411,135 @@ func canonicalID(raw json.RawMessage) (jsonrpc2.ID, error) {
 		return jsonrpc2.NewStringID(bigIDPrefix + canon), nil
 	}
 	return jsonrpc2.ID{}, fmt.Errorf("id must be a number or a string, got %s", truncate(string(raw), 40))
+}
+
+// stringIDKey returns the name of the jsonrpc2.ID for the JSON string
+// raw (quotes included): its value, so that "\u0041" and "A" are one id.
+// Two ids are distinct when their values are, which takes more than
+// encoding/json: it turns a lone surrogate escape and an invalid UTF-8
+// byte into U+FFFD, making "\ud800x", "\udbffx" and "\ufffdx" one id.
+// Such a string is named by a stand-in that spells what Go would replace
+// (see decodeStringID); so are "" (the library's ID cannot tell it from
+// the number 0) and a value that starts with U+2063, the first character
+// of every stand-in, so no client string equals a stand-in.
+func stringIDKey(raw []byte) (string, error) {
+	str, exact, ok := decodeStringID(raw, false)
+	if !ok {
+		return "", fmt.Errorf("invalid string id %s", truncate(string(raw), 40))
+	}
+	if !exact {
+		str, _, _ = decodeStringID(raw, true)
+		return stringIDPrefix + "~" + str, nil
+	}
+	if str == "" || strings.HasPrefix(str, "\u2063") {
+		return stringIDPrefix + str, nil
+	}
+	return str, nil
+}
+
+// decodeStringID decodes the JSON string raw (quotes included). exact is
+// false when the value holds what a Go string cannot carry as such: a
+// lone UTF-16 surrogate (an escape) or a byte that is not UTF-8. With
+// spell, those are written as \uXXXX and \xHH and a backslash as two,
+// which makes the decoding one to one; without, they are dropped (the
+// caller asks again with spell). ok is false for text that is not a JSON
+// string.
+func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false, false
+	}
+	in := raw[1 : len(raw)-1]
+	if !spell && utf8.Valid(in) && bytes.IndexByte(in, '\\') < 0 {
+		for _, c := range in {
+			if c < 0x20 || c == '"' {
+				return "", false, false
+			}
+		}
+		return string(in), true, true
+	}
+	out := make([]byte, 0, len(in))
+	exact = true
+	hex4 := func(b []byte) (rune, bool) {
+		if len(b) < 4 {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(b[:4]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(in); {
+		c := in[i]
+		switch {
+		case c == '"' || c < 0x20:
+			return "", false, false
+		case c == '\\':
+			if i+1 >= len(in) {
+				return "", false, false
+			}
+			e := in[i+1]
+			i += 2
+			switch e {
+			case '"', '/':
+				out = append(out, e)
+			case '\\':
+				out = append(out, '\\')
+				if spell {
+					out = append(out, '\\')
+				}
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(in[i:])
+				if !ok {
+					return "", false, false
+				}
+				i += 4
+				if utf16.IsSurrogate(r) {
+					if r < 0xdc00 && i+1 < len(in) && in[i] == '\\' && in[i+1] == 'u' {
+						if r2, ok := hex4(in[i+2:]); ok && r2 >= 0xdc00 && r2 <= 0xdfff {
+							out = utf8.AppendRune(out, utf16.DecodeRune(r, r2))
+							i += 6
+							continue
+						}
+					}
+					exact = false
+					if spell {
+						out = fmt.Appendf(out, "\\u%04x", r)
+					}
+					continue
+				}
+				out = utf8.AppendRune(out, r)
+				if r == '\\' && spell {
+					out = append(out, '\\')
+				}
+			default:
+				return "", false, false
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(in[i:])
+			if r == utf8.RuneError && n == 1 {
+				exact = false
+				if spell {
+					out = fmt.Appendf(out, "\\x%02x", c)
+				}
+				i++
+				continue
+			}
+			out = append(out, in[i:i+n]...)
+			i += n
+		}
+	}
+	return string(out), exact, true
 }
 
 // canonicalNumber parses a JSON number and returns one spelling per value,
@@ -479,9 +626,8 @@ func canonicalNumber(raw string) (canon string, v int32, isInt32, ok bool) {
 // Write sends one message. It deliberately ignores ctx: a reply must reach
 // the client even when the request's context was cancelled (PITFALLS #3).
 //
-// A reply to a request whose raw id is known (every request but a large
-// one the library decoded, see decodeLarge) is encoded here, with the id
-// exactly as sent: the library's own encoding (Response.MarshalJSON)
+// A reply to a request (whose raw id is always known, see decodeLarge) is
+// encoded here, with the id exactly as sent: the library's own encoding (Response.MarshalJSON)
 // builds codecs for its wire types on first use, which the first reply,
 // initialize's, paid for.
 func (s *stream) Write(_ context.Context, msg jsonrpc2.Message) (int64, error) {

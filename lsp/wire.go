@@ -92,11 +92,34 @@ type clientCapabilities struct {
 			IsPreferredSupport bool `json:"isPreferredSupport"`
 			DataSupport        bool `json:"dataSupport"`
 		} `json:"codeAction,omitempty"`
-		InlineCompletion *dynamicRegistration `json:"inlineCompletion,omitempty"`
-		Completion       *dynamicRegistration `json:"completion,omitempty"`
+		InlineCompletion *dynamicRegistration  `json:"inlineCompletion,omitempty"`
+		Completion       *completionClientCaps `json:"completion,omitempty"`
 	} `json:"textDocument"`
 	// Experimental is kept raw: clients put anything there.
 	Experimental json.RawMessage `json:"experimental,omitempty"`
+}
+
+// completionClientCaps is what we read of textDocument.completion.
+type completionClientCaps struct {
+	DynamicRegistration bool                `json:"dynamicRegistration"`
+	CompletionItem      *completionItemCaps `json:"completionItem,omitempty"`
+}
+
+// completionItemCaps is what we read of completion.completionItem: the
+// documentation formats (markdown, plaintext) and whether labelDetails
+// are shown (LSP 3.17).
+type completionItemCaps struct {
+	DocumentationFormat []string `json:"documentationFormat,omitempty"`
+	LabelDetailsSupport bool     `json:"labelDetailsSupport"`
+}
+
+// item returns the completionItem capabilities, none when c or they are
+// absent.
+func (c *completionClientCaps) item() completionItemCaps {
+	if c == nil || c.CompletionItem == nil {
+		return completionItemCaps{}
+	}
+	return *c.CompletionItem
 }
 
 // dynamicRegistration is a client capability with only that flag we read.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 	"github.com/kimi-lsp/kimi-lsp/workspace/watch"
@@ -325,7 +326,8 @@ func (s *selector) enclosing(start, end int) (symbols.Def, bool) {
 }
 
 // linesAround returns the byte range of the whole lines from n lines
-// above the one holding start to n lines below the one holding end.
+// above the one holding start to n lines below the one holding end, cut
+// inside lines far longer than code's (see aroundLineBytes).
 func linesAround(text string, start, end, n int) (lo, hi int) {
 	first := strings.Count(text[:start], "\n") - n
 	last := strings.Count(text[:end], "\n") + n
@@ -343,8 +345,21 @@ func linesAround(text string, start, end, n int) (lo, hi int) {
 			hi = i + 1
 		}
 	}
+	// Lines far longer than code's (a minified file) are cut, at rune
+	// boundaries: n lines take at most max(n, 1)*aroundLineBytes on each side.
+	if limit := max(n, 1) * aroundLineBytes; start-lo > limit {
+		for lo = start - limit; lo < start && !utf8.RuneStart(text[lo]); lo++ {
+		}
+	}
+	if limit := max(n, 1) * aroundLineBytes; hi-end > limit {
+		for hi = end + limit; hi > end && !utf8.RuneStart(text[hi]); hi-- {
+		}
+	}
 	return lo, hi
 }
+
+// aroundLineBytes bounds the bytes per line linesAround takes.
+const aroundLineBytes = 256
 
 // volatileCandidates lists what the selection uses: its names' declarations,
 // the types they mention, the names of the declaration around it.

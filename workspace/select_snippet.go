@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
@@ -41,11 +42,16 @@ func snippet(text string, d symbols.Def) (string, int) {
 		} else {
 			s = s[decl:]
 			line += strings.Count(doc, "\n")
-			cut := strings.LastIndexByte(s[:min(len(s), maxSnippetBytes)], '\n')
-			if cut < 0 {
-				cut = min(len(s), maxSnippetBytes)
+			cut := strings.LastIndexByte(s[:min(len(s), maxSnippetBytes)], '\n') + 1
+			if cut <= 0 {
+				// One line longer than a snippet (a minified file): cut
+				// inside it, at a rune boundary.
+				for cut = min(len(s), maxSnippetBytes); cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]); cut-- {
+				}
+				s = s[:cut] + "\n"
+				cut = len(s)
 			}
-			s = s[:cut+1] + "⋮ (cut)\n"
+			s = s[:cut] + "⋮ (cut)\n"
 		}
 	}
 	return s, line

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
@@ -556,5 +557,35 @@ func TestSelectConcurrent(t *testing.T) {
 		if got := <-done; got != want {
 			t.Errorf("a concurrent selection differs:\n%s\n%s", got, want)
 		}
+	}
+}
+
+// TestLinesAroundLongLine: the lines around a selection inside a line of
+// 900 KB (a minified file) are cut to n*aroundLineBytes on each side, at
+// rune boundaries; short lines stay whole.
+func TestLinesAroundLongLine(t *testing.T) {
+	line := strings.Repeat("é=f(1);", 900<<10/8)
+	text := "a\nb\n" + line + "\nc\n"
+	start := 2 + 2 + len(line)/2
+	lo, hi := linesAround(text, start, start, 10)
+	if start-lo > 10*aroundLineBytes || hi-start > 10*aroundLineBytes {
+		t.Errorf("lines around take [%d, %d) around %d: more than %d bytes a side", lo, hi, start, 10*aroundLineBytes)
+	}
+	if !utf8.ValidString(text[lo:hi]) {
+		t.Errorf("the cut splits a character")
+	}
+	if lo, hi := linesAround("a\nb\nc\nd\n", 4, 5, 1); lo != 2 || hi != 8 {
+		t.Errorf("short lines: [%d, %d), want [2, 8)", lo, hi)
+	}
+}
+
+// TestSnippetOfOneHugeLine: a declaration that is one line longer than a
+// snippet (a minified function) is cut inside it, at a rune boundary, to
+// about maxSnippetBytes.
+func TestSnippetOfOneHugeLine(t *testing.T) {
+	text := "function ff(){return \"" + strings.Repeat("é", 20000) + "\"}\n"
+	s, line := snippet(text, symbols.Def{Name: "ff", Kind: symbols.Func, Start: 0, End: int32(len(text) - 1)})
+	if len(s) > maxSnippetBytes+32 || !utf8.ValidString(s) || line != 1 || !strings.HasSuffix(s, "⋮ (cut)\n") {
+		t.Errorf("snippet of %d bytes (valid UTF-8: %v), line %d, ends %q", len(s), utf8.ValidString(s), line, s[max(0, len(s)-12):])
 	}
 }

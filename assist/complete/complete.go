@@ -465,12 +465,15 @@ func (c *Completer) clientLocked(cfg config.Config) (*model.Client, error) {
 	}
 	id := cfg.BaseURL + "\x00" + key
 	if c.client == nil || id != c.clientID {
+		baseFrom, keyFrom := assist.EndpointSources(cfg)
 		c.client = model.New(model.Options{
-			BaseURL:     cfg.BaseURL,
-			FallbackURL: cmp.Or(cfg.FallbackURL(), "none"),
-			APIKey:      key,
-			HTTPClient:  c.opts.HTTPClient,
-			Logger:      c.log,
+			BaseURLSource: baseFrom,
+			APIKeySource:  keyFrom,
+			BaseURL:       cfg.BaseURL,
+			FallbackURL:   cmp.Or(cfg.FallbackURL(), "none"),
+			APIKey:        key,
+			HTTPClient:    c.opts.HTTPClient,
+			Logger:        c.log,
 			// A suggestion is no use after a retry's wait.
 			MaxAttempts: 1,
 		})
@@ -516,6 +519,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 			BudgetTokens: cc.MaxContextTokens,
 			MaxLogTokens: b.logTokens,
 			WindowLines:  tailLines,
+			WindowBytes:  tailBytes,
 			Logger:       c.log,
 		})
 		if err != nil {

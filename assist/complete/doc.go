@@ -40,8 +40,10 @@
 // Each document has its own cache.Session, with the completion System
 // message (a constant that holds the instruction too) and no tools. The
 // active file is shown as a window of whole lines around the cursor (three
-// quarters above it), sized so that the whole prompt stays within
-// completion.maxContextTokens: the system message, the window, room for the
+// quarters above it; a line too long for it, as in a minified file, is cut
+// inside, and the request block shows at most 200 bytes on each side of the
+// cursor), sized so that the whole prompt stays within
+// completion.maxContextTokens whatever the line lengths: the system message, the window, room for the
 // edit log to grow to a quarter of the budget, the related snippets (at most
 // a quarter: assist.Snippets, the definitions the code around the cursor
 // uses, chosen with the window and kept while it lasts) and the request
@@ -63,4 +65,18 @@
 // echoed prefix of the line go, text already after the cursor is not
 // repeated, and the suggestion ends at maxLines lines and at the end of the
 // enclosing block. An answer with nothing left is no suggestion.
+//
+// A suggestion continues what is before the cursor, or it is not shown. An
+// answer that repeats the line's text before the cursor (exactly, without
+// its indentation, or from one of its tokens on, with any indentation) is
+// trimmed to what follows the repetition: with "\tfmt.Pr" typed, the answer
+// "\tfmt.Println(x)" inserts "intln(x)". An answer that repeats the line
+// from one of its tokens up to the identifier at the cursor, or its
+// indentation, and then writes another identifier than the one typed
+// contradicts the typed characters and is dropped: with "\tfmt.Px" typed,
+// "\tfmt.Println(x)", "fmt.Println(x)" and "fmt.Sprintf(…)" are no
+// suggestion, where inserting them would give "fmt.Px\tfmt.Println(x)". An
+// answer that only starts with the same letters as the typed identifier is
+// a continuation ("ad" answered "apter" gives "adapter"): nothing in it
+// says it started over.
 package complete

@@ -29,6 +29,9 @@ type Around struct {
 //     and the cursor line's prefix, the prefix without its indentation, or
 //     the token being typed (an identifier, or at least two characters
 //     from a token boundary);
+//   - an answer that starts the cursor line over and contradicts what was
+//     typed of the identifier at the cursor is nothing to insert (see
+//     retyped);
 //   - the suggestion is cut at the end of the enclosing block: before a
 //     bracket that closes a block opened before the cursor when the text
 //     after the cursor already closes it, else after that bracket's line
@@ -169,6 +172,43 @@ func stripEcho(s, before string) string {
 		echo := prefix[i:]
 		if (len(echo) >= 2 || i == word) && strings.HasPrefix(s, echo) {
 			return s[len(echo):]
+		}
+	}
+	return retyped(s, prefix, word)
+}
+
+// retyped handles an answer that starts over from a token of the cursor
+// line before the identifier being typed (prefix[word:]), instead of
+// continuing it: such an answer, white space at its start aside, that
+// repeats the line from that token through the typed identifier is that
+// echo, and what follows it is kept; one that repeats the line from that
+// token up to the identifier and then differs from what was typed of it
+// contradicts the typed characters ("fmt.Px" answered "\tfmt.Println(x)")
+// and is dropped. An answer starting with the line's indentation and then
+// an identifier other than the typed one re-types the line too. An answer
+// that starts with the identifier's first letters only is a continuation
+// ("ad" answered "apter"): nothing shows it re-types anything.
+func retyped(s, prefix string, word int) string {
+	indent := len(prefix) - len(strings.TrimLeft(prefix, " \t"))
+	if word == len(prefix) {
+		return s // no identifier is being typed: nothing to contradict
+	}
+	t := strings.TrimLeft(s, " \t")
+	for i := indent; i < word; i++ {
+		if !utf8.RuneStart(prefix[i]) || !tokenStart(prefix, i) {
+			continue
+		}
+		if echo := prefix[i:]; strings.HasPrefix(t, echo) {
+			return t[len(echo):]
+		}
+		if strings.HasPrefix(t, prefix[i:word]) {
+			return ""
+		}
+	}
+	if word == indent && indent > 0 && strings.HasPrefix(s, prefix[:indent]) {
+		r, _ := utf8.DecodeRuneInString(s[indent:])
+		if isIdent(r) && !strings.HasPrefix(s[indent:], prefix[word:]) {
+			return ""
 		}
 	}
 	return s

@@ -50,6 +50,14 @@ func TestNormalize(t *testing.T) {
 		{name: "prefix echoed without indentation", before: "\t\tx := ", after: "\n", answer: "x := 42", want: "42"},
 		{name: "the lines below repeated", before: "func f() {\n\t", after: "\n\tif x {\n\t\treturn\n\t}\n}\n",
 			answer: "if x {\n\t\treturn\n\t}", want: ""},
+		{name: "the line typed over, contradicting the typed word", before: "func f() {\n\tfmt.Px", after: "\n}",
+			answer: "\tfmt.Println(x)", want: ""},
+		{name: "the line typed over without its indentation", before: "\tfmt.Px", after: "\n", answer: "fmt.Println(x)", want: ""},
+		{name: "a token of the line typed over", before: "\tx := fmt.Px", after: "\n", answer: "fmt.Sprintf(\"%d\", x)", want: ""},
+		{name: "an identifier alone on its line typed over", before: "\tPx", after: "\n", answer: "\tPrintln(x)", want: ""},
+		{name: "a token of the line echoed with other indentation", before: "\tx := fmt.Pr", after: "\n",
+			answer: "  fmt.Println(x)", want: "intln(x)"},
+		{name: "the word's first letter is a continuation", before: "\tad", after: "\n", answer: "apter.Run()", want: "apter.Run()"},
 		{name: "trailing blank line already there", before: "a()", after: "\n\nb()", answer: "\nc()\n", want: "\nc()"},
 	}
 	for _, tt := range tests {

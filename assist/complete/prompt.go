@@ -2,6 +2,7 @@ package complete
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -24,6 +25,9 @@ const (
 	// the volatile tail stays small (the instruction is in System for the
 	// same reason).
 	tailLines = 1
+	// tailBytes bounds the request block's lines on each side of the
+	// cursor (cache.Config.WindowBytes): a long line is cut there.
+	tailBytes = 200
 	// tailReserve is the estimate of the request block, in tokens.
 	tailReserve = 200
 	// bytesPerToken converts token budgets to bytes of code (the cache
@@ -63,17 +67,35 @@ func (b budget) windowBytes(relatedBytes int) int {
 
 // window is the part of the active file a layout shows: the lines from lo
 // to the end but the last hiFromEnd, so that typing inside it keeps both
-// numbers and only the text changes.
+// numbers and only the text changes. A line too long for the window (a
+// minified file, a one-line JSON document) is cut: the window starts loCut
+// bytes into line lo and ends hiCut bytes before the end of its last line,
+// which typing inside the window keeps as well.
 type window struct {
 	lo, hiFromEnd int
+	loCut, hiCut  int
 }
 
-// bounds returns the window's byte range in doc.
+// bounds returns the window's byte range in doc, at rune boundaries.
 func (w window) bounds(doc *workspace.Snapshot) (start, end int) {
-	start = doc.LineStart(w.lo)
-	end = doc.Len()
+	n := doc.Len()
+	start = min(doc.LineStart(w.lo)+w.loCut, n)
+	end = n
 	if w.hiFromEnd > 0 {
 		end = doc.LineStart(doc.LineCount() - w.hiFromEnd)
+	}
+	end = max(start, end-w.hiCut)
+	if w.loCut > 0 {
+		s := doc.Slice(start, min(start+utf8.UTFMax, end))
+		for i := 0; i < len(s) && !utf8.RuneStart(s[i]); i++ {
+			start++
+		}
+	}
+	if w.hiCut > 0 && end < n {
+		s := doc.Slice(max(start, end-utf8.UTFMax), end+1)
+		for i := len(s) - 1; i > 0 && !utf8.RuneStart(s[i]); i-- {
+			end--
+		}
 	}
 	return start, max(start, end)
 }
@@ -90,9 +112,9 @@ func (w window) fits(doc *workspace.Snapshot, off, size int) bool {
 	switch {
 	case off < start || off > end:
 		return false
-	case w.lo > 0 && off < start+margin:
+	case (w.lo > 0 || w.loCut > 0) && off < start+margin:
 		return false
-	case w.hiFromEnd > 0 && off > end-margin:
+	case (w.hiFromEnd > 0 || w.hiCut > 0) && off > end-margin:
 		return false
 	}
 	return end-start <= size*5/4
@@ -100,7 +122,10 @@ func (w window) fits(doc *workspace.Snapshot, off, size int) bool {
 
 // chooseWindow returns whole lines around off, about size bytes, three
 // quarters of them above the cursor (the code before it says most about
-// what comes next).
+// what comes next). A line that would take the window past its size is cut:
+// the cursor's line when it is longer than the part above the cursor, and
+// the last line when it ends more than a quarter of size past the window's
+// end.
 func chooseWindow(doc *workspace.Snapshot, off, size int) window {
 	n := doc.Len()
 	if n <= size {
@@ -122,10 +147,20 @@ func chooseWindow(doc *workspace.Snapshot, off, size int) window {
 			w.lo++ // whole lines only
 		}
 		w.lo = min(w.lo, line)
+		if ls := doc.LineStart(w.lo); ls < start {
+			w.loCut = start - ls // the cursor's line is longer than the part above it
+		}
 	}
 	if end < n {
 		last := max(int(doc.OffsetPosition(end, workspace.UTF8).Line), line)
 		w.hiFromEnd = max(doc.LineCount()-last-1, 0)
+		lineEnd := n
+		if w.hiFromEnd > 0 {
+			lineEnd = doc.LineStart(doc.LineCount() - w.hiFromEnd)
+		}
+		if lineEnd-end > size/4 {
+			w.hiCut = lineEnd - end
+		}
 	}
 	return w
 }
@@ -135,9 +170,15 @@ func chooseWindow(doc *workspace.Snapshot, off, size int) window {
 // the change could be served from the cache anyway).
 func projectFor(name, path string, w window) cache.Project {
 	conv := fmt.Sprintf("Inline completion in %s. The file is shown from its line %d", path, w.lo+1)
-	if w.hiFromEnd > 0 {
+	if w.loCut > 0 {
+		conv += " (from inside that line, which is too long to show whole)"
+	}
+	switch {
+	case w.hiCut > 0:
+		conv += " to inside a line too long to show whole; it goes on past what is shown"
+	case w.hiFromEnd > 0:
 		conv += " to near its end; it goes on below what is shown"
-	} else {
+	default:
 		conv += " to its end"
 	}
 	conv += "; line numbers in the request count from the first line shown."

@@ -110,6 +110,10 @@ type Options struct {
 	MaxRetryDelay time.Duration
 	// UserAgent is sent as User-Agent ("kimi-lsp" if empty).
 	UserAgent string
+	// BaseURLSource and APIKeySource say where BaseURL and APIKey came
+	// from ("KIMI_BASE_URL", "user file PATH", "default"…), so that an
+	// error can say what to check. Empty: not said.
+	BaseURLSource, APIKeySource string
 }
 
 // Client sends chat-completions requests. It is safe for concurrent use and
@@ -347,7 +351,6 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 				return nil, err
 			}
 			last = err
-			lastURL := attempt == c.opts.MaxAttempts && ui == len(c.endpoints)-1
 			switch {
 			case isAPI && apiErr.StatusCode == http.StatusTooManyRequests:
 				wait := c.backoff(attempt, apiErr.RetryAfter)
@@ -360,6 +363,8 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 					return nil, err
 				}
 				waited += wait
+			case errors.Is(err, ErrNotAPI):
+				return nil, err // the same URL would answer the same page
 			case isAPI && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusRequestTimeout:
 				if apiErr.StatusCode == http.StatusUnauthorized && c.opts.APIKey == "" {
 					return nil, &noKeyError{apiErr}
@@ -371,9 +376,11 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 					ra = apiErr.RetryAfter
 				}
 				wait := c.backoff(attempt, ra)
-				if attempt == c.opts.MaxAttempts || waited+wait > c.opts.MaxRetryWait {
+				var ce *ConnError
+				settled := errors.As(err, &ce) && (ce.Kind == ConnDNS || ce.Kind == ConnTLS) // no retry changes these
+				if attempt == c.opts.MaxAttempts || waited+wait > c.opts.MaxRetryWait || settled {
 					attempt = c.opts.MaxAttempts // go on with the fallback URL
-					if !lastURL {
+					if ui < len(c.endpoints)-1 {
 						trace.retry(RetryInfo{Attempt: attempt, MaxAttempts: c.opts.MaxAttempts, Fallback: true, Err: err})
 					}
 					break
@@ -407,7 +414,7 @@ func (c *Client) waitedTooLong(last error, tries int) error {
 	if tries > 1 {
 		attempts = fmt.Sprintf(" over %d attempts", tries)
 	}
-	err := fmt.Errorf("%w: %s did not start answering within %v%s; check the network, HTTPS_PROXY or baseURL (waitTimeout sets this limit)", ErrTimeout, what, c.opts.WaitTimeout, attempts)
+	err := fmt.Errorf("%w: %s did not start answering within %v%s; check the network, HTTPS_PROXY or baseURL%s (waitTimeout sets this limit)", ErrTimeout, what, c.opts.WaitTimeout, attempts, where(c.opts.BaseURLSource))
 	if last != nil && !errors.Is(last, ErrTimeout) {
 		c.log.Debug("model: last failure before giving up", "err", last)
 	}
@@ -444,6 +451,10 @@ func sleep(ctx context.Context, d time.Duration) error {
 // try sends body once to ep. On success the returned Stream owns the
 // response and the request context.
 func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream bool, first time.Duration) (*Stream, error) {
+	src := c.opts.BaseURLSource
+	if ep != c.endpoints[0] {
+		src = "" // the fallback URL is the program's own
+	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	if !stream {
 		first = -1
@@ -458,7 +469,14 @@ func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream 
 		}
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrTimeout, shown, err)
+			return nil, fmt.Errorf("%w: %s did not accept a connection within %v (%s): check the network, HTTPS_PROXY and baseURL%s", ErrTimeout, shown, c.opts.ConnectTimeout, innermost(err), where(src))
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, classifyConn(err, shown, src)
 		}
 		return nil, err
 	}
@@ -488,22 +506,33 @@ func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream 
 		}
 		wd.stop()
 		cancel(context.Canceled)
-		e := errorFromBody(resp.StatusCode, b)
-		e.URL = shown
+		e := errorFromBody(resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		e.URL, e.Where, e.KeyFrom = shown, src, c.opts.APIKeySource
 		e.Message = redactString(e.Message, c.opts.APIKey)
 		e.RetryAfter = retryAfter(resp.Header, time.Now())
 		return nil, e
 	}
 	isJSON := !stream
-	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil {
-		switch {
-		case mt == "text/event-stream":
-			isJSON = false
-		case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-			isJSON = true
-		}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case mt == "text/event-stream":
+		isJSON = false
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		isJSON = true
+	case isHTML(mt):
+		// A website, a captive portal, a proxy's login page: not the API.
+		b, _ := io.ReadAll(io.LimitReader(&watchedBody{resp.Body, wd}, 16<<10))
+		resp.Body.Close()
+		wd.stop()
+		cancel(context.Canceled)
+		return nil, &NotAPIError{URL: shown, Where: src, ContentType: mt, Title: pageTitle(b), Status: resp.StatusCode}
 	}
 	s := newStream(&watchedBody{resp.Body, wd}, isJSON)
+	if mt != "text/event-stream" && !isJSON {
+		// Read as an event stream all the same (some servers send none or
+		// a wrong type); a body with no event in it is not the API's.
+		s.notAPI = &NotAPIError{URL: shown, Where: src, ContentType: mt, Status: resp.StatusCode}
+	}
 	var once sync.Once
 	s.closeFn = func() {
 		once.Do(func() {
@@ -524,11 +553,16 @@ func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream 
 }
 
 // errorFromBody builds an APIError from an error reply body: the
-// provider's {"error": {...}} object, or the start of a non-JSON body.
-func errorFromBody(status int, b []byte) *APIError {
+// provider's {"error": {...}} object, a web page's title, or the start of
+// another body.
+func errorFromBody(status int, contentType string, b []byte) *APIError {
 	var w wireErrorBody
 	if json.Unmarshal(b, &w) == nil && w.Error != nil {
 		return apiErrorFromWire(status, w.Error)
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if isHTML(mt) || looksHTML(b) {
+		return &APIError{StatusCode: status, Message: pageTitle(b), Page: true}
 	}
 	msg := strings.TrimSpace(string(b))
 	if len(msg) > 300 {

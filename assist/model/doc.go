@@ -35,6 +35,15 @@
 // retried once the provider answered 200. Error texts never contain the API
 // key.
 //
+// Error texts are written for the person who reads them in the editor: what
+// happened, which endpoint, and what to check, with where baseURL and the
+// key came from (Options.BaseURLSource, APIKeySource). A request that got no
+// HTTP reply is a *ConnError (refused, DNS, TLS, closed, other: never Go's
+// `Post "…": dial tcp …` alone); a 2xx reply that is a web page or no event
+// stream wraps ErrNotAPI and is not retried (the same URL answers the same
+// page); DNS and TLS failures skip the remaining attempts on that URL. Brief
+// gives the few words a "trying again" status line shows.
+//
 // Multi-turn conversations append the assistant message back whole, with its
 // reasoning_content and tool_calls (Request.AppendAssistant), then one tool
 // message per call (Request.AppendToolResult), as the provider requires.

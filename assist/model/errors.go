@@ -11,7 +11,7 @@ import (
 // Sentinel errors; test with errors.Is.
 var (
 	// ErrUnauthorized: the provider refused the API key (401 or 403).
-	ErrUnauthorized = errors.New("the provider refused the API key: set KIMI_API_KEY to a valid key")
+	ErrUnauthorized = errors.New("the provider refused the API key")
 	// ErrBadRequest: the provider rejected the request (400 and other 4xx).
 	ErrBadRequest = errors.New("the provider rejected the request")
 	// ErrRateLimited: 429, still after the bounded retries.
@@ -54,6 +54,12 @@ type APIError struct {
 	URL string
 	// Attempts is how many times the request was sent to this URL.
 	Attempts int
+	// Where says where baseURL came from, and KeyFrom where the API key
+	// did (Options.BaseURLSource, Options.APIKeySource), for what to check.
+	Where, KeyFrom string
+	// Page is set when the error body was a web page (Message is then its
+	// title, if any).
+	Page bool
 }
 
 // Error returns a one-line description with the provider's message.
@@ -78,7 +84,12 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
 	}
 	b.WriteString(")")
-	if e.Message != "" {
+	if e.Page {
+		b.WriteString(": a web page, not the API's error object")
+		if e.Message != "" {
+			fmt.Fprintf(&b, " (%q)", e.Message)
+		}
+	} else if e.Message != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
@@ -92,7 +103,26 @@ func (e *APIError) Error() string {
 	if e.StatusCode == 429 && e.RetryAfter > 0 {
 		fmt.Fprintf(&b, "; retry after %v", e.RetryAfter)
 	}
+	b.WriteString(e.advice())
 	return b.String()
+}
+
+// advice is what to check for the status, after "; ".
+func (e *APIError) advice() string {
+	switch {
+	case e.StatusCode == 401 || e.StatusCode == 403:
+		from := ""
+		if e.KeyFrom != "" && e.KeyFrom != "default" {
+			from = " (set by " + e.KeyFrom + ")"
+		}
+		return "; check the key" + from + ", or set a valid one: kimi.apiKey in the editor's settings, KIMI_API_KEY, or apiKey in the user config file"
+	case e.StatusCode == 404:
+		return "; there is no API at this path, or no such model: " + checkBaseURL(e.Where) +
+			" (a bare host gets /v1/chat/completions, a path gets /chat/completions) and the model name"
+	case e.StatusCode == 405 || e.Page && e.StatusCode < 500:
+		return "; this is not the chat-completions API: " + checkBaseURL(e.Where)
+	}
+	return ""
 }
 
 // Unwrap maps the status to a sentinel error.

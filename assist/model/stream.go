@@ -94,6 +94,11 @@ type Stream struct {
 	created   int64
 
 	wrapErr func(error) error // maps transport errors (timeouts, key redaction)
+	// notAPI is the error of a body that ends before any event when the
+	// reply was not labelled an event stream; sawData is set by the first
+	// data line.
+	notAPI  *NotAPIError
+	sawData bool
 }
 
 // newStream returns a stream reading body, SSE unless isJSON.
@@ -205,11 +210,15 @@ func (s *Stream) read() error {
 			s.end()
 			return nil
 		}
+		if !s.sawData && s.notAPI != nil {
+			return s.notAPI
+		}
 		return fmt.Errorf("%w: the stream ended without [DONE] or a finish reason", ErrTruncated)
 	}
 	if err != nil {
 		return err
 	}
+	s.sawData = true
 	data := bytes.TrimSpace(ev.Data)
 	if string(data) == "[DONE]" {
 		s.end()

@@ -38,18 +38,24 @@ type placed struct {
 	idx int      // hunk index
 }
 
-// output renders the lines that replace the place, keeping context lines
-// and blank lines skipped by drift as the file has them.
-func (p *place) output(f *fileText) []string {
-	var out []string
+// walk visits the lines replacing the place in order: each added line
+// (re-indented) through add, each file line kept (context lines, blank
+// lines skipped by drift, the lines an elided gap stands for) through keep.
+func (p *place) walk(add func(text string), keep func(j int)) {
 	j := p.start
 	for k, l := range p.lines {
 		if l.Kind == Add {
 			t := l.Text
 			if p.re != nil {
-				t, _ = p.re.render(t)
+				t, _ = p.re.renderAt(k, t)
 			}
-			out = append(out, t)
+			add(t)
+			continue
+		}
+		if p.flush != nil && p.flush[k] >= 0 {
+			for ; j < p.flush[k]; j++ {
+				keep(j)
+			}
 			continue
 		}
 		a := p.align[k]
@@ -57,13 +63,20 @@ func (p *place) output(f *fileText) []string {
 			continue
 		}
 		for ; j < a; j++ {
-			out = append(out, f.lines[j])
+			keep(j)
 		}
 		if l.Kind == Context {
-			out = append(out, f.lines[a])
+			keep(a)
 		}
 		j = a + 1
 	}
+}
+
+// output renders the lines that replace the place, keeping context lines
+// and blank lines skipped by drift as the file has them.
+func (p *place) output(f *fileText) []string {
+	var out []string
+	p.walk(func(t string) { out = append(out, t) }, func(j int) { out = append(out, f.lines[j]) })
 	return out
 }
 
@@ -78,7 +91,7 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyErro
 		var found []placed
 		var firstErr *locateError
 		for _, lines := range variants(h.Lines) {
-			p, lerr := m.locate(lines, h.OldStart)
+			p, lerr := m.locateGapped(lines, h.OldStart)
 			if lerr != nil {
 				if firstErr == nil {
 					firstErr = lerr
@@ -156,29 +169,10 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyErro
 		}
 		// Context lines keep their own terminators; new lines take the
 		// file's dominant one.
-		j := p.start
-		for k, l := range p.lines {
-			if l.Kind == Add {
-				t := l.Text
-				if p.re != nil {
-					t, _ = p.re.render(t)
-				}
-				lines = append(lines, t)
-				eols = append(eols, f.eol)
-				continue
-			}
-			a := p.align[k]
-			if a < 0 {
-				continue
-			}
-			for ; j < a; j++ {
-				emitFile(j)
-			}
-			if l.Kind == Context {
-				emitFile(a)
-			}
-			j = a + 1
-		}
+		p.walk(func(t string) {
+			lines = append(lines, t)
+			eols = append(eols, f.eol)
+		}, emitFile)
 		cur = p.end
 	}
 	for ; cur < len(f.lines); cur++ {

@@ -29,6 +29,24 @@
 //   - Whitespace drift on context lines matches at the tolerant levels and
 //     never reaches the file: context lines, and lines a replace_text call
 //     keeps, are written back as the file has them.
+//   - A header path that names no file, written relative to another root
+//     ("--- a/myrepo/cmd/root.go" for the workspace's cmd/root.go, or
+//     "cmd/root.go" for tools/cmd/root.go), edits the one workspace file
+//     whose path shares the most trailing segments with it (the whole of
+//     either path, or at least directory and name); two such files refuse,
+//     naming both. When none qualifies, a diff of one file edits the
+//     action's own document if the base names agree (Options.Document).
+//   - An elision line ("...", "// ...", "# ... existing code ...",
+//     "/* ... */") written as a context line, never as a removed or added
+//     one, stands for unchanged lines: when the hunk does not match as
+//     written (a file line reading "..." at that spot matches first), its
+//     parts are placed one after the other, the first anywhere, each next
+//     at the one place after the part before where it matches; a next part
+//     that matches twice refuses. The lines in the gap are kept.
+//   - Re-indentation is decided line by line: a line the file indents in
+//     the other style (spaces in a Go raw string, tabs in a string of a
+//     space-indented file) written as the file has it needs no mapping, and
+//     an added line follows the mapping its neighbouring old lines follow.
 //   - An edited file keeps its byte-order mark and its final-newline state;
 //     an edit that would leave an empty last line in a file without a final
 //     newline is refused. A deletion shows the content it removes (its

@@ -54,6 +54,11 @@ type Options struct {
 	// AllowBrokenGo accepts edits after which a Go file that parsed no
 	// longer does. By default they are refused.
 	AllowBrokenGo bool
+	// Document is the action's own document, as Files.Resolve accepts it.
+	// A diff of one file whose header names a path that does not exist,
+	// and that no workspace file's path matches by its trailing segments,
+	// edits Document when the base names agree.
+	Document string
 }
 
 // EditSet accumulates edits over files, each edit all or nothing, and hands
@@ -190,6 +195,15 @@ func (t *tx) diffName(raw, prefix string, git bool) string {
 	return raw
 }
 
+// Relative rewrites the absolute paths in a message for the model as
+// workspace-relative ones, when the set's Files can (see Namer).
+func (s *EditSet) Relative(text string) string {
+	if n, ok := s.files.(Namer); ok {
+		return n.Relative(text)
+	}
+	return text
+}
+
 // Matches returns where and at which level each hunk applied so far was
 // placed, for logs and tests.
 func (s *EditSet) Matches() []Match { return append([]Match(nil), s.matches...) }
@@ -211,7 +225,7 @@ func (s *EditSet) ApplyFileDiffs(diffs []*FileDiff) error {
 	var probs []*ApplyError
 	touched := map[string]string{} // resolved path -> name
 	for _, fd := range diffs {
-		probs = append(probs, t.applyFile(fd, touched)...)
+		probs = append(probs, t.applyFile(fd, touched, len(diffs) == 1)...)
 	}
 	if len(probs) == 0 {
 		for _, path := range t.order {
@@ -244,9 +258,19 @@ func fileProblem(name string, err error, format string, args ...any) []*ApplyErr
 	return []*ApplyError{{Path: name, Err: err, Detail: fmt.Sprintf(format, args...)}}
 }
 
-func (t *tx) applyFile(fd *FileDiff, touched map[string]string) []*ApplyError {
+func (t *tx) applyFile(fd *FileDiff, touched map[string]string, single bool) []*ApplyError {
 	oldName := t.diffName(fd.OldName, "a/", fd.GitPrefixes)
 	newName := t.diffName(fd.NewName, "b/", fd.GitPrefixes)
+	if !fd.Create && !fd.Delete && !fd.Rename && oldName == newName && !t.exists(oldName) {
+		// A header path relative to another root (see byTail).
+		alt, prob := t.byTail(oldName, single)
+		if prob != nil {
+			return []*ApplyError{prob}
+		}
+		if alt != "" {
+			oldName, newName = alt, alt
+		}
+	}
 	switch {
 	case fd.Create:
 		path, perr := t.resolve(newName)

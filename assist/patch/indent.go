@@ -64,6 +64,17 @@ type reindent struct {
 	unit   int
 	hunit  int // reScale: the hunk's spaces per level
 	delta  int // file levels minus hunk levels
+	// at holds, per hunk line index, the added lines rendered line by
+	// line (see lineRender); render is the fallback for other lines.
+	at map[int]string
+}
+
+// renderAt re-indents the added line k of the hunk.
+func (re *reindent) renderAt(k int, text string) (string, bool) {
+	if t, ok := re.at[k]; ok {
+		return t, true
+	}
+	return re.render(text)
 }
 
 // tabsThenSpaces splits indentation made of tabs followed by spaces.
@@ -170,15 +181,19 @@ func (m *matcher) reindentFor(lines []Line, align []int) *reindent {
 cand:
 	for _, c := range m.mappings(pairs, hunkTabs, hunkSpaces) {
 		var out []string
-		for _, l := range lines {
+		for k, l := range lines {
 			if l.Kind != Add {
 				continue
 			}
-			s, ok := c.render(l.Text)
+			s, ok := m.lineRender(c, lines, align, k)
 			if !ok {
 				continue cand
 			}
 			out = append(out, s)
+			if c.at == nil {
+				c.at = map[int]string{}
+			}
+			c.at[k] = s
 		}
 		valid = append(valid, c)
 		renders = append(renders, out)
@@ -207,9 +222,93 @@ cand:
 	return nil
 }
 
+// lineRender re-indents the added line k line by line: a file may mix tab
+// and space indentation (a Go file holding an indented raw string), so the
+// added line follows the mapping its neighbouring old lines (the one before
+// it, and the one after) follow. Where the file-wide mapping c derives a
+// neighbour's indentation by itself, the line is rendered with c; where the
+// neighbour's file line is indented otherwise (spaces kept as written in a
+// tab file), with the prefix change that neighbour shows. Two neighbours
+// that disagree about the line refuse it.
+func (m *matcher) lineRender(c *reindent, lines []Line, align []int, k int) (string, bool) {
+	text := lines[k].Text
+	if isBlank(text) {
+		return "", true
+	}
+	by := func(j int) (string, bool) {
+		hn, fn := leadingSpace(lines[j].Text), leadingSpace(m.f.lines[align[j]])
+		if got, ok := c.fileIndent(hn, -1); ok && got == fn {
+			return c.render(text)
+		}
+		ws := leadingSpace(text)
+		switch {
+		case strings.HasSuffix(fn, hn) && !strings.Contains(ws, "\t") == !strings.Contains(hn, "\t"):
+			return fn[:len(fn)-len(hn)] + text, true
+		case strings.HasSuffix(hn, fn) && strings.HasPrefix(ws, hn[:len(hn)-len(fn)]):
+			return text[len(hn)-len(fn):], true
+		}
+		return "", false
+	}
+	// A neighbour without indentation on either side says nothing about
+	// the style around it; the next one out does.
+	neighbour := func(from, step int) int {
+		for j := from; j >= 0 && j < len(lines); j += step {
+			if lines[j].Kind != Add && align[j] >= 0 && !isBlank(lines[j].Text) &&
+				(leadingSpace(lines[j].Text) != "" || leadingSpace(m.f.lines[align[j]]) != "") {
+				return j
+			}
+		}
+		return -1
+	}
+	prev, next := neighbour(k-1, -1), neighbour(k+1, 1)
+	if prev < 0 && next < 0 {
+		return c.render(text)
+	}
+	var got []string
+	for _, j := range []int{prev, next} {
+		if j < 0 {
+			continue
+		}
+		s, ok := by(j)
+		if !ok {
+			return "", false
+		}
+		got = append(got, s)
+	}
+	if len(got) == 2 && got[0] != got[1] {
+		return "", false
+	}
+	return got[0], true
+}
+
 // mappings returns the re-indentations that map every pair's hunk
 // indentation onto its file indentation.
 func (m *matcher) mappings(pairs []indentPair, hunkTabs, hunkSpaces bool) []*reindent {
+	// Line by line: a line the file indents in the other style (spaces in
+	// a raw string of a tab-indented file, tabs in a string of a
+	// space-indented one) that the hunk wrote exactly as the file has it
+	// needs no mapping, and says nothing about the one the rest needs.
+	var own []indentPair
+	for _, p := range pairs {
+		if p.h == p.f && m.otherStyle(p.f) {
+			continue
+		}
+		own = append(own, p)
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	if len(own) < len(pairs) {
+		hunkTabs, hunkSpaces = false, false
+		for _, p := range own {
+			if strings.Contains(p.h, "\t") {
+				hunkTabs = true
+			} else if p.h != "" {
+				hunkSpaces = true
+			}
+		}
+	}
+	pairs = own
 	var cands []*reindent
 	switch {
 	case m.style.tabs && hunkSpaces && !hunkTabs:
@@ -262,6 +361,19 @@ cand:
 		valid = append(valid, c)
 	}
 	return valid
+}
+
+// otherStyle reports whether an indentation is in the other style than
+// the file's: spaces only in a tab-indented file, or a tab in a file
+// indented with spaces.
+func (m *matcher) otherStyle(ws string) bool {
+	if ws == "" {
+		return false
+	}
+	if m.style.tabs {
+		return !strings.Contains(ws, "\t")
+	}
+	return m.style.unit > 0 && strings.Contains(ws, "\t")
 }
 
 // contextDrift accepts a hunk whose context lines alone were re-indented

@@ -25,10 +25,13 @@ const (
 	LevelIndent
 	// LevelTrimmed: up to two outer context lines dropped.
 	LevelTrimmed
+	// LevelGap: the hunk's parts placed one after the other across the
+	// lines an elision line ("...", "// ...") stands for.
+	LevelGap
 )
 
 var levelNames = [...]string{"", "hinted line", "exact", "trailing whitespace ignored",
-	"blank-line drift", "indentation shift", "outer context trimmed"}
+	"blank-line drift", "indentation shift", "outer context trimmed", "elided gap skipped"}
 
 // String returns a short description of the level for messages.
 func (l Level) String() string {
@@ -47,9 +50,12 @@ const tinyAnchor = 10
 type place struct {
 	start, end int   // file lines [start, end) covered by the old lines
 	align      []int // per hunk line: matched file line, -1 when unmatched (adds, dropped blanks)
-	lines      []Line
-	level      Level
-	re         *reindent
+	// flush, when set, holds per hunk line the file line up to which an
+	// elided gap keeps the file's lines (-1 for other lines).
+	flush []int
+	lines []Line
+	level Level
+	re    *reindent
 }
 
 // locateError says why a hunk could not be placed.
@@ -211,11 +217,57 @@ func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) 
 			return nil, &locateError{err: ErrAmbiguous, level: lv.l, places: at,
 				detail: fmt.Sprintf("%d places agree with it at this level", cands)}
 		case len(ps) == 1:
+			if lv.l == LevelIndent {
+				if at, ok := m.nearlyAsWritten(lines, ps[0].start); ok {
+					return nil, &locateError{err: ErrAmbiguous, level: lv.l, places: []int{ps[0].start, at},
+						detail: fmt.Sprintf("it matches only re-indented at line %d, and all its lines but one as written at line %d, where the file may have changed since; copy the lines exactly from the place you mean", ps[0].start+1, at+1)}
+				}
+			}
 			ps[0].level = lv.l
 			return ps, nil
 		}
 	}
 	return nil, nil
+}
+
+// nearlyAsWritten looks for a place other than the one at start where
+// every non-blank old line of the hunk but one agrees with the file as
+// written, indentation included (trailing whitespace aside). A hunk found
+// only re-indented somewhere while it nearly matches as written elsewhere
+// most likely targets the other place, changed since the model read it
+// (a look-alike block at another depth must not take the edit).
+func (m *matcher) nearlyAsWritten(lines []Line, start int) (int, bool) {
+	old := oldLines(lines)
+	nb := 0
+	for _, l := range old {
+		if !isBlank(l.Text) {
+			nb++
+		}
+	}
+	if nb < 3 {
+		return 0, false
+	}
+	fl := m.f.lines
+	for s := 0; s+len(old) <= len(fl); s++ {
+		if s == start {
+			continue
+		}
+		miss := 0
+		for i, l := range old {
+			if isBlank(l.Text) {
+				continue
+			}
+			if !eqTrailing(fl[s+i], l.Text) {
+				if miss++; miss > 1 {
+					break
+				}
+			}
+		}
+		if miss <= 1 {
+			return s, true
+		}
+	}
+	return 0, false
 }
 
 func eqExact(a, b string) bool    { return a == b }

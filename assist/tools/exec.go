@@ -95,10 +95,10 @@ func (x *Executor) key(path string) string {
 
 // editFailed records a failed edit call.
 func (x *Executor) editFailed(tool, path string, err error) {
-	reason := err.Error()
+	reason := x.set.Relative(err.Error())
 	var r *patch.Refusal
 	if errors.As(err, &r) && len(r.Problems) > 0 {
-		reason = r.Problems[0].Error()
+		reason = x.set.Relative(r.Problems[0].Error())
 		if path == "" {
 			path = r.Problems[0].Path
 		}
@@ -182,8 +182,17 @@ type diffArgs struct {
 // Call runs one tool call: name and the raw JSON arguments as the model
 // sent them. Bad input (unknown tool, invalid JSON, a missing argument, a
 // path outside the workspace, an edit that does not apply) gives an error
-// result for the model, never a panic.
-func (x *Executor) Call(name, arguments string) (res Result) {
+// result for the model, never a panic. Error results name files
+// workspace-relative: no absolute path of the user's directories.
+func (x *Executor) Call(name, arguments string) Result {
+	res := x.call(name, arguments)
+	if res.IsError {
+		res.Content = x.set.Relative(res.Content)
+	}
+	return res
+}
+
+func (x *Executor) call(name, arguments string) (res Result) {
 	edit := name == ReplaceText || name == CreateFile || name == DeleteFile || name == ApplyDiff
 	defer func() {
 		if r := recover(); r != nil {

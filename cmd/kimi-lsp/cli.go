@@ -73,7 +73,9 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		fmt.Fprintf(stdout, "  not checked: %v\n", err)
 		return 1
 	}
-	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, Logger: env.log, MaxAttempts: 1})
+	baseFrom, keyFrom := assist.EndpointSources(cfg)
+	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, Logger: env.log, MaxAttempts: 1,
+		BaseURLSource: baseFrom, APIKeySource: keyFrom})
 	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
 	return code
 }

@@ -1,7 +1,8 @@
 // .ci/run on a "fresh machine": a PATH holding only the shell tools the
-// script itself uses, plus stand-ins for go, node, npm, nvim, patch, git and
-// make that say what version they are. What is missing or too old must end
-// the run with a sentence; with everything there it runs `make test`.
+// script itself uses, plus stand-ins for go, node, npm, nvim, emacs, patch,
+// git and make that say what version they are (and apt-get, apt-cache, id
+// where a case needs them). What is missing or too old must end the run with
+// a sentence; with everything there it runs `make test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -28,7 +29,7 @@ function which(tool) {
 function machine(standIns) {
   const bin = path.join(tmpdir('kimi-ci-'), 'bin');
   mkdirSync(bin);
-  for (const t of SHELL_TOOLS) symlinkSync(which(t), path.join(bin, t));
+  for (const t of SHELL_TOOLS) if (!(t in standIns)) symlinkSync(which(t), path.join(bin, t));
   const made = path.join(bin, '..', 'make-args');
   const bodies = {
     go: (v) => `if [ "$1 $2" = "env GOVERSION" ]; then echo go${v}; else echo "go version go${v} linux/amd64"; fi`,
@@ -36,13 +37,31 @@ function machine(standIns) {
     npm: (v) => `echo ${v}`,
     nvim: (v) => `echo "NVIM v${v}"`,
     make: () => `echo "$@" > '${made}'`,
+    // emacs VERSION[:eglot]: eglot loads when ":eglot" is given (built in)
+    // or once the stand-in apt-get has installed elpa-eglot.
+    emacs: (v) => {
+      const [version, eglot] = v.split(':');
+      return [
+        `if [ "$1" = --version ]; then echo "GNU Emacs ${version}"; exit 0; fi`,
+        `case "$*" in *"(require 'eglot)"*) ${eglot ? 'exit 0' : `[ -e '${path.join(bin, '..', 'eglot-installed')}' ]`};; esac`,
+      ].join('\n');
+    },
+    // apt-get logs its arguments; installing elpa-eglot makes eglot load.
+    'apt-get': () =>
+      `echo "$@" >> '${path.join(bin, '..', 'apt-get-args')}'\n` +
+      `case "$*" in *"install "*elpa-eglot*) : > '${path.join(bin, '..', 'eglot-installed')}';; esac`,
+    // apt-cache policy elpa-eglot: the given candidate ('' prints nothing,
+    // as for a package apt does not know).
+    'apt-cache': (candidate) =>
+      candidate ? `printf 'elpa-eglot:\\n  Installed: (none)\\n  Candidate: %s\\n' '${candidate}'` : 'true',
+    id: (uid) => `echo ${uid}`,
   };
   for (const [name, version] of Object.entries(standIns)) {
     const body = (bodies[name] ?? (() => 'true'))(version);
     writeFileSync(path.join(bin, name), `#!${which('bash')}\n${body}\n`);
     chmodSync(path.join(bin, name), 0o755);
   }
-  return { bin, made };
+  return { bin, made, aptArgs: path.join(bin, '..', 'apt-get-args') };
 }
 
 function run(bin) {
@@ -50,13 +69,13 @@ function run(bin) {
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-const ALL = { go: '1.26.8', node: '20.19.2', npm: '10.8.2', nvim: '0.7.2', patch: '', git: '', make: '' };
+const ALL = { go: '1.26.8', node: '20.19.2', npm: '10.8.2', nvim: '0.7.2', emacs: '29.4:eglot', patch: '', git: '', make: '' };
 
 test('.ci/run: nothing installed and no apt-get: one sentence naming what to install', () => {
   const { bin } = machine({});
   const r = run(bin);
   assert.equal(r.code, 1, r.out);
-  assert.match(r.out, /^\.ci\/run: Go Node\.js npm Neovim patch git make not found, and there is no apt-get/m, r.out);
+  assert.match(r.out, /^\.ci\/run: Go Node\.js npm Neovim Emacs patch git make not found, and there is no apt-get/m, r.out);
   assert.match(r.out, /install Go ≥ 1\.26(\.\d+)? \(https:\/\/go\.dev\/dl\), Node\.js ≥ 20\.10 with npm/, r.out);
 });
 
@@ -79,4 +98,39 @@ test('.ci/run: with everything there it runs README\'s test command, make test',
   const r = run(bin);
   assert.equal(r.code, 0, r.out);
   assert.equal(readFileSync(made, 'utf8').trim(), 'test');
+});
+
+test('.ci/run: Emacs 29 with eglot built in: no apt-get at all', () => {
+  const { bin, made, aptArgs } = machine({ ...ALL, 'apt-get': '', 'apt-cache': '', id: '0' });
+  const r = run(bin);
+  assert.equal(r.code, 0, r.out);
+  assert.equal(existsSync(aptArgs), false, `apt-get ran: ${existsSync(aptArgs) && readFileSync(aptArgs, 'utf8')}`);
+  assert.match(r.out, /GNU Emacs 29\.4/, r.out);
+  assert.equal(readFileSync(made, 'utf8').trim(), 'test');
+});
+
+test('.ci/run: Emacs 28 without eglot: apt-get update, then elpa-eglot installed', () => {
+  const { bin, made, aptArgs } = machine({ ...ALL, emacs: '28.2', 'apt-get': '', 'apt-cache': '1.9-2', id: '0' });
+  const r = run(bin);
+  assert.equal(r.code, 0, r.out);
+  const calls = readFileSync(aptArgs, 'utf8').trim().split('\n');
+  assert.deepEqual(calls, ['update', 'install -y --no-install-recommends elpa-eglot ca-certificates'], r.out);
+  assert.equal(readFileSync(made, 'utf8').trim(), 'test');
+});
+
+test('.ci/run: Emacs without eglot where apt has no elpa-eglot: one sentence, no install', () => {
+  const { bin, made, aptArgs } = machine({ ...ALL, emacs: '28.2', 'apt-get': '', 'apt-cache': '', id: '0' });
+  const r = run(bin);
+  assert.equal(r.code, 1, r.out);
+  assert.match(r.out, /GNU Emacs 28\.2 has no eglot, and apt has no elpa-eglot package here: install Emacs ≥ 29/, r.out);
+  assert.deepEqual(readFileSync(aptArgs, 'utf8').trim().split('\n'), ['update'], r.out);
+  assert.equal(existsSync(made), false, 'make test did not run');
+});
+
+test('.ci/run: Emacs without eglot and no apt-get: one sentence', () => {
+  const { bin, made } = machine({ ...ALL, emacs: '28.2' });
+  const r = run(bin);
+  assert.equal(r.code, 1, r.out);
+  assert.match(r.out, /GNU Emacs 28\.2 has no eglot, and there is no apt-get to install it here/, r.out);
+  assert.equal(existsSync(made), false, 'make test did not run');
 });

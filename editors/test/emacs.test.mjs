@@ -1,8 +1,8 @@
-// Emacs with eglot (Debian's emacs-nox + elpa-eglot 1.9, or Emacs 29+ with
-// eglot built in) runs the README's eglot setup against the real kimi-lsp and
-// the stand-in: code actions listed, kimi.explain executed, the explanation
-// shown through window/showMessage (eglot 1.9 advertises neither progress nor
-// showDocument). run.sh includes it with KIMI_E2E_EMACS=1.
+// Emacs with eglot (Debian's emacs-nox + elpa-eglot 1.9, or an Emacs with
+// eglot built in) runs editors/README.md's eglot setup against the real
+// kimi-lsp and the stand-in provider, one `emacs --batch` per scenario
+// (emacs/scenario.el): explain (the answer is eglot's last message), fix
+// (eglot asks, one undo step), completion (Kimi's item completes the line).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,41 +10,81 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bin, here, KEY, startStandin, workspace } from './lib.mjs';
 
-test('emacs: eglot runs kimi.explain from a code action and shows the explanation', async () => {
-  const standin = await startStandin('explain.json');
+const EMACS = process.env.EMACS_BIN || 'emacs';
+const GREET = '#!/bin/sh\n# greet prints a greeting.\ngreet() {\n  echo "hello $2"\n}\ngreet world\n';
+
+function run(args, opts = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(EMACS, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', (e) => resolve({ code: -1, out: String(e) }));
+    // Only a backstop for a wedged Emacs: scenario.el's own waits are
+    // bounded (120 s each) and say what they waited for.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 600000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, out });
+    });
+  });
+}
+
+async function scenario(name, script) {
+  const standin = await startStandin(script);
   const ws = workspace();
   const file = path.join(ws.ws, 'greet.sh');
-  writeFileSync(file, '#!/bin/sh\n# greet prints a greeting.\ngreet() {\n  echo "hello $1"\n}\ngreet world\n');
+  writeFileSync(file, GREET);
   try {
-    const r = await new Promise((resolve) => {
-      const child = spawn('emacs', ['--batch', '-q', '-l', path.join(here, 'emacs', 'eglot-check.el'), file], {
-        cwd: ws.ws,
-        env: {
-          ...process.env,
-          KIMI_LSP_BIN: bin('KIMI_LSP_BIN'),
-          KIMI_API_KEY: KEY,
-          KIMI_BASE_URL: standin.url,
-          XDG_CACHE_HOME: ws.cacheHome,
-          XDG_CONFIG_HOME: ws.configHome,
-          HOME: ws.root,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (out += d));
-      child.on('error', (e) => resolve({ code: -1, out: String(e) }));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90000);
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
+    const lsp = bin('KIMI_LSP_BIN');
+    const r = await run(['--batch', '-q', '-l', path.join(here, 'emacs', 'scenario.el')], {
+      cwd: ws.ws,
+      env: {
+        ...process.env,
+        // The README's snippet names "kimi-lsp": found on PATH, as a user's.
+        PATH: `${path.dirname(lsp)}${path.delimiter}${process.env.PATH}`,
+        KIMI_SCENARIO: name,
+        KIMI_FILE: file,
+        KIMI_README: path.join(here, '..', 'README.md'),
+        KIMI_API_KEY: KEY,
+        KIMI_BASE_URL: standin.url,
+        XDG_CACHE_HOME: ws.cacheHome,
+        XDG_CONFIG_HOME: ws.configHome,
+        HOME: ws.root,
+      },
     });
     const detail = `emacs output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
-    assert.equal(r.code, 0, detail);
-    assert.match(r.out, /^PASS$/m, detail);
-    assert.equal(standin.requests().length, 1, `one request reached the provider\n${detail}`);
+    assert.equal(r.code, 0, `emacs scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
+    assert.match(r.out, new RegExp(`^PASS ${name}$`, 'm'), detail);
+    assert.ok(!r.out.includes(KEY), `the API key appeared in Emacs's output\n${detail}`);
+    return { standin, detail };
   } finally {
     standin.stop();
   }
+}
+
+test('emacs: version', async () => {
+  const r = await run([
+    '--batch', '-q', '--eval',
+    `(progn (require 'eglot) (require 'lisp-mnt) (require 'find-func)
+       (princ (format "%s; eglot %s (%s)\\n" (car (split-string (emacs-version) "\\n"))
+         (with-temp-buffer (insert-file-contents (find-library-name "eglot")) (lm-version))
+         (locate-library "eglot"))))`,
+  ]);
+  assert.equal(r.code, 0, `emacs with eglot not runnable (Debian: apt-get install emacs-nox elpa-eglot): ${r.out}`);
+  console.log(r.out.trim().split('\n').pop());
+});
+
+test('emacs: eglot-code-actions → Kimi: Explain shows the explanation last', async () => {
+  const { standin, detail } = await scenario('explain', 'explain.json');
+  assert.equal(standin.requests().length, 1, `one request reached the provider\n${detail}`);
+});
+
+test('emacs: eglot-code-actions → Kimi: Fix edits the buffer, one undo restores it', async () => {
+  const { standin, detail } = await scenario('fix', 'emacs-fix.json');
+  assert.equal(standin.requests().length, 1, `one request reached the provider\n${detail}`);
+});
+
+test('emacs: completion-at-point offers Kimi\'s suggestion and completes the line', async () => {
+  await scenario('completion', 'emacs-completion.json');
 });

@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # Runs every editor test: builds kimi-lsp and the stand-in provider, the VS
 # Code extension's compile and unit tests, the Helix config check, the
-# protocol harness on vscode-languageserver-protocol, and headless Neovim.
-# Needs go, node/npm and nvim (Debian's neovim) on PATH. Exits non-zero on
-# any failure.
+# protocol harness on vscode-languageserver-protocol, headless Neovim, and
+# Emacs + eglot in batch mode. Needs go, node/npm, nvim (Debian's neovim)
+# and emacs with eglot (Debian's emacs-nox and elpa-eglot, or Emacs 29+) on
+# PATH. Exits non-zero on any failure.
 #
 #   editors/test/run.sh            # everything
 #   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, ci, lsp, nvim, emacs
-#   KIMI_E2E_EMACS=1 editors/test/run.sh      # also Emacs + eglot (emacs-nox elpa-eglot)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 only="${KIMI_E2E_ONLY:-}"
 want() {
-  if [[ "$1" == emacs && -z "$only" ]]; then [[ "${KIMI_E2E_EMACS:-}" == 1 ]]; return; fi
   [[ -z "$only" || "$only" == "$1" ]]
 }
 
@@ -26,6 +25,11 @@ need node "the editor tests need Node.js ≥ 20.10 (https://nodejs.org); .ci/run
 need npm "the editor tests install their packages with npm (it comes with Node.js)"
 if want lsp || want nvim || want emacs; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
 if want nvim; then need nvim "the Neovim tests need Neovim ≥ 0.7 (Debian: apt-get install neovim)"; fi
+if want emacs; then
+  need emacs "the Emacs tests need Emacs with eglot (Debian: apt-get install emacs-nox elpa-eglot; Emacs 29+ has eglot built in)"
+  emacs --batch -q --eval "(require 'eglot)" >/dev/null 2>&1 ||
+    { echo "editors/test/run.sh: $(command -v emacs) has no eglot: the Emacs tests need it (Debian: apt-get install elpa-eglot; Emacs 29+ has it built in)" >&2; exit 1; }
+fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -20,7 +20,11 @@ type Dir struct {
 	root string // absolute, symlinks resolved
 }
 
-var _ patch.Files = (*Dir)(nil)
+var (
+	_ patch.Files  = (*Dir)(nil)
+	_ patch.Lister = (*Dir)(nil)
+	_ patch.Namer  = (*Dir)(nil)
+)
 
 // NewDir returns a Dir rooted at root.
 func NewDir(root string) (*Dir, error) {
@@ -88,6 +92,31 @@ func (d *Dir) Resolve(name string) (string, error) {
 		return "", err
 	}
 	return abs, nil
+}
+
+// Paths implements patch.Lister: every regular file under the root, .git
+// directories left out, sorted.
+func (d *Dir) Paths() []string {
+	var out []string
+	_ = filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.IsDir() && e.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if e.Type().IsRegular() {
+			rel, _ := filepath.Rel(d.root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
+
+// Relative implements patch.Namer.
+func (d *Dir) Relative(text string) string {
+	return patch.RelativeText(text, []patch.Root{{Paths: []string{d.root}}})
 }
 
 // Read implements patch.Files; versions are always patch.NoVersion.

@@ -88,12 +88,17 @@ var Perturbations = []struct {
 	{"16.4 whitespace drift on context", Apply},
 	{"mix: 2–4 shapes per hunk", Apply},
 	{"mix: all four 16.x shapes", Apply},
+	{pHeaderRoot, Apply},
+	{pGapMerged, Apply},
+	{pMixedIndent, Apply},
 	{"... elision", Refuse},
 	{"truncated reply (fence never closed)", Refuse},
 	{"duplicated target block", Refuse},
 	{"thin context, two places (header names one)", Refuse},
 	{"target region changed since", Refuse},
 	{"target changed, mixed shapes", Refuse},
+	{pHeaderTwice, Refuse},
+	{pGapTwice, Refuse},
 }
 
 // PerPerturbation is the number of cases generated per perturbation.

@@ -221,6 +221,9 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		return c, true, nil
 	}
 
+	if strings.HasPrefix(name, "21.23 ") {
+		return g.try21(name, rel, text, prefix, fenced)
+	}
 	n := 1 + g.r.IntN(3)
 	if name == "shuffled hunks" {
 		n = 2 + g.r.IntN(2)
@@ -488,33 +491,22 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		}
 		cm := g.cur().comment
 		ph := []string{cm + " ... existing code ...", cm + " ... rest of the function unchanged", cm + " ..."}[g.r.IntN(3)]
-		// The model skipped two inner context lines with an elision
-		// comment, or replaced code by one.
-		var inner []int
-		for k := 2; k+2 < len(h.lines)-2; k++ {
-			if strings.HasPrefix(h.lines[k], " ") && strings.HasPrefix(h.lines[k+1], " ") {
-				inner = append(inner, k)
-			}
-		}
-		if g.r.IntN(2) == 0 && len(inner) > 0 {
-			k := inner[g.r.IntN(len(inner))]
-			h.lines = append(h.lines[:k:k], append([]string{" " + ind + ph}, h.lines[k+2:]...)...)
-		} else {
-			// The model replaced code by an elision comment.
-			var out []string
-			done := false
-			for _, l := range h.lines {
-				if !done && strings.HasPrefix(l, "+") {
-					out = append(out, "+"+ind+ph)
-					done = true
-				}
-				out = append(out, l)
-			}
-			if !done {
+		// The model replaced code by an elision comment. (An elision
+		// line standing for context lines has one reading: see the
+		// 21.23 elided-gap rows.)
+		var out []string
+		done := false
+		for _, l := range h.lines {
+			if !done && strings.HasPrefix(l, "+") {
 				out = append(out, "+"+ind+ph)
+				done = true
 			}
-			h.lines = out
+			out = append(out, l)
 		}
+		if !done {
+			out = append(out, "+"+ind+ph)
+		}
+		h.lines = out
 	case "truncated reply (fence never closed)":
 		// The stream stopped inside the code block: the fence is never
 		// closed. (A bare reply cut at a line boundary reads as complete;

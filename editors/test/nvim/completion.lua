@@ -149,6 +149,26 @@ local function steps()
   end, 'the ghost text to go after the dismiss key')
   check(line() == '\tfmt.Pr', 'dismissing leaves the text as typed', line())
 
+  if builtin then
+    -- Cleared by typing that diverges, at the key (Neovim itself keeps the
+    -- old item drawn until its next request, 200 ms later, is answered),
+    -- and the server's answer for the new text is nothing: the stand-in
+    -- answers the whole line again, which does not continue "fmt.Prx".
+    type('<Esc>o<Tab>fmt.Pr')
+    wait(20000, function()
+      return ghost() == SUGGESTION
+    end, 'the ghost text again')
+    local asked_before = requests()
+    type('x')
+    check(ghost() == '', 'typing something else clears it at once', ghost())
+    wait(5000, function()
+      return requests() > asked_before
+    end, 'the request for the new text to reach the stand-in')
+    sleep(300)
+    check(ghost() == '', 'and the answer for the new text shows nothing', ghost())
+    type('<Tab>')
+    check(line() == '\tfmt.Prx\t', 'the accept key is a plain <Tab> then', line())
+  end
   if not builtin then
     -- Cleared by typing that diverges.
     type('<Esc>o<Tab>fmt.Pr')

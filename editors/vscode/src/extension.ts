@@ -36,7 +36,18 @@ import {
   settingValue,
   validateApiKey,
 } from './settings';
-import { JobTracker, ProgressValue, Stats, endNotice, formatStats, lastLine, statusView } from './jobs';
+import {
+  FixAction,
+  JobTracker,
+  ProgressValue,
+  Stats,
+  endNotice,
+  errorText,
+  fixActions,
+  formatStats,
+  lastLine,
+  statusView,
+} from './jobs';
 import { isExplanation, openExplanation } from './preview';
 import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
 
@@ -245,6 +256,18 @@ function tellProblem(): void {
   });
 }
 
+/**
+ * tellError shows an error with the buttons that fix it (see fixActions);
+ * never awaited.
+ */
+function tellError(text: string, actions: FixAction[]): void {
+  void vscode.window.showErrorMessage(text, ...actions).then(async (choice) => {
+    if (choice === 'Set API Key') await setApiKey();
+    else if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'kimi.baseURL');
+    else if (choice === 'Show Output') output.show(true);
+  });
+}
+
 async function stop(): Promise<void> {
   const c = client;
   client = undefined;
@@ -376,7 +399,7 @@ async function runJob(command: string, arg: unknown): Promise<unknown> {
       const title = TITLES[command] ?? command;
       output.appendLine(`[kimi] ${title}: ${value.message ?? 'done'}`);
       const notice = endNotice(title, value.message);
-      if (notice?.level === 'error') void vscode.window.showErrorMessage(notice.text);
+      if (notice?.level === 'error') tellError(notice.text, notice.actions);
       else if (notice) void vscode.window.showInformationMessage(notice.text);
       resolveEnd();
     }
@@ -406,7 +429,7 @@ async function runJob(command: string, arg: unknown): Promise<unknown> {
     resolveEnd();
     const msg = err instanceof Error ? err.message : String(err);
     output.appendLine(`[kimi] ${command} failed: ${msg}`);
-    void vscode.window.showErrorMessage(`${TITLES[command] ?? command}: ${msg}`);
+    tellError(errorText(TITLES[command] ?? command, msg), fixActions(msg));
   }
   void ended.then(async () => {
     sub.dispose();

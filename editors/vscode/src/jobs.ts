@@ -160,6 +160,38 @@ export function formatStats(s: Stats): string {
 export interface EndNotice {
   level: 'error' | 'info';
   text: string;
+  /** actions are the notification's buttons, the one that fixes it first. */
+  actions: FixAction[];
+}
+
+/** The buttons an error notification may offer. */
+export type FixAction = 'Set API Key' | 'Open Settings' | 'Show Output';
+
+/** SET_KEY_HINT is how a VS Code user sets the key, said before the variable. */
+export const SET_KEY_HINT =
+  'run "Kimi: Set API Key" (kept in VS Code\'s secret storage), or set KIMI_API_KEY in the environment VS Code starts from';
+
+/**
+ * fixActions picks the buttons for an error text from the server: the key
+ * for a missing or refused key, the settings for an endpoint that cannot be
+ * reached or is not the API, and always the output, which has the log.
+ */
+export function fixActions(text: string): FixAction[] {
+  if (/no API key|refused the API key|API key .*(invalid|control characters)/i.test(text)) return ['Set API Key', 'Show Output'];
+  if (/baseURL|could not (connect|reach|get a reply)|not the API|chat-completions API|did not start answering|did not accept a connection|TLS/i.test(text)) {
+    return ['Open Settings', 'Show Output'];
+  }
+  return ['Show Output'];
+}
+
+/**
+ * errorText words a server error for a VS Code notification: the server
+ * names KIMI_API_KEY and the editor settings for a missing key; here the
+ * palette command comes first.
+ */
+export function errorText(title: string, text: string): string {
+  if (/\bno API key\b/i.test(text)) return `${title}: no API key is set: ${SET_KEY_HINT}.`;
+  return `${title}: ${text}`;
 }
 
 /**
@@ -173,9 +205,13 @@ export interface EndNotice {
  */
 export function endNotice(title: string, message: string | undefined): EndNotice | undefined {
   const m = (message ?? '').trim();
-  if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: `${title}: ${m}` };
+  if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: errorText(title, m), actions: fixActions(m) };
   if (/unchanged code/i.test(m)) {
-    return { level: 'info', text: `${title}: the code is unchanged since the last explanation, shown again (no model call).` };
+    return {
+      level: 'info',
+      text: `${title}: the code is unchanged since the last explanation, shown again (no model call).`,
+      actions: [],
+    };
   }
   return undefined;
 }

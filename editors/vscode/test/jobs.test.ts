@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { JobTracker, endNotice, formatStats, hitRatio, lastLine, statusView } from '../src/jobs';
+import { JobTracker, endNotice, fixActions, formatStats, hitRatio, lastLine, statusView } from '../src/jobs';
 
 test('JobTracker follows begin, report and end', () => {
   const t = new JobTracker();
@@ -62,8 +62,8 @@ test('formatStats', () => {
 });
 
 test('endNotice tells failures in full and a stored explanation, nothing else', () => {
-  const reason = 'failed: no API key: set KIMI_API_KEY or kimi.apiKey in your editor settings (or apiKey in the user config file)';
-  assert.deepEqual(endNotice('Kimi: Explain', reason), { level: 'error', text: `Kimi: Explain: ${reason}` });
+  const reason = 'failed: the provider failed (HTTP 503 from https://direct.evolink.ai/v1/chat/completions after 3 attempts)';
+  assert.deepEqual(endNotice('Kimi: Explain', reason), { level: 'error', text: `Kimi: Explain: ${reason}`, actions: ['Show Output'] });
   assert.equal(endNotice('Kimi: Fix', 'not applied: the editor did not apply the edit: busy')?.level, 'error');
   const cached = endNotice('Kimi: Explain', 'explanation ready (unchanged code: the earlier answer, no model call)');
   assert.equal(cached?.level, 'info');
@@ -71,4 +71,32 @@ test('endNotice tells failures in full and a stored explanation, nothing else', 
   assert.equal(endNotice('Kimi: Explain', 'explanation ready (1200 prompt tokens, 80% cached)'), undefined);
   assert.equal(endNotice('Kimi: Fix', '1 edit applied to 1 file'), undefined);
   assert.equal(endNotice('Kimi: Fix', 'cancelled'), undefined, 'the user cancelled: nothing to tell');
+});
+
+// The end messages below are the server's (assist/model's wording, as its
+// tests against loopback servers produce them).
+test('an error notification offers the action that fixes it (issue 21 item 18)', () => {
+  const noKey = endNotice(
+    'Kimi: Explain',
+    'failed: no API key: set KIMI_API_KEY or kimi.apiKey in your editor settings (or apiKey in the user config file)',
+  );
+  assert.deepEqual(noKey?.actions, ['Set API Key', 'Show Output']);
+  const cmd = noKey!.text.indexOf('"Kimi: Set API Key"');
+  assert.ok(cmd > 0 && cmd < noKey!.text.indexOf('KIMI_API_KEY'), `the palette command comes before the variable: ${noKey!.text}`);
+  assert.deepEqual(
+    endNotice(
+      'Kimi: Fix',
+      'failed: the provider refused the API key (HTTP 401 from https://direct.evolink.ai/v1/chat/completions): invalid key; check the key (set by editor settings), or set a valid one: kimi.apiKey in the editor\'s settings, KIMI_API_KEY, or apiKey in the user config file',
+    )?.actions,
+    ['Set API Key', 'Show Output'],
+  );
+  for (const m of [
+    'failed: could not connect to http://127.0.0.1:8011/v1/chat/completions: connection refused (nothing listens at 127.0.0.1:8011): is the server running? check baseURL (set by KIMI_BASE_URL)',
+    'failed: the endpoint answered a web page, not the API: http://127.0.0.1:8011/v1/chat/completions sent a web page titled "Welcome to nginx!" (HTTP 200) where an event stream or JSON was expected: check baseURL (set by editor settings); it should be the API\'s address, such as https://direct.evolink.ai or http://localhost:PORT/v1',
+    'failed: the provider did not answer in time: http://127.0.0.1:8011/v1/chat/completions did not start answering within 1m30s over 2 attempts; check the network, HTTPS_PROXY or baseURL (the default) (waitTimeout sets this limit)',
+    'failed: could not connect to https://127.0.0.1:8011/v1/chat/completions: the TLS (https) handshake failed (the server answered in plain http, not TLS): a server that speaks plain http needs an http:// baseURL; a proxy that inspects TLS needs its certificate installed; check baseURL (set by KIMI_BASE_URL)',
+  ]) {
+    assert.deepEqual(endNotice('Kimi: Explain', m)?.actions, ['Open Settings', 'Show Output'], m);
+  }
+  assert.deepEqual(fixActions('the model used the whole completion budget on thinking'), ['Show Output']);
 });

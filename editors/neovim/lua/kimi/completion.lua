@@ -350,7 +350,8 @@ end
 function M.accept()
   local bufnr = vim.api.nvim_get_current_buf()
   if builtin() then
-    return vim.lsp.inline_completion.get({ bufnr = bufnr })
+    -- Nothing shown (hidden after diverging typing): nothing to accept.
+    return builtin_visible(bufnr) and vim.lsp.inline_completion.get({ bufnr = bufnr })
   end
   local text = rest(bufnr)
   if not text then
@@ -376,7 +377,7 @@ M._next_word = next_word
 function M.accept_word()
   local bufnr = vim.api.nvim_get_current_buf()
   if builtin() then
-    return vim.lsp.inline_completion.get({
+    return builtin_visible(bufnr) and vim.lsp.inline_completion.get({
       bufnr = bufnr,
       on_accept = function(item)
         local text = type(item.insert_text) == 'table' and item.insert_text.value or item.insert_text
@@ -431,10 +432,76 @@ function M.set(on)
   end
 end
 
+--- answered holds, per buffer, the item of the latest inline completion
+--- answer on 0.12+ ({row, character, encoding, text}), read from the
+--- replies to the requests Neovim sends (watch).
+local answered = {}
+
+--- watch records the answers to the inline completion requests Neovim
+--- 0.12 sends through client (it keeps none of its own that a plugin
+--- may read).
+local function watch(client)
+  if client._kimi_watched then
+    return
+  end
+  client._kimi_watched = true
+  local request = client.request
+  client.request = function(self, method, params, handler, bufnr, ...)
+    if method == 'textDocument/inlineCompletion' and type(handler) == 'function' then
+      local h = handler
+      handler = function(err, result, ctx, ...)
+        if not err and result and ctx and ctx.bufnr then
+          local it = (result.items or result)[1]
+          local r = it and type(it.insertText) == 'string' and it.range
+          answered[ctx.bufnr] = r
+              and { row = r.start.line, character = r.start.character, encoding = client.offset_encoding, text = it.insertText }
+            or nil
+        end
+        return h(err, result, ctx, ...)
+      end
+    end
+    return request(self, method, params, handler, bufnr, ...)
+  end
+end
+
+--- hide_diverged hides Neovim 0.12's ghost text when what was typed since
+--- its item's start is not the start of the item: Neovim keeps drawing
+--- the old item, less the typed characters, until its next request is
+--- answered (a debounce and a model call later), where 0.7 and VS Code
+--- clear it at the key.
+local function hide_diverged(bufnr)
+  local it = answered[bufnr]
+  local id = vim.api.nvim_get_namespaces()['nvim.lsp.inline_completion']
+  if not it or not id or not vim.api.nvim_buf_is_valid(bufnr) or not builtin_visible(bufnr) then
+    return
+  end
+  local t = typed(bufnr, { row = it.row, col = lsp_col(bufnr, it.row, it.character, it.encoding) })
+  if not t or it.text:sub(1, #t) ~= t then
+    vim.api.nvim_buf_clear_namespace(bufnr, id, 0, -1)
+  end
+end
+M._hide_diverged = hide_diverged
+
+local builtin_group = vim.api.nvim_create_augroup('kimi_completion_builtin', { clear = true })
+
 --- on_attach turns the built-in inline completion on for bufnr (0.12+).
-function M.on_attach(_, bufnr)
+function M.on_attach(client, bufnr)
   if builtin() and M.enabled then
     vim.lsp.inline_completion.enable(true, { bufnr = bufnr })
+    if client then
+      watch(client)
+    end
+    vim.api.nvim_clear_autocmds({ group = builtin_group, buffer = bufnr })
+    vim.api.nvim_create_autocmd({ 'CursorMovedI', 'TextChangedI' }, {
+      group = builtin_group,
+      buffer = bufnr,
+      -- Scheduled: after Neovim's own handler of the event has drawn.
+      callback = function()
+        vim.schedule(function()
+          hide_diverged(bufnr)
+        end)
+      end,
+    })
   end
 end
 

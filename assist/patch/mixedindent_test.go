@@ -1,0 +1,78 @@
+package patch_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+)
+
+// goRaw is a tab-indented Go file holding a raw string indented with
+// spaces.
+const goRaw = "package demo\n\nfunc config() string {\n\tname := \"demo\"\n\t_ = name\n\treturn `\nserver:\n    host: localhost\n    port: 8080\n    tls:\n        cert: a.pem\n`\n}\n\nfunc other() {\n\tif true {\n\t\tprintln(\"x\")\n\t}\n}\n"
+
+// TestMixedIndentation covers a file that mixes tab and space indentation
+// (issue 21.23): re-indentation is decided line by line, so a hunk whose
+// tabs were written as spaces keeps the raw string's own spaces.
+func TestMixedIndentation(t *testing.T) {
+	tests := []struct{ name, diff, want string }{
+		{name: "added line inside the raw string, tabs written as 4 spaces",
+			diff: "--- a/demo.go\n+++ b/demo.go\n@@\n     _ = name\n     return `\n server:\n     host: localhost\n+    timeout: 30s\n     port: 8080\n",
+			want: strings.Replace(goRaw, "    host: localhost\n", "    host: localhost\n    timeout: 30s\n", 1)},
+		{name: "added lines in code and in the raw string",
+			diff: "--- a/demo.go\n+++ b/demo.go\n@@\n     name := \"demo\"\n+    name += \"!\"\n     _ = name\n     return `\n server:\n     host: localhost\n+    timeout: 30s\n     port: 8080\n",
+			want: strings.Replace(strings.Replace(goRaw, "    host: localhost\n", "    host: localhost\n    timeout: 30s\n", 1), "\tname := \"demo\"\n", "\tname := \"demo\"\n\tname += \"!\"\n", 1)},
+		{name: "nested raw-string line, tabs written as 8 spaces",
+			diff: "--- a/demo.go\n+++ b/demo.go\n@@\n         println(\"x\")\n@@\n     tls:\n-        cert: a.pem\n+        cert: b.pem\n+        key: b.key\n `\n }\n",
+			want: strings.Replace(goRaw, "        cert: a.pem\n", "        cert: b.pem\n        key: b.key\n", 1)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := workspace(t, map[string]string{"demo.go": goRaw})
+			changes, err := patch.Apply(d, tc.diff, patch.Options{})
+			if err != nil {
+				t.Fatalf("refused:\n%s", patch.Feedback(err))
+			}
+			if len(changes) != 1 || changes[0].After != tc.want {
+				t.Fatalf("got\n%s\nwant\n%s", changes[0].After, tc.want)
+			}
+		})
+	}
+}
+
+// TestChangedTargetLookAlikeAtOtherDepth: the block a hunk targets was
+// changed since (one of its lines), and a look-alike of it sits two
+// spaces shallower elsewhere. The hunk matches there only re-indented and
+// nearly as written at its target: it is refused, not applied to the
+// look-alike.
+func TestChangedTargetLookAlikeAtOtherDepth(t *testing.T) {
+	const file = "function a (fd) {\n" +
+		"  try {\n" +
+		"    fs.closeSync(fd)\n" +
+		"  } catch (er) {}\n" +
+		"  } else {\n" +
+		"    fs.closeSync(fd)\n" +
+		"  }\n" +
+		"  return ret\n" +
+		"}\n" +
+		"\n" +
+		"function b (fd) {\n" +
+		"  if (x) {\n" +
+		"    try {\n" +
+		"      fs.closeSync(fd)\n" +
+		"    } catch (er) {}\n" +
+		"    } else {\n" +
+		"      fs.closeSync(fd)\n" +
+		"    } // edited by the user\n" +
+		"    return ret\n" +
+		"  }\n" +
+		"}\n"
+	// Written against function b before the user's edit.
+	diff := "--- a/x.js\n+++ b/x.js\n@@\n     } catch (er) {}\n     } else {\n       fs.closeSync(fd)\n-    }\n+    } // reviewed\n     return ret\n"
+	d := workspace(t, map[string]string{"x.js": file})
+	changes, err := patch.Apply(d, diff, patch.Options{})
+	if !errors.Is(err, patch.ErrAmbiguous) || changes != nil {
+		t.Fatalf("got %v, %v; want a refusal (ErrAmbiguous)", changes, err)
+	}
+}
