@@ -62,7 +62,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 	code := 0
 	if *stats {
-		printStats(stdout, statsFile(getenv), env.redactor.Redact)
+		printStats(stdout, statsFile(getenv), env.redactor.String)
 	}
 	if *offline {
 		return code
@@ -76,7 +76,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	baseFrom, keyFrom := assist.EndpointSources(cfg)
 	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, Logger: env.log, MaxAttempts: 1,
 		BaseURLSource: baseFrom, APIKeySource: keyFrom})
-	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
+	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.String))
 	return code
 }
 
@@ -387,7 +387,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	}
 	engine, task, cleanup, err := cliTask(ctx, env, action, tg, instruction)
 	if err != nil {
-		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
 		return 1
 	}
 	defer cleanup()
@@ -411,10 +411,10 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		if errors.Is(err, assist.ErrNoChange) && out != nil && strings.TrimSpace(out.Text) != "" {
 			// The model's answer says why it changed nothing: show it
 			// (on stderr: stdout carries only diffs).
-			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.Redact(out.Text)))
+			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.String(out.Text)))
 			return 1
 		}
-		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
 		return 1
 	}
 	if task.Action.Result == config.ResultExplain {
@@ -436,7 +436,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	}
 	fmt.Fprint(stdout, diffText.String())
 	if note := out.RedoneNote(); note != "" {
-		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(note))
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(note))
 	}
 	if !write {
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")

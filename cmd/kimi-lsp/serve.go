@@ -14,6 +14,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/logx"
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 	"github.com/kimi-lsp/kimi-lsp/lsp"
 )
 
@@ -76,7 +77,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Logger:   env.log,
 		Config:   env.cfg,
 		OnConfig: env.onConfig,
-		Redact:   env.redactor.Redact,
+		Redact:   env.redactor.String,
 	})
 }
 
@@ -87,7 +88,7 @@ type runEnv struct {
 	cfg      config.Config
 	log      *slog.Logger
 	level    *slog.LevelVar
-	redactor *logx.Redactor
+	redactor *redact.Redactor
 	fixed    bool // the level was set by --log-level
 	close    func()
 
@@ -101,7 +102,7 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	if err != nil {
 		return nil, err
 	}
-	e := &runEnv{level: new(slog.LevelVar), redactor: logx.NewRedactor(), close: closeLog}
+	e := &runEnv{level: new(slog.LevelVar), redactor: redact.New(), close: closeLog}
 	e.log = slog.New(logx.NewHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: e.level}), e.redactor))
 	if lf.level != "" {
 		l, err := parseLevel(lf.level)
@@ -131,7 +132,7 @@ func (e *runEnv) onConfig(cfg config.Config) {
 	e.mu.Lock()
 	if k := cfg.APIKey.Reveal(); k != "" && !slices.Contains(e.keys, k) {
 		e.keys = append(e.keys, k)
-		e.redactor.SetSecrets(e.keys...)
+		e.redactor.Set(e.keys...)
 	}
 	e.mu.Unlock()
 	if !e.fixed {
