@@ -22,10 +22,9 @@ import (
 // WithAttrs are redacted when each record is handled, with the secrets of
 // that moment, so a key configured later is still struck.
 type Handler struct {
-	next  slog.Handler
-	r     *redact.Redactor
-	goas  []groupOrAttrs // from WithGroup and WithAttrs, oldest first
-	group bool           // goas ends with an open group
+	next slog.Handler
+	r    *redact.Redactor
+	goas []groupOrAttrs // from WithGroup and WithAttrs, oldest first
 }
 
 type groupOrAttrs struct {
