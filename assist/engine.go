@@ -404,6 +404,11 @@ func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (out *Outcome, err 
 }
 
 func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Client, t Task, sink *redactingSink) (*Outcome, error) {
+	// An invalid baseURL fails closed: no request, to it, the default
+	// endpoint or the fallback.
+	if err := cfg.BaseURLError(); err != nil {
+		return nil, err
+	}
 	if _, err := cfg.Key(); err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		return nil, err
 	}

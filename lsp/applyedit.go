@@ -59,7 +59,8 @@ type applyEditParams struct {
 }
 
 // applyEditResult is workspace/applyEdit's result (the library's
-// Client.ApplyEdit decodes it into a bool and fails: PITFALLS #9).
+// Client.ApplyEdit decodes it into a bool and fails:
+// docs/protocol-pitfalls.md, "applyEdit's answer fails to decode").
 type applyEditResult struct {
 	Applied       bool   `json:"applied"`
 	FailureReason string `json:"failureReason,omitempty"`

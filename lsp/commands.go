@@ -1,6 +1,6 @@
 package lsp
 
-// The kimi.* commands of DESIGN.md's command table.
+// The kimi.* commands (listed for editor setups in editors/README.md).
 const (
 	cmdExplain  = "kimi.explain"
 	cmdFix      = "kimi.fix"

@@ -36,26 +36,35 @@ func (s *Server) updateConfig(ctx context.Context, what string, change func(conf
 	s.configChanged(next)
 }
 
-// reportConfigProblems logs every problem and shows errors (not warnings)
-// in one window/showMessage.
+// reportConfigProblems logs every problem and shows errors and the
+// warnings that drop something, with what they cost (config.Report), in
+// one window/showMessage, unless the same source had the same problems
+// the last time it was read (they were shown then).
 func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []error) {
-	var shown []string
 	for _, err := range errs {
 		if config.IsWarning(err) {
 			s.log.Warn("configuration: "+what, "problem", err.Error())
-			continue
+		} else {
+			s.log.Error("configuration: "+what, "problem", err.Error())
 		}
-		s.log.Error("configuration: "+what, "problem", err.Error())
-		shown = append(shown, err.Error())
 	}
+	shown := config.Report(errs)
+	text := "kimi-lsp: configuration problems: " + strings.Join(shown, "; ")
+	s.cfgMu.Lock()
+	told := s.toldProblems[what]
 	if len(shown) == 0 {
+		delete(s.toldProblems, what)
+	} else {
+		if s.toldProblems == nil {
+			s.toldProblems = map[string]string{}
+		}
+		s.toldProblems[what] = text
+	}
+	if len(shown) == 0 || told == text {
+		s.cfgMu.Unlock()
 		return
 	}
-	msg := &protocol.ShowMessageParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: "kimi-lsp: configuration problems (the last good values stay in use): " + strings.Join(shown, "; "),
-	}
-	s.cfgMu.Lock()
+	msg := &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: text}
 	if !s.clientReady {
 		// Before initialized: show it once the client is ready.
 		s.pendingProblems = append(s.pendingProblems, msg)

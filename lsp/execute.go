@@ -381,7 +381,8 @@ type jobInfo struct {
 // jobs.
 type statsReply struct {
 	assist.Stats
-	// Cost is CostUSD under the name DESIGN.md's command table uses.
+	// Cost is CostUSD under the name editors/README.md documents for
+	// kimi.stats (the editor clients read either).
 	Cost float64   `json:"cost"`
 	Jobs []jobInfo `json:"jobs"`
 	// Streams and Queued count the model streams open and the jobs

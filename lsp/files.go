@@ -132,7 +132,9 @@ func (r *recentFiles) list() []workspace.URI {
 
 // docView is the open documents as they were when a request arrived: the
 // read loop takes it before the request's goroutine starts, so a didChange
-// read after the request cannot shift the request's ranges (STYLE #6).
+// read after the request cannot shift the request's ranges (notifications
+// apply in order on the read loop, requests run concurrently on the view they
+// took: docs/ARCHITECTURE.md, "lsp/").
 type docView struct {
 	all []*workspace.Snapshot // sorted by URI
 	// seq numbers the views in the order the read loop took them, that is

@@ -48,6 +48,10 @@ type Options struct {
 	// environment; the editor's settings and workspace files refine it.
 	// The zero value means config.Default().
 	Config config.Config
+	// ConfigProblems are the problems found while building Config (the
+	// user file, the environment). They are logged and shown to the editor
+	// once it is ready, as a workspace file's problems are.
+	ConfigProblems []error
 	// OnConfig, if set, is called with every new effective configuration
 	// (the command uses it to update the log redactor and level).
 	OnConfig func(config.Config)
@@ -143,6 +147,11 @@ type Server struct {
 	cfg             config.Config
 	clientReady     bool
 	pendingProblems []*protocol.ShowMessageParams
+	// toldProblems is the problem message last shown for each source
+	// ("what" of updateConfig), so that a source read again with the
+	// same problems (an editor answering the settings pull twice) is not
+	// announced again.
+	toldProblems map[string]string
 
 	state    atomic.Int32
 	exitCode atomic.Int32
@@ -224,6 +233,8 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	s.stream = newStream(r, w, c, log)
 	s.conn = jsonrpc2.NewConn(s.stream)
 	s.logQueue = logQueue
+	// Before initialized: queued, shown once the client is ready.
+	s.reportConfigProblems(s.baseCtx, "user configuration", opts.ConfigProblems)
 	return s, nil
 }
 
@@ -287,8 +298,10 @@ func isEOF(err error) bool {
 
 // handle is the jsonrpc2 handler. It runs on the connection's read loop:
 // notifications are applied here, in order; each request is answered from
-// its own goroutine so that no request waits for another (PITFALLS #2). It
-// always returns nil: an error would fail the connection (PITFALLS #4).
+// its own goroutine so that no request waits for another. It always
+// returns nil: an error would fail the connection (docs/protocol-pitfalls.md,
+// "The library's async handler runs one request at a time" and "A handler
+// error ends the connection").
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	switch req := req.(type) {
 	case *jsonrpc2.Notification:
@@ -332,12 +345,14 @@ func (s *Server) handleNotification(ctx context.Context, n *jsonrpc2.Notificatio
 func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call) {
 	method := call.Method()
 	// Replies are sent on a context that cannot be cancelled: a reply to a
-	// cancelled request must still be written (PITFALLS #3).
+	// cancelled request must still be written (docs/protocol-pitfalls.md,
+	// "A reply on a cancelled context is dropped").
 	send := func(result any, err error) {
 		if err != nil {
 			var rpcErr *jsonrpc2.Error
 			if !errors.As(err, &rpcErr) {
-				// Plain errors would go out with code 0 (PITFALLS #5).
+				// Plain errors would go out with code 0
+				// (docs/protocol-pitfalls.md, "Plain errors go out with code 0").
 				err = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 			}
 		}

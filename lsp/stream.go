@@ -35,19 +35,22 @@ const jsonSpace = " \t\r\n"
 // stringIDPrefix marks the string ID that stands for a string request id
 // the library would confuse with another: "" (jsonrpc2.ID{} is also the
 // number 0), one that starts with U+2063 (it could equal a stand-in), and
-// one that Go's decoder would change (see stringIDKey).
+// one that Go's decoder would change (see stringIDKey; docs/protocol-pitfalls.md,
+// "String ids the library confuses").
 const stringIDPrefix = "\u2063kimi-lsp-string-id:"
 
 // bigIDPrefix marks the string ID that stands for a request id the library
-// cannot represent (jsonrpc2.ID holds int32 numbers only; PITFALLS #12).
+// cannot represent (jsonrpc2.ID holds int32 numbers only;
+// docs/protocol-pitfalls.md, "Request ids beyond int32").
 // The character U+2063 (invisible separator) makes a clash with a real
 // client's string id practically impossible.
 const bigIDPrefix = "\u2063kimi-lsp-number-id:"
 
 // stream is our jsonrpc2.Stream for LSP base-protocol framing. It replaces
 // jsonrpc2.NewStream because that one fails the whole connection on any
-// malformed frame, drops writes whose context is cancelled (PITFALLS #3) and
-// cannot decode ids outside int32 (PITFALLS #12).
+// malformed frame, drops writes whose context is cancelled and cannot
+// decode ids outside int32 (docs/protocol-pitfalls.md, "A reply on a
+// cancelled context is dropped" and "Request ids beyond int32").
 //
 // Read never returns a decoding error: a frame with bad JSON, a missing
 // Content-Length or an oversize body is logged, answered with an error
@@ -624,7 +627,8 @@ func canonicalNumber(raw string) (canon string, v int32, isInt32, ok bool) {
 }
 
 // Write sends one message. It deliberately ignores ctx: a reply must reach
-// the client even when the request's context was cancelled (PITFALLS #3).
+// the client even when the request's context was cancelled
+// (docs/protocol-pitfalls.md, "A reply on a cancelled context is dropped").
 //
 // A reply to a request (whose raw id is always known, see decodeLarge) is
 // encoded here, with the id exactly as sent: the library's own encoding (Response.MarshalJSON)
@@ -652,8 +656,9 @@ func (s *stream) Write(_ context.Context, msg jsonrpc2.Message) (int64, error) {
 }
 
 // encodeResponse encodes resp with the raw id rawID. An error that is not
-// a *jsonrpc2.Error goes out as an internal error (never code 0, PITFALLS
-// #5); a missing result as null.
+// a *jsonrpc2.Error goes out as an internal error (never code 0:
+// docs/protocol-pitfalls.md, "Plain errors go out with code 0"); a missing
+// result as null.
 func encodeResponse(rawID json.RawMessage, resp *jsonrpc2.Response) ([]byte, error) {
 	b := make([]byte, 0, 64+len(resp.Result()))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)

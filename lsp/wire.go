@@ -163,7 +163,7 @@ type workspaceFoldersServerCapabilities struct {
 
 // didChangeParams decodes textDocument/didChange with a pointer Range: the
 // library's value Range turns a full-text change into an insert at 0:0
-// (PITFALLS #10).
+// (docs/protocol-pitfalls.md, "A full-text change is read as an insert").
 type didChangeParams struct {
 	TextDocument struct {
 		URI     string `json:"uri"`
@@ -206,7 +206,7 @@ type didChangeWorkspaceFoldersParams struct {
 
 // cancelParams decodes $/cancelRequest's id ourselves: the library's
 // interface{} id becomes float64 for numbers and is then rejected
-// (PITFALLS #1).
+// (docs/protocol-pitfalls.md, "Numeric cancel ids never cancel").
 type cancelParams struct {
 	ID json.RawMessage `json:"id"`
 }

@@ -459,6 +459,9 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 // the error that the key is missing or was refused.
 // Precondition: c.mu is held.
 func (c *Completer) clientLocked(cfg config.Config) (*model.Client, error) {
+	if err := cfg.BaseURLError(); err != nil {
+		return nil, err // fail closed: nothing to the default endpoint
+	}
 	key, err := cfg.Key()
 	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		return nil, err

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -223,8 +224,12 @@ var defaultPrices = map[string]Price{
 // Printing a Config with fmt or log/slog shows the redacted form; the API key
 // is only available through Key or APIKey.Reveal.
 type Config struct {
-	APIKey    Secret
-	BaseURL   string // without a trailing slash or /v1
+	APIKey Secret
+	// BaseURL is the endpoint, without a trailing slash or /v1. When the
+	// source that decides it gave an invalid value, BaseURL holds that
+	// value as it may be shown and BaseURLError says why: nothing may be
+	// sent then, to this URL, the default or its fallback.
+	BaseURL   string
 	Model     string // for edits
 	FastModel string // for explanations
 	CacheTTL  string // "5m" or "1h"
@@ -242,6 +247,7 @@ type Config struct {
 	// Completion tunes inline completion.
 	Completion Completion
 
+	baseURLErr *Problem          // see BaseURLError
 	effort     map[string]Effort // action name or "default"
 	maxTokens  map[string]int    // action name or "default"
 	actions    []actionDef       // user-defined, in definition order
@@ -299,10 +305,41 @@ func (c Config) Key() (string, error) {
 
 // FallbackURL returns the endpoint to retry on after a 5xx from BaseURL:
 // DefaultFallbackURL when BaseURL is the default endpoint, and "" when the
-// user chose another endpoint (there is then no fallback).
+// user chose another endpoint (there is then no fallback) or when BaseURL
+// is invalid (BaseURLError).
 func (c Config) FallbackURL() string {
+	if c.baseURLErr != nil {
+		return ""
+	}
 	return model.FallbackFor(c.BaseURL)
 }
+
+// ErrInvalidBaseURL is wrapped by the error of BaseURLError.
+var ErrInvalidBaseURL = errors.New("invalid baseURL")
+
+// BaseURLError returns nil when BaseURL may be used, and otherwise an error
+// (wrapping ErrInvalidBaseURL) naming the invalid value, the source that
+// gave it and what is wrong. The source with the highest precedence that
+// sets baseURL decides it, valid or not: an invalid value is never replaced
+// by a lower source's or the default, so that code and key are not sent to
+// a host the user did not choose. Every caller that sends a request checks
+// it first.
+func (c Config) BaseURLError() error {
+	if c.baseURLErr == nil {
+		return nil
+	}
+	return baseURLError{c.baseURLErr}
+}
+
+// baseURLError is BaseURLError's error.
+type baseURLError struct{ p *Problem }
+
+func (e baseURLError) Error() string {
+	return fmt.Sprintf("nothing was sent: the baseURL from %s cannot be used: %s (fix it, or remove it for the default endpoint)",
+		e.p.Source, e.p.Message)
+}
+
+func (e baseURLError) Is(target error) bool { return target == ErrInvalidBaseURL }
 
 // CacheTTLDuration returns CacheTTL as a duration (5m or 1h). It is the
 // one reading of the setting: the request's prompt_cache_options.ttl and the

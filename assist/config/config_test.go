@@ -339,8 +339,16 @@ func TestInvalidValues(t *testing.T) {
 					t.Errorf("error %q echoes a secret", msgs[0])
 				}
 			}
-			if got.Redacted() != good.Redacted() || got.APIKey != good.APIKey {
+			// A refused section keeps its last good values, all but the
+			// endpoint: an invalid baseURL stops every request (#21.1).
+			if withoutEndpoint(got.Redacted()) != withoutEndpoint(good.Redacted()) || got.APIKey != good.APIKey {
 				t.Errorf("configuration changed after an invalid editor section:\n%s\nwant\n%s", got.Redacted(), good.Redacted())
+			}
+			if bad := strings.HasPrefix(tt.name, "baseURL"); bad != (got.BaseURLError() != nil) {
+				t.Errorf("BaseURLError() = %v after %s", got.BaseURLError(), tt.raw)
+			}
+			if strings.Contains(got.Redacted(), "hunter2") {
+				t.Errorf("the configuration shows a password:\n%s", got.Redacted())
 			}
 		})
 	}
@@ -435,6 +443,9 @@ func TestWorkspaceFileLastGood(t *testing.T) {
 	}
 }
 
+// TestEnvInvalidVariableIgnored: an empty variable is unset; an invalid
+// KIMI_BASE_URL is not replaced by the default endpoint (#21.1): the
+// configuration says why nothing may be sent.
 func TestEnvInvalidVariableIgnored(t *testing.T) {
 	c, errs := Load(envOf(map[string]string{
 		"KIMI_API_KEY":  testKey,
@@ -444,9 +455,23 @@ func TestEnvInvalidVariableIgnored(t *testing.T) {
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "KIMI_BASE_URL: baseURL: ") {
 		t.Fatalf("errs = %v", errs)
 	}
-	if c.APIKey.Reveal() != testKey || c.BaseURL != DefaultBaseURL || c.Model != DefaultModel {
+	if c.APIKey.Reveal() != testKey || c.BaseURL == DefaultBaseURL || c.Model != DefaultModel {
 		t.Errorf("key %v baseURL %q model %q", c.APIKey, c.BaseURL, c.Model)
 	}
+	if err := c.BaseURLError(); err == nil || !strings.Contains(err.Error(), `"not a url"`) || !strings.Contains(err.Error(), "KIMI_BASE_URL") {
+		t.Errorf("BaseURLError() = %v", err)
+	}
+}
+
+// withoutEndpoint drops the baseURL lines of a Redacted listing.
+func withoutEndpoint(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "baseURL") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func TestSyntaxErrors(t *testing.T) {

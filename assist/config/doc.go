@@ -23,7 +23,11 @@
 // the editor falls back to the lower sources). A source with errors is not
 // applied; the Config keeps that source's previous good layer, and every
 // problem is returned as a *Problem naming the source, the key and the
-// accepted values. Warnings (unknown keys, keys a workspace file may not
+// accepted values. The endpoint is the exception: the highest source that
+// sets baseURL decides it even when that source is refused, so that an
+// invalid value (Config.BaseURLError), or a file that sets baseURL but is
+// not valid TOML, stops every request instead of leaving your code and key
+// to a lower source's endpoint or the default one. Warnings (unknown keys, keys a workspace file may not
 // set) do not stop the rest of the source from applying.
 //
 // A workspace file is checked into a repository that the user may have just
@@ -91,6 +95,16 @@
 // The prices of kimi-k3.1-pro's input and cache are the provider's; the
 // output price (8.00) and the other models' prices are assumptions, to be
 // corrected in configuration.
+//
+// # Text from a repository
+//
+// Action titles and every problem message (which may quote a key or a
+// value of a repository's file) are shown on one line without escape
+// sequences, control, format or bidirectional-control characters: an
+// escape sequence goes as a whole (ESC [ … final byte, ESC ] … BEL or
+// ESC \, and their C1 forms), format characters (Cf, U+202A–U+202E,
+// U+2066–U+2069, U+200E, U+200F, U+061C among them) are removed, other
+// controls become a space. Model names refuse such characters.
 //
 // # Secrets
 //

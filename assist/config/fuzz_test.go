@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 var editorSeeds = []string{
@@ -22,7 +23,8 @@ var editorSeeds = []string{
 
 // FuzzWithEditor feeds arbitrary editor settings: no panic; an accepted
 // section yields a printable configuration; a refused one leaves the
-// configuration as it was; no message ever quotes the API key.
+// configuration as it was, but for the endpoint (an invalid baseURL stops
+// every request); no message ever quotes the API key.
 func FuzzWithEditor(f *testing.F) {
 	for _, s := range editorSeeds {
 		f.Add([]byte(s))
@@ -31,7 +33,7 @@ func FuzzWithEditor(f *testing.F) {
 	baseText := base.Redacted()
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		c, errs := base.WithEditor(raw)
-		if HasErrors(errs) && c.Redacted() != baseText {
+		if HasErrors(errs) && withoutEndpoint(c.Redacted()) != withoutEndpoint(baseText) {
 			t.Fatalf("a refused section changed the configuration")
 		}
 		_ = c.Sources()
@@ -86,6 +88,11 @@ func FuzzWorkspaceFile(f *testing.F) {
 	base := Default()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, errs := parseTOML(data, Source{Kind: FromWorkspaceFile, Name: "/ws/" + WorkspaceFileName})
+		for _, err := range errs {
+			if !isClean(err.Error()) {
+				t.Fatalf("message %q holds a control or format character", err.Error())
+			}
+		}
 		if HasErrors(errs) || l == nil {
 			return
 		}
@@ -98,6 +105,34 @@ func FuzzWorkspaceFile(f *testing.F) {
 		if c.APIKey.IsSet() || c.BaseURL != DefaultBaseURL || c.WebSearch {
 			t.Fatalf("workspace file changed a refused key")
 		}
+		for _, a := range c.Actions() {
+			if !isClean(a.Title) {
+				t.Fatalf("title %q holds a control or format character", a.Title)
+			}
+		}
 		_ = c.Redacted()
+	})
+}
+
+// isClean reports whether s holds no control or format character.
+func isClean(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) })
+}
+
+// FuzzCleanText: the result holds no control or format character, no
+// ESC-less remains of a sequence that had an ESC, and cleaning it again
+// changes nothing.
+func FuzzCleanText(f *testing.F) {
+	for _, s := range []string{"\x1b[31mred\x1b[0m", "\x1b]8;;x\x07l\x1b]8;;\x07", "a\u202eb", "\u009b1mx", "a\nb", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := cleanText(s)
+		if !isClean(c) {
+			t.Fatalf("cleanText(%q) = %q holds a control or format character", s, c)
+		}
+		if again := cleanText(c); again != c {
+			t.Fatalf("cleanText is not idempotent on %q: %q then %q", s, c, again)
+		}
 	})
 }

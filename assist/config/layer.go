@@ -28,7 +28,12 @@ type layer struct {
 
 	apiKey                                     *Secret
 	baseURL, model, fastModel, cacheTTL, level *string
-	waitTimeout                                *time.Duration
+	// baseURLErr is set when the source gives a baseURL that cannot be
+	// used: baseURL then holds the value as it may be shown. It stands at
+	// the source's precedence (see endpointOf): nothing is sent anywhere
+	// until it is fixed.
+	baseURLErr  *Problem
+	waitTimeout *time.Duration
 
 	effort    map[string]Effort
 	effortAll bool // a single value: replaces every entry of lower sources
@@ -99,6 +104,12 @@ func (p *parser) warn(key, format string, args ...any) {
 	p.probs = append(p.probs, &Problem{Source: p.src, Key: key, Message: fmt.Sprintf(format, args...), Warning: true})
 }
 
+// drop reports an action left out while the rest of the source applies
+// (a warning shown to the user, Problem.Dropped).
+func (p *parser) drop(key, format string, args ...any) {
+	p.probs = append(p.probs, &Problem{Source: p.src, Key: key, Message: fmt.Sprintf(format, args...), Warning: true, Dropped: true})
+}
+
 // parseSection turns a decoded "kimi" section (from TOML or JSON) into a
 // layer. It reports every problem it finds, not just the first.
 func parseSection(m map[string]any, src Source) (*layer, []error) {
@@ -127,6 +138,9 @@ func parseSection(m map[string]any, src Source) (*layer, []error) {
 			if s, ok := p.str(k, v); ok {
 				if u, ok := p.url(k, s); ok {
 					l.baseURL = &u
+				} else if pr, ok := p.probs[len(p.probs)-1].(*Problem); ok {
+					shown := shownURL(s)
+					l.baseURL, l.baseURLErr = &shown, pr
 				}
 			}
 		case "model":
@@ -271,8 +285,10 @@ func (p *parser) modelName(key string, v any) *string {
 	if !ok {
 		return nil
 	}
-	if len(s) > 128 || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		p.fail(key, "%s is not a model name (no spaces or control characters, at most 128 bytes)", quote(s))
+	if len(s) > 128 || strings.ContainsFunc(s, func(r rune) bool {
+		return r <= ' ' || unicode.IsControl(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
+	}) {
+		p.fail(key, "%s is not a model name (no spaces, control or format characters, at most 128 bytes)", quote(s))
 		return nil
 	}
 	return &s
@@ -296,16 +312,20 @@ func (p *parser) url(key, s string) (string, bool) {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil || u.Host == "" || u.Opaque != "":
-		p.fail(key, "%s is not an absolute http or https URL such as %s", quote(s), DefaultBaseURL)
+		hint := ""
+		if !strings.Contains(s, "://") && !strings.ContainsAny(s, " \t") {
+			hint = fmt.Sprintf(" (the scheme is missing: did you mean %s?)", quote(shownURL("http://"+s)))
+		}
+		p.fail(key, "%s is not an absolute http or https URL such as %s%s", quote(shownURL(s)), DefaultBaseURL, hint)
 		return "", false
 	case u.Scheme != "https" && u.Scheme != "http":
-		p.fail(key, "scheme %s is not one of https, http", quote(u.Scheme))
+		p.fail(key, "scheme %s is not one of https, http (in %s)", quote(u.Scheme), quote(shownURL(s)))
 		return "", false
 	case u.User != nil:
 		p.fail(key, "must not contain a user name or password (value not shown); put the key in apiKey")
 		return "", false
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
-		p.fail(key, "%s must not have a query or fragment", quote(s))
+		p.fail(key, "%s must not have a query or fragment", quote(shownURL(s)))
 		return "", false
 	}
 	// The client appends /v1/chat/completions: drop a trailing slash and a
@@ -315,6 +335,15 @@ func (p *parser) url(key, s string) (string, bool) {
 	out := strings.TrimRight(u.String(), "/")
 	out = strings.TrimSuffix(out, "/v1")
 	return strings.TrimRight(out, "/"), true
+}
+
+// shownURL is a baseURL value as messages and doctor may show it: with
+// any password replaced (url.URL.Redacted).
+func shownURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
 }
 
 // The patterns are compiled on first use: compiling them (the {0,63}
@@ -365,6 +394,7 @@ func (p *parser) actions(k string, v any) []actionDef {
 		}
 		d := actionDef{src: p.src}
 		bad := false
+		tooBig := 0 // the prompt's size, when over maxTemplateBytes
 		for _, f := range sortedKeys(tbl) {
 			fk, fv := e.key+"."+f, tbl[f]
 			switch f {
@@ -382,6 +412,10 @@ func (p *parser) actions(k string, v any) []actionDef {
 				}
 			case "prompt":
 				if s, ok := p.str(fk, fv); ok {
+					if max := maxTemplateBytes(p.src); len(s) > max {
+						tooBig = len(s)
+						continue
+					}
 					if err := checkTemplate(s); err != nil {
 						p.fail(fk, "%v", err)
 						bad = true
@@ -424,6 +458,10 @@ func (p *parser) actions(k string, v any) []actionDef {
 		case !actionNameRE().MatchString(d.name):
 			p.fail(e.key+".name", "%s is not a valid action name: start with a letter or digit, then letters, digits, _ . - (at most 64)", quote(d.name))
 			continue
+		case (isBuiltin(d.name) || d.name == "default") && p.src.Kind == FromWorkspaceFile:
+			// A repository's file: that action goes, not the whole file.
+			p.drop(e.key+".name", "action ignored: %s is a built-in name (explain, fix, rewrite, document, tests, default), which a workspace file cannot reuse", quote(d.name))
+			continue
 		case isBuiltin(d.name) || d.name == "default":
 			p.fail(e.key+".name", "%s is a built-in name (explain, fix, rewrite, document, tests, default); choose another", quote(d.name))
 			continue
@@ -432,6 +470,12 @@ func (p *parser) actions(k string, v any) []actionDef {
 			continue
 		}
 		seen[d.name] = e.key
+		if tooBig > 0 {
+			max := maxTemplateBytes(p.src)
+			p.drop(e.key+".prompt", "action %s ignored: its prompt template is %d bytes, over the cap of %d KiB (%d bytes) for %s (a template is sent with every run)",
+				quote(d.name), tooBig, max>>10, max, templateCapFor(p.src))
+			continue
+		}
 		if d.prompt == "" && !bad {
 			p.fail(e.key+".prompt", "missing: a user-defined action needs a prompt template (placeholders: %s)", placeholderList())
 			bad = true
@@ -449,7 +493,7 @@ func (p *parser) actions(k string, v any) []actionDef {
 		d.title = cleanTitle(d.title)
 		if p.src.Kind == FromWorkspaceFile {
 			if b, ok := builtinLike(d.title); ok {
-				p.warn(e.key+".title", "action ignored: %s reads as the built-in action %s, and a workspace file cannot reuse a built-in's name or title", quote(d.title), quote(b))
+				p.drop(e.key+".title", "action %s ignored: its title %s reads as the built-in action %s, and a workspace file cannot reuse a built-in's name or title", quote(d.name), quote(d.title), quote(b))
 				continue
 			}
 		}
@@ -464,14 +508,41 @@ func (p *parser) actions(k string, v any) []actionDef {
 	return out
 }
 
+// Caps on an action's prompt template, which is sent with every run of the
+// action: a repository's file may not make each run cost hundreds of
+// thousands of tokens unannounced.
+const (
+	// MaxWorkspaceTemplateBytes caps a template from a workspace file
+	// (.kimi-lsp.toml): 16 KiB, about 4,000 tokens.
+	MaxWorkspaceTemplateBytes = 16 << 10
+	// MaxTemplateBytes caps a template from the user file or the editor's
+	// settings: 64 KiB.
+	MaxTemplateBytes = 64 << 10
+)
+
+func maxTemplateBytes(src Source) int {
+	if src.Kind == FromWorkspaceFile {
+		return MaxWorkspaceTemplateBytes
+	}
+	return MaxTemplateBytes
+}
+
+func templateCapFor(src Source) string {
+	if src.Kind == FromWorkspaceFile {
+		return "an action from a workspace file"
+	}
+	return "an action"
+}
+
 // maxTitleRunes bounds an action's title in the menu.
 const maxTitleRunes = 80
 
-// cleanTitle makes a title safe to show in a one-line menu: control
+// cleanTitle makes a title safe to show in a one-line menu: escape
+// sequences, format and bidirectional-control characters go, other control
 // characters (a newline could push a fake entry onto its own line) become
-// spaces, runs of spaces one, and it is cut to maxTitleRunes.
+// spaces, runs of spaces one (cleanText), and it is cut to maxTitleRunes.
 func cleanTitle(t string) string {
-	t = strings.Join(strings.FieldsFunc(t, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	t = cleanText(t)
 	if utf8.RuneCountInString(t) > maxTitleRunes {
 		t = string([]rune(t)[:maxTitleRunes-1]) + "…"
 	}

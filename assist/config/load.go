@@ -8,8 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -97,13 +99,33 @@ func (c Config) WithUserFile(path string) (Config, []error) {
 	}
 	src := Source{Kind: FromUserFile, Name: path}
 	l, errs := readTOML(path, src)
-	if HasErrors(errs) {
-		return c.keep(errs)
-	}
 	st := c.stack
+	if HasErrors(errs) {
+		if l == nil || l.baseURL == nil {
+			return c.keep(errs)
+		}
+		l = endpointOf(st.user, l)
+	}
 	st.user = l
 	n, w := build(st, l)
 	return n, c.redact(append(errs, w...))
+}
+
+// endpointOf is the layer kept for a refused source (one with errors)
+// whose new text sets baseURL: its previous good layer (old, nil for none)
+// with the new baseURL, valid or not. A refused source keeps its last good
+// values, but not its last endpoint: the endpoint it names now is the one
+// the user chose, and an invalid one stops every request (BaseURLError)
+// instead of letting a lower source's or the default endpoint receive the
+// code and the key.
+func endpointOf(old, parsed *layer) *layer {
+	n := &layer{src: parsed.src}
+	if old != nil {
+		cp := *old
+		n = &cp
+	}
+	n.baseURL, n.baseURLErr = parsed.baseURL, parsed.baseURLErr
+	return n
 }
 
 // WithWorkspaceFiles returns c with its workspace sources replaced by the
@@ -153,7 +175,9 @@ func (c Config) WithEnv(env func(string) string) (Config, []error) {
 		}
 		l, perrs := parseSection(map[string]any{v.key: val}, Source{Kind: FromEnv, Name: v.name})
 		errs = append(errs, perrs...)
-		if !HasErrors(perrs) {
+		// An invalid KIMI_BASE_URL is kept as such (BaseURLError): it
+		// must not leave the requests to the default endpoint.
+		if !HasErrors(perrs) || l.baseURLErr != nil {
 			ls = append(ls, l)
 		}
 	}
@@ -195,10 +219,17 @@ func (c Config) withEditor(raw json.RawMessage, init bool) (Config, []error) {
 		return c.keep([]error{&Problem{Source: src, Message: err.Error()}})
 	}
 	l, errs := parseSection(m, src)
-	if HasErrors(errs) {
-		return c.keep(errs)
-	}
 	st := c.stack
+	if HasErrors(errs) {
+		if l.baseURL == nil {
+			return c.keep(errs)
+		}
+		old := st.editor
+		if init {
+			old = st.init
+		}
+		l = endpointOf(old, l)
+	}
 	if init {
 		st.init = l
 	} else {
@@ -268,12 +299,39 @@ func readError(path string, err error) string {
 func parseTOML(data []byte, src Source) (*layer, []error) {
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
-		return nil, []error{&Problem{Source: src, Message: tomlError(data, err)}}
+		pr := &Problem{Source: src, Message: tomlError(data, err)}
+		if src.Kind == FromWorkspaceFile {
+			return nil, []error{pr} // it may not set baseURL anyway
+		}
+		return unreadEndpoint(data, pr), []error{pr}
 	}
 	if k, ok := m["kimi"].(map[string]any); ok && len(m) == 1 {
 		m = k
 	}
 	return parseSection(m, src)
+}
+
+// baseURLLine matches a line that sets baseURL.
+// (compiled on first use, as the parser's patterns).
+var baseURLLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*(?:kimi\.)?"?baseURL"?[ \t]*=[ \t]*(.*)$`)
+})
+
+// unreadEndpoint returns, for a file that is not valid TOML but has a line
+// setting baseURL, a layer holding only that endpoint, invalid (pr says
+// why): the user chose an endpoint that cannot be read, so nothing may go
+// to the default one. It returns nil when no line sets baseURL.
+func unreadEndpoint(data []byte, pr *Problem) *layer {
+	m := baseURLLine().FindSubmatch(data)
+	if m == nil {
+		return nil
+	}
+	shown := shownURL(strings.Trim(strings.TrimSpace(string(m[1])), `"'`))
+	if strings.Contains(strings.ToLower(shown), "apikey") || shown == "" {
+		shown = "(unreadable)"
+	}
+	return &layer{src: pr.Source, baseURL: &shown, baseURLErr: &Problem{Source: pr.Source, Key: "baseURL",
+		Message: "the file sets it but is not valid TOML, so it was not read"}}
 }
 
 // tomlError formats a TOML syntax error as "line L, column C: message". The
@@ -407,7 +465,10 @@ func (c *Config) apply(l *layer) {
 			set(key)
 		}
 	}
-	str(&c.BaseURL, l.baseURL, "baseURL")
+	if l.baseURL != nil {
+		c.BaseURL, c.baseURLErr = *l.baseURL, l.baseURLErr
+		set("baseURL")
+	}
 	str(&c.Model, l.model, "model")
 	str(&c.FastModel, l.fastModel, "fastModel")
 	str(&c.CacheTTL, l.cacheTTL, "cacheTTL")

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
@@ -93,9 +94,15 @@ type Problem struct {
 	Key     string // dotted key, or "" for a problem with the whole source (syntax)
 	Message string // names the accepted values where there is a fixed set
 	Warning bool
+	// Dropped marks a warning that something the user will miss was left
+	// out (an action ignored): unlike other warnings it is shown to the
+	// user, not only logged.
+	Dropped bool
 }
 
-// Error formats the problem as "SOURCE: KEY: MESSAGE".
+// Error formats the problem as "SOURCE: KEY: MESSAGE", on one line
+// without escape sequences, control or format characters (cleanText): a
+// key or a value may come from a repository's file.
 func (p *Problem) Error() string {
 	s := p.Source.String() + ": "
 	if p.Warning {
@@ -104,7 +111,14 @@ func (p *Problem) Error() string {
 	if p.Key != "" {
 		s += p.Key + ": "
 	}
-	return s + p.Message
+	return cleanText(s + p.Message)
+}
+
+// IsDropped reports whether err is a warning that something was left
+// out (Problem.Dropped): the editor shows it as it shows errors.
+func IsDropped(err error) bool {
+	var p *Problem
+	return errors.As(err, &p) && p.Warning && p.Dropped
 }
 
 // IsWarning reports whether err is a *Problem that did not stop its source
@@ -123,4 +137,76 @@ func HasErrors(errs []error) bool {
 		}
 	}
 	return false
+}
+
+// Report words problems for the user: one line per source with errors or
+// with something dropped (Problem.Dropped), each problem once, and after a
+// source's errors what they cost: a file with an error (a value out of
+// range, a TOML syntax error) is ignored as a whole, an environment
+// variable alone, the editor's settings as a whole (their previous good
+// values stay). Other warnings (unknown keys and the like) are left to the
+// log. The lines hold no control or format characters.
+func Report(errs []error) []string {
+	type group struct {
+		src    Source
+		parts  []string
+		failed bool
+	}
+	var groups []*group
+	for _, err := range errs {
+		var p *Problem
+		if !errors.As(err, &p) {
+			groups = append(groups, &group{parts: []string{cleanText(err.Error())}})
+			continue
+		}
+		if p.Warning && !p.Dropped {
+			continue
+		}
+		var g *group
+		for _, x := range groups {
+			if x.src == p.Source && x.parts != nil {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{src: p.Source}
+			groups = append(groups, g)
+		}
+		part := p.Message
+		if p.Key != "" {
+			part = p.Key + ": " + part
+		}
+		g.parts = append(g.parts, part)
+		g.failed = g.failed || !p.Warning
+	}
+	var out []string
+	for _, g := range groups {
+		line := strings.Join(g.parts, "; ")
+		if g.src != (Source{}) {
+			line = g.src.String() + ": " + line
+		}
+		if g.failed {
+			line += " (" + g.src.cost() + ")"
+		}
+		out = append(out, cleanText(line))
+	}
+	return out
+}
+
+// cost says what an error in the source cost.
+func (s Source) cost() string {
+	switch s.Kind {
+	case FromUserFile:
+		return "so the whole file was ignored until it is fixed; only a baseURL in it still decides where requests go"
+	case FromWorkspaceFile:
+		return "so the whole file was ignored; the values it gave before, if any, stay in use until it is fixed"
+	case FromEnv:
+		if s.Name == "KIMI_BASE_URL" {
+			return "nothing is sent until it is fixed, unless the editor settings set baseURL"
+		}
+		return "so " + s.Name + " was ignored"
+	case FromEditor:
+		return "so these settings were ignored; the previous ones stay in use until they are fixed"
+	}
+	return "ignored"
 }

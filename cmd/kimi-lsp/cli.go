@@ -27,22 +27,36 @@ import (
 	"golang.org/x/term"
 )
 
+// doctorFlags are the values doctor's flags parse into.
+type doctorFlags struct {
+	log            logFlags
+	stats, offline *bool
+	timeout        *time.Duration
+}
+
+// newDoctorFlags returns doctor's flag set and the values it fills.
+func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
+	fs := newFlagSet("doctor", stderr)
+	f := new(doctorFlags)
+	f.log.register(fs)
+	f.stats = fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
+	f.timeout = fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
+	f.offline = fs.Bool("offline", false, "skip the endpoint check")
+	return fs, f
+}
+
 // cmdDoctor prints the effective configuration with the source of every
 // value (the key redacted) and checks the endpoint with a tiny request.
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := newFlagSet("doctor", stderr)
-	var lf logFlags
-	lf.register(fs)
-	stats := fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
-	timeout := fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
-	offline := fs.Bool("offline", false, "skip the endpoint check")
+	fs, f := newDoctorFlags(stderr)
+	lf, stats, timeout, offline := &f.log, f.stats, f.timeout, f.offline
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
 	if lf.level == "" {
 		lf.level = "error"
 	}
-	env, err := setup(&lf, stderr, getenv)
+	env, err := setup(lf, stderr, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
@@ -54,10 +68,15 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
-	if _, errs := config.Load(getenv, config.UserFilePath(getenv)); len(errs) > 0 {
+	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")
+		for _, line := range config.Report(errs) {
+			fmt.Fprintf(stdout, "  %s\n", line)
+		}
 		for _, e := range errs {
-			fmt.Fprintf(stdout, "  %s\n", e)
+			if config.IsWarning(e) && !config.IsDropped(e) {
+				fmt.Fprintf(stdout, "  %s\n", e)
+			}
 		}
 	}
 	code := 0
@@ -68,13 +87,17 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return code
 	}
 	fmt.Fprintf(stdout, "\nEndpoint %s:\n", cfg.BaseURL)
+	if err := cfg.BaseURLError(); err != nil {
+		fmt.Fprintf(stdout, "  not checked: %v\n", err)
+		return 1
+	}
 	key, err := cfg.Key()
 	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
 		fmt.Fprintf(stdout, "  not checked: %v\n", err)
 		return 1
 	}
 	baseFrom, keyFrom := assist.EndpointSources(cfg)
-	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, Logger: env.log, MaxAttempts: 1,
+	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1,
 		BaseURLSource: baseFrom, APIKeySource: keyFrom})
 	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.String))
 	return code
@@ -268,7 +291,7 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 	if err != nil {
 		return fail(err)
 	}
-	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log})
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP})
 	if err != nil {
 		return fail(err)
 	}
@@ -322,30 +345,56 @@ func isTerminal(stream any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// explainFlags are the values explain's flags parse into.
+type explainFlags struct {
+	log             logFlags
+	question, model *string
+}
+
+// newExplainFlags returns explain's flag set and the values it fills.
+func newExplainFlags(stderr io.Writer) (*flag.FlagSet, *explainFlags) {
+	fs := newFlagSet("explain", stderr)
+	f := new(explainFlags)
+	f.log.register(fs)
+	f.question = fs.String("m", "", "a `question` about the code (optional)")
+	f.model = modelFlag(fs)
+	return fs, f
+}
+
 // cmdExplain streams an explanation of a file or line range to stdout.
 func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := newFlagSet("explain", stderr)
-	var lf logFlags
-	lf.register(fs)
-	question := fs.String("m", "", "a `question` about the code (optional)")
-	model := modelFlag(fs)
+	fs, f := newExplainFlags(stderr)
 	pos, code, ok := parseFlags(fs, args, stdout, 1)
 	if !ok {
 		return code
 	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], config.ActionExplain, *question, *model, false)
+	return runCLI(ctx, &f.log, stdout, stderr, getenv, pos[0], config.ActionExplain, *f.question, *f.model, false)
+}
+
+// editFlags are the values edit's flags parse into.
+type editFlags struct {
+	log                        logFlags
+	instruction, action, model *string
+	write                      *bool
+}
+
+// newEditFlags returns edit's flag set and the values it fills.
+func newEditFlags(stderr io.Writer) (*flag.FlagSet, *editFlags) {
+	fs := newFlagSet("edit", stderr)
+	f := new(editFlags)
+	f.log.register(fs)
+	f.instruction = fs.String("m", "", "the `instruction` (required for rewrite, the default action)")
+	f.write = fs.Bool("write", false, "write the edit to the files (else only print the diff)")
+	f.action = fs.String("action", config.ActionRewrite, "the action `NAME`: rewrite, fix, document, tests or one defined in the configuration")
+	f.model = modelFlag(fs)
+	return fs, f
 }
 
 // cmdEdit asks for an edit and prints it as a unified diff; --write writes
 // it.
 func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := newFlagSet("edit", stderr)
-	var lf logFlags
-	lf.register(fs)
-	instruction := fs.String("m", "", "the `instruction` (required for rewrite, the default action)")
-	write := fs.Bool("write", false, "write the edit to the files (else only print the diff)")
-	action := fs.String("action", config.ActionRewrite, "the action `NAME`: rewrite, fix, document, tests or one defined in the configuration")
-	model := modelFlag(fs)
+	fs, f := newEditFlags(stderr)
+	lf, instruction, write, action, model := &f.log, f.instruction, f.write, f.action, f.model
 	pos, code, ok := parseFlags(fs, args, stdout, 1)
 	if !ok {
 		return code
@@ -355,7 +404,7 @@ func cmdEdit(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stderr, "Usage: kimi-lsp edit FILE[:START[-END]] -m \"instruction\" [--write] [--action NAME]\n")
 		return 2
 	}
-	return runCLI(ctx, &lf, stdout, stderr, getenv, pos[0], *action, *instruction, *model, *write)
+	return runCLI(ctx, lf, stdout, stderr, getenv, pos[0], *action, *instruction, *model, *write)
 }
 
 // modelFlag registers --model, the model that answers one run.
@@ -374,6 +423,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 2
 	}
 	defer env.close()
+	env.logProblems()
 	if model != "" {
 		env.cfg.Model, env.cfg.FastModel = model, model
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -49,12 +50,19 @@ func parseLevel(s string) (slog.Level, error) {
 	return l, nil
 }
 
-func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+// newServeFlags returns serve's flag set and the logging flags it fills
+// (its other flags are accepted and ignored).
+func newServeFlags(stderr io.Writer) (*flag.FlagSet, *logFlags) {
 	fs := newFlagSet("serve", stderr)
-	var lf logFlags
+	lf := new(logFlags)
 	lf.register(fs)
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because VS Code passes it)")
 	fs.Int("clientProcessId", 0, "the editor's `PID`, ignored: kimi-lsp takes it from initialize")
+	return fs, lf
+}
+
+func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs, lf := newServeFlags(stderr)
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
@@ -63,7 +71,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		// typed LSP frames, so say what this mode is for.
 		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C quits, "kimi-lsp help" lists every command)`)
 	}
-	env, err := setup(&lf, stderr, getenv)
+	env, err := setup(lf, stderr, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
@@ -73,13 +81,20 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	v := version()
 	env.log.Info("kimi-lsp starting", "version", v, "pid", os.Getpid())
 	return lsp.Serve(ctx, stdin, stdout, lsp.Options{
-		Version:  v,
-		Logger:   env.log,
-		Config:   env.cfg,
-		OnConfig: env.onConfig,
-		Redact:   env.redactor.String,
+		Version:        v,
+		Logger:         env.log,
+		Config:         env.cfg,
+		ConfigProblems: env.problems,
+		OnConfig:       env.onConfig,
+		Redact:         env.redactor.String,
+		HTTPClient:     modelHTTP,
 	})
 }
+
+// modelHTTP carries the model requests of every command. It is nil in the
+// program (the model package's own client); this package's tests set it to
+// a transport that records what would leave the machine.
+var modelHTTP *http.Client
 
 // runEnv is what every subcommand starts from: the configuration from
 // defaults, the user file and the environment, and a logger that redacts
@@ -89,6 +104,9 @@ type runEnv struct {
 	log      *slog.Logger
 	level    *slog.LevelVar
 	redactor *redact.Redactor
+	// problems are those of the configuration sources read (logProblems
+	// logs them; the server shows them to the editor).
+	problems []error
 	fixed    bool // the level was set by --log-level
 	close    func()
 
@@ -115,15 +133,22 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	}
 	cfg, errs := config.Load(getenv, config.UserFilePath(getenv))
 	e.onConfig(cfg)
-	for _, err := range errs {
-		if config.IsWarning(err) {
+	e.cfg, e.problems = cfg, errs
+	return e, nil
+}
+
+// logProblems logs the configuration's problems: the warnings that drop
+// nothing one by one, the others by source with what they cost
+// (config.Report).
+func (e *runEnv) logProblems() {
+	for _, err := range e.problems {
+		if config.IsWarning(err) && !config.IsDropped(err) {
 			e.log.Warn("configuration", "problem", err.Error())
-		} else {
-			e.log.Error("configuration (the defaults stay in use for this value)", "problem", err.Error())
 		}
 	}
-	e.cfg = cfg
-	return e, nil
+	for _, line := range config.Report(e.problems) {
+		e.log.Error("configuration", "problem", line)
+	}
 }
 
 // onConfig keeps the redactor and the log level in step with the

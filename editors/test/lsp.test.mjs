@@ -242,7 +242,7 @@ test('explain: code action offered, progress streams, explanation opened with sh
     for (const k of ['cachedTokens', 'cacheWriteTokens', 'hitRatio']) {
       assert.equal(typeof stats[k], 'number', `kimi.stats has ${k}: ${JSON.stringify(stats)}`);
     }
-    // DESIGN.md names it cost; kimi-lsp sends costUSD. The clients read either.
+    // editors/README.md names it cost; kimi-lsp sends it as cost and costUSD. The clients read either.
     assert.equal(typeof (stats.cost ?? stats.costUSD), 'number', `kimi.stats has a cost: ${JSON.stringify(stats)}`);
   });
 });
@@ -290,5 +290,15 @@ test('a client without progress or showDocument still gets the whole explanation
     );
     assert.ok(msg.params.message.includes('which is `-1` today'), 'the whole text, not a tail');
     assert.equal(client.events.filter((e) => e.kind === 'progress').length, 0, 'no $/progress to a client without support');
+    // The job has written everything once kimi.stats lists it no more.
+    await waitFor(
+      async () => ((await client.conn.sendRequest('workspace/executeCommand', { command: 'kimi.stats' })).jobs ?? []).length === 0,
+      60000,
+      'the job to end',
+    );
+    const after = client.events.slice(client.events.indexOf(msg) + 1);
+    assert.deepEqual(after.filter((e) => e.kind === 'showMessage'), [], 'nothing shown over the explanation');
+    const logs = client.events.filter((e) => e.kind === 'logMessage');
+    assert.ok(logs.length <= 2, `at most 2 log lines for one explain, got ${logs.length}`);
   });
 });

@@ -9,11 +9,14 @@
 ;; that the README's hook starts eglot, and plays one scenario through
 ;; eglot's own commands:
 ;;
-;;   explain     M-x eglot-code-actions on a region, pick Kimi: Explain: the
-;;               start notice, then the whole explanation as eglot's last
-;;               message (nothing shown over it), at most 2 log lines
-;;   fix         the same with Kimi: Fix: eglot asks, applies the edit to the
-;;               buffer (not the file), one undo restores the text
+;;   explain     M-x eglot-code-actions on a region, pick Kimi: Explain: for
+;;               eglot 1.9 (no progress, no showDocument) the start notice,
+;;               then the whole explanation as eglot's last message (nothing
+;;               shown over it); at most 2 log lines. An eglot that declares
+;;               progress or showDocument is held to what it declared (not
+;;               run here: Debian 12 has 1.9).
+;;   fix         the same with Kimi: Fix: eglot asks (1.9's default), applies
+;;               the edit to the buffer (not the file), one undo restores it
 ;;   completion  type, M-x completion-at-point: Kimi's one item is offered and
 ;;               completes the line as the stand-in wrote it
 ;;
@@ -49,8 +52,10 @@
       (accept-process-output nil 0.05))
     (or (funcall pred) (kimi-fail "timed out waiting for %s" what))))
 
-;; A loaded machine answers slowly; eglot's own default is 10 s.
-(setq jsonrpc-default-request-timeout 120)
+;; A loaded machine answers slowly: eglot's defaults are 10 s for a
+;; request and 30 s to connect.
+(setq jsonrpc-default-request-timeout 120
+      eglot-connect-timeout 120)
 
 (advice-add 'eglot--message :before
             (lambda (fmt &rest args) (push (apply #'format fmt args) kimi-shown)))
@@ -132,25 +137,43 @@ leaves the list)."
   (let ((original (buffer-string)))
     (pcase kimi-scenario
       ("explain"
-       (let ((offered (apply #'kimi-code-action "Kimi: Explain" (kimi-region 3 5))))
-         (kimi-ok "code actions offered: %S" offered))
-       (kimi-wait "the explanation in a window/showMessage"
-                  (lambda () (seq-find #'kimi-explanation-p kimi-shown)))
-       (kimi-jobs-done)
-       (let* ((reports (seq-filter (lambda (m) (string-prefix-p "Server reports" m)) kimi-shown))
-              (logs (seq-count (lambda (n) (eq (car n) 'window/logMessage)) kimi-notes)))
-         (unless (kimi-explanation-p (car reports))
-           (kimi-fail "the last message eglot showed is not the explanation: %S" (car reports)))
-         (unless (string-match-p "Server reports (type=3): Kimi: Explain — greet\\.sh\n" (car reports))
-           (kimi-fail "the explanation does not name its file: %S" (car reports)))
-         (unless (seq-find (lambda (m) (string-match-p "Kimi: Explain: asking " m)) reports)
-           (kimi-fail "no start notice among %S" reports))
-         (when (> logs 2)
-           (kimi-fail "%d window/logMessage for one explain, want at most 2" logs))
-         (when (assq '$/progress kimi-notes)
-           (kimi-fail "$/progress sent to eglot 1.9, which declares no progress support"))
-         (kimi-ok "start notice, then the explanation last (%d messages shown, %d log lines)"
-                  (length reports) logs)))
+       ;; What this eglot declares decides how the answer comes: eglot 1.9
+       ;; declares no window capability (message path); a newer one may
+       ;; declare progress and showDocument.
+       (let* ((window (plist-get (eglot-client-capabilities (kimi-server)) :window))
+              (progress (eq (plist-get window :workDoneProgress) t))
+              (show-document (eq (plist-get (plist-get window :showDocument) :support) t)))
+         (let ((offered (apply #'kimi-code-action "Kimi: Explain" (kimi-region 3 5))))
+           (kimi-ok "code actions offered: %S" offered))
+         (if show-document
+             (kimi-wait "the explanation opened through window/showDocument"
+                        (lambda ()
+                          (seq-find (lambda (b)
+                                      (and (string-suffix-p ".md" (or (buffer-file-name b) ""))
+                                           (with-current-buffer b (kimi-explanation-p (buffer-string)))))
+                                    (buffer-list))))
+           (kimi-wait "the explanation in a window/showMessage"
+                      (lambda () (seq-find #'kimi-explanation-p kimi-shown))))
+         (kimi-jobs-done)
+         (let* ((reports (seq-filter (lambda (m) (string-prefix-p "Server reports" m)) kimi-shown))
+                (logs (seq-count (lambda (n) (eq (car n) 'window/logMessage)) kimi-notes)))
+           (when (> logs 2)
+             (kimi-fail "%d window/logMessage for one explain, want at most 2" logs))
+           (unless show-document
+             (unless (kimi-explanation-p (car reports))
+               (kimi-fail "the last message eglot showed is not the explanation: %S" (car reports)))
+             (unless (string-match-p "Server reports (type=3): Kimi: Explain — greet\\.sh\n" (car reports))
+               (kimi-fail "the explanation does not name its file: %S" (car reports))))
+           (unless progress
+             (unless (seq-find (lambda (m) (string-match-p "Kimi: Explain: asking " m)) reports)
+               (kimi-fail "no start notice among %S" reports))
+             (when (assq '$/progress kimi-notes)
+               (kimi-fail "$/progress sent to an eglot that declares no progress support")))
+           (kimi-ok "%s; %d messages shown, %d log lines"
+                    (cond (show-document "explanation opened with showDocument")
+                          (progress "progress, then the explanation as the last message")
+                          (t "no progress support: start notice, then the explanation last"))
+                    (length reports) logs))))
       ("fix"
        (undo-boundary)
        (let ((offered (apply #'kimi-code-action "Kimi: Fix" (kimi-region 3 5))))
@@ -160,11 +183,15 @@ leaves the list)."
        (let ((want (replace-regexp-in-string (regexp-quote "hello $2") "hello $1" original t t)))
          (unless (equal (buffer-string) want)
            (kimi-fail "buffer after the fix:\n%s\nwant:\n%s" (buffer-string) want)))
-       (unless (and kimi-asked (string-match-p "greet\\.sh" (car kimi-asked)))
+;; eglot 1.9 asks while eglot-confirm-server-initiated-edits is
+       ;; confirm (its default); newer eglot asks only in some cases.
+       (when (and (eq eglot-confirm-server-initiated-edits 'confirm)
+                  (not (and kimi-asked (string-match-p "greet\\.sh" (car kimi-asked)))))
          (kimi-fail "eglot did not ask before editing: %S" kimi-asked))
        (unless (equal (with-temp-buffer (insert-file-contents file) (buffer-string)) original)
          (kimi-fail "the file on disk changed before a save"))
-       (kimi-ok "eglot asked, the buffer holds the fix, the file is unchanged")
+       (kimi-ok "%s, the buffer holds the fix, the file is unchanged"
+                (if kimi-asked "eglot asked" "eglot did not ask"))
        ;; The command loop ends the command: one boundary, then C-/ once.
        (undo-boundary)
        (let ((last-command nil)) (undo))

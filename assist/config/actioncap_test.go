@@ -1,0 +1,93 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// actionTOML is one [[actions]] entry with the given name and prompt.
+func actionTOML(name, prompt string) string {
+	return "[[actions]]\nname = " + strconv.Quote(name) + "\nresult = \"explain\"\nprompt = " + strconv.Quote(prompt) + "\n"
+}
+
+// TestTemplateCap (#21.6): a workspace file's template over 16 KiB, or a
+// user file's over 64 KiB, drops that action with a message naming it,
+// the size and the cap; the file's other actions stay.
+func TestTemplateCap(t *testing.T) {
+	dir := t.TempDir()
+	at := func(n int) string { return "{{selection}}" + strings.Repeat("x", n-len("{{selection}}")) }
+	ws := writeFile(t, dir, ".kimi-lsp.toml", actionTOML("huge", at(MaxWorkspaceTemplateBytes+1))+actionTOML("edge", at(MaxWorkspaceTemplateBytes))+
+		"[context]\nmaxTokens = 2000\n")
+	c, errs := Default().WithWorkspaceFiles(ws)
+	if _, ok := c.ActionFor("huge"); ok {
+		t.Errorf("a workspace template of %d bytes was accepted", MaxWorkspaceTemplateBytes+1)
+	}
+	if _, ok := c.ActionFor("edge"); !ok || c.Context.MaxTokens != 2000 {
+		t.Errorf("the rest of the file was not applied: edge %v, maxTokens %d (%v)", ok, c.Context.MaxTokens, errs)
+	}
+	if HasErrors(errs) || len(errs) != 1 || !IsDropped(errs[0]) {
+		t.Fatalf("want one dropped-action warning, got %v", errs)
+	}
+	for _, want := range []string{`"huge"`, strconv.Itoa(MaxWorkspaceTemplateBytes + 1), "16 KiB", "workspace file"} {
+		if !strings.Contains(errs[0].Error(), want) {
+			t.Errorf("message %q does not say %s", errs[0], want)
+		}
+	}
+	user := writeFile(t, dir, "config.toml", actionTOML("big", at(MaxWorkspaceTemplateBytes+1))+actionTOML("huge", at(MaxTemplateBytes+1)))
+	c, errs = Default().WithUserFile(user)
+	if _, ok := c.ActionFor("big"); !ok {
+		t.Errorf("a user template of %d bytes was refused: %v", MaxWorkspaceTemplateBytes+1, errs)
+	}
+	if _, ok := c.ActionFor("huge"); ok || len(errs) != 1 || !strings.Contains(errs[0].Error(), "64 KiB") {
+		t.Errorf("a user template of %d bytes: accepted %v, problems %v", MaxTemplateBytes+1, ok, errs)
+	}
+}
+
+// TestWorkspaceBuiltinNameDropsOneAction (#21.9): a workspace file's
+// action named or titled like a built-in is dropped alone, with one
+// message; the file's other actions and settings apply.
+func TestWorkspaceBuiltinNameDropsOneAction(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{
+		actionTOML("fix", "Fix {{selection}}"),
+		actionTOML("default", "{{selection}}"),
+		"[[actions]]\nname = \"myfix\"\ntitle = \"Kimi: Fix\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n",
+		"[[actions]]\nname = \"myfix\"\ntitle = \"kimi - write TESTS\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n",
+	} {
+		ws := writeFile(t, dir, ".kimi-lsp.toml", actionTOML("review", "Review {{selection}}")+bad+"[context]\nmaxTokens = 3000\n")
+		c, errs := Default().WithWorkspaceFiles(ws)
+		if _, ok := c.ActionFor("review"); !ok || c.Context.MaxTokens != 3000 {
+			t.Errorf("%q dropped the rest of the file: review %v, maxTokens %d, problems %v", bad, ok, c.Context.MaxTokens, errs)
+		}
+		if _, ok := c.ActionFor("myfix"); ok {
+			t.Errorf("%q: the action titled like a built-in was kept", bad)
+		}
+		if a, _ := c.ActionFor("fix"); !a.Builtin || a.Prompt != "" {
+			t.Errorf("%q replaced the built-in fix: %+v", bad, a)
+		}
+		if HasErrors(errs) || len(errs) != 1 || !IsDropped(errs[0]) || !strings.Contains(errs[0].Error(), "action") {
+			t.Errorf("%q: want one message that the action was dropped, got %v", bad, errs)
+		}
+	}
+}
+
+// TestReport (#21.10): Report says what a problem cost: a user file with
+// an error, a syntax error above all, is ignored as a whole.
+func TestReport(t *testing.T) {
+	dir := t.TempDir()
+	_, errs := Default().WithUserFile(writeFile(t, dir, "config.toml", "model = \"m\"\ncacheTTL = 7m\n"))
+	lines := Report(errs)
+	if len(lines) != 1 || !strings.Contains(lines[0], "invalid TOML at line 2, column") || !strings.Contains(lines[0], "the whole file was ignored") {
+		t.Errorf("syntax error: %q", lines)
+	}
+	_, errs = Default().WithUserFile(writeFile(t, dir, "config.toml", "[jobs]\nmaxConcurrent = 0\nmodle = \"x\"\n"))
+	lines = Report(errs)
+	if len(lines) != 1 || !strings.Contains(lines[0], "jobs.maxConcurrent") || !strings.Contains(lines[0], "the whole file was ignored") || strings.Contains(lines[0], "modle") {
+		t.Errorf("value error: %q", lines)
+	}
+	_, errs = Load(envOf(map[string]string{"KIMI_MODEL": "a b"}), "")
+	if lines = Report(errs); len(lines) != 1 || !strings.Contains(lines[0], "so KIMI_MODEL was ignored") {
+		t.Errorf("environment: %q", lines)
+	}
+}
