@@ -478,7 +478,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		PromptCache:         model.ImplicitCache(ttlName(prompt.TTL)),
 	}
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
-	exec := tools.NewExecutor(set, e.log)
+	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out,
 		edit: a.Result == config.ResultEdit, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
 		room: windowRoom(prompt.EstimatedTokens)}
@@ -534,11 +534,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		}
 		return out, ErrNoChange
 	}
-	if sink.key != "" {
-		for _, c := range changes {
-			if strings.Contains(c.After, sink.key) && !strings.Contains(c.Before, sink.key) {
-				return out, fmt.Errorf("%w: the edit of %s writes your API key into the file", ErrKeyInEdit, c.Path)
-			}
+	for _, c := range changes {
+		if sink.holdsKey(c.After) && !sink.holdsKey(c.Before) {
+			return out, fmt.Errorf("%w: the edit of %s writes your API key into the file", ErrKeyInEdit, c.Path)
 		}
 	}
 	out.Changes = changes

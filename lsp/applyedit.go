@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -149,13 +149,13 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// redact removes the API key from text meant for the editor.
+// redact removes the API key (and bearer tokens) from text meant for the
+// editor: Options.Redact, else the one redactor (assist/redact) with the
+// configured key.
 func (s *Server) redact(text string) string {
 	if s.opts.Redact != nil {
 		return s.opts.Redact(text)
 	}
-	if key, err := s.config().Key(); err == nil && key != "" {
-		text = strings.ReplaceAll(text, key, "[REDACTED]")
-	}
-	return text
+	key, _ := s.config().Key()
+	return redact.String(text, key)
 }

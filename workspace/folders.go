@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -345,17 +346,20 @@ func (f *Folders) IsSecret(path string) bool {
 func (f *Folders) IsSecretURI(u URI) bool {
 	if f == nil {
 		p := u.AnyPath()
-		return IsSecret(p) || IsSecret(path.Base(p))
+		return IsSecret(p) || IsSecret(path.Base(p)) || IsSecret(path.Base(rawRest(u)))
 	}
 	if u.IsFile() {
 		p, err := u.Path()
 		return err != nil || f.IsSecret(p)
 	}
+	sec := f.secretSet()
+	if sec.IsSecret(path.Base(rawRest(u))) {
+		return true
+	}
 	p := u.AnyPath()
 	if p == "" {
 		return false
 	}
-	sec := f.secretSet()
 	if sec.IsSecret(path.Base(p)) || sec.IsSecret(p) {
 		return true
 	}
@@ -365,6 +369,20 @@ func (f *Folders) IsSecretURI(u URI) bool {
 		}
 	}
 	return false
+}
+
+// rawRest is what follows u's scheme, without query and fragment, unescaped
+// where it can be: a second reading for a URI whose authority would hide the
+// name from URI.AnyPath (x://.env).
+func rawRest(u URI) string {
+	rest := string(u)[len(u.Scheme())+1:]
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if r, err := url.PathUnescape(rest); err == nil {
+		rest = r
+	}
+	return rest
 }
 
 // secretKey returns the folder-relative path of path when it is inside a

@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 )
 
 // layer is what one source says, parsed and checked: the value of every
@@ -108,17 +110,13 @@ func perAction[T any](p *parser, k string, v any, one func(key string, v any) (T
 	return nil, false
 }
 
-// strike replaces every key (of at least 4 bytes) in the problems' messages.
+// strike strikes keys from the problems' messages with the one redactor
+// (assist/redact).
 func strike(errs []error, keys ...string) {
+	r := redact.New(keys...)
 	for _, err := range errs {
-		var p *Problem
-		if !errors.As(err, &p) {
-			continue
-		}
-		for _, k := range keys {
-			if len(k) >= 4 {
-				p.Message = strings.ReplaceAll(p.Message, k, "[REDACTED]")
-			}
+		if p := (*Problem)(nil); errors.As(err, &p) {
+			p.Message = r.String(p.Message)
 		}
 	}
 }

@@ -99,6 +99,11 @@ func open(dir, name, path string, links Links) (*os.File, error) {
 		}
 		return f, nil
 	}
+	// Most directories have no .gitignore: a missing name costs one lstat,
+	// not the root walk below.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
