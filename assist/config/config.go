@@ -55,7 +55,8 @@ const (
 	MaxCompletionTokensLimit = 1048576
 	// WorkspaceFileName is the workspace-local file read at the root of each
 	// workspace folder. It may tune actions, context, models, reasoning
-	// effort, completion tokens, cacheTTL and progress; it can never set
+	// effort, completion tokens, cacheTTL and progress, and lower the
+	// budgets (never raise them); it can never set
 	// apiKey or baseURL (nor webSearch, allowInvalidGo, prices, logLevel).
 	WorkspaceFileName = ".kimi-lsp.toml"
 )
@@ -197,6 +198,24 @@ type Jobs struct {
 	MaxConcurrent int
 }
 
+// Budget bounds the spend, in US dollars at the configured prices; a zero
+// field sets no bound. A workspace file may lower each bound (set one where
+// there was none), never raise it.
+type Budget struct {
+	// Hourly and Daily bound what every surface together spends in the
+	// local clock hour and the local day.
+	Hourly, Daily float64
+	// ConfirmAbove is the estimated cost of one request above which an
+	// action asks first (0: it never asks).
+	ConfirmAbove float64
+}
+
+// DefaultConfirmAbove is budget.confirmAbove's default, in US dollars.
+const DefaultConfirmAbove = 0.10
+
+// MaxBudget is the largest budget value accepted, in US dollars.
+const MaxBudget = 1e6
+
 // Price is a model's price in USD per million tokens.
 type Price struct {
 	Input      float64 // uncached input
@@ -246,6 +265,8 @@ type Config struct {
 	WaitTimeout time.Duration
 	// Completion tunes inline completion.
 	Completion Completion
+	// Budget bounds the spend (budget.*).
+	Budget Budget
 
 	baseURLErr *Problem          // see BaseURLError
 	effort     map[string]Effort // action name or "default"

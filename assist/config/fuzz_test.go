@@ -82,6 +82,7 @@ func FuzzWorkspaceFile(f *testing.F) {
 		"[context]\nexclude = [\"**/x\"]\nmaxTokens = 2000\n[context.include]\nrecent = false\n",
 		"reasoningEffort = { explain = \"max\" }\nmaxCompletionTokens = 10\n",
 		"model = kimi\n", "a = 2023-01-01T00:00:00Z\n", "x = [1, \"a\"]\n",
+		"[budget]\nhourly = 0.5\nconfirmAbove = 0.05\n", "budget = { confirmAbove = 0 }\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -107,6 +108,9 @@ func FuzzWorkspaceFile(f *testing.F) {
 		c, _ := build(st, l)
 		if c.APIKey.IsSet() || c.BaseURL != DefaultBaseURL || c.WebSearch {
 			t.Fatalf("workspace file changed a refused key")
+		}
+		if b := c.Budget; b.ConfirmAbove <= 0 || b.ConfirmAbove > DefaultConfirmAbove || b.Hourly < 0 || b.Daily < 0 {
+			t.Fatalf("workspace file raised a budget: %+v", b)
 		}
 		for _, a := range c.Actions() {
 			if !isClean(a.Title) {

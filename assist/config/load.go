@@ -439,6 +439,13 @@ func build(st stack, changed ...*layer) (Config, []error) {
 				}
 			}
 		}
+		for _, e := range schema {
+			if v, ok := l.vals[e.path]; ok && e.ws == wsLowerOnly && l.src.Kind == FromWorkspaceFile && c.src[e.path] != l.src {
+				warns = append(warns, &Problem{Source: l.src, Key: e.path, Warning: true,
+					Message: fmt.Sprintf("ignored: a workspace file may lower %s, not raise it (%v is above %s from %s; 0 means no bound)",
+						e.path, v, e.show(c), c.srcOf(e.path))})
+			}
+		}
 		for _, key := range []string{"reasoningEffort", "maxCompletionTokens"} {
 			switch v := l.vals[key].(type) {
 			case perActionValue[Effort]:
@@ -459,6 +466,8 @@ func (c *Config) apply(l *layer) {
 		v, ok := l.vals[e.path]
 		switch {
 		case !ok:
+		case e.ws == wsLowerOnly && l.src.Kind == FromWorkspaceFile && !e.lower(c, v):
+			// A workspace file may not raise it: build warns.
 		case e.merge != nil:
 			e.merge(c, v, l.src)
 		default:

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -20,9 +21,10 @@ import (
 type wsRule int
 
 const (
-	wsAllowed wsRule = iota // a workspace file may set it
-	wsNever                 // it is ignored, with a warning, in a workspace file
-	wsOffOnly               // a workspace file may set it to false only
+	wsAllowed   wsRule = iota // a workspace file may set it
+	wsNever                   // it is ignored, with a warning, in a workspace file
+	wsOffOnly                 // a workspace file may set it to false only
+	wsLowerOnly               // a workspace file may lower it only (entry.lower)
 )
 
 // Reasons a workspace file may not set a key, in its warning.
@@ -54,6 +56,10 @@ type entry struct {
 	// (it records sources itself).
 	set   func(c *Config, v any)
 	merge func(c *Config, v any, src Source)
+	// lower, for a wsLowerOnly entry, reports whether v is no higher than
+	// the value c holds so far (a workspace file's value is applied only
+	// then).
+	lower func(c *Config, v any) bool
 	// show is the effective value as doctor lists it; list replaces it
 	// for keys listed as several settings.
 	show func(c Config) string
@@ -64,6 +70,17 @@ func (e entry) envVar(name string) entry { e.env = name; return e }
 
 func (e entry) never(why string) entry {
 	e.ws, e.why = wsNever, why
+	return e
+}
+
+// lowerOnly makes a workspace file's value apply only when it is no
+// higher than the lower sources', where 0 means no bound (the highest).
+func (e entry) lowerOnly(at func(*Config) *float64) entry {
+	e.ws = wsLowerOnly
+	e.lower = func(c *Config, v any) bool {
+		cur, nw := *at(c), v.(float64)
+		return cur == 0 && nw >= 0 || nw > 0 && nw <= cur
+	}
 	return e
 }
 
@@ -134,6 +151,18 @@ func readLogLevel(p *parser, key string, v any) (string, bool) {
 	p.fail(key, "%s is not one of debug, info, warn, error", quote(s))
 	return "", false
 }
+
+// readUSD reads an amount of US dollars from 0 to MaxBudget.
+func readUSD(p *parser, key string, v any) (float64, bool) {
+	f, ok := p.number(key, v, math.Inf(-1), math.Inf(1))
+	if ok && (f < 0 || f > MaxBudget) {
+		p.fail(key, "%g is out of range: want 0 (no bound) to %g (USD)", f, float64(MaxBudget))
+		return 0, false
+	}
+	return f, ok
+}
+
+func showUSD(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func quoted(s string) string { return strconv.Quote(s) }
 func showBool(b bool) string { return strconv.FormatBool(b) }
@@ -404,6 +433,17 @@ var schema = []entry{
 		func(c *Config) *int { return &c.Completion.MaxContextTokens }, readInt(1024, 262144), showInt),
 	field("completion.maxLines", DefaultCompletionMaxLines, "12", "longest suggestion, in lines",
 		func(c *Config) *int { return &c.Completion.MaxLines }, readInt(1, 1000), showInt),
+	budgetEntry("budget.hourly", 0.0, "0 (none)", "USD every surface together (actions, completion, next edits, repairs) may spend in the local clock hour, at `prices`, counted across restarts and editors. At 80 % you are told once; once it is spent, completion and next edits stop until the next full hour (one notice says so) and each action asks before it sends (`0`: no bound)",
+		func(c *Config) *float64 { return &c.Budget.Hourly }),
+	budgetEntry("budget.daily", 0.0, "0 (none)", "the same for the local day, until midnight",
+		func(c *Config) *float64 { return &c.Budget.Daily }),
+	budgetEntry("budget.confirmAbove", DefaultConfirmAbove, "0.1", "an action whose request is estimated above this many USD asks first, naming its size in tokens and its estimated cost (`0`: never asks)",
+		func(c *Config) *float64 { return &c.Budget.ConfirmAbove }),
+}
+
+// budgetEntry is the entry of a budget.* key.
+func budgetEntry(path string, dflt float64, def, doc string, at func(*Config) *float64) entry {
+	return field(path, dflt, def, doc, at, readUSD, showUSD).lowerOnly(at)
 }
 
 // schemaIndex maps every entry's path to its index in schema, and every
@@ -541,6 +581,8 @@ func readmeTable() string {
 			doc += "; not settable by a workspace file"
 		case wsOffOnly:
 			doc += "; a workspace file may only turn it off"
+		case wsLowerOnly:
+			doc += "; a workspace file may only lower it"
 		}
 		b.WriteString("| `" + e.path + "` |" + env + "| " + e.def + " | " + doc + " |\n")
 	}

@@ -103,6 +103,15 @@ func TestSchemaWorkspaceRules(t *testing.T) {
 	if got := strings.Join(offOnly, " "); got != "completion.enable" {
 		t.Errorf("keys a workspace file may only turn off: %s", got)
 	}
+	var lowerOnly []string
+	for _, e := range schema {
+		if e.ws == wsLowerOnly {
+			lowerOnly = append(lowerOnly, e.path)
+		}
+	}
+	if got := strings.Join(lowerOnly, " "); got != "budget.hourly budget.daily budget.confirmAbove" {
+		t.Errorf("keys a workspace file may only lower: %s", got)
+	}
 }
 
 func sameDuration(a, b string) bool {
