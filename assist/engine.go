@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/assist/tools"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -200,7 +202,55 @@ type Options struct {
 	// Now is the prompt session's clock (time.Now if nil); tests move it
 	// to let the provider's cache expire, or not.
 	Now func() time.Time
+	// Ledger, if set, records every request the tasks send and applies
+	// the budgets (see Ledger); nil records nothing.
+	Ledger *Ledger
+	// Confirm, if set, asks the user whether to send a request (a budget
+	// is spent, or the request is estimated above budget.confirmAbove)
+	// and reports the answer; nil sends without asking (the command
+	// line).
+	Confirm func(ctx context.Context, question string) bool
 }
+
+// Ledger is the request record and the budgets every surface's requests
+// pass through (provider.Ledger).
+type Ledger = provider.Ledger
+
+// LastPrompt is the last request sent, the key struck out
+// (provider.LastPrompt).
+type LastPrompt = provider.LastPrompt
+
+// Record is one request of the record; SpendStatus the spend against the
+// budgets (assist/spend).
+type (
+	Record      = spend.Record
+	SpendStatus = spend.Status
+)
+
+// ErrBudget is wrapped by the error of a request a budget stopped or the
+// user chose not to send; ErrNotSent is the latter (nothing was sent).
+var (
+	ErrBudget  = provider.ErrBudget
+	ErrNotSent = provider.ErrNotSent
+)
+
+// OpenLedger returns the ledger of the request record in the state
+// directory of getenv (spend.StateDir) with the budget b. It does no I/O
+// (see provider.OpenLedger); without a state directory the spend is
+// counted in memory.
+func OpenLedger(getenv func(string) string, b config.Budget, log *slog.Logger) *Ledger {
+	dir, err := spend.StateDir(getenv)
+	if err != nil {
+		log.Warn("requests are not recorded on disk; the budgets count this session only", "error", err)
+		return provider.NewLedger(spend.Memory(spend.Options{Logger: log}), b, log)
+	}
+	return provider.OpenLedger(dir, b, log)
+}
+
+// expectedOutput is the output an estimate counts (or max_completion_tokens
+// when smaller): a typical answer with its thinking; the most it can be
+// would make every edit (32,768) look dear.
+const expectedOutput = 4096
 
 // Gate hands out model-stream slots (the job engine, assist/jobs,
 // implements it). Acquire waits for a free slot, calling place with the
@@ -225,6 +275,8 @@ type Engine struct {
 	statsFile  string
 	gate       Gate
 	explainDir string
+	ledger     *Ledger
+	confirm    func(ctx context.Context, question string) bool
 	now        func() time.Time
 
 	// Made once, by setup, on first use.
@@ -253,7 +305,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Engine{log: log, statsFile: opts.StatsFile, gate: opts.Gate, explainDir: opts.ExplanationDir,
+	return &Engine{log: log, statsFile: opts.StatsFile, gate: opts.Gate, explainDir: opts.ExplanationDir, ledger: opts.Ledger, confirm: opts.Confirm,
 		now: opts.Now, http: opts.HTTPClient, cfg: opts.Config}, nil
 }
 
@@ -467,6 +519,18 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		e.log.Info(note, "action", a.Name)
 		sink.Status(note)
 	}
+	// The budgets: a spent one, or a request estimated above
+	// confirmAbove, asks the user first; "Cancel" sends nothing. The
+	// answer covers the action's tool rounds and its one retry.
+	if err := e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(cfg, a.Model, prompt, min(budget, expectedOutput)), e.confirm); err != nil {
+		return out, err
+	}
+	key, _ := cfg.Key()
+	shown := t.Context
+	if !t.ExcerptActive { // else Context holds the active file's parts
+		shown = append(slices.Clip(shown), t.Active)
+	}
+	call := &provider.Call{Surface: a.Name, Files: provider.Files(dropTrimmed(shown, prompt.Trimmed), t.Volatile), Key: key}
 	effort, _ := config.EffortFor(a.Model, a.ReasoningEffort) // kimi-k3: max only
 	req := &model.Request{
 		Model:               a.Model,
@@ -479,7 +543,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	}
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
 	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
-	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out,
+	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call,
 		edit: a.Result == config.ResultEdit, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
 		room: windowRoom(prompt.EstimatedTokens)}
 	defer sc.release()
@@ -555,6 +619,7 @@ type streamingCompleter struct {
 	client    *model.Client
 	sink      *redactingSink
 	prompt    *cache.Prompt
+	rec       *provider.Call // for the request record
 	out       *Outcome
 	edit      bool          // an edit action: a cut-off answer is asked once more
 	waitLimit time.Duration // waitTimeout, for the waiting notice
@@ -636,9 +701,14 @@ func finished(resp *model.Response, budget int) error {
 // call sends one request, streams its reply to the sink and records it.
 func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*model.Response, error) {
 	c.rounds++
-	resp, err := c.e.stream(ctx, c.client, req, c.sink, c.waitLimit)
+	resp, err := c.e.stream(ctx, c.client, req, c.sink, c.waitLimit, c.rec)
 	c.sink.flush()
-	c.account(req, resp)
+	a := c.account(req, resp)
+	done := err
+	if done == nil && resp != nil {
+		done = finished(resp, req.MaxCompletionTokens)
+	}
+	c.e.ledger.Done(c.rec, req.Model, a, done)
 	if resp != nil {
 		c.partial = resp.Message.Content
 	}
@@ -649,7 +719,7 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 // carried none, kimi-lsp's own estimate, marked as such (said once in the
 // log). The first call is recorded against the built prompt, later ones
 // (tool rounds, a retry) as follow-ups; all are priced for the prompt's TTL.
-func (c *streamingCompleter) account(req *model.Request, resp *model.Response) {
+func (c *streamingCompleter) account(req *model.Request, resp *model.Response) cache.Accounting {
 	var cu cache.Usage
 	switch {
 	case resp != nil && resp.Usage != nil:
@@ -670,10 +740,11 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) {
 	cu.CacheTTL = c.prompt.TTL
 	c.lastIn = cu.PromptTokens
 	var err error
+	var a cache.Accounting
 	if c.rounds == 1 {
-		_, err = c.e.prompts.Record(c.prompt.Handle, cu)
+		a, err = c.e.prompts.Record(c.prompt.Handle, cu)
 	} else {
-		_, err = c.e.prompts.RecordFollowUp(req.Model, cu)
+		a, err = c.e.prompts.RecordFollowUp(req.Model, cu)
 	}
 	if err != nil {
 		c.e.log.Debug("usage not recorded", "error", err)
@@ -685,14 +756,30 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) {
 	total.CompletionTokens += cu.CompletionTokens
 	total.ReasoningTokens += cu.ReasoningTokens
 	total.Estimated = total.Estimated || cu.Estimated
+	return a
+}
+
+// dropTrimmed returns docs without those whose path the prompt's budget
+// dropped (cache.Prompt.Trimmed).
+func dropTrimmed(docs []cache.Document, trimmed []string) []cache.Document {
+	if len(trimmed) == 0 {
+		return docs
+	}
+	var out []cache.Document
+	for _, d := range docs {
+		if !slices.Contains(trimmed, d.Path) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // stream sends req and forwards the reply to sink as it arrives. Until the
 // first event, the sink hears that the call is waiting (see waiter).
-func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Request, sink Sink, waitLimit time.Duration) (*model.Response, error) {
+func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Request, sink Sink, waitLimit time.Duration, call *provider.Call) (*model.Response, error) {
 	w := startWaiter(sink, req.Model, waitLimit)
 	defer w.stop()
-	s, err := client.Stream(model.WithTrace(ctx, w.trace()), req)
+	s, err := e.ledger.Stream(ctx, client, req, w.trace(), call)
 	if err != nil {
 		return nil, err
 	}

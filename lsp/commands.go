@@ -44,6 +44,10 @@ var commands = []command{
 		return cancelReply{Cancelled: s.jobs.Cancel(args.Job, jobs.ErrCancelled)}
 	}},
 	{name: "kimi.stats", answer: func(s *Server, _ commandArgs) any { return s.stats() }},
+	// What left the machine: the request record, and the last prompt as
+	// sent (the key struck out; kept in memory only).
+	{name: "kimi.requests", answer: func(s *Server, args commandArgs) any { return s.requestRecord(args.Last) }},
+	{name: "kimi.lastPrompt", answer: func(s *Server, _ commandArgs) any { return s.ledger.LastPrompt() }},
 }
 
 // cmdAction runs a user-defined action.

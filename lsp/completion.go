@@ -13,6 +13,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -95,7 +96,7 @@ func (cs *completionState) trigger(kind int) complete.Trigger {
 
 func newCompletionState(s *Server) *completionState {
 	return &completionState{
-		completer: complete.New(complete.Options{Config: s.config, HTTPClient: s.opts.HTTPClient, Logger: s.log}),
+		completer: complete.New(complete.Options{Config: s.config, HTTPClient: s.opts.HTTPClient, Logger: s.log, Ledger: s.ledger}),
 		told:      map[string]bool{},
 		logged:    map[string]time.Time{},
 	}
@@ -354,6 +355,12 @@ func (s *Server) completionFailed(ctx context.Context, err error) {
 		cs.logged[key] = time.Now()
 	}
 	cs.mu.Unlock()
+	if errors.Is(err, assist.ErrBudget) {
+		// The ledger told the user once (OnNotice); the status says it on.
+		s.log.Debug("completion stopped", "error", msg)
+		s.completionStatus(ctx, "budget", msg)
+		return
+	}
 	if errors.Is(err, complete.ErrPaused) || quiet {
 		s.log.Debug("completion failed", "error", msg)
 	} else {

@@ -96,6 +96,7 @@ func (s *Server) configChanged(cfg config.Config) {
 	}
 	if s.engine != nil {
 		s.engine.SetConfig(cfg)
+		s.ledger.SetBudget(cfg.Budget)
 	}
 	if s.jobs != nil {
 		s.jobs.SetLimit(cfg.Jobs.MaxConcurrent)

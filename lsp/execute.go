@@ -133,6 +133,8 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, msg, failed)
 	case errors.Is(err, assist.ErrInternal):
 		p.End(endCtx, internalErrorOutcome, true)
+	case errors.Is(err, assist.ErrNotSent):
+		p.End(endCtx, "not sent: nothing left the machine", false)
 	case assist.Summarize(out, err).Kind == assist.LandNoChange:
 		// The model explained why it made no change: show that.
 		if s.showExplanation(ctx, t, out) {
@@ -305,11 +307,53 @@ func (s *Server) displayPath(uri workspace.URI) string {
 
 func (s *Server) stats() statsReply {
 	st := s.engine.Stats()
-	out := statsReply{Stats: st, Cost: st.CostUSD}
+	status, budget := s.ledger.Status()
+	out := statsReply{Stats: st, Cost: st.CostUSD, Spend: spendReply{SpendStatus: status, ConfirmAbove: budget.ConfirmAbove}}
 	for _, j := range s.jobs.Jobs() {
 		out.Jobs = append(out.Jobs, jobInfo{Job: j.ID, Title: j.Spec.Title})
 	}
 	out.Streams, out.Queued = s.jobs.Streams()
 	out.Completion = s.completion.completer.Stats()
 	return out
+}
+
+// confirmSend asks the user whether to send a request (a budget is spent,
+// or the request is estimated above budget.confirmAbove): Send or Cancel.
+// No answer, or an editor that cannot ask, is Cancel: nothing is sent.
+func (s *Server) confirmSend(ctx context.Context, question string) bool {
+	var res *messageActionItem
+	err := s.call(ctx, "window/showMessageRequest", showMessageRequestParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: s.redact(question),
+		Actions: []messageActionItem{{Title: sendTitle}, {Title: cancelTitle}},
+	}, &res)
+	if err != nil {
+		s.log.Info("not sent: the editor did not answer whether to send", "error", err)
+		return false
+	}
+	return res != nil && res.Title == sendTitle
+}
+
+// The buttons of confirmSend.
+const (
+	sendTitle   = "Send"
+	cancelTitle = "Cancel"
+)
+
+// defaultRequests is how many requests kimi.requests returns by default.
+const defaultRequests = 50
+
+// requestRecord is kimi.requests's answer: the newest last requests (0: 50).
+func (s *Server) requestRecord(last int) requestsReply {
+	if last <= 0 {
+		last = defaultRequests
+	}
+	recs, err := s.ledger.Records(last)
+	if err != nil {
+		s.log.Warn("kimi.requests: the record could not be read", "error", err)
+	}
+	if recs == nil {
+		recs = []assist.Record{}
+	}
+	return requestsReply{Requests: recs}
 }

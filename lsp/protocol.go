@@ -388,6 +388,8 @@ type commandArgs struct {
 	Instruction string            `json:"instruction,omitempty"`
 	Name        string            `json:"name,omitempty"`
 	Job         string            `json:"job,omitempty"`
+	// Last is how many requests kimi.requests returns (0: 50).
+	Last int `json:"last,omitempty"`
 }
 
 // executeCommandParams is workspace/executeCommand's params, with the
@@ -428,6 +430,23 @@ type statsReply struct {
 	Queued  int `json:"queued"`
 	// Completion has inline completion's figures.
 	Completion complete.Stats `json:"completion"`
+	// Spend is every surface's spend against the budgets, across restarts
+	// and editors: this hour's and today's, with their limits (0: none)
+	// and ends.
+	Spend spendReply `json:"spend"`
+}
+
+// spendReply is kimi.stats's spend: the hour and day windows, whether a
+// budget is spent (and which, until when), and budget.confirmAbove.
+type spendReply struct {
+	assist.SpendStatus
+	ConfirmAbove float64 `json:"confirmAboveUSD"`
+}
+
+// requestsReply is kimi.requests's result: the newest requests the record
+// holds, oldest first (metadata only: no contents, no key).
+type requestsReply struct {
+	Requests []assist.Record `json:"requests"`
 }
 
 // Completion: inline (LSP 3.18) and items.

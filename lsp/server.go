@@ -62,6 +62,10 @@ type Options struct {
 	// ExplanationDir is where explanations are written; "" means the user
 	// cache directory.
 	ExplanationDir string
+	// Ledger records every provider request and applies the budgets; nil
+	// means the record in the state directory of the process's
+	// environment (assist.OpenLedger, opened on first use).
+	Ledger *assist.Ledger
 	// ClientTimeout bounds a server→client request that needs no user
 	// (registerCapability, workspace/configuration, …); 0 means
 	// DefaultClientTimeout. Requests that wait for the user get
@@ -119,12 +123,14 @@ type Server struct {
 	requests      map[string]requestFunc
 	notifications map[string]notifyFunc
 
-	docs    *workspace.Documents
-	folders *workspace.Folders
-	engine  *assist.Engine
-	jobs    *jobs.Engine
-	lander  *assist.Lander
-	recent  recentFiles
+	docs      *workspace.Documents
+	folders   *workspace.Folders
+	engine    *assist.Engine
+	ledger    *assist.Ledger
+	ownLedger bool // made here: closed at the end
+	jobs      *jobs.Engine
+	lander    *assist.Lander
+	recent    recentFiles
 	// toldSecret remembers the secret files the user was told about;
 	// secretCache is isSecretURI's bounded memo, cleared on configuration
 	// changes.
@@ -222,9 +228,15 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	s.docs.SetLogger(log)
 	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 	s.serial = newSerial(log)
+	s.ledger = opts.Ledger
+	if s.ledger == nil {
+		s.ledger, s.ownLedger = assist.OpenLedger(os.Getenv, cfg.Budget, log), true
+	}
+	s.ledger.OnWarn(func(msg string) { s.showMessage(s.baseCtx, protocol.MessageTypeInfo, msg) })
+	s.ledger.OnNotice(func(msg string) { s.showMessage(s.baseCtx, protocol.MessageTypeWarning, msg) })
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
-		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs,
+		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs, Ledger: s.ledger, Confirm: s.confirmSend,
 	})
 	if err != nil {
 		return nil, err
@@ -291,6 +303,9 @@ func (s *Server) Run(ctx context.Context) int {
 	s.cancelBase() // before jobs.Close: a job's pending request to the editor ends now
 	s.jobs.Close()
 	s.serial.Close()
+	if s.ownLedger {
+		s.ledger.Close()
+	}
 	if err := s.folders.Close(); err != nil {
 		s.log.Debug("closing the workspace watcher", "error", err)
 	}

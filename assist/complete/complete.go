@@ -14,6 +14,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
@@ -110,6 +111,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// Logger receives debug records; nil means slog.Default().
 	Logger *slog.Logger
+	// Ledger, if set, records every request and applies the budgets: while
+	// one is spent no request is sent (an error wrapping
+	// provider.ErrBudget; the ledger tells the user once).
+	Ledger *provider.Ledger
 }
 
 // Completer answers completion requests: one provider stream per document
@@ -405,6 +410,9 @@ func (c *Completer) superseded() {
 // start starts d's stream for req, unless a newer request came, and joins
 // it.
 func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Config) (*flight, error) {
+	if err := c.opts.Ledger.Background("inline completion"); err != nil {
+		return nil, err
+	}
 	b := splitBudget(cfg.Completion.MaxContextTokens)
 	c.mu.Lock()
 	relayout := d.layout == nil || !d.layout.win.fits(req.Doc, req.Offset, b.windowBytes(d.layout.relatedBytes()))
@@ -480,6 +488,7 @@ type job struct {
 	req    *model.Request
 	around Around
 	key    string // the API key: a suggestion holding it is dropped
+	call   *provider.Call
 }
 
 // promptLocked lays out req's prompt in d's session.
@@ -542,6 +551,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
 	key, _ := cfg.Key()
 	return &job{
+		call:   &provider.Call{Surface: spend.SurfaceCompletion, Files: provider.Files(docs), Key: key},
 		key:    key,
 		sess:   d.sess,
 		prompt: p,
@@ -649,15 +659,17 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	s, err := client.Stream(ctx, j.req)
+	s, err := c.opts.Ledger.Stream(ctx, client, j.req, nil, j.call)
 	if err != nil {
+		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
 		return "", err
 	}
 	resp, err := model.Collect(s)
 	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
+		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
 		return "", err
 	}
-	c.record(j, resp)
+	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
 	if err != nil {
 		return "", nil // thinking used the whole budget: no suggestion
 	}
@@ -676,7 +688,7 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 // record accounts for resp's usage; a reply without usage (servers that
 // send it only when asked) is counted from kimi-lsp's own estimate, as the
 // actions' replies are (provider.EstimateUsage), and the log says so once.
-func (c *Completer) record(j *job, resp *model.Response) {
+func (c *Completer) record(j *job, resp *model.Response) cache.Accounting {
 	var cu cache.Usage
 	if resp.Usage != nil {
 		cu = provider.Usage(resp.Usage)
@@ -686,7 +698,9 @@ func (c *Completer) record(j *job, resp *model.Response) {
 			c.log.Info("the provider sends no usage with its completions: kimi.stats counts kimi-lsp's own token estimates for them (completion.estimatedUsage)", "model", j.req.Model)
 		})
 	}
-	if _, err := j.sess.Record(j.prompt.Handle, cu); err != nil {
+	a, err := j.sess.Record(j.prompt.Handle, cu)
+	if err != nil {
 		c.log.Debug("completion usage not recorded", "error", err)
 	}
+	return a
 }

@@ -266,6 +266,10 @@ type Trace struct {
 	// Wait, the same URL is tried again, or the fallback URL when
 	// Fallback is set.
 	Retry func(RetryInfo)
+	// Sent, if set, is called once with the request's JSON body, before
+	// its first attempt: the bytes every attempt sends (the caller must
+	// not keep the slice past the call without copying it).
+	Sent func(body []byte)
 }
 
 // RetryInfo describes a failed attempt that the call retries.
@@ -315,6 +319,9 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 		return nil, fmt.Errorf("request: %w", err)
 	}
 	trace := traceOf(ctx)
+	if trace.Sent != nil {
+		trace.Sent(body)
+	}
 	var deadline time.Time // for the reply to start; zero: none
 	if req.Stream && c.opts.WaitTimeout > 0 {
 		deadline = time.Now().Add(c.opts.WaitTimeout)

@@ -108,8 +108,30 @@ func Open(dir string, opts Options) (*Log, error) {
 	return l, nil
 }
 
+// Memory returns a Log that keeps nothing on disk: its requests count for
+// Spend in this process only, and Records is empty. It stands in when the
+// state directory cannot be had.
+func Memory(opts Options) *Log {
+	l := &Log{log: opts.Logger, loc: opts.Location, now: opts.Now, hours: map[int64]float64{}, unsaved: map[int64]float64{}}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	if l.loc == nil {
+		l.loc = time.Local
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	return l
+}
+
 // Close releases the directory.
-func (l *Log) Close() error { return l.w.Close() }
+func (l *Log) Close() error {
+	if l.w == nil {
+		return nil
+	}
+	return l.w.Close()
+}
 
 // Dir returns the record's directory.
 func (l *Log) Dir() string { return l.dir }
@@ -128,6 +150,12 @@ func (l *Log) Add(r Record) error {
 		return err
 	}
 	b = append(b, '\n')
+	if l.w == nil {
+		l.mu.Lock()
+		l.unsaved[l.hourKey(r.Time)] += r.CostUSD
+		l.mu.Unlock()
+		return nil
+	}
 	unlock, lockErr := l.w.Lock(lockName)
 	if lockErr == nil {
 		defer unlock()
@@ -199,6 +227,9 @@ func parse(data []byte, rec func(Record), fold func(folded)) (bad int) {
 // Records returns the newest last records (all when last <= 0), oldest
 // first.
 func (l *Log) Records(last int) ([]Record, error) {
+	if l.w == nil {
+		return nil, nil
+	}
 	data, _, err := l.w.ReadFileAt(FileName, -1, maxRead)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -280,6 +311,10 @@ func (l *Log) Spend(now time.Time) Spend {
 // refresh reads what the file gained since it was last read, or all of it
 // when it was replaced (a rewrite) or shrank. Precondition: l.mu is held.
 func (l *Log) refresh(now time.Time) {
+	if l.w == nil {
+		l.prune(now)
+		return
+	}
 	fi, err := l.w.Lstat(FileName)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {

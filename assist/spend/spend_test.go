@@ -353,3 +353,15 @@ func TestRead(t *testing.T) {
 		t.Errorf("Read created %s", dir)
 	}
 }
+
+func TestMemory(t *testing.T) {
+	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, zone)}
+	l := Memory(Options{Location: zone, Now: c.now})
+	l.Add(rec(c.now(), 0.25))
+	if s := l.Spend(c.now()); s.Hour != 0.25 || s.Day != 0.25 {
+		t.Errorf("in-memory spend %+v", s)
+	}
+	if recs, err := l.Records(0); recs != nil || err != nil || l.Close() != nil {
+		t.Errorf("in-memory records %v, %v", recs, err)
+	}
+}

@@ -294,11 +294,14 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 	if err != nil {
 		return fail(err)
 	}
-	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP})
+	// Recorded and counted like the editor's requests; not asked about (the
+	// user just typed the request), the log says when it would have been.
+	ledger := assist.OpenLedger(env.getenv, cfg.Budget, env.log)
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP, Ledger: ledger})
 	if err != nil {
 		return fail(err)
 	}
-	return engine, t, cleanup, nil
+	return engine, t, func() { cleanup(); ledger.Close() }, nil
 }
 
 // terminalSink streams the answer to stdout and, when stderr is a terminal,

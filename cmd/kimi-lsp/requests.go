@@ -55,7 +55,7 @@ func cmdRequests(args []string, stdout, stderr io.Writer, getenv func(string) st
 	}
 	recs, err := spend.Read(dir, *f.last, spend.Options{Logger: env.log})
 	if err != nil {
-		fmt.Fprintf(stderr, "kimi-lsp requests: %v\n", env.redactor.Redact(err.Error()))
+		fmt.Fprintf(stderr, "kimi-lsp requests: %v\n", env.redactor.String(err.Error()))
 		return 1
 	}
 	if *f.json {

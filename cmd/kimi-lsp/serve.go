@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/logx"
 	"github.com/kimi-lsp/kimi-lsp/assist/redact"
@@ -81,7 +82,10 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	tuneGC(getenv)
 	v := version()
 	env.log.Info("kimi-lsp starting", "version", v, "pid", os.Getpid())
+	ledger := assist.OpenLedger(getenv, env.cfg.Budget, env.log)
+	defer ledger.Close()
 	return lsp.Serve(ctx, stdin, stdout, lsp.Options{
+		Ledger:         ledger,
 		Version:        v,
 		Logger:         env.log,
 		Config:         env.cfg,
@@ -112,6 +116,7 @@ type runEnv struct {
 	workspaceFile string
 	fixed         bool // the level was set by --log-level
 	close         func()
+	getenv        func(string) string
 
 	// mu guards keys: every API key seen, so an old one stays redacted.
 	mu   sync.Mutex
@@ -123,7 +128,7 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	if err != nil {
 		return nil, err
 	}
-	e := &runEnv{level: new(slog.LevelVar), redactor: redact.New(), close: closeLog}
+	e := &runEnv{level: new(slog.LevelVar), redactor: redact.New(), close: closeLog, getenv: getenv}
 	e.log = slog.New(logx.NewHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: e.level}), e.redactor))
 	if lf.level != "" {
 		l, err := parseLevel(lf.level)

@@ -1,0 +1,322 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+	"github.com/kimi-lsp/kimi-lsp/cache"
+)
+
+// Ledger is what every provider request passes through, whichever surface
+// sends it (actions, completion, next edits, repairs): the budgets before
+// it (Background for the surfaces that run on their own, Ask for the ones
+// the user started), and after it the request record (Done) and the last
+// prompt (Stream keeps it). A nil *Ledger records nothing and never stops
+// a request.
+type Ledger struct {
+	log *slog.Logger
+	// The record is opened on first use (a server answers initialize
+	// without touching the disk): dir, with budget, makes meter.
+	dir    string
+	budget config.Budget
+	once   sync.Once
+	m      *spend.Meter // guarded by mu; set once
+
+	mu      sync.Mutex
+	last    *LastPrompt
+	warn    func(msg string) // OnWarn
+	notice  func(msg string) // OnNotice
+	noticed int64            // the cap window (its end, Unix s) the notice was given for
+}
+
+// LastPrompt is the last request as it was sent, with the API key struck
+// out. It is kept in memory only.
+type LastPrompt struct {
+	Time    time.Time `json:"time"`
+	Surface string    `json:"surface"`
+	Model   string    `json:"model"`
+	// Body is the request's JSON body, byte for byte as sent but for the
+	// key (redacted).
+	Body string `json:"body"`
+}
+
+// ErrBudget is wrapped by the error of a request that a spent budget
+// stopped (a background surface) or that the user chose not to send.
+var ErrBudget = errors.New("budget")
+
+// ErrNotSent: the user answered "Cancel" (or nothing) when asked whether
+// to send a request; nothing was sent. It wraps ErrBudget.
+var ErrNotSent = fmt.Errorf("%w: not sent", ErrBudget)
+
+// OpenLedger returns the ledger of the request record in dir
+// (spend.StateDir) with the budget b. It does no I/O: the record is opened
+// on first use, and when it cannot be (no state directory), the spend is
+// counted in memory and the log says why once.
+func OpenLedger(dir string, b config.Budget, log *slog.Logger) *Ledger {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Ledger{dir: dir, budget: b, log: log}
+}
+
+// NewLedger returns a ledger on an open record (tests: its clock and zone).
+func NewLedger(l *spend.Log, b config.Budget, log *slog.Logger) *Ledger {
+	if log == nil {
+		log = slog.Default()
+	}
+	lg := &Ledger{log: log}
+	lg.once.Do(func() { lg.m = spend.NewMeter(l, Budget(b)) })
+	return lg
+}
+
+// meter returns the meter, opening the record on first use.
+func (l *Ledger) meter() *spend.Meter {
+	l.once.Do(func() {
+		rec, err := spend.Open(l.dir, spend.Options{Logger: l.log})
+		if err != nil {
+			l.log.Warn("requests are not recorded on disk; the budgets count this session only", "error", err)
+			rec = spend.Memory(spend.Options{Logger: l.log})
+		}
+		l.mu.Lock()
+		l.m = spend.NewMeter(rec, Budget(l.budget))
+		l.mu.Unlock()
+	})
+	return l.m
+}
+
+// Budget converts the configuration's budget.
+func Budget(b config.Budget) spend.Budget {
+	return spend.Budget{Hourly: b.Hourly, Daily: b.Daily, ConfirmAbove: b.ConfirmAbove}
+}
+
+// Close closes the record.
+func (l *Ledger) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	m := l.m
+	l.mu.Unlock()
+	if m == nil {
+		return nil // never opened
+	}
+	return m.Log().Close()
+}
+
+// SetBudget applies a new configuration's budget.
+func (l *Ledger) SetBudget(b config.Budget) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.budget = b
+	m := l.m
+	l.mu.Unlock()
+	if m != nil {
+		m.SetBudget(Budget(b))
+	}
+}
+
+// OnWarn sets the function told, once per window, that the spend passed
+// 80 % of a budget; OnNotice the one told, once per window, that a budget
+// is spent and the background surfaces stopped. Both are called from the
+// goroutine of the request that found it.
+func (l *Ledger) OnWarn(f func(msg string))   { l.mu.Lock(); l.warn = f; l.mu.Unlock() }
+func (l *Ledger) OnNotice(f func(msg string)) { l.mu.Lock(); l.notice = f; l.mu.Unlock() }
+
+// Status is the spend against the budget now (for kimi.stats).
+func (l *Ledger) Status() (spend.Status, spend.Budget) {
+	if l == nil {
+		return spend.Status{}, spend.Budget{}
+	}
+	return l.meter().Status(), l.meter().Budget()
+}
+
+// Records returns the newest last requests of the record (0: all).
+func (l *Ledger) Records(last int) ([]spend.Record, error) {
+	if l == nil {
+		return nil, nil
+	}
+	return l.meter().Log().Records(last)
+}
+
+// LastPrompt returns the last request sent (nil before any).
+func (l *Ledger) LastPrompt() *LastPrompt {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}
+
+// check returns the status, telling the warning when one is due.
+func (l *Ledger) check() spend.Status {
+	st := l.meter().Check()
+	if st.Warn != "" {
+		l.mu.Lock()
+		warn := l.warn
+		l.mu.Unlock()
+		l.log.Info(st.Warn)
+		if warn != nil {
+			warn(st.Warn)
+		}
+	}
+	return st
+}
+
+// Background checks the budget before a request of a surface that runs on
+// its own (what: "inline completion", "next edits"). While a budget is
+// spent it returns an error wrapping ErrBudget and sends nothing; the
+// first time in the window, OnNotice is told why and until when.
+func (l *Ledger) Background(what string) error {
+	if l == nil {
+		return nil
+	}
+	st := l.check()
+	if !st.Capped {
+		return nil
+	}
+	now := time.Now()
+	msg := st.CapMessage(what, now)
+	l.mu.Lock()
+	first := l.noticed != st.Cap.Ends.Unix()
+	l.noticed = st.Cap.Ends.Unix()
+	notice := l.notice
+	l.mu.Unlock()
+	if first {
+		l.log.Warn(msg)
+		if notice != nil {
+			notice(msg)
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrBudget, msg)
+}
+
+// Ask checks the budget before a request the user started (an action),
+// estimated at tokens prompt tokens costing usd: while a budget is spent,
+// or when usd is above budget.confirmAbove, it asks with confirm (the
+// question names the size and the estimated cost) and returns ErrNotSent
+// unless the answer is yes. A nil confirm (the command line, where the
+// user just typed the request) sends without asking; the log says why it
+// would have asked.
+func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool) error {
+	if l == nil {
+		return nil
+	}
+	st := l.check()
+	b := l.meter().Budget()
+	if !st.Capped && !b.Confirm(usd) {
+		return nil
+	}
+	q := st.AskMessage(b, tokens, usd, time.Now())
+	if confirm == nil {
+		l.log.Warn(q + " (sent: asked on the command line)")
+		return nil
+	}
+	if !confirm(ctx, q) {
+		return ErrNotSent
+	}
+	return nil
+}
+
+// Call is one request as the record sees it.
+type Call struct {
+	// Surface is the action's name or spend.SurfaceCompletion, ….
+	Surface string
+	// Files are the files the prompt includes, with their bytes.
+	Files []spend.File
+	// Key is the API key, struck from the kept prompt (never recorded).
+	Key string
+}
+
+// Stream sends req with client.Stream and keeps the body it sent as the
+// last prompt (the key struck out). trace, if set, receives the call's
+// other events.
+func (l *Ledger) Stream(ctx context.Context, client *model.Client, req *model.Request, trace *model.Trace, c *Call) (*model.Stream, error) {
+	var t model.Trace
+	if trace != nil {
+		t = *trace
+	}
+	if l != nil {
+		sent := t.Sent
+		t.Sent = func(body []byte) {
+			lp := &LastPrompt{Time: time.Now(), Surface: c.Surface, Model: req.Model, Body: redact.String(string(body), c.Key)}
+			l.mu.Lock()
+			l.last = lp
+			l.mu.Unlock()
+			if sent != nil {
+				sent(body)
+			}
+		}
+	}
+	return client.Stream(model.WithTrace(ctx, &t), req)
+}
+
+// Done records a request that was sent: its model, usage and priced
+// accounting (cache.Session.Record's), and err, how it ended.
+func (l *Ledger) Done(c *Call, modelName string, a cache.Accounting, err error) {
+	if l == nil {
+		return
+	}
+	r := spend.Record{
+		Time: time.Now(), Surface: c.Surface, Model: modelName, Files: c.Files,
+		PromptTokens: a.PromptTokens, CachedTokens: a.CachedTokens, WrittenTokens: a.CacheWriteTokens, OutputTokens: a.CompletionTokens,
+		CostUSD: a.InputCostUSD + a.OutputCostUSD, Unpriced: !a.Priced && a.PromptTokens > 0, Estimated: a.Estimated,
+		Outcome: Outcome(err),
+	}
+	if err := l.meter().Log().Add(r); err != nil {
+		l.log.Warn("request not recorded", "error", err)
+	}
+}
+
+// Outcome names how a request ended, for the record.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return spend.OutcomeOK
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return spend.OutcomeCancelled
+	case errors.Is(err, model.ErrCutOff):
+		return spend.OutcomeCutOff
+	case errors.Is(err, model.ErrNoAnswer):
+		return spend.OutcomeNoAnswer
+	}
+	return spend.OutcomeError
+}
+
+// Files lists the documents a prompt shows as the record's files: one per
+// path, with the bytes of all its parts.
+func Files(docs ...[]cache.Document) []spend.File {
+	var out []spend.File
+	at := map[string]int{}
+	for _, ds := range docs {
+		for _, d := range ds {
+			if i, ok := at[d.Path]; ok {
+				out[i].Bytes += len(d.Text)
+				continue
+			}
+			at[d.Path] = len(out)
+			out = append(out, spend.File{Path: d.Path, Bytes: len(d.Text)})
+		}
+	}
+	return out
+}
+
+// Estimate is the estimated cost of sending prompt for a model priced in
+// cfg, with up to maxOutput output tokens (the most the answer can cost).
+func Estimate(cfg config.Config, modelName string, prompt *cache.Prompt, maxOutput int) float64 {
+	p, ok := Prices(cfg)[modelName]
+	if !ok {
+		return 0
+	}
+	return spend.Estimate(p, prompt.EstimatedTokens, prompt.PredictedCachedTokens, maxOutput, prompt.TTL == time.Hour)
+}
