@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+)
+
+// TestRequestsAfterExplain (#25.2): after an explain whose prompt pulled
+// in three files, "kimi-lsp requests --last 1 --json" lists them with their
+// byte counts, the request's tokens and cost; the record holds neither the
+// files' contents nor the key.
+func TestRequestsAfterExplain(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":  "module example.com/shop\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Total(Cart{Items: []Item{{PriceCents: 250, Qty: 2}}}))\n}\n",
+		"cart.go": "package main\n\n// Cart holds the items of one order.\ntype Cart struct {\n\tItems []Item // SECRET-LOOKING-CONTENT-cart\n}\n",
+		"item.go": "package main\n\n// Item is one line of a cart.\ntype Item struct {\n\tPriceCents, Qty int // SECRET-LOOKING-CONTENT-item\n}\n\n// Total is what the cart costs, in cents.\nfunc Total(c Cart) int {\n\tn := 0\n\tfor _, it := range c.Items {\n\t\tn += it.PriceCents * it.Qty\n\t}\n\treturn n\n}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: `action="explain"`, Content: "main prints the total of a cart."}}}})
+	defer srv.Close()
+	home := t.TempDir()
+	state := filepath.Join(home, "state")
+	env := envFunc(testEnv(t, "HOME="+home, "XDG_STATE_HOME="+state, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL))
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"explain", filepath.Join(dir, "main.go") + ":5-7"}, nil, &out, &errb, env); code != 0 {
+		t.Fatalf("explain: exit %d, %s", code, errb.String())
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests at the stand-in, want 1", n)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"requests", "--last", "1", "--json"}, nil, &out, &errb, env); code != 0 {
+		t.Fatalf("requests: exit %d, %s", code, errb.String())
+	}
+	var recs []spend.Record
+	if err := json.Unmarshal(out.Bytes(), &recs); err != nil || len(recs) != 1 {
+		t.Fatalf("requests --last 1 --json printed %s (%v)", out.String(), err)
+	}
+	r := recs[0]
+	got := map[string]int{}
+	for _, f := range r.Files {
+		got[f.Path] = f.Bytes
+	}
+	for _, name := range []string{"main.go", "cart.go", "item.go"} {
+		if got[name] <= 0 || got[name] > len(files[name]) {
+			t.Errorf("file %s: %d bytes recorded (of %d); files %v", name, got[name], len(files[name]), r.Files)
+		}
+	}
+	u := srv.Requests()[0].Usage
+	if r.Surface != "explain" || r.Outcome != spend.OutcomeOK || r.PromptTokens != u.PromptTokens || r.CachedTokens != u.CachedTokens ||
+		r.WrittenTokens != u.CacheWriteTokens || r.OutputTokens != u.CompletionTokens || r.PromptTokens == 0 || r.CostUSD <= 0 {
+		t.Errorf("record %+v, stand-in usage %+v", r, u)
+	}
+	raw, err := os.ReadFile(filepath.Join(state, "kimi-lsp", spend.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{srv.Key, "SECRET-LOOKING-CONTENT", "func Total", "fmt.Println", "main prints the total"} {
+		if bytes.Contains(raw, []byte(leak)) || strings.Contains(out.String(), leak) {
+			t.Errorf("the record holds %q", leak)
+		}
+	}
+	t.Logf("record: %s", raw)
+}

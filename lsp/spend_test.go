@@ -1,0 +1,249 @@
+package lsp
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// dearPrices makes the completion and explain model cost $1,000 per
+// million tokens, cached or not: one request of a thousand tokens passes a
+// budget of a cent.
+var dearPrices = map[string]any{"kimi-k3.1-pro-highspeed": map[string]any{"input": 1000, "cachedRead": 1000, "write5m": 1000, "write1h": 1000}}
+
+// spendSession is a completion session (see compSession) whose request
+// record is in its own state directory, with the editor's settings given
+// and a client that answers showMessageRequest with answer, recording the
+// questions.
+func newSpendSession(t *testing.T, settings map[string]any, answer string) (*compSession, *questions) {
+	t.Helper()
+	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
+	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: `action="explain"`, Content: "It adds."}, {Content: "0"}}}, RequestLog: cs})
+	t.Cleanup(cs.prov.Close)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.dir = dir
+	state := t.TempDir()
+	cfg := providerConfig(t, cs.prov)
+	ledger := assist.OpenLedger(func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return state
+		}
+		return ""
+	}, cfg.Budget, nil)
+	t.Cleanup(func() { ledger.Close() })
+	cs.session = newSessionOpts(t, Options{Config: cfg, Ledger: ledger}, nil)
+	q := &questions{}
+	cs.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		var req struct {
+			Message string `json:"message"`
+			Actions []struct {
+				Title string `json:"title"`
+			} `json:"actions"`
+		}
+		json.Unmarshal(p, &req)
+		q.mu.Lock()
+		q.asked = append(q.asked, req.Message)
+		for _, a := range req.Actions {
+			q.titles = append(q.titles, a.Title)
+		}
+		q.mu.Unlock()
+		return map[string]any{"title": answer}, nil
+	})
+	cs.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
+	cs.initialize(completionInit(string(workspace.FileURI(dir)), true, settings))
+	return cs, q
+}
+
+type questions struct {
+	mu            sync.Mutex
+	asked, titles []string
+}
+
+func (q *questions) list() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]string(nil), q.asked...)
+}
+
+// explain runs kimi.explain on uri and returns its progress end message.
+func (cs *compSession) explain(uri, token string) string {
+	cs.t.Helper()
+	var reply struct {
+		Job string `json:"job"`
+	}
+	if err := cs.ed.Call(ctxT(cs.t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.explain", "workDoneToken": token,
+		"arguments": []any{map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}},
+	}, &reply); err != nil || reply.Job == "" {
+		cs.t.Fatalf("kimi.explain: %v", err)
+	}
+	js := &jobSession{session: cs.session}
+	return js.progressEnd(`"` + token + `"`)
+}
+
+// messages returns the window/showMessage texts the client got.
+func (cs *compSession) messages() []string {
+	var out []string
+	for _, m := range cs.ed.Messages() {
+		if m.Method == "window/showMessage" {
+			var p struct {
+				Message string `json:"message"`
+			}
+			json.Unmarshal(m.Params, &p)
+			out = append(out, p.Message)
+		}
+	}
+	return out
+}
+
+// TestHourlyBudgetStopsCompletion (#25.1): with budget.hourly = 0.01,
+// completion requests stop once the spend passes it (counted at the
+// stand-in), one notice says why and until when, and an action asks before
+// it sends: "Cancel" sends nothing, "Send" sends.
+func TestHourlyBudgetStopsCompletion(t *testing.T) {
+	cs, q := newSpendSession(t, map[string]any{
+		"budget": map[string]any{"hourly": 0.01}, "prices": dearPrices,
+		"completion": map[string]any{"debounceMs": 0},
+	}, "Cancel")
+	text := "package main\n\nfunc add(a, b int) int {\n\treturn |\n}\n"
+	uri, pos := cs.file("main.go", text)
+	cs.inlineResult(second(cs.inline(uri, pos, 1)))
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Fatalf("%d requests at the stand-in after the first completion, want 1", n)
+	}
+	if st := cs.srv.stats().Spend; !st.Capped || st.Hour.Spent < 0.01 || st.Hour.Limit != 0.01 {
+		t.Fatalf("after a dear request: spend %+v", st)
+	}
+	for i, typed := range []string{"a", "a +", "a + b"} {
+		pos := cs.change(uri, strings.Replace(text, "|", typed+"|", 1))
+		if l := cs.inlineResult(second(cs.inline(uri, pos, 1))); len(l.Items) != 0 {
+			t.Errorf("completion %d past the budget: %+v", i+2, l)
+		}
+	}
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Errorf("%d requests at the stand-in, want 1: the budget did not stop completion", n)
+	}
+	var notices []string
+	for _, m := range cs.messages() {
+		if strings.Contains(m, "budget") {
+			notices = append(notices, m)
+		}
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "hourly budget of $0.0100 is spent") || !strings.Contains(notices[0], "inline completion is paused until") {
+		t.Errorf("budget notices %q, want one saying why and until when", notices)
+	}
+
+	// An action asks; "Cancel" sends nothing.
+	if end := cs.explain(uri, "e1"); !strings.Contains(end, "not sent") {
+		t.Errorf("explain cancelled: progress ended %q", end)
+	}
+	asked := q.list()
+	if len(asked) != 1 || !strings.Contains(asked[0], "hourly budget") || !strings.Contains(asked[0], "tokens, estimated at $") || !strings.Contains(asked[0], "Send it anyway?") {
+		t.Errorf("questions %q", asked)
+	}
+	if strings.Join(q.titles, ",") != "Send,Cancel" {
+		t.Errorf("buttons %q", q.titles)
+	}
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Errorf("%d requests at the stand-in after Cancel, want still 1", n)
+	}
+}
+
+// TestConfirmAboveAsks (#25.1): a request estimated above
+// budget.confirmAbove asks first, naming its size and estimated cost;
+// "Cancel" sends nothing at all, "Send" sends it.
+func TestConfirmAboveAsks(t *testing.T) {
+	for _, answer := range []string{"Cancel", "Send"} {
+		t.Run(answer, func(t *testing.T) {
+			cs, q := newSpendSession(t, map[string]any{"budget": map[string]any{"confirmAbove": 0.05}, "prices": dearPrices}, answer)
+			uri, _ := cs.file("main.go", "package main\n\nfunc add(a, b int) int {\n\treturn a + b|\n}\n")
+			end := cs.explain(uri, "e1")
+			asked := q.list()
+			if len(asked) != 1 || !strings.Contains(asked[0], "This request is about ") || !strings.Contains(asked[0], " tokens, estimated at $") ||
+				!strings.Contains(asked[0], "above budget.confirmAbove ($0.0500)") {
+				t.Errorf("questions %q", asked)
+			}
+			want := map[string]int{"Cancel": 0, "Send": 1}[answer]
+			if n := len(cs.prov.Requests()); n != want {
+				t.Errorf("answer %s: %d requests at the stand-in, want %d (progress end %q)", answer, n, want, end)
+			}
+			if answer == "Cancel" && !strings.Contains(end, "not sent") {
+				t.Errorf("progress ended %q", end)
+			}
+			recs := cs.srv.requestRecord(0).Requests
+			if len(recs) != want {
+				t.Errorf("%d requests recorded, want %d", len(recs), want)
+			}
+		})
+	}
+	// Under the threshold nothing is asked (the default prices, 0.10).
+	cs, q := newSpendSession(t, nil, "Cancel")
+	uri, _ := cs.file("main.go", "package main\n\nfunc add(a, b int) int {\n\treturn a + b|\n}\n")
+	cs.explain(uri, "e1")
+	if asked := q.list(); len(asked) != 0 || len(cs.prov.Requests()) != 1 {
+		t.Errorf("a cheap request asked %q; %d requests", asked, len(cs.prov.Requests()))
+	}
+}
+
+// TestRequestsAndLastPrompt: kimi.requests returns the record,
+// kimi.lastPrompt the last body exactly as the stand-in received it, the
+// key struck out.
+func TestRequestsAndLastPrompt(t *testing.T) {
+	cs, _ := newSpendSession(t, nil, "Send")
+	var none json.RawMessage
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.lastPrompt"}, &none); err != nil || string(none) != "null" {
+		t.Errorf("kimi.lastPrompt before any request: %s, %v", none, err)
+	}
+	// The file holds the key: the body sent has it, the kept prompt not.
+	uri, _ := cs.file("main.go", "package main\n\n// key: "+cs.prov.Key+"\nfunc add(a, b int) int {\n\treturn a + b|\n}\n")
+	cs.explain(uri, "e1")
+	var lp struct {
+		Surface, Model, Body string
+	}
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.lastPrompt"}, &lp); err != nil {
+		t.Fatal(err)
+	}
+	sent := string(cs.prov.Requests()[0].Body)
+	if !strings.Contains(sent, cs.prov.Key) {
+		t.Fatal("the stand-in did not get the key in the body: the test shows nothing")
+	}
+	if lp.Surface != "explain" || strings.Contains(lp.Body, cs.prov.Key) || lp.Body != strings.ReplaceAll(sent, cs.prov.Key, redactedKey(lp.Body, sent, cs.prov.Key)) {
+		t.Errorf("kimi.lastPrompt: surface %q, body differs from what was sent (or holds the key)", lp.Surface)
+	}
+	var reply struct {
+		Requests []assist.Record `json:"requests"`
+	}
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.requests", "arguments": []any{map[string]any{"last": 5}}}, &reply); err != nil {
+		t.Fatal(err)
+	}
+	if len(reply.Requests) != 1 || reply.Requests[0].Surface != "explain" || len(reply.Requests[0].Files) == 0 || reply.Requests[0].PromptTokens == 0 {
+		t.Errorf("kimi.requests: %+v", reply.Requests)
+	}
+}
+
+// redactedKey returns what replaced key in got, the redacted form of want.
+func redactedKey(got, want, key string) string {
+	i := strings.Index(want, key)
+	if i < 0 || !strings.HasPrefix(got, want[:i]) {
+		return ""
+	}
+	rest := got[i:]
+	tail := want[i+len(key):]
+	if j := strings.Index(rest, tail[:min(len(tail), 40)]); j >= 0 {
+		return rest[:j]
+	}
+	return ""
+}
+
+func second[A, B any](_ A, b B) B { return b }
