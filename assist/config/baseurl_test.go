@@ -9,7 +9,8 @@ import (
 )
 
 // badURLs are baseURL values that cannot be used (#21.1).
-var badURLs = []string{"127.0.0.1:8011", "ftp://x", "http://", "%%garbage", "localhost:8080", "https://x.example/?q=1"}
+var badURLs = []string{"127.0.0.1:8011", "ftp://x", "http://", "%%garbage", "localhost:8080", "https://x.example/?q=1",
+	"https://:443", "http://:8011/v1", "https://x.example:99999", "https://x.example:0", "javascript:alert(1)", "http://ex ample.com"}
 
 // TestInvalidBaseURLFailsClosed (#21.1): an invalid baseURL from any
 // source is not replaced by a lower source's or the default: the
