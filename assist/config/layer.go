@@ -489,6 +489,11 @@ func (p *parser) actions(k string, v any) []actionDef {
 				quote(d.name), tooBig, max>>10, max, templateCapFor(p.src))
 			continue
 		}
+		if name, n := repeatedPlaceholder(d.prompt); n > 0 && p.src.Kind == FromWorkspaceFile {
+			p.drop(e.key+".prompt", "action %s ignored: its prompt template uses {{%s}} %d times, over the cap of %d for an action from a workspace file (each use is sent with every run)",
+				quote(d.name), name, n, MaxLargePlaceholderUses)
+			continue
+		}
 		if d.prompt == "" && !bad {
 			p.fail(e.key+".prompt", "missing: a user-defined action needs a prompt template (placeholders: %s)", placeholderList())
 			bad = true
