@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,7 +101,25 @@ func TestRefusedFileKeepsItsEndpoint(t *testing.T) {
 	if !HasErrors(errs) || err == nil || !strings.Contains(err.Error(), "not valid TOML") || c.FallbackURL() != "" {
 		t.Errorf("unreadable file setting baseURL: BaseURL %q, err %v, errs %v", c.BaseURL, err, errs)
 	}
-	// Not valid TOML and no baseURL in it: the default endpoint stays.
+	// The same in the other spellings TOML has for it: a [kimi] table, an
+	// inline table, a quoted key.
+	for i, text := range []string{
+		"[kimi]\nbaseURL = \"http://localhost:11434\"\nmodel = \"x\n",
+		"kimi = { model = \"x\", baseURL = \"http://localhost:11434\" }\nmodel = \"x\n",
+		"kimi = {baseURL=\"http://localhost:11434\"}\ncacheTTL = 7m\n",
+		"\"baseURL\" = \"http://localhost:11434\"\nmodel = \"x\n",
+	} {
+		c, errs = Default().WithUserFile(writeFile(t, dir, fmt.Sprintf("b%d.toml", i), text))
+		if err := c.BaseURLError(); err == nil || !strings.Contains(err.Error(), "not valid TOML") || c.FallbackURL() != "" {
+			t.Errorf("unreadable file %q: BaseURL %q, err %v, errs %v", text, c.BaseURL, err, errs)
+		}
+	}
+	// Not valid TOML and no baseURL in it (a comment naming it aside): the
+	// default endpoint stays.
+	c, _ = Default().WithUserFile(writeFile(t, dir, "d.toml", "# baseURL = \"http://localhost:11434\"\nmodel = \"x\n"))
+	if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
+		t.Errorf("unreadable file with baseURL in a comment: BaseURL %q, err %v", c.BaseURL, c.BaseURLError())
+	}
 	c, _ = Default().WithUserFile(writeFile(t, dir, "c.toml", "model = \"x\n"))
 	if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
 		t.Errorf("unreadable file without baseURL: BaseURL %q, err %v", c.BaseURL, c.BaseURLError())
