@@ -1,7 +1,7 @@
 # The test command of README.md is `make test`; .ci/run calls it.
 GO ?= go
 
-.PHONY: test check go-test editor-test install bench
+.PHONY: test check go-test test-sandbox editor-test install bench
 
 # Everything CI checks: formatting, vet, the Go tests with the race
 # detector, and the editor tests through real clients.
@@ -14,6 +14,11 @@ check:
 
 go-test:
 	$(GO) test -race ./...
+
+# The Go tests with HOME, the XDG directories and TMPDIR in empty
+# directories; fails listing any file the tests left there.
+test-sandbox:
+	scripts/test-sandbox.sh
 
 editor-test:
 	editors/test/run.sh

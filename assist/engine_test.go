@@ -366,3 +366,20 @@ func TestSystemIsConstant(t *testing.T) {
 		}
 	}
 }
+
+// TestFixDiffNamesDocumentFromAnotherRoot: a reply diff whose header names
+// the active document by a path relative to another root, which no
+// workspace file matches but by its name, edits the action's own document
+// (issue 21.23).
+func TestFixDiffNamesDocumentFromAnotherRoot(t *testing.T) {
+	diff := strings.ReplaceAll(fixDiff, "calc.go", "myrepo/lib/calc.go")
+	f := newFixture(t, map[string]string{"internal/calc/calc.go": calc, "other/calc.go": calc}, modeltest.Rule{Match: `action="fix"`, Content: diff})
+	out, err := f.engine.Run(context.Background(), f.task(config.ActionFix, "internal/calc/calc.go", "func Sub", "}"), &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Changes) != 1 || out.Changes[0].Path != filepath.Join(f.dir, "internal", "calc", "calc.go") ||
+		out.Changes[0].After != strings.Replace(calc, "a + b", "a - b", 1) {
+		t.Fatalf("changes %+v; want the edit of internal/calc/calc.go", out.Changes)
+	}
+}

@@ -19,7 +19,9 @@
 //
 // # Layout
 //
-// Messages, most stable first (DESIGN.md's cache contract):
+// Messages, most stable first (the provider caches the longest prefix a
+// request shares byte for byte with an earlier one, so what changes least
+// comes first):
 //
 //  1. system: a versioned constant (DefaultSystem, or Config.System), with
 //     the constant tool definitions the caller sends before it; no dates,

@@ -693,9 +693,26 @@ func TestStats(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
-	// Keep explanations and the user config out of the real home.
-	os.Setenv("XDG_CACHE_HOME", os.TempDir())
-	os.Exit(m.Run())
+	// Keep explanations, statistics (assist.DefaultStatsFile) and the user
+	// config out of the real home, and out of the shared temporary
+	// directory too: HOME and the XDG directories of the whole test binary
+	// point into a directory of its own, removed at the end.
+	home, err := os.MkdirTemp("", "kimi-lsp-lsp-test")
+	if err != nil {
+		panic(err)
+	}
+	for _, kv := range [][2]string{
+		{"HOME", home},
+		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
+		{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
+		{"XDG_STATE_HOME", filepath.Join(home, ".local", "state")},
+		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
+	} {
+		os.Setenv(kv[0], kv[1])
+	}
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
 }
 
 var _ = context.Background

@@ -296,9 +296,9 @@ func TestEOFEndsCleanly(t *testing.T) {
 // and reports when it started.
 func slowMethod(started chan<- string, release <-chan struct{}) func(*Server) {
 	return func(s *Server) {
-		s.requests["test/slow"] = func(s *Server, ctx context.Context, p json.RawMessage) (any, error) {
+		s.requests["test/slow"] = func(s *Server, ctx context.Context, req *request) (any, error) {
 			var name string
-			json.Unmarshal(p, &name)
+			json.Unmarshal(req.params, &name)
 			started <- name
 			select {
 			case <-ctx.Done():
@@ -310,7 +310,8 @@ func slowMethod(started chan<- string, release <-chan struct{}) func(*Server) {
 	}
 }
 
-// TestCancelRequestIDs is PITFALLS #1 and #12: numeric ids (what VS Code and
+// TestCancelRequestIDs holds docs/protocol-pitfalls.md, "Numeric cancel ids
+// never cancel" and "Request ids beyond int32": numeric ids (what VS Code and
 // Neovim send), string ids and ids beyond int32 all cancel, and the reply is
 // RequestCancelled with the id exactly as sent.
 func TestCancelRequestIDs(t *testing.T) {
@@ -339,8 +340,8 @@ func TestCancelRequestIDs(t *testing.T) {
 	}
 }
 
-// TestBigIDs is PITFALLS #12: a request id above 2^31 is answered, not
-// dropped with the whole message.
+// TestBigIDs holds docs/protocol-pitfalls.md, "Request ids beyond int32": a
+// request id above 2^31 is answered, not dropped with the whole message.
 func TestBigIDs(t *testing.T) {
 	s := newSession(t, nil)
 	s.initialize(nil)
@@ -359,7 +360,8 @@ func TestBigIDs(t *testing.T) {
 	}
 }
 
-// TestSlowRequestDoesNotBlock is PITFALLS #2: while one request is running,
+// TestSlowRequestDoesNotBlock holds docs/protocol-pitfalls.md, "The library's
+// async handler runs one request at a time": while one request is running,
 // notifications are applied and other requests (including shutdown) are
 // answered.
 func TestSlowRequestDoesNotBlock(t *testing.T) {
@@ -404,19 +406,20 @@ func TestSlowRequestDoesNotBlock(t *testing.T) {
 	close(release)
 }
 
-// TestHandlerPanicAndErrors is PITFALLS #4 and #5: a panicking handler is
-// answered with InternalError and the connection keeps working, and error
-// codes and messages reach the client intact, for different error types in
-// a row.
+// TestHandlerPanicAndErrors holds docs/protocol-pitfalls.md, "A handler error
+// ends the connection" and "Plain errors go out with code 0": a panicking
+// handler is answered with InternalError and the connection keeps working,
+// and error codes and messages reach the client intact, for different error
+// types in a row.
 func TestHandlerPanicAndErrors(t *testing.T) {
 	s := newSession(t, func(s *Server) {
-		s.requests["test/panic"] = func(*Server, context.Context, json.RawMessage) (any, error) {
+		s.requests["test/panic"] = func(*Server, context.Context, *request) (any, error) {
 			panic("boom")
 		}
-		s.requests["test/plain"] = func(*Server, context.Context, json.RawMessage) (any, error) {
+		s.requests["test/plain"] = func(*Server, context.Context, *request) (any, error) {
 			return nil, errors.New("plain failure")
 		}
-		s.requests["test/coded"] = func(*Server, context.Context, json.RawMessage) (any, error) {
+		s.requests["test/coded"] = func(*Server, context.Context, *request) (any, error) {
 			return nil, fmt.Errorf("wrapped: %w", rpcError(-32099, "coded failure"))
 		}
 		s.notifications["test/panicNote"] = func(*Server, context.Context, json.RawMessage) error {
@@ -447,8 +450,8 @@ func TestHandlerPanicAndErrors(t *testing.T) {
 	}
 }
 
-// TestFullTextChange is PITFALLS #10: a didChange without a range replaces
-// the whole text.
+// TestFullTextChange holds docs/protocol-pitfalls.md, "A full-text change is
+// read as an insert": a didChange without a range replaces the whole text.
 func TestFullTextChange(t *testing.T) {
 	s := newSession(t, nil)
 	s.initialize(nil)

@@ -35,19 +35,22 @@ const jsonSpace = " \t\r\n"
 // stringIDPrefix marks the string ID that stands for a string request id
 // the library would confuse with another: "" (jsonrpc2.ID{} is also the
 // number 0), one that starts with U+2063 (it could equal a stand-in), and
-// one that Go's decoder would change (see stringIDKey).
+// one that Go's decoder would change (see stringIDKey; docs/protocol-pitfalls.md,
+// "String ids the library confuses").
 const stringIDPrefix = "\u2063kimi-lsp-string-id:"
 
 // bigIDPrefix marks the string ID that stands for a request id the library
-// cannot represent (jsonrpc2.ID holds int32 numbers only; PITFALLS #12).
+// cannot represent (jsonrpc2.ID holds int32 numbers only;
+// docs/protocol-pitfalls.md, "Request ids beyond int32").
 // The character U+2063 (invisible separator) makes a clash with a real
 // client's string id practically impossible.
 const bigIDPrefix = "\u2063kimi-lsp-number-id:"
 
 // stream is our jsonrpc2.Stream for LSP base-protocol framing. It replaces
 // jsonrpc2.NewStream because that one fails the whole connection on any
-// malformed frame, drops writes whose context is cancelled (PITFALLS #3) and
-// cannot decode ids outside int32 (PITFALLS #12).
+// malformed frame, drops writes whose context is cancelled and cannot
+// decode ids outside int32 (docs/protocol-pitfalls.md, "A reply on a
+// cancelled context is dropped" and "Request ids beyond int32").
 //
 // Read never returns a decoding error: a frame with bad JSON, a missing
 // Content-Length or an oversize body is logged, answered with an error
@@ -302,10 +305,11 @@ func decodeLarge(body []byte) (jsonrpc2.Message, bool) {
 // decode turns a frame body into a jsonrpc2 message. On failure it returns
 // the raw id when one could be read, so the error reply can address it.
 func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) {
-	// Fast path for large frames: the library decodes a well-formed message
-	// in one pass, without copying the params. It fails on ids beyond int32
-	// and on malformed messages, which the slow path below handles and
-	// explains. (The library rejects a wrong "jsonrpc" value but not a
+	// Fast path for large notifications (didOpen, a full-text didChange)
+	// and responses: the library decodes a well-formed message in one
+	// pass, without copying the params. Requests, and malformed messages,
+	// take the slow path below, which keeps a request's raw id and explains
+	// what is wrong. (The library rejects a wrong "jsonrpc" value but not a
 	// missing one.) It reads through a decoder whose buffer is at least
 	// 32 KiB: for the small frames of typing (didChange, a few hundred bytes)
 	// that buffer was three quarters of the server's garbage, so they take
@@ -463,9 +467,23 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 		if len(b) < 4 {
 			return 0, false
 		}
-		v, err := strconv.ParseUint(string(b[:4]), 16, 16)
-		return rune(v), err == nil
+		var r rune
+		for _, c := range b[:4] {
+			switch {
+			case c >= '0' && c <= '9':
+				c -= '0'
+			case c >= 'a' && c <= 'f':
+				c -= 'a' - 10
+			case c >= 'A' && c <= 'F':
+				c -= 'A' - 10
+			default:
+				return 0, false
+			}
+			r = r<<4 | rune(c)
+		}
+		return r, true
 	}
+	const hexDigits = "0123456789abcdef"
 	for i := 0; i < len(in); {
 		c := in[i]
 		switch {
@@ -511,7 +529,7 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 					}
 					exact = false
 					if spell {
-						out = fmt.Appendf(out, "\\u%04x", r)
+						out = append(out, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 					}
 					continue
 				}
@@ -530,7 +548,7 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 			if r == utf8.RuneError && n == 1 {
 				exact = false
 				if spell {
-					out = fmt.Appendf(out, "\\x%02x", c)
+					out = append(out, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 				}
 				i++
 				continue
@@ -624,7 +642,8 @@ func canonicalNumber(raw string) (canon string, v int32, isInt32, ok bool) {
 }
 
 // Write sends one message. It deliberately ignores ctx: a reply must reach
-// the client even when the request's context was cancelled (PITFALLS #3).
+// the client even when the request's context was cancelled
+// (docs/protocol-pitfalls.md, "A reply on a cancelled context is dropped").
 //
 // A reply to a request (whose raw id is always known, see decodeLarge) is
 // encoded here, with the id exactly as sent: the library's own encoding (Response.MarshalJSON)
@@ -652,8 +671,9 @@ func (s *stream) Write(_ context.Context, msg jsonrpc2.Message) (int64, error) {
 }
 
 // encodeResponse encodes resp with the raw id rawID. An error that is not
-// a *jsonrpc2.Error goes out as an internal error (never code 0, PITFALLS
-// #5); a missing result as null.
+// a *jsonrpc2.Error goes out as an internal error (never code 0:
+// docs/protocol-pitfalls.md, "Plain errors go out with code 0"); a missing
+// result as null.
 func encodeResponse(rawID json.RawMessage, resp *jsonrpc2.Response) ([]byte, error) {
 	b := make([]byte, 0, 64+len(resp.Result()))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)

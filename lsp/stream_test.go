@@ -72,7 +72,8 @@ func TestEncodeResponse(t *testing.T) {
 		{`"x\u0079"`, resp(json.RawMessage(`[1]`), nil), `{"jsonrpc":"2.0","id":"x\u0079","result":[1]}`},
 		{`4294967296`, resp(nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "bad %s", "thing")),
 			`{"jsonrpc":"2.0","id":4294967296,"error":{"code":-32602,"message":"bad thing"}}`},
-		// A plain error is an internal error, never code 0 (PITFALLS #5).
+		// A plain error is an internal error, never code 0
+		// (docs/protocol-pitfalls.md, "Plain errors go out with code 0").
 		{`2`, resp(nil, errors.New("boom")), `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"boom"}}`},
 	}
 	for _, tt := range tests {

@@ -27,19 +27,6 @@ func (e Encoding) String() string {
 	}
 }
 
-// ParseEncoding maps an LSP position encoding kind to an Encoding.
-func ParseEncoding(s string) (Encoding, error) {
-	switch s {
-	case "utf-16":
-		return UTF16, nil
-	case "utf-8":
-		return UTF8, nil
-	case "utf-32":
-		return UTF32, nil
-	}
-	return UTF16, fmt.Errorf("unknown position encoding %q (want utf-8, utf-16 or utf-32)", s)
-}
-
 // Position is a zero-based line and a column counted in some Encoding. It
 // mirrors the LSP Position; the lsp package converts at the edge.
 type Position struct {

@@ -70,6 +70,9 @@ func TestSuggestionWithKeyDropped(t *testing.T) {
 	}
 	// Typing on does not bring it back from the type-ahead memo either.
 	s, err = f.c.Complete(ctxT(t), f.set(strings.Replace(src, "Pri|", "Printl|", 1), Automatic))
+	if err != nil {
+		t.Fatalf("typing on: %v", err)
+	}
 	if s != nil && strings.Contains(s.Text, f.srv.Key) {
 		t.Fatalf("the key came back as %+v", s)
 	}

@@ -169,10 +169,9 @@ func indexFold(s, lower string) int {
 // WithAttrs are redacted when each record is handled, with the secrets of
 // that moment, so a key configured later is still struck.
 type Handler struct {
-	next  slog.Handler
-	r     *Redactor
-	goas  []groupOrAttrs // from WithGroup and WithAttrs, oldest first
-	group bool           // goas ends with an open group
+	next slog.Handler
+	r    *Redactor
+	goas []groupOrAttrs // from WithGroup and WithAttrs, oldest first
 }
 
 type groupOrAttrs struct {

@@ -419,7 +419,6 @@ type Accumulator struct {
 	calls              []ToolCall
 	finish             FinishReason
 	usage              *Usage
-	done               bool
 }
 
 // Add folds one event in.
@@ -435,7 +434,6 @@ func (a *Accumulator) Add(ev Event) {
 		u := *ev.Usage
 		a.usage = &u
 	case EventDone:
-		a.done = true
 		a.finish = ev.FinishReason
 		if ev.Usage != nil {
 			u := *ev.Usage
@@ -443,9 +441,6 @@ func (a *Accumulator) Add(ev Event) {
 		}
 	}
 }
-
-// Done reports whether EventDone was added.
-func (a *Accumulator) Done() bool { return a.done }
 
 // Message returns the assistant message so far, ready to be appended back
 // whole (Request.AppendAssistant).

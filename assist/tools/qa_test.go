@@ -13,8 +13,8 @@ import (
 
 // TestLoopRefusalNotLostToProse: a reply diff that does not apply goes
 // back to the model once; when the model then answers with prose and no
-// edit, the loop returns the refusal (the reason goes to the user, as
-// DESIGN.md's "Edits" says), not a success with no change that would show
+// edit, the loop returns the refusal (when nothing applies, the reason goes
+// to the user), not a success with no change that would show
 // only the model's prose ("OK") and hide why nothing was applied.
 func TestLoopRefusalNotLostToProse(t *testing.T) {
 	bad := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a * b\n+\treturn a + b\n }\n```"

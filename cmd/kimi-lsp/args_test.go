@@ -127,7 +127,7 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(full.stdout, "\n  kimi-lsp "+strings.TrimPrefix(synopsis(c), "kimi-lsp ")+"\n") {
 			t.Errorf("the help does not list %q", synopsis(c))
 		}
-		flagsOf(context.Background(), c).VisitAll(func(f *flag.Flag) {
+		flagsOf(c).VisitAll(func(f *flag.Flag) {
 			if !strings.Contains(full.stdout, "-"+f.Name+" ") && !strings.Contains(full.stdout, "-"+f.Name+"\n") {
 				t.Errorf("the help does not list %s's flag -%s", c.name, f.Name)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,12 +9,13 @@ import (
 	"strings"
 )
 
-// Every command makes its flag set with newFlagSet and parses it with
-// parseFlags. That gives every command the same rules (flags before or
-// after the arguments, "-h"/"--help" printing help to stdout with exit 0)
-// and lets "kimi-lsp help" read the real flags of each command: it runs
-// the command with "-h" and a flagCollector as stdout, and parseFlags hands
-// the flag set over instead of running anything.
+// Every command makes its flag set with newFlagSet, in a function of its
+// own (newDoctorFlags, …) that the command table names (command.flags), and
+// parses it with parseFlags. That gives every command the same rules (flags
+// before or after the arguments, "-h"/"--help" printing help to stdout with
+// exit 0) and lets "kimi-lsp help" list the real flags of each command
+// without running it: the command and its help get their flag set from the
+// same function.
 
 // newFlagSet returns an empty flag set for the command name that reports
 // parse errors to stderr.
@@ -36,10 +36,6 @@ const anyArgs = -1
 // false the command returns code at once: 0 after printing the help that
 // "-h" asked for, 2 after a usage error printed to fs's output.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, want int) (pos []string, code int, ok bool) {
-	if c, isCollector := stdout.(*flagCollector); isCollector {
-		c.fs = fs
-		return nil, 0, false
-	}
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
@@ -78,20 +74,12 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, want int) (po
 	return pos, 0, true
 }
 
-// flagCollector is the stdout given to a command run for its flags only.
-type flagCollector struct {
-	io.Writer
-	fs *flag.FlagSet
-}
-
-// flagsOf returns the flag set command c registers, without running it.
-func flagsOf(ctx context.Context, c command) *flag.FlagSet {
-	col := &flagCollector{Writer: io.Discard}
-	c.run(ctx, []string{"-h"}, streams{stdout: col, stderr: io.Discard, getenv: func(string) string { return "" }})
-	if col.fs == nil {
+// flagsOf returns the flag set of command c, without running it.
+func flagsOf(c command) *flag.FlagSet {
+	if c.flags == nil {
 		return newFlagSet(c.name, io.Discard)
 	}
-	return col.fs
+	return c.flags(io.Discard)
 }
 
 // commonFlags returns the flags every command but help and version has
@@ -141,16 +129,19 @@ func synopsis(c command) string {
 	return s
 }
 
+// newHelpFlags returns help's flag set (no flags of its own).
+func newHelpFlags(stderr io.Writer) *flag.FlagSet { return newFlagSet("help", stderr) }
+
 // cmdHelp prints the whole help, or one command's.
-func cmdHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("help", stderr)
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	fs := newHelpFlags(stderr)
 	pos, code, ok := parseFlags(fs, args, stdout, anyArgs)
 	if !ok {
 		return code
 	}
 	switch len(pos) {
 	case 0:
-		writeHelp(ctx, stdout)
+		writeHelp(stdout)
 		return 0
 	case 1:
 		c, found := lookup(pos[0])
@@ -158,7 +149,7 @@ func cmdHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kimi-lsp help: unknown command %q (the commands: %s)\n", pos[0], commandNames())
 			return 2
 		}
-		writeCommandHelp(stdout, flagsOf(ctx, c))
+		writeCommandHelp(stdout, flagsOf(c))
 		return 0
 	default:
 		fmt.Fprintf(stderr, "kimi-lsp help: one command at most, got %q\n", pos)
@@ -168,7 +159,7 @@ func cmdHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // writeHelp prints the whole help: every command with its own flags, then
 // the flags all commands share.
-func writeHelp(ctx context.Context, w io.Writer) {
+func writeHelp(w io.Writer) {
 	fmt.Fprint(w, `kimi-lsp: the Kimi K3.1 models in any LSP editor, and the same engine on the command line.
 
 Usage:
@@ -183,7 +174,7 @@ Commands:
 `)
 	shared, common := commonFlags()
 	for _, c := range commands {
-		fs := flagsOf(ctx, c)
+		fs := flagsOf(c)
 		fmt.Fprintf(w, "\n  %s\n", synopsis(c))
 		fmt.Fprintf(w, "      %s\n", c.summary)
 		writeFlags(w, fs, "      ", func(name string) bool { return !common[name] })
@@ -198,7 +189,9 @@ Examples:
   kimi-lsp doctor
 
 Environment: KIMI_API_KEY, KIMI_BASE_URL (any OpenAI-compatible endpoint), KIMI_MODEL.
-Configuration: ~/.config/kimi-lsp/config.toml and .kimi-lsp.toml in the workspace (see README.md).
+Configuration: ~/.config/kimi-lsp/config.toml, then the workspace's .kimi-lsp.toml (for explain and
+edit, that of the nearest folder above the file holding .kimi-lsp.toml or .git; for doctor, above the
+current directory or --dir), then the environment: what the server reads (see README.md).
 `)
 }
 

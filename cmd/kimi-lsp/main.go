@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,15 +27,26 @@ type streams struct {
 	getenv         func(string) string
 }
 
-// command is one subcommand. Its flags are those its run function
-// registers with newFlagSet; "kimi-lsp help" shows them (see help.go).
+// command is one subcommand.
 type command struct {
 	name string
 	// args is the synopsis of the positional arguments ("" for none).
 	args string
 	// summary says what the command does, in a line or two.
 	summary string
-	run     func(ctx context.Context, args []string, s streams) int
+	// flags returns the command's flag set, the one its run function
+	// parses (made by the same function), reporting errors to stderr;
+	// "kimi-lsp help" lists it (see help.go).
+	flags func(stderr io.Writer) *flag.FlagSet
+	run   func(ctx context.Context, args []string, s streams) int
+}
+
+// flagsOnly adapts a command's flag-set constructor to command.flags.
+func flagsOnly[T any](newFlags func(io.Writer) (*flag.FlagSet, T)) func(io.Writer) *flag.FlagSet {
+	return func(stderr io.Writer) *flag.FlagSet {
+		fs, _ := newFlags(stderr)
+		return fs
+	}
 }
 
 // commands are kimi-lsp's subcommands, in the order help lists them (set
@@ -44,25 +56,31 @@ var commands []command
 func init() {
 	commands = []command{
 		{name: "serve", summary: "serve the Language Server Protocol on stdin/stdout (the default: editors start kimi-lsp this way)",
+			flags: flagsOnly(newServeFlags),
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdServe(ctx, args, s.stdin, s.stdout, s.stderr, s.getenv)
 			}},
 		{name: "explain", args: "FILE[:START[-END]]", summary: "stream an explanation of the file or line range to stdout",
+			flags: flagsOnly(newExplainFlags),
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdExplain(ctx, args, s.stdout, s.stderr, s.getenv)
 			}},
 		{name: "edit", args: "FILE[:START[-END]]", summary: "print the model's edit as a unified diff; --write applies it",
+			flags: flagsOnly(newEditFlags),
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdEdit(ctx, args, s.stdout, s.stderr, s.getenv)
 			}},
 		{name: "doctor", summary: "print the effective configuration and where each value came from (the API key redacted), and check that the endpoint answers",
+			flags: flagsOnly(newDoctorFlags),
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdDoctor(ctx, args, s.stdout, s.stderr, s.getenv)
 			}},
 		{name: "version", summary: "print the version, the VCS revision and the Go toolchain of this build",
-			run: func(ctx context.Context, args []string, s streams) int { return cmdVersion(args, s.stdout, s.stderr) }},
+			flags: newVersionFlags,
+			run:   func(ctx context.Context, args []string, s streams) int { return cmdVersion(args, s.stdout, s.stderr) }},
 		{name: "help", args: "[COMMAND]", summary: "print this help, or one command's",
-			run: func(ctx context.Context, args []string, s streams) int { return cmdHelp(ctx, args, s.stdout, s.stderr) }},
+			flags: newHelpFlags,
+			run:   func(ctx context.Context, args []string, s streams) int { return cmdHelp(args, s.stdout, s.stderr) }},
 	}
 }
 
@@ -84,7 +102,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// No command: serve, as editors start us. A help flag here asks
 		// for the whole help, not serve's alone.
 		if wantsHelp(args) {
-			writeHelp(ctx, stdout)
+			writeHelp(stdout)
 			return 0
 		}
 		return cmdServe(ctx, args, stdin, stdout, stderr, getenv)
@@ -97,9 +115,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return c.run(ctx, args[1:], s)
 }
 
+// newVersionFlags returns version's flag set (no flags of its own).
+func newVersionFlags(stderr io.Writer) *flag.FlagSet { return newFlagSet("version", stderr) }
+
 // cmdVersion prints the version.
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("version", stderr)
+	fs := newVersionFlags(stderr)
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}

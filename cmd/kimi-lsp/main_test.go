@@ -33,9 +33,37 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building kimi-lsp: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// The tests that call run in-process pass their own getenv, but the
+	// engine finds its explanation directory with os.UserCacheDir: point
+	// HOME and the XDG directories of the whole test binary into dir so
+	// that nothing reaches the user's real ones. (After the build: go
+	// build keeps its cache under the user's cache directory.)
+	if err := sandboxUserDirs(filepath.Join(dir, "home")); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// sandboxUserDirs sets HOME and the XDG base directories of this process
+// to directories under home, created empty.
+func sandboxUserDirs(home string) error {
+	for _, kv := range [][2]string{
+		{"HOME", home},
+		{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
+		{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
+		{"XDG_STATE_HOME", filepath.Join(home, ".local", "state")},
+		{"XDG_DATA_HOME", filepath.Join(home, ".local", "share")},
+	} {
+		if err := os.MkdirAll(kv[1], 0o700); err != nil {
+			return err
+		}
+		if err := os.Setenv(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // testEnv is a clean environment: HOME and the XDG directories in a

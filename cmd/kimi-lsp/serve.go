@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -49,12 +50,19 @@ func parseLevel(s string) (slog.Level, error) {
 	return l, nil
 }
 
-func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+// newServeFlags returns serve's flag set and the logging flags it fills
+// (its other flags are accepted and ignored).
+func newServeFlags(stderr io.Writer) (*flag.FlagSet, *logFlags) {
 	fs := newFlagSet("serve", stderr)
-	var lf logFlags
+	lf := new(logFlags)
 	lf.register(fs)
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted because VS Code passes it)")
 	fs.Int("clientProcessId", 0, "the editor's `PID`, ignored: kimi-lsp takes it from initialize")
+	return fs, lf
+}
+
+func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs, lf := newServeFlags(stderr)
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
@@ -63,7 +71,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		// typed LSP frames, so say what this mode is for.
 		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C quits, "kimi-lsp help" lists every command)`)
 	}
-	env, err := setup(&lf, stderr, getenv)
+	env, err := setup(lf, stderr, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
@@ -99,8 +107,10 @@ type runEnv struct {
 	// problems are those of the configuration sources read (logProblems
 	// logs them; the server shows them to the editor).
 	problems []error
-	fixed    bool // the level was set by --log-level
-	close    func()
+	// workspaceFile is the workspace file read (withWorkspace), "" for none.
+	workspaceFile string
+	fixed         bool // the level was set by --log-level
+	close         func()
 
 	// mu guards keys: every API key seen, so an old one stays redacted.
 	mu   sync.Mutex
@@ -127,6 +137,38 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	e.onConfig(cfg)
 	e.cfg, e.problems = cfg, errs
 	return e, nil
+}
+
+// configRoot returns the folder whose .kimi-lsp.toml the commands read for
+// a file in dir: the nearest directory at or above dir that holds
+// .kimi-lsp.toml or .git, as an editor opening the repository (or that
+// folder) would; a .kimi-lsp.toml above the repository is never read. It
+// returns "" when there is none.
+func configRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(config.WorkspaceFile(d)); err == nil {
+			return d
+		}
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// withWorkspace adds the workspace file of the folder root (configRoot)
+// to the configuration, with the server's rules: it cannot set apiKey,
+// baseURL and the other keys a repository may not set.
+func (e *runEnv) withWorkspace(root string) {
+	if root == "" {
+		return
+	}
+	e.workspaceFile = config.WorkspaceFile(root)
+	cfg, errs := e.cfg.WithWorkspaceFiles(e.workspaceFile)
+	e.onConfig(cfg)
+	e.cfg, e.problems = cfg, append(e.problems, errs...)
 }
 
 // logProblems logs the configuration's problems: the warnings that drop

@@ -242,7 +242,7 @@ test('explain: code action offered, progress streams, explanation opened with sh
     for (const k of ['cachedTokens', 'cacheWriteTokens', 'hitRatio']) {
       assert.equal(typeof stats[k], 'number', `kimi.stats has ${k}: ${JSON.stringify(stats)}`);
     }
-    // DESIGN.md names it cost; kimi-lsp sends costUSD. The clients read either.
+    // editors/README.md names it cost; kimi-lsp sends it as cost and costUSD. The clients read either.
     assert.equal(typeof (stats.cost ?? stats.costUSD), 'number', `kimi.stats has a cost: ${JSON.stringify(stats)}`);
   });
 });

@@ -1,0 +1,306 @@
+// Package docs holds no code: its test keeps the repository's documents
+// standing alone. No file may refer to a document kept outside the
+// repository, and every relative link in a Markdown file must lead to a
+// file or directory that exists.
+package docs
+
+import (
+	"bytes"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// outside lists what names a document outside the repository. The strings
+// are built from parts so that this file does not match itself.
+var outside = regexp.MustCompile(strings.Join([]string{
+	`DESIGN` + `\.md`,
+	`PIT` + `FALLS`,
+	`STYLE` + `\.md`,
+	`STYLE` + ` #[0-9]`,
+	`\.\./` + `shared`,
+	`/work/` + `shared`,
+	`shared/` + `seeds`,
+}, "|"))
+
+// repoFiles returns the repository's files, relative to its root, slash
+// separated: the files git tracks when this is a git checkout, else every
+// file but those under .git and the directories that hold installed or
+// built outputs (node_modules, dist, out, bin).
+func repoFiles(t *testing.T, root string) []string {
+	t.Helper()
+	if out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output(); err == nil && len(out) > 0 {
+		var files []string
+		for _, f := range bytes.Split(out, []byte{0}) {
+			if len(f) > 0 && !strings.Contains("/"+string(f), "/node_modules/") {
+				files = append(files, string(f))
+			}
+		}
+		return files
+	}
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "dist", "out", "bin":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(root, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestNoOutsideDocuments(t *testing.T) {
+	root := ".."
+	files := repoFiles(t, root)
+	if len(files) < 50 {
+		t.Fatalf("found %d files under %s; is this the repository?", len(files), root)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // tracked but deleted in this work tree
+			}
+			t.Fatal(err)
+		}
+		if bytes.IndexByte(data, 0) >= 0 {
+			continue // binary
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := outside.FindString(line); m != "" {
+				t.Errorf("%s:%d refers to %q, a document outside the repository: say what it says, or point into docs/", f, i+1, m)
+			}
+		}
+	}
+}
+
+// mdLink matches an inline Markdown link or image, [text](target), and a
+// reference definition, [label]: target.
+var (
+	mdLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+	mdRef  = regexp.MustCompile(`^\s*\[[^\]]+\]:\s+(\S+)`)
+	inCode = regexp.MustCompile("`[^`]*`")
+)
+
+func TestMarkdownLinks(t *testing.T) {
+	root := ".."
+	checked := 0
+	for _, f := range repoFiles(t, root) {
+		if !strings.HasSuffix(f, ".md") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		fenced := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				fenced = !fenced
+				continue
+			}
+			if fenced {
+				continue
+			}
+			line = inCode.ReplaceAllString(line, "")
+			var targets []string
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				targets = append(targets, m[1])
+			}
+			if m := mdRef.FindStringSubmatch(line); m != nil {
+				targets = append(targets, m[1])
+			}
+			for _, target := range targets {
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.HasPrefix(target, "#") {
+					continue
+				}
+				target, _, _ = strings.Cut(target, "#")
+				p := filepath.Join(root, filepath.FromSlash(filepath.Dir(f)), filepath.FromSlash(target))
+				if strings.HasPrefix(target, "/") {
+					p = filepath.Join(root, filepath.FromSlash(target))
+				}
+				checked++
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("%s:%d links to %s, which does not exist", f, i+1, target)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("checked %d links; the link pattern is probably broken", checked)
+	}
+}
+
+// sectionRef matches a citation of a section of a document in docs/, as
+// comments write it: docs/NAME.md, "Heading" (and "Heading"…), once
+// comment markers between lines are removed.
+var (
+	sectionRef   = regexp.MustCompile(`docs/([A-Za-z0-9_-]+\.md),? "([^"]+)"((?:,? and "[^"]+")*)`)
+	moreSections = regexp.MustCompile(`"([^"]+)"`)
+	commentBreak = regexp.MustCompile(`\s*\n\s*(//|#|--)\s*`)
+	heading      = regexp.MustCompile(`(?m)^#+\s+(.+?)\s*$`)
+)
+
+// TestSectionReferences: a comment that names a section of a document in
+// docs/ names one that exists, so renaming a heading cannot leave the code
+// pointing nowhere.
+func TestSectionReferences(t *testing.T) {
+	root := ".."
+	headings := map[string]map[string]bool{}
+	checked := 0
+	for _, f := range repoFiles(t, root) {
+		if strings.HasPrefix(f, "docs/") && strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		text := commentBreak.ReplaceAllString(string(data), " ")
+		for _, m := range sectionRef.FindAllStringSubmatch(text, -1) {
+			doc := m[1]
+			if headings[doc] == nil {
+				b, err := os.ReadFile(filepath.Join(root, "docs", doc))
+				if err != nil {
+					t.Errorf("%s cites docs/%s, which does not exist", f, doc)
+					headings[doc] = map[string]bool{}
+					continue
+				}
+				headings[doc] = map[string]bool{}
+				for _, h := range heading.FindAllStringSubmatch(string(b), -1) {
+					headings[doc][strings.ReplaceAll(h[1], "`", "")] = true
+				}
+			}
+			names := []string{m[2]}
+			for _, more := range moreSections.FindAllStringSubmatch(m[3], -1) {
+				names = append(names, more[1])
+			}
+			for _, name := range names {
+				checked++
+				if !headings[doc][name] {
+					t.Errorf("%s cites docs/%s, %q: no such heading", f, doc, name)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("checked %d section references; the pattern is probably broken", checked)
+	}
+}
+
+// packageImports returns, for every directory of the module holding
+// non-test Go files, the import paths those files name. Directories are
+// slash-separated and relative to root.
+func packageImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	imports := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata", "editors":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		dir := filepath.ToSlash(rel)
+		if _, seen := imports[dir]; !seen {
+			imports[dir] = []string{}
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			imports[dir] = append(imports[dir], path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imports
+}
+
+// TestLayering holds the import rules docs/ARCHITECTURE.md states under
+// "Layering" (lsp's own rule is lsp's TestImportRule).
+func TestLayering(t *testing.T) {
+	const mod = "github.com/kimi-lsp/kimi-lsp/"
+	imports := packageImports(t, "..")
+	if len(imports) < 20 {
+		t.Fatalf("found %d packages; is this the module root?", len(imports))
+	}
+	under := func(dir, tree string) bool { return dir == tree || strings.HasPrefix(dir, tree+"/") }
+	// leaves import nothing of the module; cache imports only linediff.
+	allowed := map[string][]string{
+		"assist/jobs": {}, "assist/logx": {}, "assist/model": {},
+		"workspace/rulefile": {}, "workspace/ignore": {"workspace/rulefile"},
+		"workspace/symbols": {}, "workspace/linediff": {},
+		"cache": {"workspace/linediff"},
+	}
+	checked := map[string]bool{}
+	for dir, paths := range imports {
+		for _, p := range paths {
+			if strings.HasPrefix(p, "go.lsp.dev/") && !under(dir, "lsp") {
+				t.Errorf("%s imports %s: only lsp knows the protocol libraries", dir, p)
+			}
+			rel, ours := strings.CutPrefix(p, mod)
+			if !ours {
+				continue
+			}
+			for _, low := range []string{"assist", "cache", "workspace"} {
+				if under(dir, low) && (under(rel, "lsp") || under(rel, "cmd")) {
+					t.Errorf("%s imports %s: %s never imports lsp or cmd", dir, rel, low)
+				}
+			}
+			if ok, listed := allowed[dir]; listed {
+				checked[dir] = true
+				if !slices.Contains(ok, rel) {
+					t.Errorf("%s imports %s; docs/ARCHITECTURE.md says it imports nothing of the module but %q", dir, rel, ok)
+				}
+			}
+		}
+	}
+	for dir := range allowed {
+		if _, ok := imports[dir]; !ok {
+			t.Errorf("no package %s: update docs/ARCHITECTURE.md's layering and this test", dir)
+		}
+	}
+	if !checked["cache"] {
+		t.Errorf("cache imports nothing of the module any more: update docs/ARCHITECTURE.md")
+	}
+}
