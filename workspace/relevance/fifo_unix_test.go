@@ -1,6 +1,6 @@
 //go:build unix
 
-package workspace
+package relevance
 
 import (
 	"os"
@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 // TestLinkToFIFONeverBlocks (#21.3): a source file that is a link to a FIFO
@@ -22,10 +24,10 @@ func TestLinkToFIFONeverBlocks(t *testing.T) {
 	if err := os.Symlink("pipe", filepath.Join(root, "shop", "zz.go")); err != nil {
 		t.Fatal(err)
 	}
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
 	sel := "\tfor _, it := range c.Items {\n\t\tsum += Price(it, 1)\n\t}\n\tstore.Save(int(sum))\n"
 	done := make(chan []ContextFile, 1)
-	go func() { done <- f.Select(selectIn(root, "shop/cart.go", cartGo, sel, 200_000)) }()
+	go func() { done <- Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, sel, 200_000)) }()
 	select {
 	case got := <-done:
 		if _, ok := find(got, "shop/pricing.go", "func Price"); !ok {
