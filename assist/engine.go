@@ -90,6 +90,28 @@ type Task struct {
 	NeedsInstruction bool
 }
 
+// selectedLines returns the 1-based first and last line of the selection,
+// or 0, 0 when there is none or it is the whole file.
+func (t *Task) selectedLines() (start, end int) {
+	s, e := t.Selection.Start, t.Selection.End
+	text := t.Active.Text
+	if s < 0 || e > len(text) || s >= e || s == 0 && e == len(text) {
+		return 0, 0
+	}
+	if text[e-1] == '\n' {
+		e-- // a selection of whole lines ends at the next line's start
+	}
+	start = 1 + strings.Count(text[:s], "\n")
+	return start, start + strings.Count(text[s:e], "\n")
+}
+
+// title is the name of the document an explanation (what: "explanation",
+// "answer") of the task is stored under.
+func (t *Task) title(what string) string {
+	start, end := t.selectedLines()
+	return ExplanationTitle(t.Active.Path, start, end, what)
+}
+
 func (t *Task) selectedText() string {
 	s, e := t.Selection.Start, t.Selection.End
 	if s < 0 || e > len(t.Active.Text) || s > e {
@@ -487,7 +509,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 			return out, errors.New("the model returned an empty answer")
 		}
 		if exKey != "" {
-			file, err := e.explains.Store(exKey, t.Active.Path, out.Text)
+			file, err := e.explains.Store(exKey, t.title("explanation"), out.Text)
 			if err != nil {
 				e.log.Warn("explanation not kept", "error", err)
 			}
@@ -504,7 +526,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		if strings.TrimSpace(out.Text) != "" && e.explains != nil {
 			// The model said why it changed nothing: keep its answer as a
 			// document the editor can open (it may be long).
-			file, err := e.explains.Store(ExplanationKey(a.Model, "answer: "+instruction, t.Active.Path, t.selectedText(), out.Text), t.Active.Path, out.Text)
+			file, err := e.explains.Store(ExplanationKey(a.Model, "answer: "+instruction, t.Active.Path, t.selectedText(), out.Text), t.title("answer"), out.Text)
 			if err != nil {
 				e.log.Warn("answer not kept", "error", err)
 			}

@@ -114,8 +114,13 @@ func TestExplainStreamsAndIsKept(t *testing.T) {
 		t.Errorf("content in %d pieces, reasoning in %d: want the stream, not one block", len(r.content), len(r.reasoning))
 	}
 	b, err := os.ReadFile(out.File)
-	if err != nil || !strings.Contains(string(b), out.Text) || !strings.HasSuffix(out.File, ".md") {
-		t.Errorf("explanation file %s: %q, %v", out.File, b, err)
+	if err != nil || string(b) != out.Text {
+		t.Errorf("explanation file %s: %q, %v; want the answer alone (no comment before it)", out.File, b, err)
+	}
+	// The editor names its tab after the file: by file and range
+	// (issue 21 item 19: it was "calc-16c375c11b3a.md").
+	if got := filepath.Base(out.File); got != "calc.go L4-6 — explanation.md" {
+		t.Errorf("explanation file named %q, want %q", got, "calc.go L4-6 — explanation.md")
 	}
 	if out.Usage.PromptTokens == 0 || out.Model != "kimi-k3.1-pro-highspeed" {
 		t.Errorf("usage %+v model %s", out.Usage, out.Model)

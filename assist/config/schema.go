@@ -254,7 +254,7 @@ var schema = []entry{
 	field("model", DefaultModel, "`"+DefaultModel+"`", "model for edits", func(c *Config) *string { return &c.Model }, readModel, quoted).envVar("KIMI_MODEL"),
 	field("fastModel", DefaultFastModel, "`"+DefaultFastModel+"`", "model for explanations", func(c *Config) *string { return &c.FastModel }, readModel, quoted),
 	perActionEntry("reasoningEffort", "`low` for explain, `high` for edits",
-		"`low`, `high`, `max` (aliases `medium`, `xhigh`, `minimal`, `none`); one value, or a table per action. `kimi-k3` accepts `max` only, so actions on it always send `max` (`doctor` shows it)",
+		"`low`, `high`, `max`; the provider's aliases are accepted and mapped as it maps them: `medium` → `high`, `xhigh` → `max`, `minimal` and `none` → `low` (`none` does not turn thinking off). One value, or a table keyed by action name (`explain`, `fix`, `rewrite`, `document`, `tests`, your own) with `default` for the others. `kimi-k3` accepts `max` only, so actions on it always send `max` (`doctor` shows it)",
 		func(p *parser, key string, v any) (Effort, bool) { return p.effort(key, v) },
 		func(c *Config) map[string]Effort { return c.effort },
 		func(c Config, a Action, own actionDef) (string, Source) {
@@ -304,7 +304,7 @@ var schema = []entry{
 	},
 	field("context.maxTokens", DefaultContextMaxTokens, "10000", "token budget for what a prompt shows besides the active file: the declarations the selection and the file use, then small related files. A typical action's prompt is then about 16,000 tokens (bench/README.md, \"Context\"); raise it for more context",
 		func(c *Config) *int { return &c.Context.MaxTokens }, readInt(1000, MaxCompletionTokensLimit), showInt),
-	field("context.include.openBuffers", true, "`true`", "other open buffers may fill that budget, whole when small (a large one only by the declarations used)",
+	field("context.include.openBuffers", true, "`true`", "other open buffers may fill that budget, whole when small (a large one only by the declarations used). The three `context.include` keys are booleans: `include = { related = true, openBuffers = true, recent = false }` in TOML, `\"include\": {\"recent\": false}` in editor settings",
 		func(c *Config) *bool { return &c.Context.Include.OpenBuffers }, readBool, showBool),
 	field("context.include.related", true, "`true`", "the declarations the selection uses may fill it (found through the workspace's symbol index, even in files that are not open) and the types they mention, the declarations the active file uses, the files it imports and its package's small files; they come first",
 		func(c *Config) *bool { return &c.Context.Include.Related }, readBool, showBool),
@@ -325,7 +325,7 @@ var schema = []entry{
 	field("jobs.maxConcurrent", DefaultMaxConcurrentJobs, "4", "model streams open at once (1–64); more jobs wait in a queue (progress \"queued (N ahead)\")",
 		func(c *Config) *int { return &c.Jobs.MaxConcurrent }, readInt(1, MaxConcurrentJobsLimit), showInt).never(""),
 	{path: "prices", ws: wsNever, def: "K3.1 Pro: input 2.00, cached 0.20, 5m write 2.00, 1h write 4.00 USD/Mtok",
-		doc: "per model, for the cost in `kimi.stats`: `input`, `cachedRead`, `write5m`, `write1h`, `output`; output price and other models are editable assumptions",
+		doc: "per model, for the cost in `kimi.stats`: a table per model name whose keys are `input`, `cachedRead`, `write5m`, `write1h` and `output`, in USD per million tokens (`[prices.\"kimi-k3.1-pro\"]` then `output = 8.0`; keys left out keep their default). The output price and the other models' prices are editable assumptions",
 		parse: func(p *parser, key string, v any) (any, bool) {
 			m := p.prices(key, v)
 			return m, m != nil

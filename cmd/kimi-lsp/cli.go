@@ -77,6 +77,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
+	code := 0
 	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")
 		for _, line := range config.Report(errs) {
@@ -87,8 +88,8 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 				fmt.Fprintf(stdout, "  %s\n", e)
 			}
 		}
+		code = 1 // a check that lists problems does not pass
 	}
-	code := 0
 	if *stats {
 		printStats(stdout, statsFile(getenv), env.redactor.Redact)
 	}

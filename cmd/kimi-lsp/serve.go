@@ -69,7 +69,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if isTerminal(stdin) {
 		// A person typed the command: nothing would happen until they
 		// typed LSP frames, so say what this mode is for.
-		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C quits, "kimi-lsp help" lists every command)`)
+		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C or Ctrl-D quits, "kimi-lsp help" lists every command)`)
 	}
 	env, err := setup(lf, stderr, getenv)
 	if err != nil {
@@ -261,8 +261,7 @@ func describeBuild(bi *debug.BuildInfo, long bool) string {
 	}
 	if long && v == "devel" && rev == "" {
 		out += "\nThis build recorded neither a module version nor a VCS revision (built with -buildvcs=false, " +
-			"or outside a git clone): \"go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest\", " +
-			"or \"go install -buildvcs=true ./cmd/kimi-lsp\" in a clone, records them."
+			"or outside a git clone): \"go install -buildvcs=true ./cmd/kimi-lsp\" in a git clone records the revision."
 	}
 	return out
 }
