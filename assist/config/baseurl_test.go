@@ -144,3 +144,41 @@ func TestMissingSchemeHint(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestBaseURLOfAnotherTypeFailsClosed (#21.1): a baseURL that is not a
+// string (baseURL = 8011, a list, a table, a boolean) is as invalid as a bad
+// string: from the editor or the user file it stops every request, naming
+// the source and what is wrong, instead of leaving them to the default
+// endpoint. A workspace file still cannot set baseURL at all, so its
+// value of another type changes nothing.
+func TestBaseURLOfAnotherTypeFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range [][2]string{{`8011`, `8011`}, {`["http://127.0.0.1:8011"]`, `["http://127.0.0.1:8011"]`}, {`{"url": "x"}`, `{ url = "x" }`}, {`true`, `true`}} {
+		json1, toml1 := v[0], v[1]
+		for _, src := range []struct {
+			name string
+			make func() (Config, []error)
+		}{
+			{"editor settings", func() (Config, []error) { return Default().WithEditor(json.RawMessage(`{"baseURL": ` + json1 + `}`)) }},
+			{"editor initializationOptions", func() (Config, []error) {
+				return Default().WithInitOptions(json.RawMessage(`{"kimi": {"baseURL": ` + json1 + `}}`))
+			}},
+			{"user file", func() (Config, []error) {
+				return Default().WithUserFile(writeFile(t, dir, "config.toml", "baseURL = "+toml1+"\n"))
+			}},
+		} {
+			c, errs := src.make()
+			err := c.BaseURLError()
+			if !HasErrors(errs) || err == nil || !errors.Is(err, ErrInvalidBaseURL) || !strings.Contains(err.Error(), src.name) || !strings.Contains(err.Error(), "want a string") {
+				t.Errorf("%s baseURL %s: BaseURL %q, err %v, problems %v", src.name, json1, c.BaseURL, err, errs)
+			}
+			if c.BaseURL == DefaultBaseURL || c.FallbackURL() != "" {
+				t.Errorf("%s baseURL %s: BaseURL %q, fallback %q", src.name, json1, c.BaseURL, c.FallbackURL())
+			}
+		}
+		c, _ := Default().WithWorkspaceFiles(writeFile(t, dir, ".kimi-lsp.toml", "baseURL = "+toml1+"\n"))
+		if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
+			t.Errorf("workspace file baseURL %s: BaseURL %q, err %v", toml1, c.BaseURL, c.BaseURLError())
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -139,6 +141,26 @@ func quoted(s string) string { return strconv.Quote(s) }
 func showBool(b bool) string { return strconv.FormatBool(b) }
 func showInt(n int) string   { return strconv.Itoa(n) }
 
+// lastProblem returns the problem the parser added since it held n, if any.
+func (p *parser) lastProblem(n int) (*Problem, bool) {
+	if len(p.probs) <= n {
+		return nil, false
+	}
+	pr, ok := p.probs[len(p.probs)-1].(*Problem)
+	return pr, ok
+}
+
+// shownValue is a baseURL of another type than a string as doctor and
+// messages show it: a number or a boolean as written, anything else by its
+// type ("a list").
+func shownValue(v any) string {
+	switch v.(type) {
+	case bool, int, int64, float64, json.Number:
+		return fmt.Sprint(v)
+	}
+	return typeName(v)
+}
+
 // endpoint is a layer's baseURL: the URL, or, when err is set, the invalid
 // value as it may be shown (see Config.BaseURLError).
 type endpoint struct {
@@ -232,8 +254,15 @@ var schema = []entry{
 		doc: "endpoint; after 5xx errors the default falls back to `" + DefaultFallbackURL + "`. Any OpenAI-compatible server works (Ollama, llama.cpp, vLLM, OpenAI), with or without `/v1`. " +
 			"An invalid value (no `http://`/`https://`, another scheme, no host) from any source stops every request, with a message naming it and its source: it never falls back to the default endpoint",
 		parse: func(p *parser, key string, v any) (any, bool) {
+			n := len(p.probs)
 			s, ok := p.str(key, v)
 			if !ok {
+				// A value of another type (baseURL = 8011, a list) is as
+				// invalid as a bad string: it stops every request too,
+				// rather than leave them to a lower source or the default.
+				if pr, isProb := p.lastProblem(n); isProb {
+					return endpoint{url: shownValue(v), err: pr}, true
+				}
 				return nil, false
 			}
 			if u, ok := p.url(key, s); ok {
