@@ -94,6 +94,48 @@ func checkTemplate(tmpl string) error {
 	return nil
 }
 
+// largePlaceholders are the placeholders whose value may be large: the
+// selection (up to context.maxFileSize), the diagnostics, the user's
+// instruction.
+var largePlaceholders = []string{"selection", "diagnostics", "instruction"}
+
+// MaxLargePlaceholderUses is how many times a template from a workspace
+// file may use each of {{selection}}, {{diagnostics}} and {{instruction}}:
+// the template's own cap bounds its text, not what it expands to, and 1,200
+// {{selection}} fit in 16 KiB.
+const MaxLargePlaceholderUses = 2
+
+// repeatedPlaceholder returns the first of largePlaceholders that tmpl
+// uses more than MaxLargePlaceholderUses times (as ExpandPrompt reads it),
+// and how many times.
+func repeatedPlaceholder(tmpl string) (string, int) {
+	uses := map[string]int{}
+	rest := tmpl
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i+2:], "}}")
+		if j < 0 {
+			break
+		}
+		name := strings.TrimSpace(rest[i+2 : i+2+j])
+		if isPlaceholder(name) {
+			uses[name]++
+			rest = rest[i+2+j+2:]
+			continue
+		}
+		rest = rest[i+2:]
+	}
+	for _, name := range largePlaceholders {
+		if uses[name] > MaxLargePlaceholderUses {
+			return name, uses[name]
+		}
+	}
+	return "", 0
+}
+
 func isPlaceholder(name string) bool {
 	for _, p := range Placeholders {
 		if p == name {
