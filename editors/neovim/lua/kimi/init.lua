@@ -366,31 +366,6 @@ local function show_stats(s)
   })
 end
 
-local function format_stats(s)
-  local ratio = s.hitRatio
-  if type(ratio) ~= 'number' and type(s.promptTokens) == 'number' and s.promptTokens > 0 then
-    ratio = (s.cachedTokens or 0) / s.promptTokens
-  end
-  local parts = {
-    string.format('requests %s', s.requests or 0),
-    string.format('prompt tokens %s', s.promptTokens or 0),
-    string.format('cached %s', s.cachedTokens or 0),
-    string.format('cache writes %s', s.cacheWriteTokens or 0),
-    type(ratio) == 'number' and string.format('hit ratio %d%%', math.floor(ratio * 100 + 0.5)) or 'hit ratio n/a',
-  }
-  local cost = type(s.cost) == 'number' and s.cost or s.costUSD -- kimi-lsp says costUSD
-  if type(cost) == 'number' then
-    table.insert(parts, string.format('cost $%.4f', cost))
-  end
-  local c = s.completion
-  if type(c) == 'table' and (c.requested or 0) > 0 then
-    table.insert(parts, string.format('completions %d asked, %d shown, %d reused, %d provider requests, cost $%.4f',
-      c.requested, c.shown or 0, c.reused or 0, c.providerRequests or 0, c.costUSD or 0))
-  end
-  return table.concat(parts, ' · ')
-end
-M.format_stats = format_stats
-
 --- stats asks for kimi.stats and shows it; cb (optional) gets the table.
 function M.stats(cb)
   local client = any_client()
