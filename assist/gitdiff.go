@@ -125,42 +125,66 @@ func (c *capped) Write(p []byte) (int, error) {
 	return c.Buffer.Write(p)
 }
 
-// HunkLines reads the new-file line ranges of a unified diff's hunks
-// ("@@ -a,b +c,d @@": lines c..c+d-1; a hunk that only deletes, d = 0,
-// covers line c, where the deletion is). Malformed headers are skipped.
+// HunkLines reads the changed lines of a unified diff, in the new file:
+// the runs of added lines, and for a deletion the line where it was (from
+// 1, inclusive; context lines are not changed lines). A malformed header
+// skips its hunk.
 func HunkLines(diff string) [][2]int {
 	var out [][2]int
-	for _, line := range strings.Split(diff, "\n") {
-		if !strings.HasPrefix(line, "@@ -") {
-			continue
+	add := func(a, b int) {
+		a, b = max(a, 1), max(b, 1)
+		if n := len(out); n > 0 && out[n-1][1] >= a-1 {
+			out[n-1][1] = max(out[n-1][1], b)
+			return
 		}
-		rest := line[4:]
-		i := strings.Index(rest, " +")
-		if i < 0 {
-			continue
-		}
-		spec := rest[i+2:]
-		if j := strings.IndexByte(spec, ' '); j >= 0 {
-			spec = spec[:j]
-		}
-		startS, countS, hasCount := strings.Cut(spec, ",")
-		start, err := strconv.Atoi(startS)
-		if err != nil || start < 0 || start > 1<<30 {
-			continue
-		}
-		count := 1
-		if hasCount {
-			if count, err = strconv.Atoi(countS); err != nil || count < 0 || count > 1<<30 {
-				continue
+		out = append(out, [2]int{a, b})
+	}
+	line, in := 0, false
+	for _, l := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(l, "@@ -") {
+			line, in = hunkStart(l), true
+			if line < 0 {
+				in = false
 			}
+			continue
 		}
-		end := start + count - 1
-		if count == 0 {
-			start, end = max(start, 1), max(start, 1)
+		if !in || l == "" {
+			continue
 		}
-		out = append(out, [2]int{max(start, 1), max(end, 1)})
+		switch l[0] {
+		case '+':
+			add(line, line)
+			line++
+		case '-':
+			add(line, line)
+		case ' ':
+			line++
+		case '\\': // "\ No newline at end of file"
+		default:
+			in = false // the next file's header
+		}
 	}
 	return out
+}
+
+// hunkStart reads the new file's first line of a hunk header
+// ("@@ -a,b +c,d @@"), -1 if malformed.
+func hunkStart(header string) int {
+	rest := header[4:]
+	i := strings.Index(rest, " +")
+	if i < 0 {
+		return -1
+	}
+	spec := rest[i+2:]
+	if j := strings.IndexByte(spec, ' '); j >= 0 {
+		spec = spec[:j]
+	}
+	startS, _, _ := strings.Cut(spec, ",")
+	start, err := strconv.Atoi(startS)
+	if err != nil || start < 0 || start > 1<<30 {
+		return -1
+	}
+	return max(start, 1)
 }
 
 // ReviewDiffTask makes t, built for the whole of d's file, a review of its

@@ -144,9 +144,9 @@ func FuzzParseFindings(f *testing.F) {
 }
 
 func TestHunkLines(t *testing.T) {
-	diff := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,4 @@\n a\n+b\n c\n d\n@@ -10,2 +11,0 @@ func\n-x\n-y\n@@ -20 +19 @@\n-z\n+w\n@@ bad @@\n"
+	diff := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,4 @@\n a\n+b\n c\n d\n@@ -10,3 +11,1 @@ func\n e\n-x\n-y\n@@ -20 +19 @@\n-z\n+w\n\\ No newline at end of file\n@@ bad @@\n+q\n"
 	got := assist.HunkLines(diff)
-	want := [][2]int{{1, 4}, {11, 11}, {19, 19}}
+	want := [][2]int{{2, 2}, {12, 12}, {19, 19}}
 	if len(got) != len(want) {
 		t.Fatalf("%v", got)
 	}
@@ -155,6 +155,18 @@ func TestHunkLines(t *testing.T) {
 			t.Fatalf("%v, want %v", got, want)
 		}
 	}
+}
+
+func FuzzHunkLines(f *testing.F) {
+	f.Add("@@ -1,3 +1,4 @@\n a\n+b\n c\n@@ -10,2 +11,0 @@\n-x\n")
+	f.Add("@@ -0,0 +1 @@\n+a\n\\ No newline at end of file\n")
+	f.Fuzz(func(t *testing.T, diff string) {
+		for _, r := range assist.HunkLines(diff) {
+			if r[0] < 1 || r[1] < r[0] {
+				t.Fatalf("ranges %v", assist.HunkLines(diff))
+			}
+		}
+	})
 }
 
 // gitRepo makes a repository in a temporary directory with files committed.
@@ -194,7 +206,7 @@ func TestChangedFilesLeavesOutSecretsAndIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(files) != 1 || files[0].Path != filepath.Join(dir, "a.go") || !strings.Contains(files[0].Diff, "+func A() { panic(1) }") ||
-		len(files[0].Lines) != 1 || files[0].Lines[0] != [2]int{1, 3} {
+		len(files[0].Lines) != 1 || files[0].Lines[0] != [2]int{3, 3} {
 		t.Fatalf("files %+v", files)
 	}
 	if len(skipped) != 1 || !strings.Contains(skipped[0], ".env (secret)") {

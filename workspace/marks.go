@@ -9,9 +9,9 @@ type Edit struct {
 	Text       string
 }
 
-// wholeEdit is the edit that turns old into new: the span between their
+// DiffEdit is the one edit that turns old into new: the span between their
 // common prefix and common suffix.
-func wholeEdit(old, new string) Edit {
+func DiffEdit(old, new string) Edit {
 	p := 0
 	for p < len(old) && p < len(new) && old[p] == new[p] {
 		p++

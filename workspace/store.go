@@ -188,7 +188,7 @@ func applyChanges(t rope, changes []Change, enc Encoding, edits *[]Edit) (rope, 
 		if c.Range == nil {
 			old := t.slice(0, t.len())
 			t = newRope(c.Text, t.sh)
-			*edits = append(*edits, wholeEdit(old, c.Text))
+			*edits = append(*edits, DiffEdit(old, c.Text))
 			continue
 		}
 		if posLess(c.Range.End, c.Range.Start) {
