@@ -592,6 +592,29 @@ type deleteFile struct {
 type workspaceEdit struct {
 	Changes         map[string][]protocol.TextEdit `json:"changes,omitempty"`
 	DocumentChanges []any                          `json:"documentChanges,omitempty"`
+	// ChangeAnnotations (LSP 3.16) are the hunks' annotations of an edit
+	// confirmed hunk by hunk (confirm.go).
+	ChangeAnnotations map[string]changeAnnotation `json:"changeAnnotations,omitempty"`
+}
+
+// changeAnnotation is LSP 3.16's ChangeAnnotation.
+type changeAnnotation struct {
+	Label             string `json:"label"`
+	NeedsConfirmation bool   `json:"needsConfirmation"`
+	Description       string `json:"description,omitempty"`
+}
+
+// annotatedDocumentEdit is a TextDocumentEdit of AnnotatedTextEdits.
+type annotatedDocumentEdit struct {
+	TextDocument versionedID         `json:"textDocument"`
+	Edits        []annotatedTextEdit `json:"edits"`
+}
+
+// annotatedTextEdit is LSP 3.16's AnnotatedTextEdit.
+type annotatedTextEdit struct {
+	Range        protocol.Range `json:"range"`
+	NewText      string         `json:"newText"`
+	AnnotationID string         `json:"annotationId"`
 }
 
 type applyEditParams struct {
