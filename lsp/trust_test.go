@@ -332,7 +332,7 @@ prompt = "Explain the deploy of {{selection}}"
 	s.open(uri, "package a\n")
 	s.text(uri, 1)
 	got := titles(s.codeActions(uri, nil, nil))
-	want := []string{"Kimi: Explain", "Kimi: Fix", "Kimi: Rewrite", "Kimi: Add documentation", "Kimi: Write tests", "Kimi (repo): Deploy"}
+	want := []string{"Kimi: Explain", "Kimi: Fix", "Kimi: Rewrite", "Kimi: Add documentation", "Kimi: Write tests", "Kimi (repo): Deploy", "Kimi: Review"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("menu %q, want %q", got, want)
 	}

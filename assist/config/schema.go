@@ -433,6 +433,10 @@ var schema = []entry{
 		func(c *Config) *int { return &c.Completion.MaxContextTokens }, readInt(1024, 262144), showInt),
 	field("completion.maxLines", DefaultCompletionMaxLines, "12", "longest suggestion, in lines",
 		func(c *Config) *int { return &c.Completion.MaxLines }, readInt(1, 1000), showInt),
+	field("review.maxFindings", DefaultMaxFindings, "20", "most findings of *Kimi: Review* kept per file (1–200), shown as diagnostics with source `kimi`",
+		func(c *Config) *int { return &c.Review.MaxFindings }, readInt(1, 200), showInt),
+	field("edits.confirm", ConfirmNever, "`never`", "when a model edit is sent for confirmation hunk by hunk (one change annotation per hunk, for editors that support them): `never`, `multiFile` (edits that touch more than one file or create, delete or rename one), `always`",
+		func(c *Config) *string { return &c.Edits.Confirm }, readOneOf(ConfirmNever, ConfirmMultiFile, ConfirmAlways), quoted),
 }
 
 // schemaIndex maps every entry's path to its index in schema, and every

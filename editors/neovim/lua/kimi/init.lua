@@ -279,6 +279,43 @@ function M.run(command, opts, extra)
   end)
 end
 
+--- review runs Kimi: Review: the range given (a visual selection), the
+--- whole buffer without one, or with diff the uncommitted changes against
+--- HEAD. Findings arrive as diagnostics (source "kimi"), each with a
+--- "Kimi: Fix: …" quick fix in vim.lsp.buf.code_action().
+function M.review(opts, diff)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_for(bufnr) or any_client()
+  if not client then
+    notify('kimi-lsp is not running', vim.log.levels.ERROR)
+    return
+  end
+  local arg
+  if diff then
+    arg = { diff = true }
+  else
+    arg = { uri = vim.uri_from_bufnr(bufnr) }
+    if opts and opts.range and opts.range > 0 then
+      arg.range = util.range(bufnr, opts, client.offset_encoding or 'utf-16')
+    end
+  end
+  M.execute(client, 'kimi.review', arg, bufnr, function(result)
+    if type(result) == 'table' and result.job ~= nil then
+      M.jobs[tostring(result.job)] = { command = 'kimi.review', bufnr = bufnr }
+    end
+  end)
+end
+
+--- clear_review clears the findings of the current buffer (all with bang).
+function M.clear_review(all)
+  local client = any_client()
+  if not client then
+    return
+  end
+  local arg = all and vim.empty_dict() or { uri = vim.uri_from_bufnr(0) }
+  M.execute(client, 'kimi.clearReview', arg, nil, nil)
+end
+
 --- cancel stops one job (by id) or all of them through kimi.cancel.
 function M.cancel(job)
   local client = any_client()
@@ -423,6 +460,19 @@ local function define_commands()
       return vim.tbl_keys(M.jobs)
     end,
   })
+  cmd('KimiReview', function(o)
+    M.review(o, vim.trim(o.args or '') == 'diff')
+  end, {
+    range = true,
+    nargs = '?',
+    desc = 'Review the selection, the buffer, or (diff) the uncommitted changes',
+    complete = function()
+      return { 'diff' }
+    end,
+  })
+  cmd('KimiClearReview', function(o)
+    M.clear_review(o.bang)
+  end, { bang = true, desc = 'Clear the review findings of this buffer (! for all)' })
   cmd('KimiStats', function()
     M.stats()
   end, { desc = 'Show the prompt-cache statistics of this session' })
