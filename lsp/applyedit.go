@@ -48,6 +48,10 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 	if plan.Edits == 0 {
 		return "the model's edit changes nothing", false, nil
 	}
+	var hunks []hunkFile
+	if s.wantsConfirmation(plan) {
+		hunks = s.annotate(&edit, plan)
+	}
 	if err := context.Cause(ctx); err != nil {
 		return "", false, err
 	}
@@ -66,6 +70,13 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 			reason = "no reason given (the buffer may have changed meanwhile)"
 		}
 		return "", true, fmt.Errorf("%w: %s", ErrRefused, reason)
+	}
+	if hunks != nil {
+		applied, total := s.checkHunks(ctx, hunks)
+		if applied == total {
+			plan.Landed()
+		}
+		return fmt.Sprintf("%d of %d %s applied (confirmed hunk by hunk)", applied, total, plural(total, "hunk", "hunks")), true, nil
 	}
 	plan.Landed()
 	return fmt.Sprintf("%d %s applied to %d %s", plan.Edits, plural(plan.Edits, "edit", "edits"), plan.Touched, plural(plan.Touched, "file", "files")), true, nil

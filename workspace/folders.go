@@ -502,3 +502,11 @@ type FolderStats struct {
 func (f *Folders) ignoreOptions(opts Options) ignore.Options {
 	return ignore.Options{Excludes: opts.Exclude, NoDefaults: opts.NoDefaultExcludes}
 }
+
+// IsIgnored reports whether the absolute path p is inside a folder and
+// left out of it by the ignore rules (.gitignore, defaults, the user's
+// excludes); false for a path outside every folder.
+func (f *Folders) IsIgnored(p string) bool {
+	v, rel, ok := f.owner(p)
+	return ok && rel != "" && v.Ignored(rel)
+}

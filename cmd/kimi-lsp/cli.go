@@ -286,7 +286,7 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 		env.log.Warn("workspace scan incomplete", "error", err)
 	}
 	snap := workspace.NewSnapshot(workspace.FileURI(tg.path), workspace.LanguageOf(tg.path), 0, text)
-	req := assist.TaskRequest{Action: action, Instruction: instruction, Document: snap, End: len(text)}
+	req := assist.TaskRequest{Action: action, Instruction: instruction, Document: snap, End: len(text), Review: action == config.ActionReview}
 	if tg.start > 0 {
 		req.Start, req.End = snap.LineStart(tg.start-1), snap.LineEnd(tg.end-1)
 	}
@@ -476,6 +476,10 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		}
 		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
 		return 1
+	}
+	if task.Action.Result == config.ResultReview {
+		printFindings(stdout, tg.name, out)
+		return 0
 	}
 	if task.Action.Result == config.ResultExplain {
 		if !strings.HasSuffix(out.Text, "\n") {
