@@ -249,10 +249,7 @@ func (l *Ledger) Stream(ctx context.Context, client *model.Client, req *model.Re
 	if l != nil {
 		sent := t.Sent
 		t.Sent = func(body []byte) {
-			lp := &LastPrompt{Time: time.Now(), Surface: c.Surface, Model: req.Model, Body: redact.String(string(body), c.Key)}
-			l.mu.Lock()
-			l.last = lp
-			l.mu.Unlock()
+			l.keep(c, req.Model, body)
 			if sent != nil {
 				sent(body)
 			}
@@ -319,4 +316,41 @@ func Estimate(cfg config.Config, modelName string, prompt *cache.Prompt, maxOutp
 		return 0
 	}
 	return spend.Estimate(p, prompt.EstimatedTokens, prompt.PredictedCachedTokens, maxOutput, prompt.TTL == time.Hour)
+}
+
+// Complete is Stream for a request sent without streaming
+// (model.Client.Complete): the body is kept as the last prompt, and the
+// request recorded, priced at cfg's prices, when it ends.
+func (l *Ledger) Complete(ctx context.Context, cfg config.Config, client *model.Client, req *model.Request, c *Call) (*model.Response, error) {
+	t := model.Trace{}
+	if l != nil {
+		t.Sent = func(body []byte) { l.keep(c, req.Model, body) }
+	}
+	resp, err := client.Complete(model.WithTrace(ctx, &t), req)
+	var a cache.Accounting
+	if resp != nil && resp.Usage != nil {
+		a = Account(cfg, req.Model, Usage(resp.Usage))
+	}
+	l.Done(c, req.Model, a, err)
+	return resp, err
+}
+
+// keep makes body the last prompt, the key struck out.
+func (l *Ledger) keep(c *Call, modelName string, body []byte) {
+	lp := &LastPrompt{Time: time.Now(), Surface: c.Surface, Model: modelName, Body: redact.String(string(body), c.Key)}
+	l.mu.Lock()
+	l.last = lp
+	l.mu.Unlock()
+}
+
+// Account prices usage u of one request to modelName at cfg's prices, for
+// a request outside any prompt session (cache writes at the 5 minute
+// price, what the provider writes by default).
+func Account(cfg config.Config, modelName string, u cache.Usage) cache.Accounting {
+	a := cache.Accounting{Usage: u}
+	if p, ok := Prices(cfg)[modelName]; ok {
+		a.Priced = true
+		a.InputCostUSD, a.OutputCostUSD = p.Cost(u, false)
+	}
+	return a
 }

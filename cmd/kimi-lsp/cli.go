@@ -102,7 +102,9 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return 1
 	}
 	client := provider.NewClient(cfg, provider.ClientOptions{HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1})
-	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.String))
+	ledger := assist.OpenLedger(getenv, cfg.Budget, env.log)
+	defer ledger.Close()
+	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.String, ledger))
 	return code
 }
 

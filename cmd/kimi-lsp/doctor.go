@@ -13,6 +13,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 )
 
 // modelCheck is one model the actions use, with the reasoning effort they
@@ -62,7 +63,7 @@ func (c modelCheck) describe() string {
 // checkModels sends one tiny request per pair of modelChecks(cfg), all at
 // once within timeout, prints one line per pair to w, and returns the exit
 // code: 0 when every pair answered, 1 otherwise. redact cleans error texts.
-func checkModels(ctx context.Context, w io.Writer, cfg config.Config, client *model.Client, timeout time.Duration, redact func(string) string) int {
+func checkModels(ctx context.Context, w io.Writer, cfg config.Config, client *model.Client, timeout time.Duration, redact func(string) string, ledger *provider.Ledger) int {
 	checks := modelChecks(cfg)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -72,7 +73,7 @@ func checkModels(ctx context.Context, w io.Writer, cfg config.Config, client *mo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lines[i] = checkModel(ctx, client, c, timeout, redact)
+			lines[i] = checkModel(ctx, cfg, client, c, timeout, redact, ledger)
 		}()
 	}
 	wg.Wait()
@@ -88,14 +89,16 @@ func checkModels(ctx context.Context, w io.Writer, cfg config.Config, client *mo
 
 // checkModel sends the pair a one-line request and says how it went, in
 // one line starting with "OK" when the model answered.
-func checkModel(ctx context.Context, client *model.Client, c modelCheck, timeout time.Duration, redact func(string) string) string {
+func checkModel(ctx context.Context, cfg config.Config, client *model.Client, c modelCheck, timeout time.Duration, redact func(string) string, ledger *provider.Ledger) string {
 	start := time.Now()
-	resp, err := client.Complete(ctx, &model.Request{
+	key, _ := cfg.Key()
+	// Recorded as every request is (surface "doctor"): it left the machine.
+	resp, err := ledger.Complete(ctx, cfg, client, &model.Request{
 		Model:               c.model,
 		Messages:            []model.Message{model.UserMessage("Reply with OK.")},
 		ReasoningEffort:     string(c.effort),
 		MaxCompletionTokens: 64,
-	})
+	}, &provider.Call{Surface: "doctor", Key: key})
 	switch {
 	case err == nil || errors.Is(err, model.ErrNoAnswer):
 		// A 64-token budget may go to thinking: the request was accepted,

@@ -78,3 +78,22 @@ func TestRequestsAfterExplain(t *testing.T) {
 	}
 	t.Logf("record: %s", raw)
 }
+
+// TestDoctorRequestsRecorded: doctor's endpoint checks leave the machine
+// too, and are recorded as such (surface "doctor"), one per request.
+func TestDoctorRequestsRecorded(t *testing.T) {
+	state := t.TempDir()
+	srv, code, out := doctorAgainstStandIn(t, "XDG_STATE_HOME="+state)
+	if code != 0 {
+		t.Fatalf("doctor: exit %d\n%s", code, out)
+	}
+	recs, err := spend.Read(filepath.Join(state, "kimi-lsp"), 0, spend.Options{})
+	if err != nil || len(recs) != len(srv.Requests()) || len(recs) == 0 {
+		t.Fatalf("%d records (%v) for %d requests", len(recs), err, len(srv.Requests()))
+	}
+	for _, r := range recs {
+		if r.Surface != "doctor" || r.Outcome != spend.OutcomeOK || r.PromptTokens == 0 {
+			t.Errorf("record %+v", r)
+		}
+	}
+}
