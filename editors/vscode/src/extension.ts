@@ -55,6 +55,7 @@ import {
 import { logLine, notice, stderrReachesOutput } from './messages';
 import { isExplanation, openExplanation } from './preview';
 import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
+import { RequestRecord, requestItems } from './requests';
 
 /** The server commands the palette commands map to. */
 const SERVER_COMMANDS = new Set([
@@ -136,6 +137,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reg('kimi-lsp.clearReview', clearReview);
   reg('kimi-lsp.cancel', cancel);
   reg('kimi-lsp.showStats', showStats);
+  reg('kimi-lsp.showRequests', showRequests);
   reg('kimi-lsp.showOutput', () => output.show(true));
   reg('kimi-lsp.restartServer', restart);
 
@@ -539,6 +541,30 @@ async function showStats(): Promise<void> {
     title: 'Kimi: Statistics (this session)',
     placeHolder: formatStats(s),
     matchOnDescription: true,
+  });
+}
+
+/** showRequests lists what left the machine: the server's kimi.requests. */
+async function showRequests(): Promise<void> {
+  const c = await requireClient();
+  if (!c) return;
+  let reply: { requests?: RequestRecord[] } | undefined;
+  try {
+    reply = (await c.sendRequest(ExecuteCommandRequest.type, { command: 'kimi.requests', arguments: [{ last: 100 }] })) as { requests?: RequestRecord[] };
+  } catch (err) {
+    output.appendLine(`[kimi] kimi.requests failed: ${String(err)}`);
+    void vscode.window.showErrorMessage(`Kimi: the request record could not be read: ${String(err)}`);
+    return;
+  }
+  const records = reply?.requests ?? [];
+  if (records.length === 0) {
+    void vscode.window.showInformationMessage('Kimi: no requests recorded yet.');
+    return;
+  }
+  void vscode.window.showQuickPick(requestItems(records), {
+    title: `Kimi: Recent Requests (${records.length}, newest first; metadata only, never contents)`,
+    matchOnDescription: true,
+    matchOnDetail: true,
   });
 }
 

@@ -1,6 +1,8 @@
 // Jobs: follows the `$/progress` stream of the server's jobs and words the
 // status-bar item. Pure logic, no `vscode` import.
 
+import { Spend, spendLine } from './requests';
+
 /** A work-done progress value as sent in `$/progress`. */
 export interface ProgressValue {
   kind: 'begin' | 'report' | 'end';
@@ -29,6 +31,8 @@ export interface Stats {
   cost?: number;
   /** costUSD is the name kimi-lsp uses for cost; either is read. */
   costUSD?: number;
+  /** spend is every surface's spend against the budgets. */
+  spend?: Spend;
   [key: string]: unknown;
 }
 
@@ -131,6 +135,8 @@ export function statusView(running: Job[], stats: Stats | undefined, lastOutcome
   const lines = ['Kimi jobs and cache statistics (click for the statistics)'];
   if (lastOutcome) lines.push(`Last: ${lastOutcome}`);
   if (stats && stats.requests !== undefined) lines.push(formatStats(stats));
+  const spend = spendLine(stats?.spend);
+  if (spend) lines.push(spend);
   return { text: `$(sparkle) Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
 }
 
@@ -161,6 +167,8 @@ export function statsItems(s: Stats, completionLine = ''): StatsItem[] {
   const cost = costOf(s);
   if (cost !== undefined) items.push({ label: `$(credit-card) Cost: $${cost.toFixed(4)}`, description: 'at the configured prices' });
   if (completionLine) items.push({ label: '$(lightbulb) Inline completion', description: completionLine });
+  const spend = spendLine(s.spend);
+  if (spend) items.push({ label: '$(graph) ' + spend, description: 'every surface, across restarts and editors' });
   return items;
 }
 

@@ -117,7 +117,7 @@ test('a workspace cannot set kimi.baseURL: the user value wins and the workspace
 
 test('package.json contributes every palette command the issue asks for', () => {
   const titles = (pkg.contributes.commands as Array<{ command: string; title: string }>).map((c) => c.title);
-  for (const t of ['Set API Key', 'Explain Selection', 'Fix', 'Rewrite…', 'Document', 'Write Tests', 'Cancel', 'Show Cache Stats']) {
+  for (const t of ['Set API Key', 'Explain Selection', 'Fix', 'Rewrite…', 'Document', 'Write Tests', 'Cancel', 'Show Cache Stats', 'Show Recent Requests']) {
     assert.ok(titles.includes(t), `command "${t}" missing`);
   }
   const ids = (pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command);
