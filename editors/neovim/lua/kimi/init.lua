@@ -5,7 +5,7 @@
 -- Starts kimi-lsp beside your other language servers (vim.lsp.config and
 -- vim.lsp.enable on 0.11+, vim.lsp.start on 0.8-0.10, vim.lsp.start_client on
 -- 0.7), and adds :KimiExplain, :KimiFix, :KimiRewrite {instruction},
--- :KimiDocument, :KimiTests, :KimiCancel [job], :KimiStats working on the
+-- :KimiDocument, :KimiTests, :KimiCancel [job], :KimiStats, :KimiRequests working on the
 -- visual range. Progress streams into a small floating window (or your
 -- statusline via require("kimi").statusline()); explanations open in a
 -- scratch markdown split; edits arrive through workspace/applyEdit, so `u`
@@ -359,9 +359,102 @@ local function stats_lines(s)
       string.format('  cost            $%.4f', c.costUSD or 0),
     })
   end
+  local sp = s.spend
+  if type(sp) == 'table' and type(sp.hour) == 'table' and type(sp.day) == 'table' then
+    local function window(w, when)
+      local limit = (w.limitUSD or 0) > 0 and string.format('budget %s', M.usd(w.limitUSD)) or 'no budget'
+      return string.format('  %-16s%s (%s)', when, M.usd(w.spentUSD or 0), limit)
+    end
+    vim.list_extend(lines, { 'Spend (every surface, every editor)', window(sp.hour, 'this hour'), window(sp.day, 'today') })
+    if sp.capped and type(sp.cap) == 'table' then
+      table.insert(lines, string.format('  the %s budget is spent until %s', sp.cap.name or '?', sp.cap.ends or '?'))
+    end
+  end
   return lines
 end
 M.stats_lines = stats_lines
+
+--- usd formats a cost: four decimals under a dollar, two above.
+function M.usd(v)
+  if math.abs(v) < 1 then
+    return string.format('$%.4f', v)
+  end
+  return string.format('$%.2f', v)
+end
+
+--- count formats a number with thousands separators.
+local function count(n)
+  local s = tostring(math.floor(n or 0))
+  local out = s:reverse():gsub('(%d%d%d)', '%1,'):reverse()
+  return (out:gsub('^,', ''))
+end
+
+--- requests_lines lays kimi.requests out as a table, oldest first, each
+--- request's files with their sizes on the line below it (metadata only:
+--- the server never records contents).
+local function requests_lines(list)
+  if type(list) ~= 'table' or #list == 0 then
+    return { 'No requests recorded yet.' }
+  end
+  local lines = {
+    'What left the machine: the newest ' .. #list .. ' requests, oldest first (metadata only, never contents)',
+    '',
+    string.format('%-20s %-12s %-24s %8s %8s %8s %7s %9s  %s', 'TIME', 'SURFACE', 'MODEL', 'PROMPT', 'CACHED', 'WRITTEN', 'OUTPUT', 'COST', 'OUTCOME'),
+  }
+  local total = 0
+  for _, r in ipairs(list) do
+    local cost = r.unpriced and 'unpriced' or ((r.estimated and '~' or '') .. M.usd(r.costUSD or 0))
+    total = total + (r.costUSD or 0)
+    local time = tostring(r.time or ''):gsub('T', ' '):gsub('%.%d+', ''):sub(1, 19)
+    table.insert(lines, string.format('%-20s %-12s %-24s %8s %8s %8s %7s %9s  %s', time, r.surface or '', r.model or '',
+      count(r.promptTokens), count(r.cachedTokens), count(r.writtenTokens), count(r.outputTokens), cost, r.outcome or ''))
+    local files = {}
+    for _, f in ipairs(type(r.files) == 'table' and r.files or {}) do
+      table.insert(files, string.format('%s (%s B)', f.path, count(f.bytes)))
+    end
+    if (r.moreFiles or 0) > 0 then
+      table.insert(files, string.format('and %d more', r.moreFiles))
+    end
+    if #files > 0 then
+      table.insert(lines, '    files: ' .. table.concat(files, ', '))
+    end
+  end
+  table.insert(lines, '')
+  table.insert(lines, string.format('Total: %s for %d requests (at the configured prices)', M.usd(total), #list))
+  return lines
+end
+M.requests_lines = requests_lines
+
+--- requests asks for kimi.requests (the newest last, default 50) and opens
+--- them in a scratch buffer; cb (optional) gets the list.
+function M.requests(last, cb)
+  local client = any_client()
+  if not client then
+    notify('kimi-lsp is not running', vim.log.levels.WARN)
+    return
+  end
+  M.execute(client, 'kimi.requests', { last = last or 50 }, nil, function(result)
+    local list = type(result) == 'table' and result.requests or {}
+    if list == vim.NIL then
+      list = {}
+    end
+    local old = vim.fn.bufnr('kimi://requests')
+    if old > 0 then
+      pcall(vim.api.nvim_buf_delete, old, { force = true })
+    end
+    vim.cmd('botright new')
+    local buf = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_name(buf, 'kimi://requests')
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, requests_lines(list))
+    for opt, v in pairs({ buftype = 'nofile', bufhidden = 'wipe', swapfile = false, modifiable = false }) do
+      vim.api.nvim_buf_set_option(buf, opt, v)
+    end
+    vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<cr>', { nowait = true, noremap = true, silent = true })
+    if cb then
+      cb(list)
+    end
+  end)
+end
 
 --- stats_win is the :KimiStats float, while it is open.
 M.stats_win = nil
@@ -475,7 +568,10 @@ local function define_commands()
   end, { bang = true, desc = 'Clear the review findings of this buffer (! for all)' })
   cmd('KimiStats', function()
     M.stats()
-  end, { desc = 'Show the prompt-cache statistics of this session' })
+  end, { desc = 'Show the prompt-cache statistics of this session and the spend against the budgets' })
+  cmd('KimiRequests', function(o)
+    M.requests(tonumber(o.args))
+  end, { nargs = '?', desc = 'Show what left the machine: the newest [N] requests (metadata only)' })
   cmd('KimiProgress', function()
     local lines = {}
     for _, j in ipairs(progress.running()) do
