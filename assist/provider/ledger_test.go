@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+	"github.com/kimi-lsp/kimi-lsp/cache"
+)
+
+func TestFilesAndOutcome(t *testing.T) {
+	got := Files([]cache.Document{{Path: "a.go", Text: "12345"}, {Path: "b.go", Part: "func B", Text: "xy"}},
+		[]cache.Document{{Path: "b.go", Part: "func C", Text: "abc"}})
+	if fmt.Sprint(got) != "[{a.go 5} {b.go 5}]" {
+		t.Errorf("Files = %v: one per path, with the bytes of all its parts", got)
+	}
+	for err, want := range map[error]string{
+		nil: spend.OutcomeOK, context.Canceled: spend.OutcomeCancelled, model.ErrCutOff: spend.OutcomeCutOff,
+		fmt.Errorf("x: %w", model.ErrNoAnswer): spend.OutcomeNoAnswer, errors.New("502"): spend.OutcomeError,
+	} {
+		if got := Outcome(err); got != want {
+			t.Errorf("Outcome(%v) = %q, want %q", err, got, want)
+		}
+	}
+}
+
+// TestLedgerAskAndBackground: the budget gates, and a nil ledger, which
+// gates nothing.
+func TestLedgerAskAndBackground(t *testing.T) {
+	var nilLedger *Ledger
+	if nilLedger.Background("x") != nil || nilLedger.Ask(context.Background(), 1, 100, nil) != nil {
+		t.Error("a nil ledger stopped a request")
+	}
+	l := NewLedger(spend.Memory(spend.Options{}), config.Budget{Hourly: 0.01, ConfirmAbove: 0.10}, nil)
+	var notices []string
+	l.OnNotice(func(m string) { notices = append(notices, m) })
+	no := func(context.Context, string) bool { return false }
+	yes := func(context.Context, string) bool { return true }
+	if err := l.Ask(context.Background(), 1000, 0.05, no); err != nil {
+		t.Errorf("a cheap request under the budget asked: %v", err)
+	}
+	if err := l.Ask(context.Background(), 60000, 0.12, no); !errors.Is(err, ErrNotSent) || !errors.Is(err, ErrBudget) {
+		t.Errorf("above confirmAbove, answered no: %v", err)
+	}
+	if err := l.Ask(context.Background(), 60000, 0.12, yes); err != nil {
+		t.Errorf("answered yes: %v", err)
+	}
+	if err := l.Ask(context.Background(), 60000, 0.12, nil); err != nil {
+		t.Errorf("the command line (nil confirm) was stopped: %v", err)
+	}
+	l.Done(&Call{Surface: "explain"}, "m", cache.Accounting{Usage: cache.Usage{PromptTokens: 10}, Priced: true, InputCostUSD: 0.02}, nil)
+	for range 3 {
+		if err := l.Background("inline completion"); !errors.Is(err, ErrBudget) {
+			t.Fatalf("past the hourly budget: %v", err)
+		}
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "inline completion is paused until") {
+		t.Errorf("notices %q, want one", notices)
+	}
+	if err := l.Ask(context.Background(), 10, 0.0001, no); !errors.Is(err, ErrNotSent) {
+		t.Errorf("past the budget an action must ask: %v", err)
+	}
+	if st, b := l.Status(); !st.Capped || b.Hourly != 0.01 {
+		t.Errorf("Status = %+v, %+v", st, b)
+	}
+}
+
+// TestLedgerComplete: a request sent without streaming (doctor) is kept
+// as the last prompt, byte for byte but for the key, and recorded.
+func TestLedgerComplete(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Content: "OK"}}})
+	defer srv.Close()
+	cfg := withEnv(t, map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL})
+	l := NewLedger(spend.Memory(spend.Options{}), cfg.Budget, nil)
+	client := NewClient(cfg, ClientOptions{})
+	req := &model.Request{Model: "kimi-k3.1-pro", Messages: []model.Message{model.UserMessage("my key is " + srv.Key)}, MaxCompletionTokens: 64, ReasoningEffort: "low"}
+	if _, err := l.Complete(context.Background(), cfg, client, req, &Call{Surface: "doctor", Key: srv.Key}); err != nil {
+		t.Fatal(err)
+	}
+	lp := l.LastPrompt()
+	sent := string(srv.Requests()[0].Body)
+	if lp == nil || lp.Surface != "doctor" || strings.Contains(lp.Body, srv.Key) || !strings.Contains(sent, srv.Key) ||
+		lp.Body != strings.ReplaceAll(sent, srv.Key, "[REDACTED]") {
+		t.Errorf("last prompt %+v\nsent %s", lp, sent)
+	}
+	if st, _ := l.Status(); st.Hour.Spent <= 0 {
+		t.Errorf("the request was not counted: %+v", st)
+	}
+}
