@@ -93,3 +93,25 @@ func TestLedgerComplete(t *testing.T) {
 		t.Errorf("the request was not counted: %+v", st)
 	}
 }
+
+// TestLedgerWarnsOnce: at 80 % of a budget the user is told once per
+// window, by whichever surface's request finds it.
+func TestLedgerWarnsOnce(t *testing.T) {
+	l := NewLedger(spend.Memory(spend.Options{}), config.Budget{Daily: 1}, nil)
+	var warns []string
+	l.OnWarn(func(m string) { warns = append(warns, m) })
+	l.Done(&Call{Surface: "completion"}, "m", cache.Accounting{Priced: true, InputCostUSD: 0.79}, nil)
+	if l.Background("inline completion") != nil || len(warns) != 0 {
+		t.Fatalf("under 80 %%: warned %q", warns)
+	}
+	l.Done(&Call{Surface: "completion"}, "m", cache.Accounting{Priced: true, InputCostUSD: 0.02}, nil)
+	for range 3 {
+		if err := l.Background("inline completion"); err != nil {
+			t.Fatal(err)
+		}
+		l.Ask(context.Background(), 10, 0.001, nil)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "of the daily budget of $1.00 spent (81 %)") {
+		t.Errorf("warnings %q, want one", warns)
+	}
+}
