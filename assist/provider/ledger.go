@@ -219,7 +219,7 @@ func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(
 	}
 	q := st.AskMessage(b, tokens, usd, time.Now())
 	if confirm == nil {
-		l.log.Warn(q + " (sent: asked on the command line)")
+		l.log.Warn(q + " (sent anyway: a request typed on the command line is not asked about)")
 		return nil
 	}
 	if !confirm(ctx, q) {
