@@ -203,6 +203,20 @@ local ok, err = pcall(function()
     check(not vim.api.nvim_win_is_valid(sw), 'the stats float closes when the cursor moves')
     check(type(st.promptTokens) == 'number' and st.promptTokens > 0, ':KimiStats reports prompt tokens', vim.inspect(st))
     check(type(st.hitRatio) == 'number', ':KimiStats reports a hit ratio', vim.inspect(st))
+    -- Issue 25: the spend against the budgets, and what left the machine.
+    check(type(st.spend) == 'table' and type(st.spend.hour) == 'table' and (st.spend.hour.spentUSD or 0) > 0,
+      ':KimiStats has the spend of this hour', vim.inspect(st.spend))
+    check(table.concat(sl, '\n'):find('Spend', 1, true) ~= nil, ':KimiStats shows the spend', table.concat(sl, '\n'))
+    vim.cmd('KimiRequests 10')
+    wait(30000, function()
+      local rb = vim.fn.bufnr('kimi://requests')
+      return rb > 0 and #vim.api.nvim_buf_get_lines(rb, 0, -1, false) > 1
+    end, ':KimiRequests')
+    local rl = table.concat(vim.api.nvim_buf_get_lines(vim.fn.bufnr('kimi://requests'), 0, -1, false), '\n')
+    check(rl:find('explain', 1, true) ~= nil and rl:find('    files: ', 1, true) ~= nil and rl:find('KIMI-E2E', 1, true) == nil,
+      ':KimiRequests lists the explain with its files, no contents', rl)
+    vim.cmd('close')
+    vim.api.nvim_set_current_win(code_win)
     -- By now the server has read its settings (initializationOptions,
     -- didChangeConfiguration, and workspace/configuration where the client
     -- offers it: not 0.7): with settings = {} nothing may have warned.
