@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -213,7 +214,11 @@ func parse(data []byte, rec func(Record), fold func(folded)) (bad int) {
 		}
 		switch {
 		case x.Folded != nil:
-			fold(*x.Folded)
+			if f := *x.Folded; f.USD >= 0 && !math.IsInf(f.USD, 0) && !f.Hour.IsZero() {
+				fold(f)
+			} else {
+				bad++
+			}
 		case x.Compacted != "":
 		case x.Record != nil && !x.Record.Time.IsZero():
 			rec(x.Record.clean()) // the file may have been edited: no control characters out
