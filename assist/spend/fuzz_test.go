@@ -22,6 +22,7 @@ func FuzzRecordFile(f *testing.F) {
 	for _, s := range []string{
 		good + "\n", good + "\n" + good[:50], "\x00\x00\n" + good + "\n",
 		`{"folded":{"hour":"2026-12-01T17:00:00Z","usd":2,"requests":3}}` + "\n",
+		`{"folded":{"hour":"2026-12-01T17:00:00Z","usd":-5,"requests":3}}` + "\n",
 		`{"compacted":"x"}` + "\n" + good + "\n", `{"time":"2026-12-01T17:10:00Z","costUSD":-5,"surface":"\u001b[2J"}` + "\n",
 		`[1,2]` + "\n" + `{"time":null}` + "\n",
 	} {
