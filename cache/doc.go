@@ -60,7 +60,13 @@
 // change since what the prompt conveys is appended to the edit log as an
 // <edit path=… seq=…> block of unified-diff hunks without context lines
 // (line-level Myers diff; GNU patch applies them). The log is append-only,
-// so it stays part of the cached prefix and only the new block is written.
+// so it stays part of the cached prefix and only the new block is written —
+// with one exception: a change that continues the log's last block (typing
+// on in the lines it changed, so that the block from the text before it is
+// no longer than a new block) replaces that block, which rewrites no more
+// than appending would and keeps a line typed over many requests one
+// block, not one per request (the log then reaches its limit, and the
+// rebase that rewrites the file, much later).
 // Reconstruct reads any prompt back into the files' current texts; the tests
 // check that the active buffer is always conveyed exactly.
 //

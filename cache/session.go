@@ -114,7 +114,12 @@ type fileSeg struct {
 	lastEdited int64
 	logged     bool // the edit log has blocks for this file
 	logBytes   int  // the size of those blocks
-	gone       bool // no longer among the request's documents
+	// prev is the text before the log's block for this file that may be
+	// replaced (hasPrev), numbered lastSeq.
+	prev    string
+	hasPrev bool
+	lastSeq int
+	gone    bool // no longer among the request's documents
 }
 
 // docKey identifies a document of the stable part: its path and part.
@@ -544,6 +549,7 @@ func newFileSeg(d *Document) *fileSeg {
 // snapshot makes text the file's shown text and renders its header.
 func (f *fileSeg) snapshot(text string) {
 	f.snap, f.cur, f.logged, f.logBytes = text, text, false, 0
+	f.prev, f.hasPrev = "", false
 	b := make([]byte, 0, 64+len(f.path))
 	b = append(b, "<file path="...)
 	b = strconv.AppendQuote(b, f.path)
@@ -621,13 +627,7 @@ func (s *Session) syncLocked(req Request) string {
 		}
 		f.gone = false
 		if d.Text != f.cur {
-			s.editSeq++
-			start := len(s.editLog)
-			s.editLog = appendSegEdit(s.editLog, f, s.editSeq, d.Text)
-			s.logBlocks = append(s.logBlocks, logBlock{f.key(), start, len(s.editLog)})
-			f.logBytes += len(s.editLog) - start
-			f.cur = d.Text
-			f.logged = true
+			s.appendEditLocked(f, d.Text)
 			f.lastEdited = d.LastEdited
 		}
 	}
@@ -642,6 +642,46 @@ func (s *Session) syncLocked(req Request) string {
 		reason = "open"
 	}
 	return reason
+}
+
+// appendEditLocked logs the change of f's text to text. When the log's
+// last block is f's and the block from the text before it to text is no
+// longer than a new block would be (typing on, in the lines that block
+// changed), that block is replaced: the prompt is rewritten from the same
+// place as an appended block would rewrite from less, and the log does not
+// grow by a block per keystroke burst, so it reaches its limit (and the
+// rebase that rewrites the file) much later.
+// Precondition: s.mu is held.
+func (s *Session) appendEditLocked(f *fileSeg, text string) {
+	if n := len(s.logBlocks); n > 0 && s.logBlocks[n-1].key == f.key() && s.logBlocks[n-1].end == len(s.editLog) && f.hasPrev {
+		last := s.logBlocks[n-1]
+		cur := f.cur
+		f.cur = f.prev
+		merged := appendSegEdit(nil, f, f.lastSeq, text)
+		f.cur = cur
+		fresh := appendSegEdit(nil, f, s.editSeq+1, text)
+		if len(merged) <= len(fresh) {
+			s.editLog = append(s.editLog[:last.start], merged...)
+			s.logBlocks[n-1].end = len(s.editLog)
+			f.logBytes += len(merged) - (last.end - last.start)
+			f.cur = text
+			if len(merged) == 0 {
+				// Back to the text before the block: no block at all.
+				s.logBlocks = s.logBlocks[:n-1]
+				f.hasPrev = false
+				f.logged = f.logBytes > 0
+			}
+			return
+		}
+	}
+	s.editSeq++
+	start := len(s.editLog)
+	s.editLog = appendSegEdit(s.editLog, f, s.editSeq, text)
+	s.logBlocks = append(s.logBlocks, logBlock{f.key(), start, len(s.editLog)})
+	f.logBytes += len(s.editLog) - start
+	f.prev, f.hasPrev, f.lastSeq = f.cur, true, s.editSeq
+	f.cur = text
+	f.logged = true
 }
 
 // appendSegEdit appends the edit block that turns f's current text into
