@@ -47,6 +47,17 @@
 //     area and the log with every edit: requests in one area keep it
 //     cached up to the log's new blocks.
 //
+// The stable part is a ledger of what the session was asked for: a
+// volatile document the stable part shows already (with the same text) is
+// not repeated in <context> and stays, and when a build rewrites the
+// stable part anyway (the first, a cold or project change, a new document,
+// a rebase, a drop or a trim) the volatile documents join it, at its end
+// in first-use order, so the next request that needs them reads them from
+// the cache. Session.Shown tells the context selection what the ledger
+// holds, so that it takes those first (relevance.Request.Cached); what is
+// no longer asked for goes in large steps from the end (ContextBudget,
+// below).
+//
 // Everything is rendered deterministically, whatever order the caller lists
 // documents in. Switching the active document or the action changes only
 // the request block: the active file is named there and is already shown.

@@ -336,7 +336,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		reasons = append(reasons, "rebase")
 	}
 
-	vol := renderVolatile(req.Volatile)
+	vol := renderVolatile(s.volatileLocked(req.Volatile, len(reasons) > 0))
 	tail := s.renderTail(req, active)
 	var trimmed []string
 	over := false
@@ -1037,4 +1037,46 @@ func lineEnd(text string, off, n int) int {
 		i += j + 1
 	}
 	return i
+}
+
+// volatileLocked returns the volatile documents the request block must
+// show: those the stable part does not show already with the same text
+// (they are served from the cache and count as asked for, so that they
+// stay), and, when this build rewrites the stable part anyway (rewritten),
+// none: the new ones join it, at its end in the order given, where the next
+// request that needs them finds them cached (the ledger).
+// Precondition: s.mu is held.
+func (s *Session) volatileLocked(docs []Document, rewritten bool) []Document {
+	var out []Document
+	for i := range docs {
+		d := &docs[i]
+		k := docKey(d.Path, d.Part)
+		if f := s.byPath[k]; f != nil {
+			if f.cur == d.Text {
+				f.gone = false
+				continue
+			}
+		} else if rewritten && !s.excluded[k] {
+			f := newFileSeg(d)
+			s.byPath[k] = f
+			s.order = append(s.order, f)
+			s.dirty = true
+			continue
+		}
+		out = append(out, *d)
+	}
+	return out
+}
+
+// Shown reports whether the stable part holds the document (path, part),
+// the active file's parts included: what a context selection can take
+// from the cache.
+func (s *Session) Shown() func(path, part string) bool {
+	s.mu.Lock()
+	keys := make(map[string]bool, len(s.byPath))
+	for k := range s.byPath {
+		keys[k] = true
+	}
+	s.mu.Unlock()
+	return func(path, part string) bool { return keys[docKey(path, part)] }
 }

@@ -212,7 +212,7 @@ func (p *pipeline) step(st state) error {
 		req.Documents = wave1(p.folders, snap, p.docs.All())
 	} else {
 		c := relevance.Choose(relevance.Workspace(p.folders), relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
-			Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator()})
+			Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator(), Cached: p.sess.Shown()})
 		req.Documents, req.Volatile, req.ExcerptActive = c.Stable, c.Volatile, c.ExcerptActive
 		req.ContextBudget = int(float64(p.budget) * *flagSlack)
 	}
