@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -19,8 +18,10 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/assist/tools"
 	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 // MaxRounds bounds the model calls of one task: tool-call rounds plus the
@@ -87,6 +88,28 @@ type Task struct {
 	// user or the selection: the caller should ask (or use
 	// DefaultRewriteInstruction).
 	NeedsInstruction bool
+}
+
+// selectedLines returns the 1-based first and last line of the selection,
+// or 0, 0 when there is none or it is the whole file.
+func (t *Task) selectedLines() (start, end int) {
+	s, e := t.Selection.Start, t.Selection.End
+	text := t.Active.Text
+	if s < 0 || e > len(text) || s >= e || s == 0 && e == len(text) {
+		return 0, 0
+	}
+	if text[e-1] == '\n' {
+		e-- // a selection of whole lines ends at the next line's start
+	}
+	start = 1 + strings.Count(text[:s], "\n")
+	return start, start + strings.Count(text[s:e], "\n")
+}
+
+// title is the name of the document an explanation (what: "explanation",
+// "answer") of the task is stored under.
+func (t *Task) title(what string) string {
+	start, end := t.selectedLines()
+	return ExplanationTitle(t.Active.Path, start, end, what)
 }
 
 func (t *Task) selectedText() string {
@@ -188,8 +211,9 @@ type Gate interface {
 }
 
 // ErrInternal is wrapped by the error of a task that panicked: the panic is
-// logged with its stack, and the task fails instead of the program.
-var ErrInternal = errors.New("internal error — please report")
+// logged with its stack, and the task fails instead of the program. It is
+// provider.ErrInternal, the one value for an internal error.
+var ErrInternal = provider.ErrInternal
 
 // Engine runs tasks. It is safe for concurrent use; tasks run in parallel.
 //
@@ -252,7 +276,7 @@ func (e *Engine) setup() error {
 			System: System,
 			Tools:  toolsJSON,
 			Model:  cfg.Model,
-			Prices: cachePrices(cfg),
+			Prices: provider.Prices(cfg),
 			TTL:    cfg.CacheTTLDuration(),
 			Logger: e.log,
 			Now:    e.now,
@@ -286,9 +310,7 @@ func (e *Engine) SetConfig(cfg config.Config) {
 // sameClient reports whether a and b make the same model client: the same
 // URLs, key and wait timeout.
 func sameClient(a, b config.Config) bool {
-	ka, _ := a.Key()
-	kb, _ := b.Key()
-	return a.BaseURL == b.BaseURL && a.FallbackURL() == b.FallbackURL() && ka == kb && a.WaitTimeout == b.WaitTimeout
+	return provider.Identity(a) == provider.Identity(b) && a.WaitTimeout == b.WaitTimeout
 }
 
 // Config returns the configuration tasks start with now.
@@ -305,18 +327,7 @@ func (e *Engine) current() (config.Config, *model.Client) {
 		if e.http == nil {
 			e.http = model.NewHTTPClient(0)
 		}
-		key, _ := e.cfg.Key()
-		baseFrom, keyFrom := EndpointSources(e.cfg)
-		e.client = model.New(model.Options{
-			BaseURLSource: baseFrom,
-			APIKeySource:  keyFrom,
-			BaseURL:       e.cfg.BaseURL,
-			FallbackURL:   cmp.Or(e.cfg.FallbackURL(), "none"),
-			APIKey:        key,
-			HTTPClient:    e.http,
-			Logger:        e.log,
-			WaitTimeout:   e.cfg.WaitTimeout,
-		})
+		e.client = provider.NewClient(e.cfg, provider.ClientOptions{HTTPClient: e.http, Logger: e.log, WaitTimeout: e.cfg.WaitTimeout})
 	}
 	return e.cfg, e.client
 }
@@ -349,6 +360,14 @@ func (e *Engine) Estimator() Estimator {
 		return Estimator{}
 	}
 	return e.prompts.Estimator()
+}
+
+// BuildTask is the package's BuildTask with the engine's estimator
+// (corrected by the provider's counts so far) in r.Estimator: the caller
+// does not carry the estimate from the engine back into the task.
+func (e *Engine) BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*Task, error) {
+	r.Estimator = e.Estimator()
+	return BuildTask(cfg, folders, r)
 }
 
 // DefaultStatsFile is where editor sessions leave their statistics:
@@ -388,8 +407,7 @@ func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (out *Outcome, err 
 	rs := newRedactingSink(sink, key)
 	defer func() {
 		if r := recover(); r != nil {
-			e.log.Error("panic in a task", "action", t.Action.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			out, err = nil, fmt.Errorf("%w: %v", ErrInternal, r)
+			out, err = nil, provider.Recovered(e.log, "a task", r, "action", t.Action.Name)
 		}
 	}()
 	defer rs.flush()
@@ -404,12 +422,7 @@ func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (out *Outcome, err 
 }
 
 func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Client, t Task, sink *redactingSink) (*Outcome, error) {
-	// An invalid baseURL fails closed: no request, to it, the default
-	// endpoint or the fallback.
-	if err := cfg.BaseURLError(); err != nil {
-		return nil, err
-	}
-	if _, err := cfg.Key(); err != nil && cfg.BaseURL == config.DefaultBaseURL {
+	if _, err := provider.Key(cfg); err != nil {
 		return nil, err
 	}
 	a := t.Action
@@ -457,7 +470,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	effort, _ := config.EffortFor(a.Model, a.ReasoningEffort) // kimi-k3: max only
 	req := &model.Request{
 		Model:               a.Model,
-		Messages:            modelMessages(prompt.Messages),
+		Messages:            provider.Messages(prompt.Messages),
 		ReasoningEffort:     string(effort),
 		MaxCompletionTokens: budget,
 		Tools:               e.tools,
@@ -496,7 +509,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 			return out, errors.New("the model returned an empty answer")
 		}
 		if exKey != "" {
-			file, err := e.explains.Store(exKey, t.Active.Path, out.Text)
+			file, err := e.explains.Store(exKey, t.title("explanation"), out.Text)
 			if err != nil {
 				e.log.Warn("explanation not kept", "error", err)
 			}
@@ -513,7 +526,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		if strings.TrimSpace(out.Text) != "" && e.explains != nil {
 			// The model said why it changed nothing: keep its answer as a
 			// document the editor can open (it may be long).
-			file, err := e.explains.Store(ExplanationKey(a.Model, "answer: "+instruction, t.Active.Path, t.selectedText(), out.Text), t.Active.Path, out.Text)
+			file, err := e.explains.Store(ExplanationKey(a.Model, "answer: "+instruction, t.Active.Path, t.selectedText(), out.Text), t.title("answer"), out.Text)
 			if err != nil {
 				e.log.Warn("answer not kept", "error", err)
 			}
@@ -642,9 +655,7 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) {
 	var cu cache.Usage
 	switch {
 	case resp != nil && resp.Usage != nil:
-		u := resp.Usage
-		cu = cache.Usage{PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens,
-			CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}
+		cu = provider.Usage(resp.Usage)
 	case resp != nil:
 		in, cached := c.prompt.EstimatedTokens, c.prompt.PredictedCachedTokens
 		if c.rounds > 1 {
@@ -653,7 +664,7 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) {
 			in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(len(c.prompt.Messages), len(req.Messages)):]))
 			cached = c.lastIn
 		}
-		cu = EstimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
+		cu = provider.EstimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
 		c.e.noUsage.Do(func() {
 			c.e.log.Info("the provider sends no usage with its replies: kimi.stats counts kimi-lsp's own token estimates for them (estimatedUsage)", "model", req.Model)
 		})
@@ -707,20 +718,4 @@ func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Re
 		}
 	}
 	return &model.Response{ID: s.ID(), Model: s.Model(), Message: acc.Message(), FinishReason: acc.FinishReason(), Usage: acc.Usage()}, nil
-}
-
-func modelMessages(ms []cache.Message) []model.Message {
-	out := make([]model.Message, len(ms))
-	for i, m := range ms {
-		out[i] = model.Message{Role: m.Role, Content: m.Content}
-	}
-	return out
-}
-
-func cachePrices(cfg config.Config) cache.Prices {
-	out := cache.Prices{}
-	for m, p := range cfg.Prices() {
-		out[m] = cache.Price{Input: p.Input, CachedInput: p.CachedRead, CacheWrite5m: p.Write5m, CacheWrite1h: p.Write1h, Output: p.Output}
-	}
-	return out
 }

@@ -114,8 +114,13 @@ func TestExplainStreamsAndIsKept(t *testing.T) {
 		t.Errorf("content in %d pieces, reasoning in %d: want the stream, not one block", len(r.content), len(r.reasoning))
 	}
 	b, err := os.ReadFile(out.File)
-	if err != nil || !strings.Contains(string(b), out.Text) || !strings.HasSuffix(out.File, ".md") {
-		t.Errorf("explanation file %s: %q, %v", out.File, b, err)
+	if err != nil || string(b) != out.Text {
+		t.Errorf("explanation file %s: %q, %v; want the answer alone (no comment before it)", out.File, b, err)
+	}
+	// The editor names its tab after the file: by file and range
+	// (issue 21 item 19: it was "calc-16c375c11b3a.md").
+	if got := filepath.Base(out.File); got != "calc.go L4-6 — explanation.md" {
+		t.Errorf("explanation file named %q, want %q", got, "calc.go L4-6 — explanation.md")
 	}
 	if out.Usage.PromptTokens == 0 || out.Model != "kimi-k3.1-pro-highspeed" {
 		t.Errorf("usage %+v model %s", out.Usage, out.Model)
@@ -364,5 +369,22 @@ func TestSystemIsConstant(t *testing.T) {
 		if strings.Contains(assist.System, bad) {
 			t.Errorf("system text contains %q", bad)
 		}
+	}
+}
+
+// TestFixDiffNamesDocumentFromAnotherRoot: a reply diff whose header names
+// the active document by a path relative to another root, which no
+// workspace file matches but by its name, edits the action's own document
+// (issue 21.23).
+func TestFixDiffNamesDocumentFromAnotherRoot(t *testing.T) {
+	diff := strings.ReplaceAll(fixDiff, "calc.go", "myrepo/lib/calc.go")
+	f := newFixture(t, map[string]string{"internal/calc/calc.go": calc, "other/calc.go": calc}, modeltest.Rule{Match: `action="fix"`, Content: diff})
+	out, err := f.engine.Run(context.Background(), f.task(config.ActionFix, "internal/calc/calc.go", "func Sub", "}"), &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Changes) != 1 || out.Changes[0].Path != filepath.Join(f.dir, "internal", "calc", "calc.go") ||
+		out.Changes[0].After != strings.Replace(calc, "a + b", "a - b", 1) {
+		t.Fatalf("changes %+v; want the edit of internal/calc/calc.go", out.Changes)
 	}
 }

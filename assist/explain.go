@@ -26,9 +26,13 @@ const (
 	MaxExplanationAge = 30 * 24 * time.Hour
 )
 
-// explanationName matches the files the store writes (see path): the
+// explanationDir matches the directories the store writes (see path), and
+// legacyName the files earlier versions wrote at the top (NAME-KEY.md): the
 // pruning never touches anything else.
-var explanationName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.+-[0-9a-f]{12}\.md$`) })
+var (
+	explanationDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{12}$`) })
+	legacyName     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.+-[0-9a-f]{12}\.md$`) })
+)
 
 // Explanations keeps the explanations the model wrote, as Markdown files in
 // the user's cache directory, so an explanation asked again for the same
@@ -87,18 +91,43 @@ func ExplanationKey(model, instruction, file, selection, text string) string {
 	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
-// path returns the file an explanation with key is (or would be) written to.
-// The file's base name starts with the explained file's name, for the
-// editor's tab title.
-func (x *Explanations) path(key, file string) string {
-	base := strings.TrimSuffix(path.Base(file), path.Ext(file))
-	if base == "" || base == "." || base == "/" {
+// path returns the file an explanation with key is (or would be) written
+// to: DIR/KEY12/TITLE.md. The editor names its tab after the base name, so
+// that is the readable title ("main.go L16-30 — explanation.md"); the
+// directory, named by the key, keeps two explanations of the same range
+// apart.
+func (x *Explanations) path(key, title string) string {
+	base := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < ' ' || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, strings.TrimSpace(title))
+	if base == "" || base == "." || base == ".." {
 		base = "explanation"
 	}
-	if len(base) > 100 { // file names are limited to 255 bytes
-		base = strings.ToValidUTF8(base[:100], "")
+	if len(base) > 120 { // file names are limited to 255 bytes
+		base = strings.ToValidUTF8(base[:120], "")
 	}
-	return filepath.Join(x.dir, base+"-"+key[:12]+".md")
+	return filepath.Join(x.dir, key[:12], base+".md")
+}
+
+// ExplanationTitle is the title an explanation's file is named by: the
+// explained file's base name, the selected lines (1-based, inclusive; none
+// when start is 0) and what the document is ("explanation", "answer").
+func ExplanationTitle(file string, start, end int, what string) string {
+	t := path.Base(file)
+	if t == "" || t == "." || t == "/" {
+		t = "selection"
+	}
+	switch {
+	case start <= 0:
+	case end <= start:
+		t += fmt.Sprintf(" L%d", start)
+	default:
+		t += fmt.Sprintf(" L%d-%d", start, end)
+	}
+	return t + " — " + what
 }
 
 // Lookup returns a stored explanation and the path of its file.
@@ -116,21 +145,21 @@ func (x *Explanations) Lookup(key string) (text, file string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	_, body, _ := strings.Cut(string(b), "\n\n")
-	return body, p, true
+	return string(b), p, true
 }
 
-// Store writes the explanation of file (a workspace-relative path) and
-// remembers it under key, then prunes the store to its bounds. It returns
-// the path of the Markdown file.
-func (x *Explanations) Store(key, file, text string) (string, error) {
+// Store writes an explanation under the file name title (see
+// ExplanationTitle) and remembers it under key, then prunes the store to
+// its bounds. The file holds the text alone, nothing an editor would show
+// before it. It returns the path of the Markdown file.
+func (x *Explanations) Store(key, title, text string) (string, error) {
 	if x == nil {
 		return "", errors.New("no explanation store")
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	p := x.path(key, file)
-	if err := x.w.WriteFile(p, []byte("<!-- kimi-lsp explanation of "+file+" -->\n\n"+text)); err != nil {
+	p := x.path(key, title)
+	if err := x.w.WriteFile(p, []byte(text)); err != nil {
 		return "", err
 	}
 	x.known[key] = p
@@ -152,31 +181,65 @@ func (x *Explanations) pruneLocked() {
 		return
 	}
 	now := x.now()
-	var files []os.FileInfo
+	type item struct {
+		name  string // below x.dir
+		files []string
+		mod   time.Time
+	}
+	var items []item
 	removed := map[string]bool{}
-	remove := func(name string) {
-		if x.w.Remove(name) == nil {
-			removed[filepath.Join(x.dir, name)] = true
+	remove := func(it item) {
+		for _, f := range it.files {
+			if x.w.Remove(f) == nil {
+				removed[filepath.Join(x.dir, f)] = true
+			}
 		}
+		if it.name != "" {
+			x.w.RemoveDir(it.name) // empty now, unless something not ours is in it
+		}
+	}
+	stale := func(fi os.FileInfo) bool {
+		return strings.HasPrefix(fi.Name(), ".") && strings.Contains(fi.Name(), ".kimi-") && now.Sub(fi.ModTime()) > staleTemp
 	}
 	for _, fi := range entries {
 		switch {
-		case !fi.Mode().IsRegular():
-		case strings.HasPrefix(fi.Name(), ".") && strings.Contains(fi.Name(), ".kimi-"):
-			if now.Sub(fi.ModTime()) > staleTemp {
-				remove(fi.Name())
+		case fi.Mode().IsRegular() && stale(fi):
+			remove(item{files: []string{fi.Name()}})
+		case fi.Mode().IsRegular() && legacyName().MatchString(fi.Name()):
+			items = append(items, item{files: []string{fi.Name()}, mod: fi.ModTime()})
+		case fi.IsDir() && explanationDir().MatchString(fi.Name()):
+			inner, err := x.w.List(fi.Name())
+			if err != nil {
+				continue
 			}
-		case !explanationName().MatchString(fi.Name()):
-		case now.Sub(fi.ModTime()) > x.maxAge:
-			remove(fi.Name())
-		default:
-			files = append(files, fi)
+			it := item{name: fi.Name(), mod: fi.ModTime()}
+			for _, f := range inner {
+				switch {
+				case !f.Mode().IsRegular():
+				case stale(f):
+					remove(item{files: []string{filepath.Join(fi.Name(), f.Name())}})
+				case strings.HasSuffix(f.Name(), ".md"):
+					it.files = append(it.files, filepath.Join(fi.Name(), f.Name()))
+					if f.ModTime().After(it.mod) {
+						it.mod = f.ModTime()
+					}
+				}
+			}
+			items = append(items, it)
 		}
 	}
-	if len(files) > x.maxFiles {
-		sort.Slice(files, func(i, j int) bool { return files[i].ModTime().After(files[j].ModTime()) })
-		for _, fi := range files[x.maxFiles:] {
-			remove(fi.Name())
+	var keep []item
+	for _, it := range items {
+		if now.Sub(it.mod) > x.maxAge {
+			remove(it)
+		} else {
+			keep = append(keep, it)
+		}
+	}
+	if len(keep) > x.maxFiles {
+		sort.Slice(keep, func(i, j int) bool { return keep[i].mod.After(keep[j].mod) })
+		for _, it := range keep[x.maxFiles:] {
+			remove(it)
 		}
 	}
 	for k, p := range x.known {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
-	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -96,125 +95,6 @@ func (f *Files) Read(path string) (string, int32, error) {
 		return "", 0, err
 	}
 	return file.Text, patch.NoVersion, nil
-}
-
-// ContextRequest is what a prompt's context is chosen from: the active
-// document and the selection, the editor's other open documents, and the
-// budget.
-type ContextRequest struct {
-	// Active is the active document's snapshot.
-	Active *workspace.Snapshot
-	// SelStart and SelEnd delimit the selection in Active's text (bytes).
-	SelStart, SelEnd int
-	// Open are the open documents' snapshots (Active among them or not).
-	Open []*workspace.Snapshot
-	// Recent are recently viewed documents, most recent first.
-	Recent []workspace.URI
-	// MaxTokens is the budget (context.maxTokens).
-	MaxTokens int
-	// Estimator converts it into bytes (the prompt session's, so that its
-	// correction by the provider's counts applies).
-	Estimator cache.Estimator
-}
-
-// ContextDocs is what Context chose, in cache.Request's terms.
-type ContextDocs struct {
-	// Stable are the documents of the cached part besides the active one
-	// (cache.Request.Documents): they depend on the active file, not on
-	// the selection. With ExcerptActive, the active file's parts are among
-	// them.
-	Stable []cache.Document
-	// Volatile are those only this selection needs (cache.Request.Volatile).
-	Volatile []cache.Document
-	// ExcerptActive is set when the active file is too large to show
-	// whole (cache.Request.ExcerptActive).
-	ExcerptActive bool
-}
-
-// Context chooses the documents a prompt shows besides the active one, by
-// relevance (workspace.Folders.Select). folders may be nil (no workspace:
-// nothing).
-func Context(folders *workspace.Folders, r ContextRequest) ContextDocs {
-	var out ContextDocs
-	if folders == nil || r.Active == nil || r.MaxTokens <= 0 {
-		return out
-	}
-	text := r.Active.Text()
-	in := workspace.SelectInput{
-		Active: r.Active.URI, ActiveText: text, SelStart: r.SelStart, SelEnd: r.SelEnd,
-		Recent: r.Recent, Budget: r.Estimator.Bytes(r.MaxTokens),
-	}
-	version := map[workspace.URI]int32{}
-	for _, o := range r.Open {
-		if o.URI == r.Active.URI {
-			continue
-		}
-		in.Open = append(in.Open, workspace.OpenBuffer{URI: o.URI, Text: o.Text(), LastEdit: int64(o.Seq)})
-		version[o.URI] = o.Version
-	}
-	for _, f := range folders.Select(in) {
-		d := cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
-			Version: version[f.URI], LastEdited: f.LastEdit}
-		switch {
-		case f.Volatile:
-			out.Volatile = append(out.Volatile, d)
-		case f.URI == r.Active.URI:
-			// A part of the active file: edited with it, laid out last.
-			d.Version, d.LastEdited = r.Active.Version, int64(r.Active.Seq)
-			out.ExcerptActive = true
-			out.Stable = append(out.Stable, d)
-		default:
-			out.Stable = append(out.Stable, d)
-		}
-	}
-	return out
-}
-
-// SnippetRequest is what Snippets works from: a buffer and a cursor.
-type SnippetRequest struct {
-	// Document is the buffer's snapshot, Cursor a byte offset in it.
-	Document *workspace.Snapshot
-	Cursor   int
-	// ShownStart and ShownEnd delimit the part of the document the
-	// caller's prompt shows (both 0: all of it); the document's own
-	// declarations outside it may be returned.
-	ShownStart, ShownEnd int
-	// Open are the open documents' snapshots.
-	Open []*workspace.Snapshot
-	// MaxTokens bounds the snippets (block headers included), converted to
-	// bytes by Estimator (the zero value: the uncorrected estimate).
-	MaxTokens int
-	Estimator Estimator
-}
-
-// Snippets returns the declarations the code around the cursor uses, most
-// relevant first, as cache documents (Path, Part "func Name"…, Line,
-// Language, Text; Version and LastEdited of an open buffer), for a small
-// prompt such as a completion's: see workspace.Folders.Snippets. folders
-// may be nil (nothing).
-func Snippets(folders *workspace.Folders, r SnippetRequest) []cache.Document {
-	if folders == nil || r.Document == nil || r.MaxTokens <= 0 {
-		return nil
-	}
-	text := r.Document.Text()
-	in := workspace.SnippetInput{Active: r.Document.URI, Text: text, Cursor: r.Cursor,
-		ShownStart: r.ShownStart, ShownEnd: r.ShownEnd, Budget: r.Estimator.Bytes(r.MaxTokens)}
-	if in.ShownStart == 0 && in.ShownEnd == 0 {
-		in.ShownEnd = len(text)
-	}
-	version := map[workspace.URI]int32{}
-	for _, o := range r.Open {
-		if o.URI != r.Document.URI {
-			in.Open = append(in.Open, workspace.OpenBuffer{URI: o.URI, Text: o.Text(), LastEdit: int64(o.Seq)})
-			version[o.URI] = o.Version
-		}
-	}
-	var out []cache.Document
-	for _, f := range folders.Snippets(in) {
-		out = append(out, cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
-			Version: version[f.URI], LastEdited: f.LastEdit})
-	}
-	return out
 }
 
 // ContextSlack is how much the prompt's stable part may hold besides the

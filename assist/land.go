@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -40,6 +42,26 @@ type PlannedFile struct {
 	Edits []TextEdit
 	// Text is a created file's content.
 	Text string
+	// Stamp is what the file on disk was when Base was read from it
+	// (Lander.Disk): the writer's transaction checks it, so that a file
+	// changed since is not overwritten. Delete and Rename carry the stamp
+	// of the file they remove.
+	Stamp workspace.Stamp
+	// Rebased is set when Base was not the text the change was computed
+	// against: the edit was moved onto a change made since.
+	Rebased bool
+}
+
+// NewText returns the file's text after the edit: Text for a creation,
+// Base with Edits applied otherwise ("" without a Base).
+func (f PlannedFile) NewText() (string, error) {
+	if f.Kind == EditCreate {
+		return f.Text, nil
+	}
+	if f.Base == nil {
+		return "", nil
+	}
+	return patch.ApplyEdits(f.Base.Text(), f.Edits)
 }
 
 // EditPlan is an edit computed against the documents as they are when it
@@ -50,9 +72,11 @@ type EditPlan struct {
 	// Edits counts text edits and file operations; Touched counts files.
 	Edits, Touched int
 
-	turn  *workspace.EditTurn
-	label string
-	lands []landing
+	turn   landingTurn
+	lander *Lander
+	disk   bool
+	label  string
+	lands  []landing
 }
 
 type landing struct {
@@ -61,10 +85,72 @@ type landing struct {
 	after string
 }
 
-// Lander plans the edits of tasks over the workspace's edit queue.
+// Lander plans the edits of tasks, for the server and the command line
+// alike: each file's change lands on the text the file has when the plan
+// is made, rebased over what changed since the task read it.
 type Lander struct {
-	Queue   *workspace.EditQueue
+	// Queue gives the editor's buffers their turn (the server).
+	Queue *workspace.EditQueue
+	// Folders names files in messages (nil: base names).
 	Folders *workspace.Folders
+	// Disk, when set, replaces the queue (the command line): the text an
+	// edit lands on is the file read again from disk through this writer,
+	// just before writing, and PlannedFile.Stamp holds what it was.
+	Disk *workspace.Writer
+}
+
+// landingTurn is what a plan lands on: the editor's buffers, holding
+// their turn in the edit queue, or the files on disk.
+type landingTurn interface {
+	base(ctx context.Context, uri workspace.URI) (workspace.Base, workspace.Stamp, error)
+	history(uri workspace.URI) []workspace.LandedEdit
+	landed(uri workspace.URI, base workspace.Base, after, label string)
+	end()
+}
+
+// queueTurn lands on the editor's buffers.
+type queueTurn struct{ t *workspace.EditTurn }
+
+func (q queueTurn) base(ctx context.Context, uri workspace.URI) (workspace.Base, workspace.Stamp, error) {
+	b, err := q.t.Base(ctx, uri)
+	return b, workspace.Stamp{}, err
+}
+func (q queueTurn) history(uri workspace.URI) []workspace.LandedEdit { return q.t.History(uri) }
+func (q queueTurn) landed(uri workspace.URI, base workspace.Base, after, label string) {
+	q.t.Landed(uri, base, after, label)
+}
+func (q queueTurn) end() { q.t.End() }
+
+// diskTurn lands on the files on disk, read through the confined writer.
+type diskTurn struct{ w *workspace.Writer }
+
+func (d diskTurn) base(_ context.Context, uri workspace.URI) (workspace.Base, workspace.Stamp, error) {
+	p, err := uri.Path()
+	if err != nil {
+		return workspace.Base{}, workspace.Stamp{}, err
+	}
+	b, stamp, err := d.w.ReadFile(p)
+	if err != nil {
+		return workspace.Base{}, stamp, err
+	}
+	return workspace.Base{Snapshot: workspace.NewSnapshot(uri, workspace.LanguageOf(p), 0, string(b))}, stamp, nil
+}
+func (diskTurn) history(workspace.URI) []workspace.LandedEdit         { return nil }
+func (diskTurn) landed(workspace.URI, workspace.Base, string, string) {}
+func (diskTurn) end()                                                 {}
+
+// name is how messages name uri: workspace-relative (relative to the
+// writer's directory on disk).
+func (l *Lander) name(uri workspace.URI) string {
+	if l.Disk != nil {
+		if p, err := uri.Path(); err == nil {
+			if r, err := filepath.Rel(l.Disk.Dir(), p); err == nil {
+				return filepath.ToSlash(r)
+			}
+			return p
+		}
+	}
+	return DisplayPath(l.Folders, uri)
 }
 
 // ErrOverlap is wrapped when an edit touches lines that another edit of
@@ -79,38 +165,44 @@ var ErrOverlap = errors.New("the edit overlaps an earlier edit")
 // edit when it was one of ours (ErrOverlap). While it waits for a document
 // held by an earlier edit, status (if set) hears which, and "applying the
 // edit" once the wait is over. The plan holds the turn: call Landed when
-// the editor applied it, and End in every case.
+// the editor applied it, and End in every case. With Disk set there is no
+// turn to wait for: each file is read from disk, a deletion must find the
+// text it was computed against, and the plan is written with the Stamps.
 func (l *Lander) Plan(ctx context.Context, changes []patch.FileChange, label string, status func(string)) (*EditPlan, error) {
-	var uris []workspace.URI
-	for _, c := range changes {
-		uris = append(uris, workspace.FileURI(c.Path))
-		if c.Kind == patch.RenameFile {
-			uris = append(uris, workspace.FileURI(c.OldPath))
+	var turn landingTurn = diskTurn{l.Disk}
+	if l.Disk == nil {
+		var uris []workspace.URI
+		for _, c := range changes {
+			uris = append(uris, workspace.FileURI(c.Path))
+			if c.Kind == patch.RenameFile {
+				uris = append(uris, workspace.FileURI(c.OldPath))
+			}
 		}
-	}
-	var waited bool
-	waiting := func(uri workspace.URI, holder string) {
-		waited = true
-		if status == nil {
-			return
+		var waited bool
+		waiting := func(uri workspace.URI, holder string) {
+			waited = true
+			if status == nil {
+				return
+			}
+			msg := "waiting for an earlier edit to " + DisplayPath(l.Folders, uri)
+			if holder != "" {
+				msg += " (" + holder + ")"
+			}
+			status(msg + " to be applied")
 		}
-		msg := "waiting for an earlier edit to " + DisplayPath(l.Folders, uri)
-		if holder != "" {
-			msg += " (" + holder + ")"
+		t, err := l.Queue.Begin(ctx, uris, label, waiting)
+		if err != nil {
+			return nil, err
 		}
-		status(msg + " to be applied")
+		if waited && status != nil {
+			status("applying the edit")
+		}
+		turn = queueTurn{t}
 	}
-	turn, err := l.Queue.Begin(ctx, uris, label, waiting)
-	if err != nil {
-		return nil, err
-	}
-	if waited && status != nil {
-		status("applying the edit")
-	}
-	p := &EditPlan{turn: turn, label: label}
+	p := &EditPlan{turn: turn, lander: l, disk: l.Disk != nil, label: label}
 	for _, c := range changes {
 		if err := p.add(ctx, l, c); err != nil {
-			turn.End()
+			turn.end()
 			return nil, err
 		}
 	}
@@ -128,26 +220,41 @@ func (p *EditPlan) add(ctx context.Context, l *Lander, c patch.FileChange) error
 		if len(edits) == 0 {
 			return nil
 		}
-		p.Files = append(p.Files, PlannedFile{Kind: EditModify, URI: uri, Base: base.Snapshot, Version: base.Version, Edits: edits})
+		p.Files = append(p.Files, PlannedFile{Kind: EditModify, URI: uri, Base: base.Snapshot, Version: base.Version, Edits: edits,
+			Stamp: base.stamp, Rebased: base.rebased})
 		p.Edits += len(edits)
 	case patch.CreateFile:
 		p.Files = append(p.Files, PlannedFile{Kind: EditCreate, URI: uri, Text: c.After})
 		p.Edits++
 	case patch.DeleteFile:
-		p.Files = append(p.Files, PlannedFile{Kind: EditDelete, URI: uri})
+		f := PlannedFile{Kind: EditDelete, URI: uri}
+		if p.disk {
+			// On disk a deletion removes the text it was computed
+			// against, or nothing.
+			base, stamp, err := p.turn.base(ctx, uri)
+			switch {
+			case err != nil:
+				return fmt.Errorf("%s: %w", l.name(uri), err)
+			case base.Snapshot.Text() != c.Before:
+				return fmt.Errorf("%s changed on disk while the model ran and was to be deleted", l.name(uri))
+			}
+			f.Stamp = stamp
+		}
+		p.Files = append(p.Files, f)
 		p.Edits++
 	case patch.RenameFile:
 		old := workspace.FileURI(c.OldPath)
 		f := PlannedFile{Kind: EditRename, URI: uri, OldURI: old}
 		p.Edits++
-		if c.Before != c.After {
+		if c.Before != c.After || p.disk {
 			// After the rename the document lives at the new URI; its text
-			// is the old file's, edited.
+			// is the old file's, edited. (On disk the old file is read in
+			// any case: the new one is written from it.)
 			base, edits, err := p.rebase(ctx, l, old, c)
 			if err != nil {
 				return err
 			}
-			f.Base, f.Edits = base.Snapshot, edits
+			f.Base, f.Edits, f.Stamp, f.Rebased = base.Snapshot, edits, base.stamp, base.rebased
 			p.Edits += len(edits)
 		}
 		p.Files = append(p.Files, f)
@@ -156,21 +263,39 @@ func (p *EditPlan) add(ctx context.Context, l *Lander, c patch.FileChange) error
 	return nil
 }
 
+// plannedBase is the text a file's edit lands on.
+type plannedBase struct {
+	workspace.Base
+	stamp   workspace.Stamp
+	rebased bool // the text is not the one the change was computed against
+}
+
 // rebase computes the edits turning the file's text as it is now into
 // c.After's counterpart: c's line edits, rebased over the changes made
 // since c.Before was read.
-func (p *EditPlan) rebase(ctx context.Context, l *Lander, uri workspace.URI, c patch.FileChange) (workspace.Base, []TextEdit, error) {
-	name := DisplayPath(l.Folders, uri)
-	base, err := p.turn.Base(ctx, uri)
+func (p *EditPlan) rebase(ctx context.Context, l *Lander, uri workspace.URI, c patch.FileChange) (plannedBase, []TextEdit, error) {
+	name := l.name(uri)
+	b, stamp, err := p.turn.base(ctx, uri)
+	base := plannedBase{Base: b, stamp: stamp}
 	if err != nil {
+		if p.disk {
+			return base, nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return base, nil, fmt.Errorf("reading %s: %w", name, err)
 	}
 	edits := patch.LineEdits(c.Before, c.After)
 	text := base.Snapshot.Text()
 	if text != c.Before {
+		base.rebased = true
 		edits, err = patch.Rebase(c.Before, text, edits)
+		if err == nil && p.disk {
+			_, err = patch.ApplyEdits(text, edits)
+		}
 		if err != nil {
-			if by, ok := blame(p.turn.History(uri), c.Before, patch.LineEdits(c.Before, c.After)); ok {
+			if p.disk {
+				return base, nil, fmt.Errorf("%s changed on disk while the model ran: %w", name, err)
+			}
+			if by, ok := blame(p.turn.history(uri), c.Before, patch.LineEdits(c.Before, c.After)); ok {
 				return base, nil, fmt.Errorf("%s: %w (%s) applied after this job read the file; not applied — ask again to redo it on the new text (%w)", name, ErrOverlap, by, err)
 			}
 			return base, nil, fmt.Errorf("%s changed where the edit applies since it was requested; not applied (%w)", name, err)
@@ -179,7 +304,7 @@ func (p *EditPlan) rebase(ctx context.Context, l *Lander, uri workspace.URI, c p
 	if len(edits) > 0 && c.Kind == patch.ModifyFile {
 		after, err := patch.ApplyEdits(text, edits)
 		if err == nil {
-			p.lands = append(p.lands, landing{uri: uri, base: base, after: after})
+			p.lands = append(p.lands, landing{uri: uri, base: base.Base, after: after})
 		}
 	}
 	return base, edits, nil
@@ -204,9 +329,70 @@ func blame(hist []workspace.LandedEdit, before string, edits []TextEdit) (string
 // its documents are computed against the text it left.
 func (p *EditPlan) Landed() {
 	for _, l := range p.lands {
-		p.turn.Landed(l.uri, l.base, l.after, p.label)
+		p.turn.landed(l.uri, l.base, l.after, p.label)
 	}
 }
 
 // End gives back the documents' turn. It is safe to call more than once.
-func (p *EditPlan) End() { p.turn.End() }
+func (p *EditPlan) End() { p.turn.end() }
+
+// Summary says what landing the plan does: applied as computed, or
+// applied on top of changes made since the task read the files (naming
+// them).
+func (p *EditPlan) Summary() Landing {
+	s := Landing{Kind: LandApplied}
+	for _, f := range p.Files {
+		if f.Rebased {
+			s.Kind = LandOnTop
+			uri := f.URI
+			if f.Kind == EditRename {
+				uri = f.OldURI
+			}
+			s.Rebased = append(s.Rebased, p.lander.name(uri))
+		}
+	}
+	return s
+}
+
+// LandingKind is what became of an edit task.
+type LandingKind uint8
+
+// The outcomes of an edit task.
+const (
+	// LandApplied: the edit was applied as computed.
+	LandApplied LandingKind = iota
+	// LandOnTop: the edit was applied on top of a change made since the
+	// task read the files (Landing.Rebased names them).
+	LandOnTop
+	// LandNoChange: the model changed nothing and said why
+	// (Landing.Reason).
+	LandNoChange
+	// LandRefused: nothing was applied (Landing.Err says why).
+	LandRefused
+)
+
+// Landing is the outcome of an edit task, one classification for the
+// server and the command line; each words it for its user.
+type Landing struct {
+	Kind LandingKind
+	// Reason is the model's answer when it proposed no change.
+	Reason string
+	// Rebased names the files an edit was moved onto a change of.
+	Rebased []string
+	// Err is why nothing was applied.
+	Err error
+}
+
+// Summarize classifies a task's result before landing: no change with the
+// model's reason (ErrNoChange, and the model answered something), refused
+// (any other error), or, without an error, applied (to be confirmed by the
+// plan's Summary).
+func Summarize(out *Outcome, err error) Landing {
+	switch {
+	case err == nil:
+		return Landing{Kind: LandApplied}
+	case errors.Is(err, ErrNoChange) && out != nil && len(out.Changes) == 0 && strings.TrimSpace(out.Text) != "":
+		return Landing{Kind: LandNoChange, Reason: strings.TrimSpace(out.Text), Err: err}
+	}
+	return Landing{Kind: LandRefused, Err: err}
+}

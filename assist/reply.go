@@ -6,15 +6,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
-	"github.com/kimi-lsp/kimi-lsp/cache"
 )
 
 // This file holds the engine's rules for one model call that the seed's API
 // asks for: how much output fits the context window, when to tell the user
 // the provider is slow to answer, what a cut-off or unknown finish means,
-// and what to record when a reply carries no usage.
+// (what to record when a reply carries no usage is provider.EstimateUsage).
 
 // Output budget and the context window.
 const (
@@ -162,30 +160,6 @@ func (w *waiter) stop() {
 	<-w.done
 }
 
-// EstimateUsage returns the token counts of a call whose reply carried no
-// usage, from kimi-lsp's own count (the prompt session's estimator, bytes
-// per token corrected by earlier replies): promptTokens estimated for the
-// request, cachedTokens of them expected from the provider's cache, and the
-// reply's text. The provider writes the rest of the prompt to its cache
-// (the seed: prompt_cache_options "省略时默认自动写入 5m 缓存", written by
-// default). The result is marked Estimated.
-func EstimateUsage(count func(string) int, promptTokens, cachedTokens int, reply model.Message) cache.Usage {
-	cachedTokens = min(cachedTokens, promptTokens)
-	reasoning := count(reply.ReasoningContent)
-	out := reasoning + count(reply.Content)
-	for _, c := range reply.ToolCalls {
-		out += count(c.Function.Name) + count(c.Function.Arguments)
-	}
-	return cache.Usage{
-		PromptTokens:     promptTokens,
-		CachedTokens:     cachedTokens,
-		CacheWriteTokens: promptTokens - cachedTokens,
-		CompletionTokens: out,
-		ReasoningTokens:  reasoning,
-		Estimated:        true,
-	}
-}
-
 // messagesText is the text of msgs a request adds to its prompt, for the
 // estimate of a follow-up request's size.
 func messagesText(msgs []model.Message) string {
@@ -209,20 +183,4 @@ func ttlName(d time.Duration) string {
 		return "1h"
 	}
 	return "5m"
-}
-
-// EndpointSources returns where cfg's baseURL and API key came from
-// ("KIMI_BASE_URL", "user file PATH", "default"…), for the model client's
-// errors (model.Options.BaseURLSource, APIKeySource): an error names what
-// to check.
-func EndpointSources(cfg config.Config) (baseURL, apiKey string) {
-	for _, s := range cfg.Sources() {
-		switch s.Key {
-		case "baseURL":
-			baseURL = s.Source.String()
-		case "apiKey":
-			apiKey = s.Source.String()
-		}
-	}
-	return baseURL, apiKey
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
 )
 
 // Diagnostic is a problem reported in the active document, for Fix.
@@ -70,7 +71,7 @@ type TaskRequest struct {
 // model sees it, cuts an active document larger than context.maxFileSize to
 // a window around the selection (Task.Notice says so), finds a Rewrite
 // instruction written in the selection, and selects the context documents
-// by relevance within context.maxTokens (see Context).
+// by relevance within context.maxTokens (relevance.Choose).
 // folders may be nil (no workspace: nothing besides the document is shown,
 // and every edit is refused).
 func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*Task, error) {
@@ -116,7 +117,11 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 			t.NeedsInstruction = true
 		}
 	}
-	c := Context(folders, ContextRequest{Active: snap, SelStart: start, SelEnd: end, Open: r.Open, Recent: r.Recent,
+	var src relevance.Source
+	if folders != nil {
+		src = relevance.Workspace(folders)
+	}
+	c := relevance.Choose(src, relevance.Request{Active: snap, SelStart: start, SelEnd: end, Open: r.Open, Recent: r.Recent,
 		MaxTokens: cfg.Context.MaxTokens, Estimator: r.Estimator})
 	for _, d := range c.Stable {
 		// An active file outside every folder is shown by its base name,

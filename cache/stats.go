@@ -12,7 +12,7 @@ import (
 // tokenizer), times the ratio of actual to estimated tokens observed in the
 // provider's replies so far. It is the one token estimate of the program:
 // the Session budgets its prompts with it, and callers that choose what
-// enters a prompt (workspace.Folders.Select) convert their token budgets to
+// enters a prompt (relevance.Select) convert their token budgets to
 // bytes with Bytes. A Session's estimator is corrected as replies come
 // (Session.Estimator); DefaultEstimator, like the zero Estimator, is the
 // uncorrected one.

@@ -14,58 +14,6 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// Wire types of a WorkspaceEdit with resource operations (the library's
-// WorkspaceEdit.DocumentChanges holds TextDocumentEdits only).
-
-type versionedID struct {
-	URI string `json:"uri"`
-	// Version is null for a file that is not open in the editor.
-	Version *int32 `json:"version"`
-}
-
-type textDocumentEdit struct {
-	TextDocument versionedID         `json:"textDocument"`
-	Edits        []protocol.TextEdit `json:"edits"`
-}
-
-type createFile struct {
-	Kind    string `json:"kind"` // "create"
-	URI     string `json:"uri"`
-	Options struct {
-		Overwrite      bool `json:"overwrite"`
-		IgnoreIfExists bool `json:"ignoreIfExists"`
-	} `json:"options"`
-}
-
-type renameFile struct {
-	Kind   string `json:"kind"` // "rename"
-	OldURI string `json:"oldUri"`
-	NewURI string `json:"newUri"`
-}
-
-type deleteFile struct {
-	Kind string `json:"kind"` // "delete"
-	URI  string `json:"uri"`
-}
-
-type workspaceEdit struct {
-	Changes         map[string][]protocol.TextEdit `json:"changes,omitempty"`
-	DocumentChanges []any                          `json:"documentChanges,omitempty"`
-}
-
-type applyEditParams struct {
-	Label string        `json:"label,omitempty"`
-	Edit  workspaceEdit `json:"edit"`
-}
-
-// applyEditResult is workspace/applyEdit's result (the library's
-// Client.ApplyEdit decodes it into a bool and fails:
-// docs/protocol-pitfalls.md, "applyEdit's answer fails to decode").
-type applyEditResult struct {
-	Applied       bool   `json:"applied"`
-	FailureReason string `json:"failureReason,omitempty"`
-}
-
 // ErrRefused is returned when the client does not apply an edit.
 var ErrRefused = errors.New("the editor did not apply the edit")
 

@@ -227,7 +227,7 @@ func BenchmarkCodeActionHandler(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				res, err := handleCodeAction(bs.srv, ctx, raws[i%len(raws)])
+				res, err := handleCodeAction(bs.srv, ctx, &request{params: raws[i%len(raws)], view: bs.srv.takeView()})
 				if err != nil {
 					b.Fatal(err)
 				}

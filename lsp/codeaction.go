@@ -14,62 +14,22 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// codeActionParams is textDocument/codeAction's params. Diagnostics are kept
-// raw so that they travel back to us in the command argument unchanged.
-type codeActionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Range        protocol.Range         `json:"range"`
-	Context      struct {
-		Diagnostics []json.RawMessage `json:"diagnostics"`
-		Only        []string          `json:"only,omitempty"`
-		// TriggerKind is 1 when the user asked for the menu, 2 when the
-		// client asks on its own (a lightbulb), absent before LSP 3.17.
-		TriggerKind int `json:"triggerKind,omitempty"`
-	} `json:"context"`
-}
-
-// Code action trigger kinds (LSP 3.17 CodeActionTriggerKind).
-const (
-	triggerInvoked   = 1
-	triggerAutomatic = 2
-)
-
-// commandArgs is the one argument object of every kimi.* command.
-type commandArgs struct {
-	URI         string            `json:"uri,omitempty"`
-	Range       *protocol.Range   `json:"range,omitempty"`
-	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
-	Instruction string            `json:"instruction,omitempty"`
-	Name        string            `json:"name,omitempty"`
-	Job         string            `json:"job,omitempty"`
-}
-
-// codeAction is the CodeAction literal we send (the library's type lacks
-// nothing here, but its Diagnostics are decoded values; we pass ours raw).
-type codeAction struct {
-	Title       string            `json:"title"`
-	Kind        string            `json:"kind,omitempty"`
-	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
-	IsPreferred bool              `json:"isPreferred,omitempty"`
-	Command     *protocol.Command `json:"command,omitempty"`
-}
-
 // maxFixTitles bounds the per-diagnostic Fix actions; more diagnostics get
 // one "fix all" action only.
 const maxFixTitles = 3
 
 // handleCodeAction lists our actions for a range. It never touches the
 // network or the disk: it only reads the configuration and the request.
-func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error) {
 	var p codeActionParams
-	if err := decodeParams("textDocument/codeAction", raw, &p); err != nil {
+	if err := decodeParams("textDocument/codeAction", req.params, &p); err != nil {
 		return nil, err
 	}
 	uri, err := workspace.ParseURI(p.TextDocument.URI)
 	if err != nil {
 		return nil, rpcError(-32602, "textDocument/codeAction: %v", err)
 	}
-	if _, ok := s.viewOf(ctx).Snapshot(uri); !ok {
+	if _, ok := req.view.Snapshot(uri); !ok {
 		return []any{}, nil
 	}
 	if s.isSecretURI(uri) {
@@ -88,20 +48,20 @@ func handleCodeAction(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	base := commandArgs{URI: string(uri), Range: &rng}
 	var actions []codeAction
 	for _, a := range cfg.Actions() {
+		cmd, kind := actionCommand(a)
 		switch a.Name {
 		case config.ActionFix:
 			if selection || len(p.Context.Diagnostics) > 0 {
-				actions = append(actions, fixActions(base, p.Context.Diagnostics)...)
+				actions = append(actions, fixActions(cmd, kind, base, p.Context.Diagnostics)...)
 			}
 		default:
 			args := base
-			cmd := commandFor(a)
 			if cmd == cmdAction {
 				args.Name = a.Name
 			}
 			actions = append(actions, codeAction{
 				Title:   a.Title,
-				Kind:    kindFor(a),
+				Kind:    kind,
 				Command: &protocol.Command{Title: a.Title, Command: cmd, Arguments: []any{args}},
 			})
 		}
@@ -168,16 +128,16 @@ func versionBefore(version string, major, minor int) bool {
 // caller offers Fix then only for a selection), a plain Fix asks the model
 // to find and fix the problem in the range. The single
 // Fix of a lone error is preferred: it is the obvious choice in the menu.
-func fixActions(base commandArgs, diags []json.RawMessage) []codeAction {
+func fixActions(cmd, kind string, base commandArgs, diags []json.RawMessage) []codeAction {
 	mk := func(title string, ds []json.RawMessage, preferred bool) codeAction {
 		args := base
 		args.Diagnostics = ds
 		return codeAction{
 			Title:       title,
-			Kind:        kindQuickFix,
+			Kind:        kind,
 			Diagnostics: ds,
 			IsPreferred: preferred,
-			Command:     &protocol.Command{Title: title, Command: cmdFix, Arguments: []any{args}},
+			Command:     &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}},
 		}
 	}
 	if len(diags) == 0 {
@@ -199,10 +159,7 @@ func fixActions(base commandArgs, diags []json.RawMessage) []codeAction {
 // diagnosticSummary returns a diagnostic's first message line, shortened
 // for a menu title, and its severity (0 if absent).
 func diagnosticSummary(raw json.RawMessage) (string, int) {
-	var d struct {
-		Message  string `json:"message"`
-		Severity int    `json:"severity"`
-	}
+	var d diagnosticHead
 	_ = json.Unmarshal(raw, &d)
 	msg, _, _ := strings.Cut(strings.TrimSpace(d.Message), "\n")
 	if utf8.RuneCountInString(msg) > 60 {
@@ -212,50 +169,6 @@ func diagnosticSummary(raw json.RawMessage) (string, int) {
 		msg = "problem"
 	}
 	return msg, d.Severity
-}
-
-// commandFor returns the command that runs action a.
-func commandFor(a config.Action) string {
-	if !a.Builtin {
-		return cmdAction
-	}
-	switch a.Name {
-	case config.ActionExplain:
-		return cmdExplain
-	case config.ActionFix:
-		return cmdFix
-	case config.ActionRewrite:
-		return cmdRewrite
-	case config.ActionDocument:
-		return cmdDocument
-	case config.ActionTests:
-		return cmdTests
-	}
-	return cmdAction
-}
-
-// kindFor returns the code action kind of a: ours for the built-ins (see
-// commands.go), the configured one for user-defined actions.
-func kindFor(a config.Action) string {
-	if !a.Builtin {
-		if a.Kind != "" {
-			return a.Kind
-		}
-		return "refactor.kimi." + a.Name
-	}
-	switch a.Name {
-	case config.ActionExplain:
-		return kindExplain
-	case config.ActionFix:
-		return kindQuickFix
-	case config.ActionRewrite:
-		return kindRewrite
-	case config.ActionDocument:
-		return kindDocument
-	case config.ActionTests:
-		return kindTests
-	}
-	return "refactor.kimi"
 }
 
 // filterOnly keeps the actions whose kind matches one of only: equal to it

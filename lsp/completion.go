@@ -101,11 +101,6 @@ func newCompletionState(s *Server) *completionState {
 	}
 }
 
-type completionOptions struct {
-	TriggerCharacters []string `json:"triggerCharacters,omitempty"`
-	ResolveProvider   bool     `json:"resolveProvider"`
-}
-
 // wantsItems reports whether textDocument/completion items are offered:
 // completion.items "always", or "auto" for a client without inline
 // completion.
@@ -173,29 +168,11 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 	}()
 }
 
-type inlineCompletionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     protocol.Position      `json:"position"`
-	Context      struct {
-		TriggerKind            int              `json:"triggerKind"`
-		SelectedCompletionInfo *json.RawMessage `json:"selectedCompletionInfo,omitempty"`
-	} `json:"context"`
-}
-
-type inlineCompletionItem struct {
-	InsertText string          `json:"insertText"`
-	Range      *protocol.Range `json:"range,omitempty"`
-}
-
-type inlineCompletionList struct {
-	Items []inlineCompletionItem `json:"items"`
-}
-
 // handleInlineCompletion answers textDocument/inlineCompletion with at most
 // one item: the suggestion, replacing what the user typed of it.
-func handleInlineCompletion(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleInlineCompletion(s *Server, ctx context.Context, req *request) (any, error) {
 	var p inlineCompletionParams
-	if err := decodeParams(methodInlineCompletion, raw, &p); err != nil {
+	if err := decodeParams(methodInlineCompletion, req.params, &p); err != nil {
 		return nil, err
 	}
 	out := &inlineCompletionList{Items: []inlineCompletionItem{}}
@@ -204,7 +181,7 @@ func handleInlineCompletion(s *Server, ctx context.Context, raw json.RawMessage)
 		// suggestion would have to extend it. Stay quiet until it closes.
 		return out, nil
 	}
-	snap, cursor, sug := s.suggest(ctx, p.TextDocument.URI, p.Position, s.completion.trigger(p.Context.TriggerKind))
+	snap, cursor, sug := s.suggest(ctx, req.view, p.TextDocument.URI, p.Position, s.completion.trigger(p.Context.TriggerKind))
 	if sug == nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -216,60 +193,22 @@ func handleInlineCompletion(s *Server, ctx context.Context, raw json.RawMessage)
 	return out, nil
 }
 
-type completionParams struct {
-	TextDocument textDocumentIdentifier `json:"textDocument"`
-	Position     protocol.Position      `json:"position"`
-}
-
-type completionItem struct {
-	Label            string                 `json:"label"`
-	LabelDetails     *completionLabelDetail `json:"labelDetails,omitempty"`
-	Kind             int                    `json:"kind"`
-	Detail           string                 `json:"detail"`
-	Documentation    any                    `json:"documentation,omitempty"` // a string or *markupContent
-	FilterText       string                 `json:"filterText"`
-	SortText         string                 `json:"sortText"`
-	InsertTextFormat int                    `json:"insertTextFormat"`
-	TextEdit         protocol.TextEdit      `json:"textEdit"`
-}
-
-type completionLabelDetail struct {
-	Description string `json:"description"`
-}
-
-type markupContent struct {
-	Kind  string `json:"kind"`
-	Value string `json:"value"`
-}
-
-type completionList struct {
-	IsIncomplete bool             `json:"isIncomplete"`
-	Items        []completionItem `json:"items"`
-}
-
-// completionKindText and insertTextPlain are LSP's CompletionItemKind.Text
-// and InsertTextFormat.PlainText.
-const (
-	completionKindText = 1
-	insertTextPlain    = 1
-)
-
 // handleCompletion answers textDocument/completion with the suggestion as
 // one item, always isIncomplete so that the editor asks again as the user
 // types (type-ahead answers those without a provider request). The item's
 // textEdit replaces the identifier before the cursor (what the editor
 // filters items by) with itself followed by the suggestion, so that it
 // inserts exactly the suggestion.
-func handleCompletion(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleCompletion(s *Server, ctx context.Context, req *request) (any, error) {
 	var p completionParams
-	if err := decodeParams(methodCompletion, raw, &p); err != nil {
+	if err := decodeParams(methodCompletion, req.params, &p); err != nil {
 		return nil, err
 	}
 	out := &completionList{IsIncomplete: true, Items: []completionItem{}}
 	if !wantsItems(s.config(), s.clientCaps()) {
 		return out, nil
 	}
-	snap, cursor, sug := s.suggest(ctx, p.TextDocument.URI, p.Position, complete.Automatic)
+	snap, cursor, sug := s.suggest(ctx, req.view, p.TextDocument.URI, p.Position, complete.Automatic)
 	if sug == nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -336,13 +275,14 @@ func firstLine(text string) string {
 	return "…"
 }
 
-// suggest runs a completion request for the document uri at pos and returns
+// suggest runs a completion request for the document uri of view at pos
+// (view is the documents as the request found them) and returns
 // the snapshot, the cursor offset and the suggestion, or a nil suggestion
 // when there is none: completion is off, the document is not open, is a
 // secrets file or is larger than context.maxFileSize, a newer request
 // superseded this one, or it failed (the failure goes to the log and the
 // status, never to a popup; a missing or refused key is told once).
-func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Position, trigger complete.Trigger) (*workspace.Snapshot, int, *complete.Suggestion) {
+func (s *Server) suggest(ctx context.Context, view docView, uriStr string, pos protocol.Position, trigger complete.Trigger) (*workspace.Snapshot, int, *complete.Suggestion) {
 	cfg := s.config()
 	if !cfg.Completion.Enable {
 		return nil, 0, nil
@@ -351,7 +291,7 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 	if err != nil {
 		return nil, 0, nil
 	}
-	snap, ok := s.viewOf(ctx).Snapshot(uri)
+	snap, ok := view.Snapshot(uri)
 	if !ok || int64(snap.Len()) > cfg.Context.MaxFileSize {
 		return nil, 0, nil
 	}
@@ -364,8 +304,8 @@ func (s *Server) suggest(ctx context.Context, uriStr string, pos protocol.Positi
 	cursor := snap.PositionOffset(workspace.Position{Line: pos.Line, Character: pos.Character}, s.encoding())
 	req := complete.Request{
 		Key: string(uri), Path: s.displayPath(uri), Language: snap.LanguageID,
-		Doc: snap, Offset: cursor, Trigger: trigger, Order: s.viewOf(ctx).seq,
-		Folders: s.folders, Open: s.viewOf(ctx).All(),
+		Doc: snap, Offset: cursor, Trigger: trigger, Order: view.seq,
+		Folders: s.folders, Open: view.All(),
 	}
 	if req.Language == "" {
 		req.Language = workspace.LanguageOf(string(uri))
@@ -437,9 +377,7 @@ func (s *Server) completionTell(ctx context.Context, key, msg string) {
 // completionStatus sends the status to a client that opted in, when it
 // changed.
 func (s *Server) completionStatus(ctx context.Context, state, msg string) {
-	var exp struct {
-		KimiCompletionStatus bool `json:"kimiCompletionStatus"`
-	}
+	var exp experimentalCaps
 	if raw := s.clientCaps().Experimental; len(raw) == 0 || json.Unmarshal(raw, &exp) != nil || !exp.KimiCompletionStatus {
 		return
 	}

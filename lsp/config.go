@@ -155,16 +155,6 @@ func (s *Server) pullLoop() {
 	}
 }
 
-// configurationParams is workspace/configuration's params.
-type configurationParams struct {
-	Items []configurationItem `json:"items"`
-}
-
-type configurationItem struct {
-	ScopeURI string `json:"scopeUri,omitempty"`
-	Section  string `json:"section,omitempty"`
-}
-
 func handleDidChangeConfiguration(s *Server, ctx context.Context, raw json.RawMessage) error {
 	var p didChangeConfigurationParams
 	if err := json.Unmarshal(raw, &p); err != nil {

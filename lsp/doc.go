@@ -5,6 +5,29 @@
 // result. Workarounds for go.lsp.dev/protocol v0.12.0 and jsonrpc2 v0.10.0
 // live here, each with a test.
 //
+// # Commands and actions
+//
+// What an action is (its name, menu title, result, and for a user-defined
+// one its prompt and kind) belongs to assist/config: the CLI runs actions
+// by name and titles its progress with their titles. Its LSP face is one
+// table here, commands in commands.go: per command its id, the built-in
+// action it runs and the code action kind of its menu entry, or how it is
+// answered when it runs no action (kimi.cancel, kimi.stats). The code
+// action menu, executeCommandProvider's list and workspace/executeCommand's
+// dispatch are derived from it; a user-defined action runs through
+// kimi.action with its name as the argument.
+//
+// # Protocol types and requests
+//
+// The params and results the server reads and writes are in protocol.go,
+// with struct tags and no hand-written encoding: params are decoded by
+// encoding/json, results encoded by jsonrpc2's codec, the initialize result
+// by encoding/json before it (a hand encoder saved instructions that no
+// wall clock showed, see bench/README.md).
+// A request's handler gets its params, the document view the read loop
+// took when the request arrived and the key its jobs are cancelled by as
+// one *request parameter, never through its context.
+//
 // # Code actions at a bare cursor
 //
 // A code action request on an empty range without diagnostics gets Kimi's

@@ -12,36 +12,17 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
-	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// executeCommandParams is workspace/executeCommand's params, with the
-// work-done token kept raw.
-type executeCommandParams struct {
-	Command       string            `json:"command"`
-	Arguments     []json.RawMessage `json:"arguments,omitempty"`
-	WorkDoneToken json.RawMessage   `json:"workDoneToken,omitempty"`
-}
-
-// jobReply is executeCommand's answer for a command that starts a job.
-type jobReply struct {
-	Job string `json:"job"`
-}
-
-// cancelReply is kimi.cancel's answer.
-type cancelReply struct {
-	Cancelled int `json:"cancelled"`
-}
-
 // handleExecuteCommand answers at once: kimi.cancel and kimi.stats with
 // their result, the others with the id of the job they start. The job's
 // snapshot is the one taken on the read loop when the request arrived.
-func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleExecuteCommand(s *Server, ctx context.Context, req *request) (any, error) {
 	var p executeCommandParams
-	if err := decodeParams("workspace/executeCommand", raw, &p); err != nil {
+	if err := decodeParams("workspace/executeCommand", req.params, &p); err != nil {
 		return nil, err
 	}
 	var args commandArgs
@@ -50,16 +31,14 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 			return nil, rpcError(jsonrpc2.InvalidParams, "%s: the argument must be an object {uri, range, …}: %v", p.Command, err)
 		}
 	}
-	switch p.Command {
-	case cmdCancel:
-		return cancelReply{Cancelled: s.jobs.Cancel(args.Job, jobs.ErrCancelled)}, nil
-	case cmdStats:
-		return s.stats(), nil
-	case cmdExplain, cmdFix, cmdRewrite, cmdDocument, cmdTests, cmdAction:
-	default:
+	cmd, ok := lookupCommand(p.Command)
+	if !ok {
 		return nil, rpcError(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
-	t, key, err := s.buildTask(ctx, p.Command, args)
+	if cmd.answer != nil {
+		return cmd.answer(s, args), nil
+	}
+	t, key, err := s.buildTask(ctx, req.view, cmd, args)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +46,7 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
 		Key:     key,
 		Title:   t.Action.Title,
-		Request: requestIDFromContext(ctx),
+		Request: req.key,
 		OnPanic: func(error) { s.jobPanicked(run) },
 	}, func(ctx context.Context, j *jobs.Job) { s.runJob(ctx, j, run) })
 	if err != nil {
@@ -76,28 +55,12 @@ func handleExecuteCommand(s *Server, ctx context.Context, raw json.RawMessage) (
 	return jobReply{Job: j.ID}, nil
 }
 
-// commandAction maps a command to the name of the action it runs.
-func commandAction(command string, args commandArgs) string {
-	switch command {
-	case cmdExplain:
-		return config.ActionExplain
-	case cmdFix:
-		return config.ActionFix
-	case cmdRewrite:
-		return config.ActionRewrite
-	case cmdDocument:
-		return config.ActionDocument
-	case cmdTests:
-		return config.ActionTests
-	}
-	return args.Name
-}
-
 // buildTask converts the command's arguments to workspace terms, with the
-// snapshot taken when the request arrived, and has assist build the task.
+// documents of view (taken when the request arrived), and has assist build
+// the task.
 // It also returns the job's supersession key.
-func (s *Server) buildTask(ctx context.Context, command string, args commandArgs) (*assist.Task, jobs.Key, error) {
-	name := commandAction(command, args)
+func (s *Server) buildTask(ctx context.Context, view docView, cmd command, args commandArgs) (*assist.Task, jobs.Key, error) {
+	command, name := cmd.name, cmd.actionName(args)
 	if args.URI == "" {
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: missing uri", command)
 	}
@@ -105,7 +68,6 @@ func (s *Server) buildTask(ctx context.Context, command string, args commandArgs
 	if err != nil {
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %v", command, err)
 	}
-	view := s.viewOf(ctx)
 	snap, ok := view.Snapshot(uri)
 	if !ok {
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: %s is not open in the editor", command, uri)
@@ -117,12 +79,11 @@ func (s *Server) buildTask(ctx context.Context, command string, args commandArgs
 		Diagnostics: convertDiagnostics(args.Diagnostics),
 		Open:        view.All(),
 		Recent:      s.recent.list(),
-		Estimator:   s.engine.Estimator(),
 	}
 	if args.Range != nil {
 		req.Start, req.End = snap.RangeOffsets(fromProtocolRange(*args.Range), s.encoding())
 	}
-	t, err := assist.BuildTask(s.config(), s.folders, req)
+	t, err := s.engine.BuildTask(s.config(), s.folders, req)
 	switch {
 	case errors.Is(err, assist.ErrUnknownAction):
 		return nil, jobs.Key{}, rpcError(jsonrpc2.InvalidParams, "%s: no action named %q is configured", command, name)
@@ -172,7 +133,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, msg, failed)
 	case errors.Is(err, assist.ErrInternal):
 		p.End(endCtx, internalErrorOutcome, true)
-	case err != nil && out != nil && len(out.Changes) == 0 && errors.Is(err, assist.ErrNoChange) && strings.TrimSpace(out.Text) != "":
+	case assist.Summarize(out, err).Kind == assist.LandNoChange:
 		// The model explained why it made no change: show that.
 		if s.showExplanation(ctx, t, out) {
 			p.Answered()
@@ -238,18 +199,6 @@ func usageNote(out *assist.Outcome) string {
 	return fmt.Sprintf(" (%d prompt tokens, %d%% cached)", u.PromptTokens, u.CachedTokens*100/u.PromptTokens)
 }
 
-// showDocumentParams is window/showDocument's params.
-type showDocumentParams struct {
-	URI       string `json:"uri"`
-	External  bool   `json:"external,omitempty"`
-	TakeFocus bool   `json:"takeFocus"`
-}
-
-// showDocumentResult is window/showDocument's result.
-type showDocumentResult struct {
-	Success bool `json:"success"`
-}
-
 // showExplanation opens the explanation's Markdown file with
 // window/showDocument when the client can, else sends the whole text with
 // window/showMessage; it reports whether it did the latter.
@@ -308,18 +257,6 @@ var rewriteChoices = []string{
 	"Make it faster.",
 }
 
-// messageActionItem is a button of window/showMessageRequest.
-type messageActionItem struct {
-	Title string `json:"title"`
-}
-
-// showMessageRequestParams is window/showMessageRequest's params.
-type showMessageRequestParams struct {
-	Type    protocol.MessageType `json:"type"`
-	Message string               `json:"message"`
-	Actions []messageActionItem  `json:"actions,omitempty"`
-}
-
 // askRewriteInstruction asks the user, with window/showMessageRequest (an
 // LSP 1.0 request every client answers, if only with an error), how to
 // rewrite; without an answer it uses the default instruction.
@@ -344,12 +281,7 @@ func (s *Server) askRewriteInstruction(ctx context.Context) string {
 func convertDiagnostics(raw []json.RawMessage) []assist.Diagnostic {
 	var out []assist.Diagnostic
 	for _, r := range raw {
-		var d struct {
-			Range    protocol.Range `json:"range"`
-			Severity int            `json:"severity"`
-			Source   string         `json:"source"`
-			Message  string         `json:"message"`
-		}
+		var d diagnostic
 		if json.Unmarshal(r, &d) != nil || strings.TrimSpace(d.Message) == "" {
 			continue
 		}
@@ -369,28 +301,6 @@ func convertDiagnostics(raw []json.RawMessage) []assist.Diagnostic {
 // base name for files outside every folder and non-file URIs.
 func (s *Server) displayPath(uri workspace.URI) string {
 	return assist.DisplayPath(s.folders, uri)
-}
-
-// jobInfo describes a running job in kimi.stats.
-type jobInfo struct {
-	Job   string `json:"job"`
-	Title string `json:"title"`
-}
-
-// statsReply is kimi.stats's result: the cache accounting and the running
-// jobs.
-type statsReply struct {
-	assist.Stats
-	// Cost is CostUSD under the name editors/README.md documents for
-	// kimi.stats (the editor clients read either).
-	Cost float64   `json:"cost"`
-	Jobs []jobInfo `json:"jobs"`
-	// Streams and Queued count the model streams open and the jobs
-	// waiting for one.
-	Streams int `json:"streams"`
-	Queued  int `json:"queued"`
-	// Completion has inline completion's figures.
-	Completion complete.Stats `json:"completion"`
 }
 
 func (s *Server) stats() statsReply {

@@ -155,16 +155,12 @@ func (v docView) Snapshot(uri workspace.URI) (*workspace.Snapshot, bool) {
 // All returns every snapshot of the view, sorted by URI.
 func (v docView) All() []*workspace.Snapshot { return v.all }
 
-// viewKey is the context key of a request's docView.
-type viewKey struct{}
-
-// viewOf returns the view taken when the request of ctx arrived, or the
-// current documents for a request that took none.
-func (s *Server) viewOf(ctx context.Context) docView {
-	if v, ok := ctx.Value(viewKey{}).(docView); ok {
-		return v
-	}
-	return docView{all: s.docs.All()}
+// takeView returns the open documents as they are now, numbered after
+// every view taken before (docView.seq). The read loop takes the view of
+// a request of snapshotMethods when it reads the request and passes it to
+// the handler (request.view).
+func (s *Server) takeView() docView {
+	return docView{all: s.docs.All(), seq: s.viewSeq.Add(1)}
 }
 
 // snapshotMethods are the requests that read documents: their view is

@@ -45,7 +45,7 @@ func cancelOutcome(cause error) (msg string, failed bool) {
 }
 
 // internalErrorOutcome ends a job that panicked.
-const internalErrorOutcome = "internal error — please report (the details are in the server log)"
+var internalErrorOutcome = jobs.ErrInternal.Error() + " (the details are in the server log)"
 
 // sameJSON compares two JSON scalars (progress tokens, ids) by value, so
 // that 7 and 7.0 or "a" and "\u0061" match.

@@ -18,7 +18,7 @@ import (
 // requestTable maps request methods to handlers. "initialize" is handled
 // by handleCall itself (it runs on the read loop).
 var requestTable = map[string]requestFunc{
-	"shutdown": func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) {
+	"shutdown": func(s *Server, ctx context.Context, _ *request) (any, error) {
 		s.log.Info("shutdown requested")
 		// Cancel every job and wait (bounded) for their ends to be sent.
 		s.jobs.Close()
@@ -46,9 +46,9 @@ var notificationTable = map[string]notifyFunc{
 	"window/workDoneProgress/cancel":      handleWorkDoneProgressCancel,
 }
 
-func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+func handleInitialize(s *Server, ctx context.Context, req *request) (any, error) {
 	var p initializeParams
-	if err := decodeParams("initialize", raw, &p); err != nil {
+	if err := decodeParams("initialize", req.params, &p); err != nil {
 		return nil, err
 	}
 	var pe initializeCaps
@@ -150,7 +150,9 @@ func handleInitialize(s *Server, ctx context.Context, raw json.RawMessage) (any,
 	if p.ProcessID != nil {
 		go s.watchParent(int(*p.ProcessID))
 	}
-	data, err := result.MarshalJSON()
+	// Encoded here by encoding/json, not by jsonrpc2's codec (segmentio),
+	// which would build its encoders for these types on this first reply.
+	data, err := json.Marshal(result)
 	return json.RawMessage(data), err
 }
 
@@ -320,14 +322,6 @@ func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMes
 	return nil
 }
 
-// didChangeWatchedFilesParams is what we read of
-// workspace/didChangeWatchedFiles.
-type didChangeWatchedFilesParams struct {
-	Changes []struct {
-		URI string `json:"uri"`
-	} `json:"changes"`
-}
-
 // secretNotice tells the user, once, that a secrets file was kept out of a
 // prompt.
 func (s *Server) secretNotice(path string) {
@@ -379,32 +373,6 @@ func (s *Server) registerWatching(folder workspace.Folder, cause error, clientWa
 	}
 	s.log.Warn(msg)
 	s.notify(s.baseCtx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
-}
-
-// registrationParams is client/registerCapability's params.
-type registrationParams struct {
-	Registrations []registration `json:"registrations"`
-}
-
-type registration struct {
-	ID              string                                   `json:"id"`
-	Method          string                                   `json:"method"`
-	RegisterOptions didChangeWatchedFilesRegistrationOptions `json:"registerOptions"`
-}
-
-type didChangeWatchedFilesRegistrationOptions struct {
-	Watchers []fileSystemWatcher `json:"watchers"`
-}
-
-// fileSystemWatcher watches a RelativePattern (LSP 3.17): the pattern is
-// matched below the folder's URI.
-type fileSystemWatcher struct {
-	GlobPattern relativePattern `json:"globPattern"`
-}
-
-type relativePattern struct {
-	BaseURI string `json:"baseUri"`
-	Pattern string `json:"pattern"`
 }
 
 // rpcError is a shorthand for jsonrpc2.Errorf.

@@ -297,11 +297,11 @@ func TestConnectionPoolSurvivesConfigChange(t *testing.T) {
 	params["capabilities"].(map[string]any)["workspace"].(map[string]any)["configuration"] = false
 	js := newJobSession(t, params, modeltest.Rule{Match: "Explain", Content: explainText})
 	uri := js.file("a.go", "package a\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n")
-	js.run(cmdExplain, map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "t1")
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "t1")
 	js.progressEnd(`"t1"`)
 	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"kimi": map[string]any{"cacheTTL": "1h", "model": "kimi-k3"}}})
 	waitFor(t, func() bool { return js.srv.Connections() == 1 && js.session.srv.engine.Config().CacheTTL == "1h" })
-	js.run(cmdExplain, map[string]any{"uri": uri, "range": rng(6, 0, 8, 1)}, "t2")
+	js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(6, 0, 8, 1)}, "t2")
 	js.progressEnd(`"t2"`)
 	if n := len(js.srv.Requests()); n != 2 {
 		t.Fatalf("%d model requests, want 2", n)

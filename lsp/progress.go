@@ -74,18 +74,6 @@ func (s *Server) newProgress(ctx context.Context, clientToken json.RawMessage, j
 	return p
 }
 
-// workDoneProgressCreateParams is window/workDoneProgress/create's params.
-type workDoneProgressCreateParams struct {
-	Token json.RawMessage `json:"token"`
-}
-
-// progressParams is $/progress's params; Value is one of the library's
-// WorkDoneProgressBegin, Report or End.
-type progressParams struct {
-	Token json.RawMessage `json:"token"`
-	Value any             `json:"value"`
-}
-
 // Token returns the progress token, or nil.
 func (p *progress) Token() json.RawMessage { return p.token }
 

@@ -87,7 +87,21 @@ func (s *Server) hook(point string, arg any) {
 }
 
 // requestFunc handles one request; it runs in its own goroutine.
-type requestFunc func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
+type requestFunc func(s *Server, ctx context.Context, req *request) (any, error)
+
+// request is one request as its handler gets it, besides its context.
+type request struct {
+	// params are the request's params as sent.
+	params json.RawMessage
+	// view is the open documents as they were when the request arrived,
+	// taken on the read loop for the methods that read documents
+	// (snapshotMethods); the zero view, no documents, for the others.
+	view docView
+	// key names the request to the jobs it starts (jobs.Spec.Request), so
+	// that a $/cancelRequest of its id cancels them too: the id as
+	// fmt.Sprintf("%q", id), the form cancelRequest looks them up by.
+	key string
+}
 
 // notifyFunc handles one notification; it runs on the read loop, in order,
 // and must not block.
@@ -370,7 +384,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		// initialize runs on the read loop: nothing else may be processed
 		// until the session's encoding and capabilities are known. Its
 		// disk work (folders, workspace files) is queued (s.serial).
-		result, err := s.safeCall(ctx, method, handleInitialize, json.RawMessage(call.Params()))
+		result, err := s.safeCall(ctx, method, handleInitialize, &request{params: json.RawMessage(call.Params())})
 		send(result, err)
 		if err == nil {
 			s.repliedOnce.Do(func() { close(s.replied) })
@@ -402,12 +416,12 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		mark = 0
 	}
 	id := call.ID()
-	rctx := context.WithValue(ctx, requestIDKey{}, fmt.Sprintf("%q", id))
+	req := &request{params: json.RawMessage(call.Params()), key: fmt.Sprintf("%q", id)}
 	if snapshotMethods[method] {
 		// The documents as they are now, before any later didChange.
-		rctx = context.WithValue(rctx, viewKey{}, docView{all: s.docs.All(), seq: s.viewSeq.Add(1)})
+		req.view = s.takeView()
 	}
-	rctx, cancel := context.WithCancel(rctx)
+	rctx, cancel := context.WithCancel(ctx)
 	s.inflightMu.Lock()
 	s.inflight[id] = cancel
 	s.inflightMu.Unlock()
@@ -420,7 +434,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		}()
 		s.settle(rctx, mark)
 		s.hook("request", method)
-		result, err := s.safeCall(rctx, method, fn, json.RawMessage(call.Params()))
+		result, err := s.safeCall(rctx, method, fn, req)
 		if rctx.Err() != nil && ctx.Err() == nil && (err != nil || result == nil) {
 			// Cancelled by $/cancelRequest and the handler gave up.
 			send(nil, jsonrpc2.NewError(RequestCancelled, "request cancelled"))
@@ -431,14 +445,14 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 }
 
 // safeCall runs a handler, turning a panic into an internal error reply.
-func (s *Server) safeCall(ctx context.Context, method string, fn requestFunc, params json.RawMessage) (result any, err error) {
+func (s *Server) safeCall(ctx context.Context, method string, fn requestFunc, req *request) (result any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in request handler", "method", method, "panic", r, "stack", string(debug.Stack()))
 			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
 		}
 	}()
-	return fn(s, ctx, params)
+	return fn(s, ctx, req)
 }
 
 // cancelRequest cancels the request with the given raw id, number or
@@ -457,15 +471,6 @@ func (s *Server) cancelRequest(raw json.RawMessage) bool {
 	}
 	n := s.cancelByRequest(fmt.Sprintf("%q", id))
 	return ok || n > 0
-}
-
-// requestIDKey is the context key of the current request's id (as
-// fmt.Sprintf("%q", id)).
-type requestIDKey struct{}
-
-func requestIDFromContext(ctx context.Context) string {
-	s, _ := ctx.Value(requestIDKey{}).(string)
-	return s
 }
 
 func (s *Server) cancelAll() {

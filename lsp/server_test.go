@@ -296,9 +296,9 @@ func TestEOFEndsCleanly(t *testing.T) {
 // and reports when it started.
 func slowMethod(started chan<- string, release <-chan struct{}) func(*Server) {
 	return func(s *Server) {
-		s.requests["test/slow"] = func(s *Server, ctx context.Context, p json.RawMessage) (any, error) {
+		s.requests["test/slow"] = func(s *Server, ctx context.Context, req *request) (any, error) {
 			var name string
-			json.Unmarshal(p, &name)
+			json.Unmarshal(req.params, &name)
 			started <- name
 			select {
 			case <-ctx.Done():
@@ -413,13 +413,13 @@ func TestSlowRequestDoesNotBlock(t *testing.T) {
 // types in a row.
 func TestHandlerPanicAndErrors(t *testing.T) {
 	s := newSession(t, func(s *Server) {
-		s.requests["test/panic"] = func(*Server, context.Context, json.RawMessage) (any, error) {
+		s.requests["test/panic"] = func(*Server, context.Context, *request) (any, error) {
 			panic("boom")
 		}
-		s.requests["test/plain"] = func(*Server, context.Context, json.RawMessage) (any, error) {
+		s.requests["test/plain"] = func(*Server, context.Context, *request) (any, error) {
 			return nil, errors.New("plain failure")
 		}
-		s.requests["test/coded"] = func(*Server, context.Context, json.RawMessage) (any, error) {
+		s.requests["test/coded"] = func(*Server, context.Context, *request) (any, error) {
 			return nil, fmt.Errorf("wrapped: %w", rpcError(-32099, "coded failure"))
 		}
 		s.notifications["test/panicNote"] = func(*Server, context.Context, json.RawMessage) error {

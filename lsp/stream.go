@@ -305,10 +305,11 @@ func decodeLarge(body []byte) (jsonrpc2.Message, bool) {
 // decode turns a frame body into a jsonrpc2 message. On failure it returns
 // the raw id when one could be read, so the error reply can address it.
 func (s *stream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, error) {
-	// Fast path for large frames: the library decodes a well-formed message
-	// in one pass, without copying the params. It fails on ids beyond int32
-	// and on malformed messages, which the slow path below handles and
-	// explains. (The library rejects a wrong "jsonrpc" value but not a
+	// Fast path for large notifications (didOpen, a full-text didChange)
+	// and responses: the library decodes a well-formed message in one
+	// pass, without copying the params. Requests, and malformed messages,
+	// take the slow path below, which keeps a request's raw id and explains
+	// what is wrong. (The library rejects a wrong "jsonrpc" value but not a
 	// missing one.) It reads through a decoder whose buffer is at least
 	// 32 KiB: for the small frames of typing (didChange, a few hundred bytes)
 	// that buffer was three quarters of the server's garbage, so they take
@@ -466,9 +467,23 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 		if len(b) < 4 {
 			return 0, false
 		}
-		v, err := strconv.ParseUint(string(b[:4]), 16, 16)
-		return rune(v), err == nil
+		var r rune
+		for _, c := range b[:4] {
+			switch {
+			case c >= '0' && c <= '9':
+				c -= '0'
+			case c >= 'a' && c <= 'f':
+				c -= 'a' - 10
+			case c >= 'A' && c <= 'F':
+				c -= 'A' - 10
+			default:
+				return 0, false
+			}
+			r = r<<4 | rune(c)
+		}
+		return r, true
 	}
+	const hexDigits = "0123456789abcdef"
 	for i := 0; i < len(in); {
 		c := in[i]
 		switch {
@@ -514,7 +529,7 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 					}
 					exact = false
 					if spell {
-						out = fmt.Appendf(out, "\\u%04x", r)
+						out = append(out, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 					}
 					continue
 				}
@@ -533,7 +548,7 @@ func decodeStringID(raw []byte, spell bool) (s string, exact, ok bool) {
 			if r == utf8.RuneError && n == 1 {
 				exact = false
 				if spell {
-					out = fmt.Appendf(out, "\\x%02x", c)
+					out = append(out, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 				}
 				i++
 				continue

@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"cmp"
+	"path"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -117,4 +119,36 @@ type languageMemo struct {
 	counted bool
 	views   []*View
 	list    []string
+}
+
+// languages maps file extensions to LSP language identifiers.
+var languages = map[string]string{
+	".go": "go", ".mod": "go.mod", ".sum": "go.sum",
+	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+	".py": "python", ".pyi": "python",
+	".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+	".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".swift": "swift",
+	".rb": "ruby", ".php": "php", ".cs": "csharp", ".fs": "fsharp", ".lua": "lua", ".zig": "zig",
+	".sh": "shellscript", ".bash": "shellscript", ".zsh": "shellscript",
+	".json": "json", ".jsonc": "jsonc", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".xml": "xml",
+	".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".less": "less",
+	".md": "markdown", ".markdown": "markdown", ".sql": "sql", ".proto": "proto",
+	".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+	".erl": "erlang", ".hs": "haskell", ".ml": "ocaml", ".clj": "clojure", ".r": "r", ".jl": "julia",
+	".tf": "terraform", ".nix": "nix", ".txt": "plaintext",
+}
+
+// LanguageOf returns the LSP language identifier for a file name, from its
+// extension ("go", "typescript", "python"…), or "" when unknown. Dockerfile
+// and Makefile are recognised by name.
+func LanguageOf(name string) string {
+	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
+	switch base {
+	case "Dockerfile", "Containerfile":
+		return "dockerfile"
+	case "Makefile", "GNUmakefile", "makefile":
+		return "makefile"
+	}
+	return languages[strings.ToLower(path.Ext(base))]
 }

@@ -209,6 +209,26 @@ func (w *Writer) Remove(p string) error {
 	return nil
 }
 
+// RemoveDir removes the empty directory p (never a link, never a
+// directory with anything left in it); a missing one is no error.
+func (w *Writer) RemoveDir(p string) error {
+	rel, err := w.rel(p)
+	if err != nil {
+		return err
+	}
+	fi, err := w.root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s (%s): not a directory", rel, FileKind(fi.Mode()))
+	}
+	return w.root.Remove(rel)
+}
+
 // List returns the entries of the directory p (absolute below the root,
 // relative to it, or "" for the root itself) with their lstat information,
 // in directory order.

@@ -1,23 +1,22 @@
 package complete
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
 )
 
 // Limits of the completer.
@@ -83,7 +82,7 @@ type Request struct {
 	// Project names the workspace.
 	Project string
 	// Folders and Open give the prompt the definitions the code around the
-	// cursor uses (assist.Snippets, the ranking actions use too), chosen
+	// cursor uses (relevance.Choose, the ranking actions use too), chosen
 	// when the prompt's layout is made and kept while it lasts. Nil
 	// Folders: the active file only.
 	Folders *workspace.Folders
@@ -416,10 +415,10 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 		// what the window shows, asked with the widest window.
 		w := chooseWindow(req.Doc, req.Offset, b.windowBytes(0))
 		start, end := w.bounds(req.Doc)
-		related = fitRelated(assist.Snippets(req.Folders, assist.SnippetRequest{
-			Document: req.Doc, Cursor: req.Offset, ShownStart: start, ShownEnd: end,
+		related = fitRelated(relevance.Choose(relevance.Workspace(req.Folders), relevance.Request{
+			Active: req.Doc, SelStart: req.Offset, SelEnd: req.Offset, Snippets: true, ShownStart: start, ShownEnd: end,
 			Open: req.Open, MaxTokens: b.relatedTokens,
-		}), req.Path, b.relatedTokens)
+		}).Stable, req.Path, b.relatedTokens)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -459,27 +458,13 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 // the error that the key is missing or was refused.
 // Precondition: c.mu is held.
 func (c *Completer) clientLocked(cfg config.Config) (*model.Client, error) {
-	if err := cfg.BaseURLError(); err != nil {
-		return nil, err // fail closed: nothing to the default endpoint
-	}
-	key, err := cfg.Key()
-	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
+	if _, err := provider.Key(cfg); err != nil {
 		return nil, err
 	}
-	id := cfg.BaseURL + "\x00" + key
+	id := provider.Identity(cfg)
 	if c.client == nil || id != c.clientID {
-		baseFrom, keyFrom := assist.EndpointSources(cfg)
-		c.client = model.New(model.Options{
-			BaseURLSource: baseFrom,
-			APIKeySource:  keyFrom,
-			BaseURL:       cfg.BaseURL,
-			FallbackURL:   cmp.Or(cfg.FallbackURL(), "none"),
-			APIKey:        key,
-			HTTPClient:    c.opts.HTTPClient,
-			Logger:        c.log,
-			// A suggestion is no use after a retry's wait.
-			MaxAttempts: 1,
-		})
+		// A suggestion is no use after a retry's wait: one attempt.
+		c.client = provider.NewClient(cfg, provider.ClientOptions{HTTPClient: c.opts.HTTPClient, Logger: c.log, MaxAttempts: 1})
 		c.clientID, c.badKey = id, nil
 	}
 	if c.badKey != nil {
@@ -517,7 +502,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 		s, err := cache.NewSession(cache.Config{
 			System:       System,
 			Model:        cfg.CompletionModel(),
-			Prices:       prices(cfg),
+			Prices:       provider.Prices(cfg),
 			TTL:          cfg.CacheTTLDuration(),
 			BudgetTokens: cc.MaxContextTokens,
 			MaxLogTokens: b.logTokens,
@@ -554,10 +539,6 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 	if err != nil {
 		return nil, fmt.Errorf("building the completion prompt: %w", err)
 	}
-	msgs := make([]model.Message, len(p.Messages))
-	for i, m := range p.Messages {
-		msgs[i] = model.Message{Role: m.Role, Content: m.Content}
-	}
 	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
 	key, _ := cfg.Key()
 	return &job{
@@ -565,7 +546,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 		sess:   d.sess,
 		prompt: p,
 		req: &model.Request{
-			Model: name, Messages: msgs,
+			Model: name, Messages: provider.Messages(p.Messages),
 			ReasoningEffort:     string(effort),
 			MaxCompletionTokens: cc.MaxCompletionTokens,
 			PromptCache:         model.ImplicitCache(cfg.CacheTTL),
@@ -640,8 +621,7 @@ func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *mod
 func (c *Completer) answer(ctx context.Context, client *model.Client, j *job) (text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.log.Error("panic in a completion stream", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			text, err = "", fmt.Errorf("internal error — please report: %v", r)
+			text, err = "", provider.Recovered(c.log, "a completion stream", r)
 		}
 	}()
 	text, err = c.stream(ctx, client, j)
@@ -695,14 +675,13 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 
 // record accounts for resp's usage; a reply without usage (servers that
 // send it only when asked) is counted from kimi-lsp's own estimate, as the
-// actions' replies are (assist.EstimateUsage), and the log says so once.
+// actions' replies are (provider.EstimateUsage), and the log says so once.
 func (c *Completer) record(j *job, resp *model.Response) {
 	var cu cache.Usage
-	if u := resp.Usage; u != nil {
-		cu = cache.Usage{PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens,
-			CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}
+	if resp.Usage != nil {
+		cu = provider.Usage(resp.Usage)
 	} else {
-		cu = assist.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message)
+		cu = provider.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message)
 		c.noUsage.Do(func() {
 			c.log.Info("the provider sends no usage with its completions: kimi.stats counts kimi-lsp's own token estimates for them (completion.estimatedUsage)", "model", j.req.Model)
 		})
@@ -710,13 +689,4 @@ func (c *Completer) record(j *job, resp *model.Response) {
 	if _, err := j.sess.Record(j.prompt.Handle, cu); err != nil {
 		c.log.Debug("completion usage not recorded", "error", err)
 	}
-}
-
-// prices converts the configuration's price table for cache sessions.
-func prices(cfg config.Config) cache.Prices {
-	out := cache.Prices{}
-	for name, p := range cfg.Prices() {
-		out[name] = cache.Price{Input: p.Input, CachedInput: p.CachedRead, CacheWrite5m: p.Write5m, CacheWrite1h: p.Write1h, Output: p.Output}
-	}
-	return out
 }

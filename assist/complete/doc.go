@@ -45,7 +45,7 @@
 // cursor), sized so that the whole prompt stays within
 // completion.maxContextTokens whatever the line lengths: the system message, the window, room for the
 // edit log to grow to a quarter of the budget, the related snippets (at most
-// a quarter: assist.Snippets, the definitions the code around the cursor
+// a quarter: relevance.Choose, the definitions the code around the cursor
 // uses, chosen with the window and kept while it lasts) and the request
 // block. The window is named by line numbers
 // counted from both ends of the file, so typing inside it only changes its

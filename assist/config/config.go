@@ -267,31 +267,22 @@ type actionDef struct {
 	src                              Source
 }
 
-// Default returns the built-in configuration.
+// Default returns the built-in configuration: the schema's defaults.
 func Default() Config {
 	c := Config{
-		BaseURL:   DefaultBaseURL,
-		Model:     DefaultModel,
-		FastModel: DefaultFastModel,
-		CacheTTL:  DefaultCacheTTL,
-		Context: Context{
-			MaxTokens:   DefaultContextMaxTokens,
-			Include:     Include{OpenBuffers: true, Related: true, Recent: true},
-			MaxFileSize: DefaultMaxFileSize,
-		},
-		Progress:  Progress{ShowThinking: true, MaxReportsPerSecond: DefaultMaxReportsPerSecond},
-		Jobs:      Jobs{MaxConcurrent: DefaultMaxConcurrentJobs},
-		LogLevel:  "info",
 		effort:    map[string]Effort{},
 		maxTokens: map[string]int{},
 		prices:    make(map[string]Price, len(defaultPrices)),
 		src:       map[string]Source{},
 	}
-	c.WaitTimeout = DefaultWaitTimeout
+	for _, e := range schema {
+		if e.dflt != nil {
+			e.set(&c, e.dflt)
+		}
+	}
 	for m, p := range defaultPrices {
 		c.prices[m] = p
 	}
-	c.Completion = defaultCompletion()
 	return c
 }
 

@@ -27,18 +27,29 @@
 // sets baseURL decides it even when that source is refused, so that an
 // invalid value (Config.BaseURLError), or a file that sets baseURL but is
 // not valid TOML, stops every request instead of leaving your code and key
-// to a lower source's endpoint or the default one. Warnings (unknown keys, keys a workspace file may not
-// set) do not stop the rest of the source from applying.
+// to a lower source's endpoint or the default one. Warnings (unknown keys,
+// keys a workspace file may not set, an action dropped) do not stop the
+// rest of the source from applying.
 //
 // A workspace file is checked into a repository that the user may have just
 // cloned, so it may only tune actions, context, models, reasoning effort,
-// completion tokens, cacheTTL and progress: apiKey and baseURL are ignored
-// with a warning (a repository must not be able to send your key or your
-// code to another host), and so are webSearch, allowInvalidGo, prices and
-// logLevel. Glob lists (context.exclude, context.secrets) accumulate across
+// completion tokens, cacheTTL, progress and completion: apiKey and baseURL
+// are ignored with a warning (a repository must not be able to send your
+// key or your code to another host), and so are waitTimeout,
+// jobs.maxConcurrent, prices, logLevel, allowInvalidGo, webSearch and
+// completion.debounceMs; completion.enable may only be turned off. The
+// schema (schema.go) holds these rules, one per key. Glob lists (context.exclude, context.secrets) accumulate across
 // sources, so that a workspace file can add to them but never drop yours.
 //
 // # Keys
+//
+// schema.go holds one entry per key: its path, environment variable,
+// default and meaning (as README.md's configuration table shows them,
+// which TestREADMETable holds to the schema and prints when they differ),
+// what a workspace file may do with it (set it, never, or only turn it
+// off), and how it is parsed, applied and listed by Sources. Parsing walks
+// a source by the schema, so unknown keys are suggested from it. A new key
+// is a field of Config and one entry.
 //
 // The same camelCase keys are used in TOML files (at the top level, or
 // inside a [kimi] table) and in the editor's JSON section:

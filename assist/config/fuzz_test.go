@@ -96,7 +96,10 @@ func FuzzWorkspaceFile(f *testing.F) {
 		if HasErrors(errs) || l == nil {
 			return
 		}
-		if l.apiKey != nil || l.baseURL != nil || l.webSearch != nil {
+		_, apiKey := l.vals["apiKey"]
+		_, baseURL := l.vals["baseURL"]
+		_, webSearch := l.vals["webSearch"]
+		if apiKey || baseURL || webSearch {
 			t.Fatalf("workspace layer sets a refused key")
 		}
 		st := base.stack

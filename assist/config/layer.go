@@ -18,62 +18,25 @@ import (
 	"unicode/utf8"
 )
 
-// layer is what one source says, parsed and checked. A nil pointer or map
-// means the source does not set the key. Layers are never modified after
-// parsing, so Configs may share them.
+// layer is what one source says, parsed and checked: the value of every
+// key it sets, by schema path (see schema for each value's type). Layers
+// are never modified after parsing, so Configs may share them.
 type layer struct {
-	src Source
-
-	apiKey                                     *Secret
-	baseURL, model, fastModel, cacheTTL, level *string
-	// baseURLErr is set when the source gives a baseURL that cannot be
-	// used: baseURL then holds the value as it may be shown. It stands at
-	// the source's precedence (see endpointOf): nothing is sent anywhere
-	// until it is fixed.
-	baseURLErr  *Problem
-	waitTimeout *time.Duration
-
-	effort    map[string]Effort
-	effortAll bool // a single value: replaces every entry of lower sources
-	maxTok    map[string]int
-	maxTokAll bool
-
-	actions []actionDef
-
-	ctxMaxTokens                   *int
-	inclOpen, inclRelated, inclRec *bool
-	exclude, secrets               []string
-	maxFileSize                    *int64
-
-	showThinking *bool
-	maxReports   *int
-
-	maxJobs *int
-
-	prices map[string]pricePatch
-
-	allowInvalidGo, webSearch *bool
-
-	completion *completionLayer
+	src  Source
+	vals map[string]any
 }
 
 type pricePatch struct {
 	input, cachedRead, write5m, write1h, output *float64
 }
 
-// topKeys are the keys of the "kimi" section, in the order doctor lists them.
-var topKeys = []string{
-	"apiKey", "baseURL", "model", "fastModel", "reasoningEffort", "maxCompletionTokens",
-	"cacheTTL", "waitTimeout", "actions", "context", "progress", "jobs", "prices", "logLevel", "allowInvalidGo", "webSearch",
-	"completion",
-}
-
-// workspaceAllowed are the top-level keys a workspace file may set; the
-// others are ignored with a warning.
-var workspaceAllowed = map[string]bool{
-	"model": true, "fastModel": true, "reasoningEffort": true, "maxCompletionTokens": true,
-	"cacheTTL": true, "actions": true, "context": true, "progress": true,
-	"completion": true,
+// baseURL returns the layer's endpoint, if it sets one (l may be nil).
+func (l *layer) baseURL() (endpoint, bool) {
+	if l == nil {
+		return endpoint{}, false
+	}
+	e, ok := l.vals["baseURL"].(endpoint)
+	return e, ok
 }
 
 // Placeholders are the names a prompt template may use, each written as
@@ -112,85 +75,8 @@ func (p *parser) drop(key, format string, args ...any) {
 // layer. It reports every problem it finds, not just the first.
 func parseSection(m map[string]any, src Source) (*layer, []error) {
 	p := &parser{src: src}
-	l := &layer{src: src}
-	for _, k := range sortedKeys(m) {
-		v := m[k]
-		if src.Kind == FromWorkspaceFile && slices.Contains(topKeys, k) && !workspaceAllowed[k] {
-			why := "only your user config file, the environment or your editor settings may set it"
-			if k == "apiKey" || k == "baseURL" {
-				why = "a cloned repository must not be able to send your key or your code to another host; set it in your user config file, the environment or your editor settings"
-			} else if k == "webSearch" {
-				why = "a cloned repository must not be able to send your code to a search engine; " + why
-			}
-			p.warn(k, "ignored: a workspace file cannot set %s (%s)", k, why)
-			continue
-		}
-		switch k {
-		case "apiKey":
-			if s, ok := p.str(k, v); ok {
-				if key, ok := p.secret(k, s); ok {
-					l.apiKey = &key
-				}
-			}
-		case "baseURL":
-			if s, ok := p.str(k, v); ok {
-				if u, ok := p.url(k, s); ok {
-					l.baseURL = &u
-				} else if pr, ok := p.probs[len(p.probs)-1].(*Problem); ok {
-					shown := shownURL(s)
-					l.baseURL, l.baseURLErr = &shown, pr
-				}
-			}
-		case "model":
-			l.model = p.modelName(k, v)
-		case "fastModel":
-			l.fastModel = p.modelName(k, v)
-		case "reasoningEffort":
-			l.effort, l.effortAll = perAction(p, k, v, p.effort)
-		case "maxCompletionTokens":
-			l.maxTok, l.maxTokAll = perAction(p, k, v, p.tokens)
-		case "cacheTTL":
-			if s, ok := p.str(k, v); ok {
-				if s != "5m" && s != "1h" {
-					p.fail(k, "%s is not one of 5m, 1h", quote(s))
-				} else {
-					l.cacheTTL = &s
-				}
-			}
-		case "waitTimeout":
-			l.waitTimeout = p.duration(k, v, MinWaitTimeout, MaxWaitTimeout)
-		case "actions":
-			l.actions = p.actions(k, v)
-		case "context":
-			p.context(l, k, v)
-		case "progress":
-			p.progress(l, k, v)
-		case "jobs":
-			p.jobs(l, k, v)
-		case "prices":
-			l.prices = p.prices(k, v)
-		case "logLevel":
-			if s, ok := p.str(k, v); ok {
-				switch lv := strings.ToLower(s); lv {
-				case "debug", "info", "warn", "error":
-					l.level = &lv
-				case "warning":
-					lv = "warn"
-					l.level = &lv
-				default:
-					p.fail(k, "%s is not one of debug, info, warn, error", quote(s))
-				}
-			}
-		case "allowInvalidGo":
-			l.allowInvalidGo = p.boolean(k, v)
-		case "webSearch":
-			l.webSearch = p.boolean(k, v)
-		case "completion":
-			p.completion(l, k, v)
-		default:
-			p.unknown("", k, topKeys)
-		}
-	}
+	l := &layer{src: src, vals: map[string]any{}}
+	p.walk(l, "", m)
 	// Messages never quote the key; strike it anyway in case another value
 	// repeats it (a second line of defence).
 	if k, ok := m["apiKey"].(string); ok {
@@ -594,54 +480,6 @@ func builtinLike(title string) (string, bool) {
 	return "", false
 }
 
-var contextKeys = []string{"maxTokens", "include", "exclude", "maxFileSize", "secrets"}
-var includeKeys = []string{"openBuffers", "related", "recent"}
-
-func (p *parser) context(l *layer, k string, v any) {
-	tbl, ok := p.table(k, v)
-	if !ok {
-		return
-	}
-	for _, f := range sortedKeys(tbl) {
-		fk, fv := k+"."+f, tbl[f]
-		switch f {
-		case "maxTokens":
-			if n, ok := p.integer(fk, fv, 1000, MaxCompletionTokensLimit); ok {
-				i := int(n)
-				l.ctxMaxTokens = &i
-			}
-		case "include":
-			inc, ok := p.table(fk, fv)
-			if !ok {
-				continue
-			}
-			for _, g := range sortedKeys(inc) {
-				gk := fk + "." + g
-				switch g {
-				case "openBuffers":
-					l.inclOpen = p.boolean(gk, inc[g])
-				case "related":
-					l.inclRelated = p.boolean(gk, inc[g])
-				case "recent":
-					l.inclRec = p.boolean(gk, inc[g])
-				default:
-					p.unknown(fk, g, includeKeys)
-				}
-			}
-		case "exclude":
-			l.exclude = p.globs(fk, fv)
-		case "secrets":
-			l.secrets = p.globs(fk, fv)
-		case "maxFileSize":
-			if n, ok := p.integer(fk, fv, 1, 1<<30); ok {
-				l.maxFileSize = &n
-			}
-		default:
-			p.unknown(k, f, contextKeys)
-		}
-	}
-}
-
 func (p *parser) globs(key string, v any) []string {
 	list, ok := p.list(key, v)
 	if !ok {
@@ -666,50 +504,6 @@ func (p *parser) globs(key string, v any) []string {
 		}
 	}
 	return out
-}
-
-var progressKeys = []string{"showThinking", "maxReportsPerSecond"}
-
-func (p *parser) progress(l *layer, k string, v any) {
-	tbl, ok := p.table(k, v)
-	if !ok {
-		return
-	}
-	for _, f := range sortedKeys(tbl) {
-		fk, fv := k+"."+f, tbl[f]
-		switch f {
-		case "showThinking":
-			l.showThinking = p.boolean(fk, fv)
-		case "maxReportsPerSecond":
-			if n, ok := p.integer(fk, fv, 1, 100); ok {
-				i := int(n)
-				l.maxReports = &i
-			}
-		default:
-			p.unknown(k, f, progressKeys)
-		}
-	}
-}
-
-var jobsKeys = []string{"maxConcurrent"}
-
-func (p *parser) jobs(l *layer, k string, v any) {
-	tbl, ok := p.table(k, v)
-	if !ok {
-		return
-	}
-	for _, f := range sortedKeys(tbl) {
-		fk, fv := k+"."+f, tbl[f]
-		switch f {
-		case "maxConcurrent":
-			if n, ok := p.integer(fk, fv, 1, MaxConcurrentJobsLimit); ok {
-				i := int(n)
-				l.maxJobs = &i
-			}
-		default:
-			p.unknown(k, f, jobsKeys)
-		}
-	}
 }
 
 var priceKeys = []string{"input", "cachedRead", "write5m", "write1h", "output"}

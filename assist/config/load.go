@@ -22,13 +22,6 @@ import (
 // refused whole, with a problem naming the cap.
 const maxFileBytes = 1 << 20
 
-// envVars are the environment variables read, with the key each sets.
-var envVars = []struct{ name, key string }{
-	{"KIMI_API_KEY", "apiKey"},
-	{"KIMI_BASE_URL", "baseURL"},
-	{"KIMI_MODEL", "model"},
-}
-
 // stack holds the last good layer of every source, in increasing
 // precedence. Its slices are replaced, never modified in place.
 type stack struct {
@@ -101,7 +94,7 @@ func (c Config) WithUserFile(path string) (Config, []error) {
 	l, errs := readTOML(path, src)
 	st := c.stack
 	if HasErrors(errs) {
-		if l == nil || l.baseURL == nil {
+		if _, ok := l.baseURL(); !ok {
 			return c.keep(errs)
 		}
 		l = endpointOf(st.user, l)
@@ -119,12 +112,13 @@ func (c Config) WithUserFile(path string) (Config, []error) {
 // instead of letting a lower source's or the default endpoint receive the
 // code and the key.
 func endpointOf(old, parsed *layer) *layer {
-	n := &layer{src: parsed.src}
+	n := &layer{src: parsed.src, vals: map[string]any{}}
 	if old != nil {
-		cp := *old
-		n = &cp
+		for k, v := range old.vals {
+			n.vals[k] = v
+		}
 	}
-	n.baseURL, n.baseURLErr = parsed.baseURL, parsed.baseURLErr
+	n.vals["baseURL"] = parsed.vals["baseURL"]
 	return n
 }
 
@@ -177,7 +171,7 @@ func (c Config) WithEnv(env func(string) string) (Config, []error) {
 		errs = append(errs, perrs...)
 		// An invalid KIMI_BASE_URL is kept as such (BaseURLError): it
 		// must not leave the requests to the default endpoint.
-		if !HasErrors(perrs) || l.baseURLErr != nil {
+		if e, _ := l.baseURL(); !HasErrors(perrs) || e.err != nil {
 			ls = append(ls, l)
 		}
 	}
@@ -221,7 +215,7 @@ func (c Config) withEditor(raw json.RawMessage, init bool) (Config, []error) {
 	l, errs := parseSection(m, src)
 	st := c.stack
 	if HasErrors(errs) {
-		if l.baseURL == nil {
+		if _, ok := l.baseURL(); !ok {
 			return c.keep(errs)
 		}
 		old := st.editor
@@ -256,8 +250,8 @@ func (c Config) redact(errs []error) []error {
 		keys = append(keys, c.APIKey.Reveal())
 	}
 	for _, l := range c.stack.layers() {
-		if l.apiKey != nil {
-			keys = append(keys, l.apiKey.Reveal())
+		if k, ok := l.vals["apiKey"].(Secret); ok {
+			keys = append(keys, k.Reveal())
 		}
 	}
 	strike(errs, keys...)
@@ -330,8 +324,8 @@ func unreadEndpoint(data []byte, pr *Problem) *layer {
 	if strings.Contains(strings.ToLower(shown), "apikey") || shown == "" {
 		shown = "(unreadable)"
 	}
-	return &layer{src: pr.Source, baseURL: &shown, baseURLErr: &Problem{Source: pr.Source, Key: "baseURL",
-		Message: "the file sets it but is not valid TOML, so it was not read"}}
+	return &layer{src: pr.Source, vals: map[string]any{"baseURL": endpoint{url: shown, err: &Problem{Source: pr.Source, Key: "baseURL",
+		Message: "the file sets it but is not valid TOML, so it was not read"}}}}
 }
 
 // tomlError formats a TOML syntax error as "line L, column C: message". The
@@ -445,107 +439,33 @@ func build(st stack, changed ...*layer) (Config, []error) {
 				}
 			}
 		}
-		check("reasoningEffort", sortedKeys(l.effort))
-		check("maxCompletionTokens", sortedKeys(l.maxTok))
+		for _, key := range []string{"reasoningEffort", "maxCompletionTokens"} {
+			switch v := l.vals[key].(type) {
+			case perActionValue[Effort]:
+				check(key, sortedKeys(v.m))
+			case perActionValue[int]:
+				check(key, sortedKeys(v.m))
+			}
+		}
 
 	}
 	return c, warns
 }
 
-// apply overlays one layer. Precondition: c's maps are its own.
+// apply overlays one layer, key by key in schema order. Precondition:
+// c's maps are its own.
 func (c *Config) apply(l *layer) {
-	set := func(key string) { c.src[key] = l.src }
-	if l.apiKey != nil {
-		c.APIKey = *l.apiKey
-		set("apiKey")
-	}
-	str := func(dst *string, v *string, key string) {
-		if v != nil {
-			*dst = *v
-			set(key)
+	for _, e := range schema {
+		v, ok := l.vals[e.path]
+		switch {
+		case !ok:
+		case e.merge != nil:
+			e.merge(c, v, l.src)
+		default:
+			e.set(c, v)
+			c.src[e.path] = l.src
 		}
 	}
-	if l.baseURL != nil {
-		c.BaseURL, c.baseURLErr = *l.baseURL, l.baseURLErr
-		set("baseURL")
-	}
-	str(&c.Model, l.model, "model")
-	str(&c.FastModel, l.fastModel, "fastModel")
-	str(&c.CacheTTL, l.cacheTTL, "cacheTTL")
-	str(&c.LogLevel, l.level, "logLevel")
-	if l.waitTimeout != nil {
-		c.WaitTimeout = *l.waitTimeout
-		set("waitTimeout")
-	}
-
-	overlay(c.effort, l.effort, l.effortAll, c.src, "reasoningEffort.", l.src)
-	overlay(c.maxTokens, l.maxTok, l.maxTokAll, c.src, "maxCompletionTokens.", l.src)
-
-	for _, d := range l.actions {
-		if i := c.actionIndex(d.name); i >= 0 {
-			c.actions = slices.Clone(c.actions)
-			c.actions[i] = d
-		} else {
-			c.actions = append(slices.Clip(c.actions), d)
-		}
-	}
-
-	if l.ctxMaxTokens != nil {
-		c.Context.MaxTokens = *l.ctxMaxTokens
-		set("context.maxTokens")
-	}
-	boolean := func(dst *bool, v *bool, key string) {
-		if v != nil {
-			*dst = *v
-			set(key)
-		}
-	}
-	boolean(&c.Context.Include.OpenBuffers, l.inclOpen, "context.include.openBuffers")
-	boolean(&c.Context.Include.Related, l.inclRelated, "context.include.related")
-	boolean(&c.Context.Include.Recent, l.inclRec, "context.include.recent")
-	for _, g := range l.exclude {
-		if !slices.Contains(c.Context.Exclude, g) {
-			c.Context.Exclude = append(c.Context.Exclude, g)
-			c.excludeSrc = append(c.excludeSrc, l.src)
-		}
-	}
-	for _, g := range l.secrets {
-		if !slices.Contains(c.Context.Secrets, g) {
-			c.Context.Secrets = append(c.Context.Secrets, g)
-			c.secretsSrc = append(c.secretsSrc, l.src)
-		}
-	}
-	if l.maxFileSize != nil {
-		c.Context.MaxFileSize = *l.maxFileSize
-		set("context.maxFileSize")
-	}
-	boolean(&c.Progress.ShowThinking, l.showThinking, "progress.showThinking")
-	if l.maxReports != nil {
-		c.Progress.MaxReportsPerSecond = *l.maxReports
-		set("progress.maxReportsPerSecond")
-	}
-	if l.maxJobs != nil {
-		c.Jobs.MaxConcurrent = *l.maxJobs
-		set("jobs.maxConcurrent")
-	}
-	for m, pp := range l.prices {
-		p := c.prices[m]
-		f := func(dst *float64, v *float64, field string) {
-			if v != nil {
-				*dst = *v
-				set("prices." + m + "." + field)
-			}
-		}
-		f(&p.Input, pp.input, "input")
-		f(&p.CachedRead, pp.cachedRead, "cachedRead")
-		f(&p.Write5m, pp.write5m, "write5m")
-		f(&p.Write1h, pp.write1h, "write1h")
-		f(&p.Output, pp.output, "output")
-		c.prices[m] = p
-	}
-	boolean(&c.AllowInvalidGo, l.allowInvalidGo, "allowInvalidGo")
-	boolean(&c.WebSearch, l.webSearch, "webSearch")
-	c.applyCompletion(l)
 }
 
 // overlay applies a layer's per-action table to dst, recording sources in

@@ -346,6 +346,10 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 			if isAPI {
 				apiErr.Attempts = attempt
 			}
+			var ce *ConnError
+			if ui > 0 && errors.As(err, &ce) {
+				ce.After = c.shown[0]
+			}
 			err = redact(err, c.opts.APIKey)
 			if ctx.Err() != nil {
 				return nil, err

@@ -37,8 +37,12 @@ type ConnError struct {
 	Kind ConnKind
 	// URL is the endpoint, redacted.
 	URL string
-	// Where says where baseURL came from (Options.BaseURLSource).
+	// Where says where baseURL came from (Options.BaseURLSource); empty
+	// for the fallback URL, which is the program's own.
 	Where string
+	// After is the endpoint that failed before this one, when URL is the
+	// fallback.
+	After string
 	Err   error
 }
 
@@ -47,18 +51,28 @@ func (e *ConnError) Error() string {
 	if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
 		host = u.Host
 	}
+	url := e.URL
+	if e.After != "" {
+		url += " (the fallback, after " + e.After + ")"
+	}
+	// The program's own endpoints (the default, the fallback) have no typo
+	// to look for: the network is what to check.
+	own := e.Where == "" || e.Where == "default"
 	check := checkBaseURL(e.Where)
 	switch e.Kind {
 	case ConnRefused:
-		return fmt.Sprintf("could not connect to %s: connection refused (nothing listens at %s): is the server running? %s", e.URL, host, check)
+		return fmt.Sprintf("could not connect to %s: connection refused (nothing listens at %s): is the server running? %s", url, host, check)
 	case ConnDNS:
-		return fmt.Sprintf("could not connect to %s: the host name %q was not found (DNS lookup failed): %s for a typo, and the network", e.URL, hostname(host), check)
+		if own {
+			return fmt.Sprintf("could not connect to %s: the host name %q was not found (DNS lookup failed): check the network, its DNS, and HTTPS_PROXY", url, hostname(host))
+		}
+		return fmt.Sprintf("could not connect to %s: the host name %q was not found (DNS lookup failed): %s for a typo, and the network", url, hostname(host), check)
 	case ConnTLS:
-		return fmt.Sprintf("could not connect to %s: the TLS (https) handshake failed (%s): a server that speaks plain http needs an http:// baseURL; a proxy that inspects TLS needs its certificate installed; %s", e.URL, tlsReason(e.Err), check)
+		return fmt.Sprintf("could not connect to %s: the TLS (https) handshake failed (%s): a server that speaks plain http needs an http:// baseURL; a proxy that inspects TLS needs its certificate installed; %s", url, tlsReason(e.Err), check)
 	case ConnReset:
-		return fmt.Sprintf("could not get a reply from %s: the connection was closed before the server answered (%s): %s, and HTTPS_PROXY", e.URL, innermost(e.Err), check)
+		return fmt.Sprintf("could not get a reply from %s: the connection was closed before the server answered (%s): %s, and HTTPS_PROXY", url, innermost(e.Err), check)
 	}
-	return fmt.Sprintf("could not reach %s (%s): check the network, HTTPS_PROXY, and baseURL%s", e.URL, innermost(e.Err), where(e.Where))
+	return fmt.Sprintf("could not reach %s (%s): check the network, HTTPS_PROXY, and baseURL%s", url, innermost(e.Err), where(e.Where))
 }
 
 func (e *ConnError) Unwrap() error { return e.Err }

@@ -20,7 +20,12 @@
 //     the model forgot to close). A reply cut off outside a fence cannot be
 //     told from its text; callers refuse replies the provider reports as cut
 //     off.
-//   - A header's line number may confirm a place, never choose one: a hunk
+//   - A header's line number may confirm a place, or refuse one, never
+//     choose one. It refuses a place found away from it when at the line
+//     it names (within 3 lines) the hunk's old lines all agree as written
+//     but one removed line: the target changed since the model read it,
+//     and a look-alike matched. Likewise a hunk found only re-indented is
+//     refused when all its lines but one match as written elsewhere. A hunk
 //     whose old lines (context and removed lines) occur at two places is
 //     refused whatever its header says, and uniqueness is judged with
 //     trailing whitespace, and at the indentation level leading whitespace,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -21,11 +22,12 @@ import (
 //   - when no file qualifies, a diff of one file edits the action's own
 //     document (Options.Document) if the base names agree.
 //
-// Only relative header paths are resolved this way (an absolute path
-// names the file it names, or is refused), and only for files the diff
-// edits in place: a creation, deletion or rename keeps its names.
+// Only relative header paths without ".." are resolved this way (an
+// absolute path, or one climbing out, names the file it names or is
+// refused), and only for files the diff edits in place: a creation,
+// deletion or rename keeps its names.
 
-// segments splits a slash or OS separated path into its names, dropping
+// pathSegments splits a slash or OS separated path into its names, dropping
 // empty, "." and ".." segments.
 func pathSegments(p string) []string {
 	var out []string
@@ -50,8 +52,9 @@ func commonTail(a, b []string) int {
 // the workspace file to edit ("" when there is none), or a problem when
 // several files qualify. single is set for a diff of one file.
 func (t *tx) byTail(name string, single bool) (string, *ApplyError) {
-	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.Contains(name, ":") {
-		return "", nil
+	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.Contains(name, ":") ||
+		slices.Contains(strings.Split(filepath.ToSlash(name), "/"), "..") {
+		return "", nil // names a place of its own: resolved, or refused, as written
 	}
 	segs := pathSegments(name)
 	if len(segs) == 0 {

@@ -35,6 +35,7 @@ func TestHeaderPathByTail(t *testing.T) {
 			header: "myrepo/cmd/root.go", doc: "internal/app/root.go", want: "internal/app/root.go"},
 		{name: "only the base name agrees, no document", files: []string{"internal/app/root.go"},
 			header: "myrepo/cmd/root.go", err: patch.ErrFileState},
+		{name: "a path climbing out stays outside", files: []string{"cmd/root.go"}, header: "../other/cmd/root.go", err: patch.ErrOutside},
 		{name: "document with another name", files: []string{"internal/app/main.go"},
 			header: "myrepo/cmd/root.go", doc: "internal/app/main.go", err: patch.ErrFileState},
 	}

@@ -115,6 +115,10 @@ func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
 		if ps[0].level == LevelExact && hint > 0 && ps[0].start == hint-1 {
 			ps[0].level = LevelHint
 		}
+		if at, ok := m.changedAtHint(lines, hint, ps[0].start); ok {
+			return nil, &locateError{err: ErrAmbiguous, level: ps[0].level, places: []int{ps[0].start, at},
+				detail: fmt.Sprintf("it matches at line %d, but the line its header names (%d) holds all its lines but one as written, where the file may have changed since; copy the lines exactly from the place you mean", ps[0].start+1, hint)}
+		}
 		return ps[0], nil
 	}
 	// Trimmed outer context: one line, then two, in total.
@@ -230,6 +234,61 @@ func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) 
 	return nil, nil
 }
 
+// hintSlack is how far from the line a hunk header names the hunk's old
+// lines may start and still be taken for that place (a model that drops
+// leading context keeps the header).
+const hintSlack = 3
+
+// changedAtHint reports a place near the line the header names, away from
+// the one the hunk was found at, where all the hunk's non-blank old lines
+// but one agree with the file as written: the hunk's target, changed since
+// the model read it, while a look-alike elsewhere matched. The header
+// never chooses a place; here it only refuses one.
+func (m *matcher) changedAtHint(lines []Line, hint, found int) (int, bool) {
+	if hint <= 0 || found >= hint-1-hintSlack && found <= hint-1+hintSlack {
+		return 0, false
+	}
+	for s := max(hint-1-hintSlack, 0); s <= hint-1+hintSlack; s++ {
+		if m.nearlyAt(lines, s) && m.missOnRemoved(lines, s) {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// missOnRemoved reports whether the one old line that disagrees with the
+// file from line s on is a removed line: a change where the edit applies.
+func (m *matcher) missOnRemoved(lines []Line, s int) bool {
+	for i, l := range oldLines(lines) {
+		if !isBlank(l.Text) && !eqTrailing(m.f.lines[s+i], l.Text) {
+			return l.Kind == Delete
+		}
+	}
+	return false
+}
+
+// nearlyAt reports whether, from file line s on, all the hunk's non-blank
+// old lines but one agree with the file as written (trailing whitespace
+// aside), for a hunk of at least three such lines.
+func (m *matcher) nearlyAt(lines []Line, s int) bool {
+	old := oldLines(lines)
+	fl := m.f.lines
+	if s < 0 || s+len(old) > len(fl) {
+		return false
+	}
+	nb, miss := 0, 0
+	for i, l := range old {
+		if isBlank(l.Text) {
+			continue
+		}
+		nb++
+		if !eqTrailing(fl[s+i], l.Text) {
+			miss++
+		}
+	}
+	return nb >= 3 && miss <= 1
+}
+
 // nearlyAsWritten looks for a place other than the one at start where
 // every non-blank old line of the hunk but one agrees with the file as
 // written, indentation included (trailing whitespace aside). A hunk found
@@ -237,33 +296,8 @@ func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) 
 // most likely targets the other place, changed since the model read it
 // (a look-alike block at another depth must not take the edit).
 func (m *matcher) nearlyAsWritten(lines []Line, start int) (int, bool) {
-	old := oldLines(lines)
-	nb := 0
-	for _, l := range old {
-		if !isBlank(l.Text) {
-			nb++
-		}
-	}
-	if nb < 3 {
-		return 0, false
-	}
-	fl := m.f.lines
-	for s := 0; s+len(old) <= len(fl); s++ {
-		if s == start {
-			continue
-		}
-		miss := 0
-		for i, l := range old {
-			if isBlank(l.Text) {
-				continue
-			}
-			if !eqTrailing(fl[s+i], l.Text) {
-				if miss++; miss > 1 {
-					break
-				}
-			}
-		}
-		if miss <= 1 {
+	for s := 0; s+len(oldLines(lines)) <= len(m.f.lines); s++ {
+		if s != start && m.nearlyAt(lines, s) {
 			return s, true
 		}
 	}

@@ -76,3 +76,34 @@ func TestChangedTargetLookAlikeAtOtherDepth(t *testing.T) {
 		t.Fatalf("got %v, %v; want a refusal (ErrAmbiguous)", changes, err)
 	}
 }
+
+// TestChangedTargetNamedByHeader: a thin hunk whose removed line was
+// changed at the place its header names, while a look-alike elsewhere
+// still matches exactly, is refused: the header never chooses a place, but
+// here it shows the match is not the one meant.
+func TestChangedTargetNamedByHeader(t *testing.T) {
+	block := func(t string) string {
+		return "struct it" + t + " {\n  using difference_type = std::ptrdiff_t;\n  using pointer = value_type *;\n  using reference = value_type &;\n};\n\n"
+	}
+	file := block("A") + block("B") + block("C") + block("D")
+	// The user changed block D's pointer line; the model's hunk, written
+	// against block D (line 20), removes it.
+	file = strings.Replace(file, "struct itD {\n  using difference_type = std::ptrdiff_t;\n  using pointer = value_type *;", "struct itD {\n  using difference_type = std::ptrdiff_t;\n  using pointer = value_type *; // raw", 1)
+	diff := "--- a/x.h\n+++ b/x.h\n@@ -20,3 +20,2 @@\n-  using difference_type = std::ptrdiff_t;\n-  using pointer = value_type *;\n   using reference = value_type &;\n"
+	// Blocks A, B and C hold the lines too: make A and B differ so that
+	// only C matches.
+	file = strings.Replace(file, "struct itA {\n  using difference_type = std::ptrdiff_t;", "struct itA {\n  using difference_type = long;", 1)
+	file = strings.Replace(file, "struct itB {\n  using difference_type = std::ptrdiff_t;", "struct itB {\n  using difference_type = int;", 1)
+	d := workspace(t, map[string]string{"x.h": file})
+	changes, err := patch.Apply(d, diff, patch.Options{})
+	if !errors.Is(err, patch.ErrAmbiguous) || changes != nil {
+		t.Fatalf("got %v, %v; want a refusal (ErrAmbiguous)", changes, err)
+	}
+	// Without the user's change, the header's place matches: applied there.
+	clean := strings.Replace(file, "value_type *; // raw", "value_type *;", 1)
+	d = workspace(t, map[string]string{"x.h": clean})
+	if _, err := patch.Apply(d, diff, patch.Options{}); !errors.Is(err, patch.ErrAmbiguous) {
+		// Blocks C and D both match: ambiguous whatever the header says.
+		t.Fatalf("two exact places: got %v, want ErrAmbiguous", err)
+	}
+}

@@ -17,6 +17,11 @@
 // a *FailedEditsError naming every such call and the caller applies none
 // of the edits. Redone failures stay listed in LoopResult.Failed so that
 // the caller can mention them.
+//
+// What goes back to the model names files the way it names them: error
+// results, failed-call reasons and correction messages have the absolute
+// paths of workspace folders rewritten as workspace-relative paths, and any
+// other path under the user's home directory as "~/…" (patch.RelativeText).
 package tools
 
 import (

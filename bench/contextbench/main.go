@@ -2,8 +2,8 @@
 // ratio, input cost per action and the recall of the definitions a
 // selection uses, for the wave-1 selection ("before": open buffers, then
 // imports, the package and recent files, whole, within 64,000 tokens) and
-// the relevance-ranked one ("after": workspace.Folders.Select through
-// assist.Context) at several budgets.
+// the relevance-ranked one ("after": relevance.Choose, the entry point
+// actions and completion use) at several budgets.
 //
 // Everything runs on real code, $(go env GOROOT)/src as the workspace
 // folder, through the real pieces: workspace.Documents for the buffers,
@@ -57,6 +57,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
 )
 
 var (
@@ -210,7 +211,7 @@ func (p *pipeline) step(st state) error {
 	if p.budget == 0 {
 		req.Documents = wave1(p.folders, snap, p.docs.All())
 	} else {
-		c := assist.Context(p.folders, assist.ContextRequest{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
+		c := relevance.Choose(relevance.Workspace(p.folders), relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
 			Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator()})
 		req.Documents, req.Volatile, req.ExcerptActive = c.Stable, c.Volatile, c.ExcerptActive
 		req.ContextBudget = int(float64(p.budget) * *flagSlack)

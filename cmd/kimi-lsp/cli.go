@@ -20,8 +20,8 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"golang.org/x/term"
@@ -32,6 +32,7 @@ type doctorFlags struct {
 	log            logFlags
 	stats, offline *bool
 	timeout        *time.Duration
+	dir            *string
 }
 
 // newDoctorFlags returns doctor's flag set and the values it fills.
@@ -42,6 +43,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
 	f.stats = fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
 	f.timeout = fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
 	f.offline = fs.Bool("offline", false, "skip the endpoint check")
+	f.dir = fs.String("dir", "", "the `DIR` whose workspace file (.kimi-lsp.toml) is read (default: the current directory)")
 	return fs, f
 }
 
@@ -49,7 +51,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
 // value (the key redacted) and checks the endpoint with a tiny request.
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs, f := newDoctorFlags(stderr)
-	lf, stats, timeout, offline := &f.log, f.stats, f.timeout, f.offline
+	lf, stats, timeout, offline, dir := &f.log, f.stats, f.timeout, f.offline, f.dir
 	if _, code, ok := parseFlags(fs, args, stdout, 0); !ok {
 		return code
 	}
@@ -62,12 +64,20 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return 2
 	}
 	defer env.close()
+	if *dir == "" {
+		*dir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(*dir); err == nil {
+		env.withWorkspace(configRoot(abs))
+	}
 	cfg := env.cfg
 	fmt.Fprintf(stdout, "kimi-lsp %s\n\nConfiguration (lowest to highest precedence: default, user file, workspace file, environment, editor):\n", version())
 	fmt.Fprintf(stdout, "  user file: %s\n", config.UserFilePath(getenv))
+	fmt.Fprintf(stdout, "  workspace file: %s\n", cmp.Or(env.workspaceFile, "none (no .kimi-lsp.toml or .git at or above "+*dir+")"))
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
+	code := 0
 	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")
 		for _, line := range config.Report(errs) {
@@ -78,8 +88,8 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 				fmt.Fprintf(stdout, "  %s\n", e)
 			}
 		}
+		code = 1 // a check that lists problems does not pass
 	}
-	code := 0
 	if *stats {
 		printStats(stdout, statsFile(getenv), env.redactor.Redact)
 	}
@@ -87,18 +97,11 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return code
 	}
 	fmt.Fprintf(stdout, "\nEndpoint %s:\n", cfg.BaseURL)
-	if err := cfg.BaseURLError(); err != nil {
+	if _, err := provider.Key(cfg); err != nil {
 		fmt.Fprintf(stdout, "  not checked: %v\n", err)
 		return 1
 	}
-	key, err := cfg.Key()
-	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
-		fmt.Fprintf(stdout, "  not checked: %v\n", err)
-		return 1
-	}
-	baseFrom, keyFrom := assist.EndpointSources(cfg)
-	client := model.New(model.Options{BaseURL: cfg.BaseURL, FallbackURL: cmp.Or(cfg.FallbackURL(), "none"), APIKey: key, HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1,
-		BaseURLSource: baseFrom, APIKeySource: keyFrom})
+	client := provider.NewClient(cfg, provider.ClientOptions{HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1})
 	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
 	return code
 }
@@ -423,17 +426,21 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		return 2
 	}
 	defer env.close()
-	env.logProblems()
-	if model != "" {
-		env.cfg.Model, env.cfg.FastModel = model, model
-	}
 	tg, err := parseTarget(arg)
 	if err == nil {
 		err = checkTarget(&tg)
 	}
 	if err != nil {
+		env.logProblems()
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 2
+	}
+	// The sources the server reads for this file: the user file, the
+	// workspace file of its folder, the environment.
+	env.withWorkspace(configRoot(filepath.Dir(tg.path)))
+	env.logProblems()
+	if model != "" {
+		env.cfg.Model, env.cfg.FastModel = model, model
 	}
 	engine, task, cleanup, err := cliTask(ctx, env, action, tg, instruction)
 	if err != nil {
@@ -458,10 +465,10 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 			fmt.Fprintln(stderr, "kimi-lsp: cancelled")
 			return 130
 		}
-		if errors.Is(err, assist.ErrNoChange) && out != nil && strings.TrimSpace(out.Text) != "" {
+		if sum := assist.Summarize(out, err); sum.Kind == assist.LandNoChange {
 			// The model's answer says why it changed nothing: show it
 			// (on stderr: stdout carries only diffs).
-			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.Redact(out.Text)))
+			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.Redact(sum.Reason)))
 			return 1
 		}
 		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
@@ -492,7 +499,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0
 	}
-	rebased, err := writeChanges(root, out.Changes)
+	rebased, err := writeChanges(ctx, root, out.Changes)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 1
@@ -530,75 +537,48 @@ func unifiedOf(root string, c patch.FileChange) string {
 
 // writeChanges writes checked changes (their paths were confined to the
 // workspace when the edit set was built) below root, all or nothing,
-// through the confined writer (workspace.Writer). Each file is read again
-// first: if it changed on disk while the model ran, the change is rebased
-// onto the new text as the server rebases onto a buffer (patch.Rebase), or,
-// when the user's change touches the same lines, everything is refused with
-// nothing written. It returns the workspace-relative names of the files
-// that were rebased.
-func writeChanges(root string, changes []patch.FileChange) (rebased []string, err error) {
+// through the confined writer (workspace.Writer). It lands them as the
+// server does (assist.Lander), on the files read again from disk: if one
+// changed on disk while the model ran, the change is rebased onto the new
+// text, or, when the user's change touches the same lines, everything is
+// refused with nothing written. It returns the workspace-relative names of
+// the files that were rebased.
+func writeChanges(ctx context.Context, root string, changes []patch.FileChange) (rebased []string, err error) {
 	w, err := workspace.NewWriter(root, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	rel := func(p string) string {
-		if r, err := filepath.Rel(w.Dir(), p); err == nil {
-			return filepath.ToSlash(r)
-		}
-		return p
+	lander := &assist.Lander{Disk: w}
+	plan, err := lander.Plan(ctx, changes, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w (nothing was written)", err)
 	}
-	// current re-reads a file the change was computed against and returns
-	// the change's new text moved onto what is there now.
-	current := func(path, before, after string) (string, workspace.Stamp, error) {
-		b, stamp, err := w.ReadFile(path)
-		if err != nil {
-			return "", stamp, fmt.Errorf("%s: %w", rel(path), err)
-		}
-		now := string(b)
-		if now == before {
-			return after, stamp, nil
-		}
-		edits, err := patch.Rebase(before, now, patch.LineEdits(before, after))
-		if err == nil {
-			after, err = patch.ApplyEdits(now, edits)
-		}
-		if err != nil {
-			return "", stamp, fmt.Errorf("%s changed on disk while the model ran: %w", rel(path), err)
-		}
-		rebased = append(rebased, rel(path))
-		return after, stamp, nil
-	}
+	defer plan.End()
 	tx := w.Begin()
 	defer tx.Abort() // after Commit, a no-op
-	for _, c := range changes {
-		switch c.Kind {
-		case patch.CreateFile:
-			err = tx.Create(c.Path, []byte(c.After))
-		case patch.DeleteFile:
-			b, stamp, rerr := w.ReadFile(c.Path)
-			switch {
-			case rerr != nil:
-				err = fmt.Errorf("%s: %w", rel(c.Path), rerr)
-			case string(b) != c.Before:
-				err = fmt.Errorf("%s changed on disk while the model ran and was to be deleted", rel(c.Path))
-			default:
-				err = tx.Remove(c.Path, stamp)
-			}
-		case patch.RenameFile:
-			var text string
-			var stamp workspace.Stamp
-			if text, stamp, err = current(c.OldPath, c.Before, c.After); err == nil {
-				if err = tx.Create(c.Path, []byte(text)); err == nil {
-					err = tx.Remove(c.OldPath, stamp)
+	for _, f := range plan.Files {
+		path, perr := f.URI.Path()
+		if perr != nil {
+			return nil, fmt.Errorf("%w (nothing was written)", perr)
+		}
+		text, terr := f.NewText()
+		switch {
+		case terr != nil:
+			err = terr
+		case f.Kind == assist.EditCreate:
+			err = tx.Create(path, []byte(text))
+		case f.Kind == assist.EditDelete:
+			err = tx.Remove(path, f.Stamp)
+		case f.Kind == assist.EditRename:
+			old, oerr := f.OldURI.Path()
+			if err = oerr; err == nil {
+				if err = tx.Create(path, []byte(text)); err == nil {
+					err = tx.Remove(old, f.Stamp)
 				}
 			}
 		default:
-			var text string
-			var stamp workspace.Stamp
-			if text, stamp, err = current(c.Path, c.Before, c.After); err == nil {
-				err = tx.Replace(c.Path, stamp, []byte(text))
-			}
+			err = tx.Replace(path, f.Stamp, []byte(text))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w (nothing was written)", err)
@@ -607,5 +587,5 @@ func writeChanges(root string, changes []patch.FileChange) (rebased []string, er
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	return rebased, nil
+	return plan.Summary().Rebased, nil
 }

@@ -189,7 +189,9 @@ Examples:
   kimi-lsp doctor
 
 Environment: KIMI_API_KEY, KIMI_BASE_URL (any OpenAI-compatible endpoint), KIMI_MODEL.
-Configuration: ~/.config/kimi-lsp/config.toml and .kimi-lsp.toml in the workspace (see README.md).
+Configuration: ~/.config/kimi-lsp/config.toml, then the workspace's .kimi-lsp.toml (for explain and
+edit, that of the nearest folder above the file holding .kimi-lsp.toml or .git; for doctor, above the
+current directory or --dir), then the environment: what the server reads (see README.md).
 `)
 }
 

@@ -335,6 +335,25 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor without a key against an endpoint that wants one: code %d, output:\n%s", code, text)
 		}
 	})
+	// Issue 21 item 22: a doctor that lists problems does not pass, with
+	// the endpoint check or without it.
+	t.Run("problems exit 1", func(t *testing.T) {
+		srv := modeltest.NewServer(modeltest.Config{})
+		defer srv.Close()
+		env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+		home := envFunc(env)("XDG_CONFIG_HOME")
+		os.MkdirAll(filepath.Join(home, "kimi-lsp"), 0o755)
+		if err := os.WriteFile(filepath.Join(home, "kimi-lsp", "config.toml"), []byte("cacheTTL = \"7m\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"doctor"}, {"doctor", "--offline"}} {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), args, nil, &out, &errb, envFunc(env))
+			if code != 1 || !strings.Contains(out.String(), "Problems:") || !strings.Contains(out.String(), "cacheTTL") {
+				t.Errorf("%v with a bad user file: code %d, output:\n%s%s", args, code, out.String(), errb.String())
+			}
+		}
+	})
 	t.Run("unreachable", func(t *testing.T) {
 		var out, errb bytes.Buffer
 		env := testEnv(t, "KIMI_API_KEY=k", "KIMI_BASE_URL=http://127.0.0.1:1")
@@ -491,5 +510,45 @@ func TestCLIErrorHasNoInternalPrefix(t *testing.T) {
 	code := run(context.Background(), []string{"explain", file}, nil, &out, &errb, env)
 	if code != 1 || !strings.Contains(errb.String(), "quota for this model is exhausted") || strings.Contains(errb.String(), "round") {
 		t.Errorf("code %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestReadmeTryOut runs the README's stand-in try-out as written: the
+// script kimi-standin is started with, the calc.go it writes, then explain,
+// edit and edit --write (issue 21 item 22: the try-out could never show a
+// diff). Keep it in step with README.md, "Try it without an editor".
+func TestReadmeTryOut(t *testing.T) {
+	sc, err := modeltest.LoadScript(filepath.Join("..", "..", "assist", "model", "modeltest", "cmd", "kimi-standin", "testdata", "tryout.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewServer(modeltest.Config{Script: sc})
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	// printf 'package calc\n\n// Sub returns a minus b.\nfunc Sub(a, b int) int {\n\treturn a + b\n}\n' > calc.go
+	if err := os.WriteFile("calc.go", []byte("package calc\n\n// Sub returns a minus b.\nfunc Sub(a, b int) int {\n\treturn a + b\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := envFunc(testEnv(t, "KIMI_API_KEY="+modeltest.DefaultKey, "KIMI_BASE_URL="+srv.URL))
+	step := func(args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, nil, &out, &errb, env); code != 0 {
+			t.Fatalf("%q: code %d: %s", args, code, errb.String())
+		}
+		return out.String() + errb.String()
+	}
+	if got := step("explain", "calc.go:4-6"); !strings.Contains(got, "it returns a + b") {
+		t.Errorf("explain printed %q", got)
+	}
+	if got := step("edit", "calc.go:4-6", "-m", "fix Sub"); !strings.Contains(got, "-\treturn a + b\n+\treturn a - b") || !strings.Contains(got, "not written") {
+		t.Errorf("edit printed %q", got)
+	}
+	if got := step("edit", "calc.go:4-6", "-m", "fix Sub", "--write"); !strings.Contains(got, "wrote 1 file") {
+		t.Errorf("edit --write printed %q", got)
+	}
+	if b, _ := os.ReadFile("calc.go"); !strings.Contains(string(b), "\treturn a - b\n") {
+		t.Errorf("calc.go after --write:\n%s", b)
 	}
 }

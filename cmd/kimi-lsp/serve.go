@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -68,7 +69,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if isTerminal(stdin) {
 		// A person typed the command: nothing would happen until they
 		// typed LSP frames, so say what this mode is for.
-		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C quits, "kimi-lsp help" lists every command)`)
+		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C or Ctrl-D quits, "kimi-lsp help" lists every command)`)
 	}
 	env, err := setup(lf, stderr, getenv)
 	if err != nil {
@@ -106,8 +107,10 @@ type runEnv struct {
 	// problems are those of the configuration sources read (logProblems
 	// logs them; the server shows them to the editor).
 	problems []error
-	fixed    bool // the level was set by --log-level
-	close    func()
+	// workspaceFile is the workspace file read (withWorkspace), "" for none.
+	workspaceFile string
+	fixed         bool // the level was set by --log-level
+	close         func()
 
 	// mu guards keys: every API key seen, so an old one stays redacted.
 	mu   sync.Mutex
@@ -134,6 +137,38 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	e.onConfig(cfg)
 	e.cfg, e.problems = cfg, errs
 	return e, nil
+}
+
+// configRoot returns the folder whose .kimi-lsp.toml the commands read for
+// a file in dir: the nearest directory at or above dir that holds
+// .kimi-lsp.toml or .git, as an editor opening the repository (or that
+// folder) would; a .kimi-lsp.toml above the repository is never read. It
+// returns "" when there is none.
+func configRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(config.WorkspaceFile(d)); err == nil {
+			return d
+		}
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// withWorkspace adds the workspace file of the folder root (configRoot)
+// to the configuration, with the server's rules: it cannot set apiKey,
+// baseURL and the other keys a repository may not set.
+func (e *runEnv) withWorkspace(root string) {
+	if root == "" {
+		return
+	}
+	e.workspaceFile = config.WorkspaceFile(root)
+	cfg, errs := e.cfg.WithWorkspaceFiles(e.workspaceFile)
+	e.onConfig(cfg)
+	e.cfg, e.problems = cfg, append(e.problems, errs...)
 }
 
 // logProblems logs the configuration's problems: the warnings that drop
@@ -226,8 +261,7 @@ func describeBuild(bi *debug.BuildInfo, long bool) string {
 	}
 	if long && v == "devel" && rev == "" {
 		out += "\nThis build recorded neither a module version nor a VCS revision (built with -buildvcs=false, " +
-			"or outside a git clone): \"go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest\", " +
-			"or \"go install -buildvcs=true ./cmd/kimi-lsp\" in a clone, records them."
+			"or outside a git clone): \"go install -buildvcs=true ./cmd/kimi-lsp\" in a git clone records the revision."
 	}
 	return out
 }

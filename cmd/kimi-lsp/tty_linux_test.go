@@ -39,7 +39,7 @@ func openPTY(t *testing.T) (ptmx, tty *os.File) {
 // prints one line saying it speaks LSP and how to try it by hand; started
 // by an editor (stdin a pipe) it prints nothing.
 func TestStdioOnATerminalSaysWhatItIs(t *testing.T) {
-	_, tty := openPTY(t)
+	ptmx, tty := openPTY(t)
 	cmd := exec.Command(binary, "--stdio")
 	cmd.Env = testEnv(t)
 	cmd.Stdin = tty
@@ -58,13 +58,28 @@ func TestStdioOnATerminalSaysWhatItIs(t *testing.T) {
 	}()
 	select {
 	case line := <-lines:
-		for _, want := range []string{"Language Server Protocol", "stdin", "kimi-lsp explain"} {
+		for _, want := range []string{"Language Server Protocol", "stdin", "kimi-lsp explain", "Ctrl-C or Ctrl-D quits"} {
 			if !strings.Contains(line, want) {
 				t.Errorf("the line on stderr %q does not say %q", line, want)
 			}
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("kimi-lsp --stdio on a terminal printed nothing in 30 s")
+	}
+	// The line says Ctrl-C or Ctrl-D quits (README too): Ctrl-D, the
+	// terminal's end of input, ends the server.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if _, err := ptmx.Write([]byte{4}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("after Ctrl-D: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("kimi-lsp --stdio on a terminal did not end 30 s after Ctrl-D")
 	}
 
 	// An editor's pipe: nothing on stderr, and the session still works.

@@ -9,7 +9,7 @@ import { bin, here, KEY, startStandin, waitFor, workspace } from './lib.mjs';
 
 const NVIM = process.env.NVIM_BIN || 'nvim';
 
-function runNvim(scenario, standin, ws, nvim = NVIM) {
+function runNvim(scenario, standin, ws, nvim = NVIM, env = {}) {
   return new Promise((resolve) => {
     const child = spawn(
       nvim,
@@ -29,6 +29,7 @@ function runNvim(scenario, standin, ws, nvim = NVIM) {
           XDG_CONFIG_HOME: ws.configHome,
           XDG_STATE_HOME: path.join(ws.root, 'state'),
           XDG_DATA_HOME: path.join(ws.root, 'data'),
+          ...env,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -44,11 +45,11 @@ function runNvim(scenario, standin, ws, nvim = NVIM) {
   });
 }
 
-async function scenario(name, script, extra, nvim) {
+async function scenario(name, script, extra, nvim, env) {
   const standin = await startStandin(script);
   const ws = workspace();
   try {
-    const r = await runNvim(name, standin, ws, nvim);
+    const r = await runNvim(name, standin, ws, nvim ?? NVIM, env);
     const detail = `nvim output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
     assert.equal(r.code, 0, `nvim scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
     assert.match(r.out, new RegExp(`PASS ${name}`), detail);
@@ -92,6 +93,10 @@ test('nvim: :KimiCancel stops a slow stream', async () => {
 
 test('nvim: a failed job\'s whole reason reaches :messages, once', async () => {
   await scenario('fail', 'refused.json');
+});
+
+test('nvim: a missing key is told with the plugin\'s way to set it first (issue 21 item 18)', async () => {
+  await scenario('nokey', 'explain.json', undefined, undefined, { KIMI_API_KEY: '' });
 });
 
 test('nvim: :KimiTests opens the created file in a window and leaves no empty file', async () => {

@@ -13,9 +13,49 @@ dir="${KIMI_NVIM012_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kimi-lsp/nvim012}"
 wrapper="$dir/nvim"
 is012() { "$1" --headless -u NONE -i NONE -n -c 'if !has("nvim-0.12") | cquit 1 | endif' -c 'qall!' </dev/null >/dev/null 2>&1; }
 
-if [[ -x "$wrapper" ]] && is012 "$wrapper"; then
-  echo "$wrapper"
-  exit 0
+# write_wrapper writes the nvim wrapper around the unpacked root. Run
+# through sid's loader, nvim's own path (/proc/self/exe) is the loader, so
+# the TUI, which starts its server as "$(progpath) --embed", would start
+# the loader with --embed and fail: interactively (a terminal, and none of
+# --headless, --embed, --remote… from the caller) the wrapper starts the
+# server itself (--headless --listen SOCKET) and attaches the TUI to it
+# with --remote-ui. ":qa" in the TUI ends both.
+write_wrapper() {
+  local lib="$dir/root/usr/lib/x86_64-linux-gnu"
+  cat >"$wrapper" <<EOF
+#!/bin/sh
+# Debian sid's Neovim with sid's loader and libraries (see editors/test/nvim012.sh).
+# kimi-nvim012-wrapper 2: interactive use through --remote-ui.
+nvim() { VIM="$dir/root/usr/share/nvim" "$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$dir/root/usr/bin/nvim" "\$@"; }
+interactive=1
+[ -t 0 ] && [ -t 1 ] || interactive=0
+for a in "\$@"; do
+  case "\$a" in --headless|--embed|--remote*|--server|--listen|-es|-Es|--version|-v|-h|--help|--api-info) interactive=0 ;; esac
+done
+if [ "\$interactive" = 0 ]; then
+  nvim "\$@"
+  exit \$?
+fi
+sock="\${TMPDIR:-/tmp}/kimi-nvim012.\$\$.sock"
+nvim --headless --listen "\$sock" "\$@" </dev/null >/dev/null 2>&1 &
+server=\$!
+i=0
+while [ ! -S "\$sock" ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
+nvim --remote-ui --server "\$sock"
+code=\$?
+kill \$server 2>/dev/null
+rm -f "\$sock"
+exit \$code
+EOF
+  chmod +x "$wrapper"
+}
+
+if [[ -x "$dir/root/usr/bin/nvim" ]]; then
+  grep -q 'kimi-nvim012-wrapper 2' "$wrapper" 2>/dev/null || write_wrapper
+  if is012 "$wrapper"; then
+    echo "$wrapper"
+    exit 0
+  fi
 fi
 if ! command -v apt-get >/dev/null || [[ ! -r /usr/share/keyrings/debian-archive-keyring.gpg ]]; then
   echo "nvim012.sh: needs apt-get and Debian's archive keyring" >&2
@@ -31,13 +71,7 @@ mapfile -t pkgs < <(apt-cache "${opts[@]}" depends --recurse --no-recommends --n
   --no-replaces --no-enhances neovim | grep -v '^[ <]' | sort -u)
 (cd "$dir/debs" && apt-get "${opts[@]}" -qq download "${pkgs[@]}" >&2)
 for d in "$dir"/debs/*.deb; do dpkg-deb -x "$d" "$dir/root"; done
-lib="$dir/root/usr/lib/x86_64-linux-gnu"
-cat >"$wrapper" <<EOF
-#!/bin/sh
-# Debian sid's Neovim with sid's loader and libraries (see editors/test/nvim012.sh).
-VIM="$dir/root/usr/share/nvim" exec "$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$dir/root/usr/bin/nvim" "\$@"
-EOF
-chmod +x "$wrapper"
+write_wrapper
 if ! is012 "$wrapper"; then
   echo "nvim012.sh: Debian sid's nvim did not start as 0.12+ here" >&2
   exit 1

@@ -108,6 +108,31 @@ local function steps()
     return ghost() == SUGGESTION
   end, 'the ghost text ' .. SUGGESTION)
   check(line() == '\tfmt.Pr', 'the ghost text is not in the buffer', line())
+  -- Issue 21 item 20: without termguicolors (headless: off) the ghost
+  -- text's group must have a terminal colour; 0.12's ComplHint had none.
+  check(not vim.o.termguicolors, 'termguicolors is off here')
+  local groups = {}
+  do
+    local name = builtin and 'nvim.lsp.inline_completion' or 'kimi_completion'
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, vim.api.nvim_get_namespaces()[name], 0, -1, { details = true })) do
+      for _, chunk in ipairs((m[4] or {}).virt_text or {}) do
+        if chunk[2] then
+          table.insert(groups, _G.type(chunk[2]) == 'table' and chunk[2][#chunk[2]] or chunk[2]) -- type() here types keys
+        end
+      end
+    end
+  end
+  check(#groups > 0, 'the ghost text has a highlight group', vim.inspect(groups))
+  for _, g in ipairs(groups) do
+    local name = _G.type(g) == 'number' and vim.fn.synIDattr(g, 'name') or g
+    local cterm
+    if vim.api.nvim_get_hl then
+      cterm = vim.api.nvim_get_hl(0, { name = name, link = false }).ctermfg
+    else
+      cterm = vim.api.nvim_get_hl_by_name(name, false).foreground
+    end
+    check(cterm ~= nil, 'the ghost text group ' .. tostring(g) .. ' has a terminal colour', vim.inspect(groups))
+  end
   -- The stand-in logs a request once its reply has ended.
   wait(5000, function()
     return requests() >= 1

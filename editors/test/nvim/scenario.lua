@@ -1,7 +1,7 @@
 -- One end-to-end scenario of the kimi Neovim plugin against the real
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
--- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail |
+-- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
 -- tests.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
@@ -142,15 +142,25 @@ local ok, err = pcall(function()
     vim.cmd('normal! 6G0v8G$\27')
     vim.cmd("'<,'>KimiExplain")
     local float_seen = false
+    local widths = {} -- every width the progress float had, as a set
+    local nwidths = 0
     wait(30000, function()
-      if progress.window() then
+      local w = progress.window()
+      if w then
         float_seen = true
+        local cw = vim.api.nvim_win_get_config(w).width
+        if not widths[cw] then
+          widths[cw], nwidths = true, nwidths + 1
+        end
       end
       return explain.last ~= nil
     end, 'the explanation buffer')
     local text = table.concat(explain.last.lines, '\n')
     check(text:find('KIMI-E2E-EXPLANATION', 1, true) ~= nil, 'the explanation holds the scripted text', text)
     check(text:find('which is `-1` today', 1, true) ~= nil, 'the whole explanation, not a tail', text)
+    check(not explain.last.lines[1]:find('<!--', 1, true), 'the explanation starts with its text, no HTML comment', explain.last.lines[1])
+    check(vim.deep_equal(explain.strip_header({ '<!-- kimi-lsp explanation of a.go -->', '', 'text' }), { 'text' }),
+      "an older server's header line is dropped from the buffer")
     local eb = explain.last.bufnr
     check(vim.bo[eb].filetype == 'markdown', 'the explanation buffer is markdown')
     check(vim.bo[eb].buftype == 'nofile', 'the explanation buffer is a scratch buffer')
@@ -170,6 +180,9 @@ local ok, err = pcall(function()
       return (e.message or ''):find('sum', 1, true) or (e.message or ''):find('KIMI%-E2E')
     end) ~= nil, 'progress reports carried the streamed text', vim.inspect(progress.history))
     check(float_seen, 'the progress float was shown while streaming')
+    -- Issue 21 item 20: the float followed each chunk's width, so its left
+    -- edge (it is anchored at the bottom right) jumped on every report.
+    check(nwidths == 1, 'the progress float kept one width while streaming', vim.inspect(widths))
     check(#progress.running() == 0, 'no job left running')
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
     vim.api.nvim_set_current_win(code_win)
@@ -179,6 +192,15 @@ local ok, err = pcall(function()
     end, ':KimiStats')
     local st = kimi.last_stats
     check(st.requests == 1, ':KimiStats counts the one request', vim.inspect(st))
+    -- Issue 21 item 20: :KimiStats was one long hit-enter line.
+    local sw = kimi.stats_win
+    check(sw ~= nil and vim.api.nvim_win_is_valid(sw) and vim.api.nvim_win_get_config(sw).relative ~= '', ':KimiStats opens a float')
+    local sl = sw and vim.api.nvim_win_is_valid(sw) and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(sw), 0, -1, false) or {}
+    check(#sl >= 5 and sl[1]:match('^Requests%s+1$') ~= nil, ':KimiStats shows one figure per line', table.concat(sl, '\n'))
+    check(#notes_at(vim.log.levels.INFO, 'prompt tokens') == 0, ':KimiStats sends no long message', vim.inspect(notes))
+    vim.cmd('normal! j')
+    vim.cmd('doautocmd CursorMoved')
+    check(not vim.api.nvim_win_is_valid(sw), 'the stats float closes when the cursor moves')
     check(type(st.promptTokens) == 'number' and st.promptTokens > 0, ':KimiStats reports prompt tokens', vim.inspect(st))
     check(type(st.hitRatio) == 'number', ':KimiStats reports a hit ratio', vim.inspect(st))
     -- By now the server has read its settings (initializationOptions,
@@ -255,6 +277,16 @@ local ok, err = pcall(function()
     local last = notes[#notes].msg
     check(last:find('KIMI-E2E-FAILURE', 1, true) ~= nil, ':KimiProgress shows the last outcome', last)
     check(last:find('Kimi: Kimi', 1, true) == nil, ':KimiProgress does not double "Kimi:"', last)
+  elseif scenario == 'nokey' then
+    vim.cmd('6,8KimiExplain')
+    wait(30000, function()
+      return has('end') ~= nil
+    end, 'progress end of the job without a key')
+    local errors = notes_at(vim.log.levels.ERROR)
+    local msg = errors[1] and errors[1].msg or ''
+    check(#errors == 1, 'one error message', vim.inspect(notes))
+    local own, var = msg:find('api_key_cmd', 1, true), msg:find('KIMI_API_KEY', 1, true)
+    check(own ~= nil and var ~= nil and own < var, 'it names api_key_cmd before KIMI_API_KEY', msg)
   elseif scenario == 'tests' then
     local edits = require('kimi.edits')
     local test_file = vim.fn.fnamemodify(file, ':h') .. '/main_test.go'

@@ -70,21 +70,26 @@ export interface CompletionView {
  * suggestions are off, or on with a problem the server reported.
  */
 export function completionView(kimiEnabled: boolean, inlineSuggestEnabled: boolean, status?: CompletionStatus): CompletionView {
+  // "inline" beside the jobs item's "✦ Kimi": the two items' roles differ
+  // and so must their text (issue 21 item 19).
   if (!kimiEnabled) {
-    return { text: '$(circle-slash) Kimi', tooltip: 'Kimi inline completion is off (click to turn it on)' };
+    return { text: '$(circle-slash) Kimi inline', tooltip: 'Kimi inline completion is off (click to turn it on)' };
   }
   if (!inlineSuggestEnabled) {
     return {
-      text: '$(circle-slash) Kimi',
+      text: '$(circle-slash) Kimi inline',
       tooltip: 'Kimi inline completion is on, but VS Code\'s editor.inlineSuggest.enabled is off',
     };
   }
   if (status && status.state !== 'ok') {
     const why = status.state === 'noKey' ? 'no API key (run Kimi: Set API Key)' : status.message || status.state;
-    return { text: '$(warning) Kimi', tooltip: `Kimi inline completion: ${why} (click to turn it off)` };
+    return { text: '$(warning) Kimi inline', tooltip: `Kimi inline completion: ${why} (click to turn it off)` };
   }
-  return { text: '$(sparkle) Kimi', tooltip: 'Kimi inline completion is on (click to turn it off)' };
+  return { text: '$(check) Kimi inline', tooltip: 'Kimi inline completion is on (click to turn it off)' };
 }
+
+/** The status-bar items' ids and names (the status bar's menu lists the names). */
+export const COMPLETION_ITEM = { id: 'kimi-lsp.completion', name: 'Kimi inline completion' };
 
 /** The parts of vscode-languageclient's client this module uses. */
 export interface CompletionClient {
@@ -107,7 +112,8 @@ export class CompletionUI {
     private readonly section: string,
     context: vscode.ExtensionContext,
   ) {
-    this.item = code.window.createStatusBarItem(code.StatusBarAlignment.Right, 99);
+    this.item = code.window.createStatusBarItem(COMPLETION_ITEM.id, code.StatusBarAlignment.Right, 99);
+    this.item.name = COMPLETION_ITEM.name;
     this.item.command = TOGGLE_COMMAND;
     context.subscriptions.push(
       this.item,

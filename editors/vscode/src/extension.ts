@@ -17,8 +17,10 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  LogMessageNotification,
   ResponseError,
   ServerOptions,
+  ShowMessageNotification,
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
@@ -38,6 +40,7 @@ import {
 } from './settings';
 import {
   FixAction,
+  JOBS_ITEM,
   JobTracker,
   ProgressValue,
   Stats,
@@ -46,8 +49,10 @@ import {
   fixActions,
   formatStats,
   lastLine,
+  statsItems,
   statusView,
 } from './jobs';
+import { logLine, notice, stderrReachesOutput } from './messages';
 import { isExplanation, openExplanation } from './preview';
 import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
 
@@ -108,7 +113,8 @@ async function currentSection(): Promise<KimiSection> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('Kimi');
   secrets = context.secrets;
-  statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
+  statusItem = vscode.window.createStatusBarItem(JOBS_ITEM.id, vscode.StatusBarAlignment.Right, 100);
+  statusItem.name = JOBS_ITEM.name;
   context.subscriptions.push(output, statusItem);
   refreshStatus();
   statusItem.show();
@@ -215,6 +221,20 @@ async function start(): Promise<LanguageClient | undefined> {
   const c = new LanguageClient('kimi-lsp', 'Kimi', serverOptions, clientOptions);
   client = c;
   completion.attach(c);
+  // In place of vscode-languageclient's handlers (see messages.ts): one copy
+  // of each server warning in the output, and error notifications with the
+  // buttons that fix them.
+  const stderrShown = stderrReachesOutput(args);
+  c.onNotification(LogMessageNotification.type, (m) => {
+    const line = logLine(m, stderrShown);
+    if (line !== undefined) output.appendLine(line);
+  });
+  c.onNotification(ShowMessageNotification.type, (m) => {
+    const n = notice(m);
+    if (n.level === 'error' || n.actions.length > 0) tellError(n.text, n.actions, n.level === 'warning' ? 'warning' : 'error');
+    else if (n.level === 'warning') void vscode.window.showWarningMessage(n.text);
+    else void vscode.window.showInformationMessage(n.text);
+  });
   try {
     await c.start();
     refreshStatus();
@@ -260,8 +280,9 @@ function tellProblem(): void {
  * tellError shows an error with the buttons that fix it (see fixActions);
  * never awaited.
  */
-function tellError(text: string, actions: FixAction[]): void {
-  void vscode.window.showErrorMessage(text, ...actions).then(async (choice) => {
+function tellError(text: string, actions: FixAction[], level: 'error' | 'warning' = 'error'): void {
+  const show = level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+  void show(text, ...actions).then(async (choice) => {
     if (choice === 'Set API Key') await setApiKey();
     else if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'kimi.baseURL');
     else if (choice === 'Show Output') output.show(true);
@@ -397,9 +418,11 @@ async function runJob(command: string, arg: unknown): Promise<unknown> {
       report(lastLine(value.message ?? '', 120));
     } else if (value.kind === 'end') {
       const title = TITLES[command] ?? command;
-      output.appendLine(`[kimi] ${title}: ${value.message ?? 'done'}`);
       const notice = endNotice(title, value.message);
+      // A failure is in the output already: the server logged it.
+      if (notice?.level !== 'error') output.appendLine(`[kimi] ${title}: ${value.message ?? 'done'}`);
       if (notice?.level === 'error') tellError(notice.text, notice.actions);
+      else if (notice?.level === 'status') vscode.window.setStatusBarMessage(notice.text, 5000);
       else if (notice) void vscode.window.showInformationMessage(notice.text);
       resolveEnd();
     }
@@ -481,7 +504,12 @@ async function showStats(): Promise<void> {
   if (!s) return;
   output.appendLine(`[kimi] stats: ${JSON.stringify(s)}`);
   const completions = completionStatsLine(s.completion as CompletionStats | undefined);
-  void vscode.window.showInformationMessage(`Kimi cache: ${formatStats(s)}${completions ? ` — ${completions}` : ''}`);
+  // A quick pick, one figure per line: a notification cut the line short.
+  void vscode.window.showQuickPick(statsItems(s, completions), {
+    title: 'Kimi: Statistics (this session)',
+    placeHolder: formatStats(s),
+    matchOnDescription: true,
+  });
 }
 
 function refreshStatus(problem?: string): void {

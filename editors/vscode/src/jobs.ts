@@ -128,10 +128,40 @@ export function statusView(running: Job[], stats: Stats | undefined, lastOutcome
       busy: true,
     };
   }
-  const lines = ['Kimi'];
+  const lines = ['Kimi jobs and cache statistics (click for the statistics)'];
   if (lastOutcome) lines.push(`Last: ${lastOutcome}`);
   if (stats && stats.requests !== undefined) lines.push(formatStats(stats));
   return { text: `$(sparkle) Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
+}
+
+/** The jobs item's id and name (the status bar's menu lists the names). */
+export const JOBS_ITEM = { id: 'kimi-lsp.jobs', name: 'Kimi jobs and statistics' };
+
+/** One line of the statistics quick pick. */
+export interface StatsItem {
+  label: string;
+  description?: string;
+}
+
+/**
+ * statsItems lays a kimi.stats answer out as the lines of a quick pick:
+ * one figure per line, nothing cut (a notification truncates long text).
+ */
+export function statsItems(s: Stats, completionLine = ''): StatsItem[] {
+  const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x.toLocaleString('en-US') : '0');
+  const r = hitRatio(s);
+  const items: StatsItem[] = [
+    { label: `$(pulse) Requests: ${n(s.requests)}` },
+    {
+      label: `$(symbol-number) Prompt tokens: ${n(s.promptTokens)}`,
+      description: `${n(s.cachedTokens)} cached, ${n(s.cacheWriteTokens)} written to the cache`,
+    },
+    { label: `$(database) Cache hit ratio: ${r === undefined ? 'n/a' : percent(r)}`, description: 'prompt tokens served by the provider\'s cache' },
+  ];
+  const cost = costOf(s);
+  if (cost !== undefined) items.push({ label: `$(credit-card) Cost: $${cost.toFixed(4)}`, description: 'at the configured prices' });
+  if (completionLine) items.push({ label: '$(lightbulb) Inline completion', description: completionLine });
+  return items;
 }
 
 /** costOf reads the session cost in USD from `cost` or `costUSD`. */
@@ -158,7 +188,8 @@ export function formatStats(s: Stats): string {
 
 /** A message to show when a job ends, beside what the job itself shows. */
 export interface EndNotice {
-  level: 'error' | 'info';
+  /** status: a few seconds in the status bar, not a notification. */
+  level: 'error' | 'info' | 'status';
   text: string;
   /** actions are the notification's buttons, the one that fixes it first. */
   actions: FixAction[];
@@ -206,6 +237,8 @@ export function errorText(title: string, text: string): string {
 export function endNotice(title: string, message: string | undefined): EndNotice | undefined {
   const m = (message ?? '').trim();
   if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: errorText(title, m), actions: fixActions(m) };
+  // A cancel the user asked for is confirmed in the status bar, briefly.
+  if (/^cancelled\b/i.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };
   if (/unchanged code/i.test(m)) {
     return {
       level: 'info',

@@ -3,8 +3,11 @@
 
 import * as path from 'path';
 
-/** The command that installs the server from source. */
-export const INSTALL_COMMAND = 'go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest';
+/**
+ * The command that installs the server, run in a clone of the repository
+ * (the module is not published: `go install …@latest` fails).
+ */
+export const INSTALL_COMMAND = 'go install ./cmd/kimi-lsp';
 
 /** The command that builds the server inside a clone of the repository. */
 export const LOCAL_BUILD_COMMAND = 'go build -o kimi-lsp ./cmd/kimi-lsp';
@@ -94,15 +97,15 @@ export function missingMessage(tried: string[], configured: boolean): string {
   if (configured) {
     return (
       `Kimi: "kimi.serverPath" is set to ${tried[0]}, but no executable kimi-lsp is there. ` +
-      `Fix the path, or install the server with \`${INSTALL_COMMAND}\` ` +
-      `(or \`${LOCAL_BUILD_COMMAND}\` in a clone of the repository) and point "kimi.serverPath" at it.`
+      `Fix the path, or, in your clone of the kimi-lsp repository, install the server with \`${INSTALL_COMMAND}\` ` +
+      `(or build it with \`${LOCAL_BUILD_COMMAND}\`) and point "kimi.serverPath" at it.`
     );
   }
   return (
     'Kimi: the kimi-lsp language server was not found on PATH or in your Go bin directory ' +
     `(looked in ${tried.length} places, listed in the Kimi output). ` +
-    `Install it with \`${INSTALL_COMMAND}\`, ` +
-    `or, in a clone of the repository, build it with \`${LOCAL_BUILD_COMMAND}\` ` +
+    `In your clone of the kimi-lsp repository, install it with \`${INSTALL_COMMAND}\` ` +
+    `(into your Go bin directory), or build it with \`${LOCAL_BUILD_COMMAND}\` ` +
     'and set "kimi.serverPath" to the result.'
   );
 }

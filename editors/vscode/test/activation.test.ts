@@ -36,6 +36,15 @@ test('activation without a server finishes, and every command says what is wrong
     assert.ok(looked?.includes(MISSING), `"looked in" names the configured path: ${looked}`);
   });
 
+  await t.test('the two status-bar items say what each is for (issue 21 item 19)', () => {
+    assert.equal(fake.statusItems.length, 2, JSON.stringify(fake.statusItems));
+    const [a, b] = fake.statusItems;
+    assert.notEqual(a.text, b.text);
+    assert.notEqual(a.tooltip, b.tooltip);
+    assert.ok(a.name !== '' && b.name !== '' && a.name !== b.name, JSON.stringify(fake.statusItems));
+    assert.ok(a.id !== '' && b.id !== '' && a.id !== b.id, JSON.stringify(fake.statusItems));
+  });
+
   await t.test('Set API Key opens its input box', async () => {
     await within(Promise.resolve(fake.commands.get('kimi-lsp.setApiKey')!()), 5000, 'kimi-lsp.setApiKey');
     assert.ok(fake.shown.some((s) => s.kind === 'inputBox' && s.message.includes('Set API Key')), JSON.stringify(fake.shown));

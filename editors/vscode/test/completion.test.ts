@@ -14,14 +14,14 @@ test('shouldRequest needs both kimi.completion.enable and editor.inlineSuggest.e
 });
 
 test('completionView words on, off, VS Code off and problems', () => {
-  assert.match(completionView(true, true).text, /sparkle/);
+  assert.equal(completionView(true, true).text, '$(check) Kimi inline');
   assert.match(completionView(false, true).text, /circle-slash/);
   assert.match(completionView(true, false).tooltip, /editor\.inlineSuggest\.enabled/);
   assert.match(completionView(true, true, { state: 'noKey' }).tooltip, /Set API Key/);
   const err = completionView(true, true, { state: 'error', message: 'rate limited by the provider' });
   assert.match(err.text, /warning/);
   assert.match(err.tooltip, /rate limited/);
-  assert.match(completionView(true, true, { state: 'ok' }).text, /sparkle/);
+  assert.equal(completionView(true, true, { state: 'ok' }).text, '$(check) Kimi inline');
 });
 
 test('toggled keeps the other completion settings', () => {
@@ -70,7 +70,7 @@ test('CompletionUI: the toggle, the proposed feature, the status and the middlew
   const ui = new CompletionUI(f.code as any, 'kimi', f.context as any);
   assert.equal(f.item.shown, true);
   assert.equal(f.item.command, TOGGLE_COMMAND);
-  assert.match(f.item.text, /sparkle/);
+  assert.match(f.item.text, /check/);
 
   // attach: proposed features (inline completion in vscode-languageclient 9),
   // the experimental capability, the status notification.

@@ -18,6 +18,8 @@ export interface FakeVSCode {
   commands: Map<string, (...args: unknown[]) => unknown>;
   executed: Array<{ command: string; args: unknown[] }>;
   output: string[];
+  /** statusItems are the status-bar items created, as they now look. */
+  statusItems: Array<{ id: string; name: string; text: string; tooltip: string; command: string }>;
   /** settings below `kimi.`, by scope. */
   settings: { [key: string]: { globalValue?: unknown; workspaceValue?: unknown } };
   module: { [name: string]: unknown };
@@ -30,7 +32,7 @@ const never = <T>() => new Promise<T>(() => undefined);
  * of the process and returns it.
  */
 export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVSCode {
-  const fake: FakeVSCode = { shown: [], commands: new Map(), executed: [], output: [], settings, module: {} };
+  const fake: FakeVSCode = { shown: [], commands: new Map(), executed: [], output: [], statusItems: [], settings, module: {} };
   const notify =
     (kind: Shown['kind']) =>
     (message: string, ...items: string[]) => {
@@ -67,7 +69,11 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
         show: () => undefined,
         dispose: () => undefined,
       }),
-      createStatusBarItem: () => ({ text: '', tooltip: '', command: '', show: () => undefined, dispose: () => undefined }),
+      createStatusBarItem: (id?: unknown) => {
+        const item = { id: typeof id === 'string' ? id : '', name: '', text: '', tooltip: '', command: '', show: () => undefined, dispose: () => undefined };
+        fake.statusItems.push(item);
+        return item;
+      },
       showErrorMessage: notify('error'),
       showWarningMessage: notify('warning'),
       showInformationMessage: notify('info'),

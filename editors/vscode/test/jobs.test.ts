@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { JobTracker, endNotice, fixActions, formatStats, hitRatio, lastLine, statusView } from '../src/jobs';
+import { JOBS_ITEM, JobTracker, endNotice, fixActions, formatStats, hitRatio, lastLine, statsItems, statusView } from '../src/jobs';
+import { COMPLETION_ITEM, completionView } from '../src/completion';
 
 test('JobTracker follows begin, report and end', () => {
   const t = new JobTracker();
@@ -46,6 +47,7 @@ test('statusView shows the running job and the hit ratio', () => {
 
 test('statusView when idle', () => {
   assert.deepEqual(statusView([], undefined).text, '$(sparkle) Kimi');
+  assert.match(statusView([], undefined).tooltip, /^Kimi jobs and cache statistics/, 'the tooltip says what the item is for');
   assert.equal(statusView([], { requests: 0, hitRatio: 0 }).text, '$(sparkle) Kimi', 'no ratio before any request');
   const v = statusView([], { requests: 2, hitRatio: 0.5 }, 'Kimi: Fix: 1 edit applied to 1 file');
   assert.equal(v.text, '$(sparkle) Kimi · cache 50%');
@@ -70,7 +72,9 @@ test('endNotice tells failures in full and a stored explanation, nothing else', 
   assert.ok(cached?.text.includes('unchanged'), cached?.text);
   assert.equal(endNotice('Kimi: Explain', 'explanation ready (1200 prompt tokens, 80% cached)'), undefined);
   assert.equal(endNotice('Kimi: Fix', '1 edit applied to 1 file'), undefined);
-  assert.equal(endNotice('Kimi: Fix', 'cancelled'), undefined, 'the user cancelled: nothing to tell');
+  // Issue 21 item 19: a cancel had no feedback.
+  assert.deepEqual(endNotice('Kimi: Fix', 'cancelled'), { level: 'status', text: '$(circle-slash) Kimi: Fix: cancelled', actions: [] });
+  assert.equal(endNotice('Kimi: Fix', 'cancelled: superseded by a newer request for the same range')?.level, 'status');
 });
 
 // The end messages below are the server's (assist/model's wording, as its
@@ -99,4 +103,32 @@ test('an error notification offers the action that fixes it (issue 21 item 18)',
     assert.deepEqual(endNotice('Kimi: Explain', m)?.actions, ['Open Settings', 'Show Output'], m);
   }
   assert.deepEqual(fixActions('the model used the whole completion budget on thinking'), ['Show Output']);
+});
+
+test('statsItems shows every figure on its own line (issue 21 item 19: a truncated toast)', () => {
+  const items = statsItems(
+    { requests: 12, promptTokens: 123456, cachedTokens: 100000, cacheWriteTokens: 23456, hitRatio: 0.81, costUSD: 0.05 },
+    'completions 30 asked · 20 shown',
+  );
+  assert.deepEqual(
+    items.map((i) => i.label),
+    [
+      '$(pulse) Requests: 12',
+      '$(symbol-number) Prompt tokens: 123,456',
+      '$(database) Cache hit ratio: 81%',
+      '$(credit-card) Cost: $0.0500',
+      '$(lightbulb) Inline completion',
+    ],
+  );
+  assert.equal(items[1].description, '100,000 cached, 23,456 written to the cache');
+  assert.equal(items[4].description, 'completions 30 asked · 20 shown');
+  assert.equal(statsItems({}).length, 3, 'no cost, no completion line when there are none');
+});
+
+test('the two status-bar items differ in text and name', () => {
+  const idle = statusView([], undefined);
+  const inline = completionView(true, true);
+  assert.notEqual(idle.text, inline.text);
+  assert.notEqual(JOBS_ITEM.name, COMPLETION_ITEM.name);
+  assert.notEqual(JOBS_ITEM.id, COMPLETION_ITEM.id);
 });

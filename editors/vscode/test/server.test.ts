@@ -98,7 +98,8 @@ test('the missing-binary message names both ways to get the server', () => {
   const got = findServer({ configured: '', env: { PATH: '/nonexistent-kimi' }, workspaceFolders: [], isExecutable, platform: 'linux' });
   assert.equal(got.found, false);
   if (!got.found) {
-    assert.ok(got.message.includes('go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest'), got.message);
+    assert.ok(got.message.includes('`go install ./cmd/kimi-lsp`') && got.message.includes('your clone'), got.message);
+    assert.ok(!got.message.includes('@latest'), `the module is not published: ${got.message}`);
     assert.ok(got.message.includes(LOCAL_BUILD_COMMAND), got.message);
     assert.ok(got.tried.includes('/nonexistent-kimi/kimi-lsp'));
   }

@@ -30,7 +30,8 @@ local defaults = {
     accept_word = '<C-Right>',
     dismiss = '<C-]>',
   },
-  -- Highlight group of the ghost text.
+  -- Highlight group of the ghost text (through KimiGhostText: see
+  -- M.highlight).
   hl_group = 'Comment',
 }
 
@@ -174,7 +175,7 @@ local function render(bufnr)
   local cur = vim.api.nvim_win_get_cursor(0)
   local row, col = cur[1] - 1, cur[2]
   local line = vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
-  local hl = M.config.hl_group
+  local hl = 'KimiGhostText'
   local lines = vim.split(text, '\n', { plain = true })
   local opts = { virt_text = { { lines[1], hl } }, hl_mode = 'combine' }
   if util.has('0.10') then
@@ -517,6 +518,31 @@ local function map(lhs, fn, desc)
   end, { expr = true, replace_keycodes = true, desc = desc })
 end
 
+--- highlight makes the ghost text stand out without 'termguicolors'. In
+--- Neovim 0.10+'s default colorscheme Comment, and NonText, which 0.12's
+--- ComplHint links to, have a GUI colour only: in a terminal without
+--- termguicolors the suggestion looked like typed text. KimiGhostText (the
+--- plugin's ghost text) links to hl_group when that has a terminal colour
+--- or termguicolors is on, else takes hl_group's GUI colour and dark grey
+--- (8) in the terminal; ComplHint is linked to KimiGhostText only when it
+--- has no terminal colour of its own. Run again on ColorScheme and when
+--- termguicolors changes.
+function M.highlight()
+  local want = M.config.hl_group or 'Comment'
+  local cterm, gui = util.hl_fg(want)
+  if vim.o.termguicolors or cterm then
+    vim.api.nvim_set_hl(0, 'KimiGhostText', { link = want })
+  else
+    vim.api.nvim_set_hl(0, 'KimiGhostText', { fg = gui, ctermfg = 8 })
+  end
+  if builtin() and not vim.o.termguicolors then
+    local hint = util.hl_fg('ComplHint')
+    if not hint then
+      vim.api.nvim_set_hl(0, 'ComplHint', { link = 'KimiGhostText' })
+    end
+  end
+end
+
 --- setup configures completion; name is the kimi client's name.
 function M.setup(opts, name)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
@@ -541,6 +567,9 @@ function M.setup(opts, name)
   map(keys.dismiss, action(M.dismiss), 'Kimi: dismiss the suggestion')
 
   local group = vim.api.nvim_create_augroup('kimi_completion', { clear = true })
+  M.highlight()
+  vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = M.highlight })
+  vim.api.nvim_create_autocmd('OptionSet', { group = group, pattern = 'termguicolors', callback = M.highlight })
   vim.api.nvim_create_autocmd({ 'InsertEnter', 'TextChangedI', 'TextChangedP', 'CursorMovedI' }, {
     group = group,
     callback = on_change,

@@ -27,13 +27,29 @@ local function split_lines(text)
   return lines
 end
 
+--- strip_header drops a leading HTML comment line (and the blank line
+--- after it), which older kimi-lsp versions wrote before the explanation:
+--- it showed as the buffer's first line.
+function M.strip_header(lines)
+  if lines[1] and lines[1]:match('^%s*<!%-%-.*%-%->%s*$') then
+    table.remove(lines, 1)
+    if lines[1] == '' then
+      table.remove(lines, 1)
+    end
+  end
+  return lines
+end
+
 --- open shows lines in a new scratch markdown buffer in the explanation
 --- window and returns the buffer. focus: move the cursor there.
 function M.open(lines, source, focus)
   seq = seq + 1
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  pcall(vim.api.nvim_buf_set_name, buf, string.format('kimi://explanation/%d', seq))
+  -- Named by the file's title ("main.go L16-30 — explanation") when there
+  -- is a file; seq keeps the names unique.
+  local title = source and vim.fn.fnamemodify(source, ':t:r') or 'explanation'
+  pcall(vim.api.nvim_buf_set_name, buf, string.format('kimi://%d/%s', seq, title))
   vim.api.nvim_buf_set_option(buf, 'buftype', 'nofile')
   vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
   vim.api.nvim_buf_set_option(buf, 'swapfile', false)
@@ -74,7 +90,7 @@ function M.show_document(_, params, ctx)
     return { success = false }
   end
   if path:match('%.md$') or path:match('%.markdown$') then
-    M.open(vim.fn.readfile(path), path, params.takeFocus or opts.focus)
+    M.open(M.strip_header(vim.fn.readfile(path)), path, params.takeFocus or opts.focus)
     return { success = true }
   end
   local cur = vim.api.nvim_get_current_win()

@@ -19,7 +19,7 @@ local completion = require('kimi.completion')
 local M = {}
 
 M.name = 'kimi'
-M.install_hint = 'go install github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp@latest'
+M.install_hint = 'run `go install ./cmd/kimi-lsp` in your clone of the kimi-lsp repository'
 
 local defaults = {
   -- The server command; --stdio is accepted and harmless.
@@ -293,6 +293,79 @@ function M.cancel(job)
   M.execute(client, 'kimi.cancel', arg, nil, nil)
 end
 
+--- stats_lines lays a kimi.stats answer out one figure per line, for the
+--- :KimiStats float (one long line made a hit-enter prompt).
+local function stats_lines(s)
+  local ratio = s.hitRatio
+  if type(ratio) ~= 'number' and type(s.promptTokens) == 'number' and s.promptTokens > 0 then
+    ratio = (s.cachedTokens or 0) / s.promptTokens
+  end
+  local lines = {
+    string.format('Requests          %s', s.requests or 0),
+    string.format('Prompt tokens     %s', s.promptTokens or 0),
+    string.format('  cached          %s', s.cachedTokens or 0),
+    string.format('  written         %s', s.cacheWriteTokens or 0),
+    'Cache hit ratio   ' .. (type(ratio) == 'number' and string.format('%d%%', math.floor(ratio * 100 + 0.5)) or 'n/a'),
+  }
+  local cost = type(s.cost) == 'number' and s.cost or s.costUSD
+  if type(cost) == 'number' then
+    table.insert(lines, string.format('Cost              $%.4f', cost))
+  end
+  local c = s.completion
+  if type(c) == 'table' and (c.requested or 0) > 0 then
+    vim.list_extend(lines, {
+      'Inline completion',
+      string.format('  asked           %d', c.requested),
+      string.format('  shown           %d', c.shown or 0),
+      string.format('  reused          %d', c.reused or 0),
+      string.format('  provider asked  %d', c.providerRequests or 0),
+      string.format('  cost            $%.4f', c.costUSD or 0),
+    })
+  end
+  return lines
+end
+M.stats_lines = stats_lines
+
+--- stats_win is the :KimiStats float, while it is open.
+M.stats_win = nil
+
+--- show_stats opens the statistics in a float by the cursor; it closes
+--- when the cursor moves (q closes it too).
+local function show_stats(s)
+  local lines = stats_lines(s)
+  local width = 0
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l))
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'wipe')
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  if M.stats_win and vim.api.nvim_win_is_valid(M.stats_win) then
+    pcall(vim.api.nvim_win_close, M.stats_win, true)
+  end
+  local ok, win = pcall(vim.api.nvim_open_win, buf, false, {
+    relative = 'cursor', row = 1, col = 0, width = math.min(width + 2, vim.o.columns - 2), height = #lines,
+    style = 'minimal', border = 'rounded', focusable = true,
+  })
+  if not ok then
+    notify(table.concat(lines, '\n'))
+    return
+  end
+  M.stats_win = win
+  vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<cr>', { nowait = true, noremap = true, silent = true })
+  local group = vim.api.nvim_create_augroup('KimiStatsFloat', { clear = true })
+  vim.api.nvim_create_autocmd({ 'CursorMoved', 'CursorMovedI', 'BufLeave', 'InsertEnter' }, {
+    group = group,
+    callback = function()
+      if vim.api.nvim_get_current_win() ~= win and vim.api.nvim_win_is_valid(win) then
+        pcall(vim.api.nvim_win_close, win, true)
+        pcall(vim.api.nvim_del_augroup_by_id, group)
+      end
+    end,
+  })
+end
+
 local function format_stats(s)
   local ratio = s.hitRatio
   if type(ratio) ~= 'number' and type(s.promptTokens) == 'number' and s.promptTokens > 0 then
@@ -337,7 +410,7 @@ function M.stats(cb)
       return
     end
     M.last_stats = result
-    notify('cache: ' .. format_stats(result))
+    show_stats(result)
     if cb then
       cb(result)
     end

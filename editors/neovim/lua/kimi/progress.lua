@@ -55,6 +55,7 @@ local function close_float()
     pcall(vim.api.nvim_win_close, float.win, true)
   end
   float.win = nil
+  float.height = nil
 end
 
 local function render()
@@ -73,15 +74,20 @@ local function render()
     vim.list_extend(lines, tail_lines(p.message, opts.lines, opts.width))
   elseif M.last_outcome then
     lines = { M.last_outcome }
+    float.height = 1 -- the job is over: the outcome alone
   else
     close_float()
     return
   end
-  local width = 10
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l))
+  -- A stable size: the float is anchored at the bottom right, so a width
+  -- that followed each chunk's text moved its left edge on every report.
+  -- It takes the configured width (the editor's, when narrower) and grows
+  -- in height only, until the job ends.
+  local width = math.max(10, math.min(opts.width, vim.o.columns - 2))
+  float.height = math.max(float.height or 0, #lines)
+  while #lines < float.height do
+    table.insert(lines, '')
   end
-  width = math.min(width, opts.width)
   if not (float.buf and vim.api.nvim_buf_is_valid(float.buf)) then
     float.buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_option(float.buf, 'bufhidden', 'hide')
@@ -128,6 +134,20 @@ end
 -- Outcomes of a job that did not do what was asked start with one of
 -- these (the server's end messages: "failed: …", "not applied: …").
 local failure_prefixes = { 'failed', 'not applied', 'error', 'refused' }
+
+--- no_key is how a Neovim user gives the server a key, said in place of
+--- the server's "no API key …: set KIMI_API_KEY …": the plugin's own ways
+--- first, then the variable.
+M.no_key = 'failed: no API key is set: give require("kimi").setup{} an api_key_cmd (such as { "pass", "show", "kimi" })'
+  .. ' or settings = { apiKey = "…" }, or set KIMI_API_KEY in the environment Neovim starts from'
+
+--- reword returns the end message a user reads for message.
+function M.reword(message)
+  if message and message:find('no API key', 1, true) and M.is_failure(message) then
+    return M.no_key
+  end
+  return message
+end
 
 --- is_failure tells whether an end message reports a failure.
 function M.is_failure(message)
@@ -185,7 +205,7 @@ function M.update(client_id, params)
         break
       end
     end
-    M.last_outcome_full = string.format('%s: %s', title, v.message or 'done')
+    M.last_outcome_full = string.format('%s: %s', title, M.reword(v.message) or 'done')
     M.last_outcome = short(M.last_outcome_full, opts.width)
     if p and M.is_failure(v.message) then
       -- The float shows the outcome for a few seconds, cut to its width;

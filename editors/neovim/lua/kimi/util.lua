@@ -144,6 +144,21 @@ end
 
 --- tell shows msg with vim.notify, prefixed "Kimi: " unless it already
 --- names Kimi (the server's titles do: "Kimi: Explain").
+--- hl_fg returns the terminal (cterm) and GUI foreground of the group
+--- name, links followed, or nil for each it lacks; on every version.
+function M.hl_fg(name)
+  if vim.api.nvim_get_hl then
+    local ok, h = pcall(vim.api.nvim_get_hl, 0, { name = name, link = false })
+    if not ok then
+      return nil, nil
+    end
+    return h.ctermfg, h.fg
+  end
+  local okc, c = pcall(vim.api.nvim_get_hl_by_name, name, false)
+  local okg, g = pcall(vim.api.nvim_get_hl_by_name, name, true)
+  return okc and c.foreground or nil, okg and g.foreground or nil
+end
+
 function M.tell(msg, level)
   msg = tostring(msg or '')
   if not msg:match('^Kimi') then

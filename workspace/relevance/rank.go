@@ -1,7 +1,8 @@
-package workspace
+package relevance
 
 import (
 	"cmp"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"path"
 	"runtime"
 	"slices"
@@ -16,12 +17,11 @@ import (
 // selector holds what one Select call has found out: the files it looked
 // at, parsed once, and the Go package scopes it resolved names in.
 type selector struct {
-	f    *Folders
-	opts Options
-	sec  *Secrets
+	src  Source
+	opts workspace.Options
 	in   SelectInput
 
-	v              *View // the active file's folder; nil outside every folder
+	v              Folder // the active file's folder; nil outside every folder
 	rel, dir, lang string
 	active         *symbols.File
 	// excerpt is set for an active file larger than ActiveWholeBytes:
@@ -34,9 +34,9 @@ type selector struct {
 	// this range are shown by the caller (Snippets).
 	hideStart, hideEnd int
 
-	openText map[URI]string
-	openEdit map[URI]int64
-	files    map[URI]*srcFile
+	open     map[workspace.URI]*workspace.Snapshot
+	openText map[workspace.URI]string // the open buffers' texts, taken once
+	files    map[workspace.URI]*srcFile
 	scopes   map[string]*goScope
 	modDone  bool
 	modDir   string
@@ -45,7 +45,7 @@ type selector struct {
 
 // srcFile is a file the selection looked at.
 type srcFile struct {
-	uri      URI
+	uri      workspace.URI
 	abs      string
 	rel      string // folder-relative ("" outside every folder)
 	disp     string // workspace-relative, as prompts show it
@@ -53,7 +53,7 @@ type srcFile struct {
 	size     int64
 	open     bool
 	isActive bool
-	v        *View
+	v        Folder
 
 	file       *symbols.File // nil until parsed
 	parsedSize int64
@@ -78,26 +78,25 @@ type refKey struct {
 
 func (r ref) key() refKey { return refKey{r.src, r.def.Start, r.def.Name, r.def.Kind} }
 
-func (f *Folders) newSelector(in SelectInput) *selector {
+func newSelector(src Source, in SelectInput) *selector {
 	s := &selector{
-		f: f, opts: f.options(), sec: f.secretSet(), in: in,
-		openText: make(map[URI]string, len(in.Open)), openEdit: make(map[URI]int64, len(in.Open)),
-		files: map[URI]*srcFile{}, scopes: map[string]*goScope{},
+		src: src, opts: src.Options(), in: in,
+		open: make(map[workspace.URI]*workspace.Snapshot, len(in.Open)), openText: make(map[workspace.URI]string, len(in.Open)),
+		files: map[workspace.URI]*srcFile{}, scopes: map[string]*goScope{},
 	}
 	for _, b := range in.Open {
-		s.openText[b.URI] = b.Text
-		s.openEdit[b.URI] = b.LastEdit
+		s.open[b.URI], s.openText[b.URI] = b, b.Text()
 	}
 	s.in.SelStart = min(max(in.SelStart, 0), len(in.ActiveText))
 	s.in.SelEnd = min(max(in.SelEnd, s.in.SelStart), len(in.ActiveText))
 	if p, err := in.Active.Path(); err == nil {
-		if v, rel, ok := f.owner(p); ok {
+		if v, rel, ok := src.Folder(p); ok {
 			s.v, s.rel = v, rel
 			s.dir = dirOf(rel)
-			s.lang = LanguageOf(rel)
-			s.active = v.syms.bufs.parse(in.Active, s.lang, in.ActiveText)
+			s.lang = workspace.LanguageOf(rel)
+			s.active = v.BufferSymbols(in.Active, s.lang, in.ActiveText)
 			s.excerpt = len(in.ActiveText) > ActiveWholeBytes && len(s.active.Defs) > 0
-			v.syms.start() // the whole folder's index, for later look-ups
+			v.StartSymbols() // the whole folder's index, for later look-ups
 		}
 	}
 	return s
@@ -112,7 +111,7 @@ func dirOf(rel string) string {
 }
 
 // file returns the srcFile for uri (nil for a non-file URI).
-func (s *selector) file(uri URI) *srcFile {
+func (s *selector) file(uri workspace.URI) *srcFile {
 	if sf, ok := s.files[uri]; ok {
 		return sf
 	}
@@ -120,10 +119,11 @@ func (s *selector) file(uri URI) *srcFile {
 	if err != nil {
 		return nil
 	}
-	sf := &srcFile{uri: uri, abs: p, lang: LanguageOf(p), isActive: uri == s.in.Active}
-	if v, rel, ok := s.f.owner(p); ok {
-		sf.v, sf.rel, sf.disp = v, rel, s.f.display(v, rel)
-		if t := v.treeIfReady(); t != nil {
+	sf := &srcFile{uri: uri, abs: p, lang: workspace.LanguageOf(p), isActive: uri == s.in.Active}
+	if v, rel, ok := s.src.Folder(p); ok {
+		sf.v, sf.rel = v, rel
+		sf.disp, _ = s.src.RelPath(p)
+		if t := v.Tree(); t != nil {
 			if e, ok := t.Lookup(rel); ok {
 				sf.size = e.Size
 			}
@@ -137,8 +137,8 @@ func (s *selector) file(uri URI) *srcFile {
 }
 
 // fileAt returns the srcFile of the folder-relative path rel in v.
-func (s *selector) fileAt(v *View, rel string) *srcFile {
-	return s.file(FileURI(v.abs(rel)))
+func (s *selector) fileAt(v Folder, rel string) *srcFile {
+	return s.file(workspace.FileURI(v.Abs(rel)))
 }
 
 // decls returns the declarations of sf (nil for a file that may not be
@@ -156,11 +156,10 @@ func (s *selector) decls(sf *srcFile) *symbols.File {
 			return nil
 		}
 		text := s.openText[sf.uri]
-		sf.file, sf.parsedSize = sf.v.syms.bufs.parse(sf.uri, sf.lang, text), int64(len(text))
+		sf.file, sf.parsedSize = sf.v.BufferSymbols(sf.uri, sf.lang, text), int64(len(text))
 	default:
-		if f, ok := sf.v.syms.ensure(sf.rel); ok {
-			_, st, _ := sf.v.syms.idx.Get(sf.rel)
-			sf.file, sf.parsedSize = f, st.Size
+		if f, size, ok := sf.v.FileSymbols(sf.rel); ok {
+			sf.file, sf.parsedSize = f, size
 		}
 	}
 	return sf.file
@@ -169,11 +168,11 @@ func (s *selector) decls(sf *srcFile) *symbols.File {
 // allowed reports whether sf may be shown: not secret by its name or the
 // target of its links, inside the workspace.
 func (s *selector) allowed(sf *srcFile) bool {
-	if s.sec.IsSecret(s.f.secretKey(sf.abs)) {
+	if s.src.SecretName(sf.abs) {
 		return false
 	}
-	real, _, err := s.f.Resolve(sf.abs)
-	return err == nil && !s.sec.IsSecret(s.f.secretKey(real))
+	real, _, err := s.src.Resolve(sf.abs)
+	return err == nil && !s.src.SecretName(real)
 }
 
 // load reads sf's text for the prompt (the open buffer's, else the disk's)
@@ -189,10 +188,10 @@ func (s *selector) load(sf *srcFile) bool {
 		return sf.ok
 	}
 	if sf.open {
-		cf, ok := s.f.bufferCandidate(sf.uri, s.openText[sf.uri], s.opts, s.sec)
+		cf, ok := bufferCandidate(s.src, sf.uri, s.openText[sf.uri], s.opts)
 		sf.ok, sf.text = ok, cf.Text
 	} else if sf.v != nil && !sf.v.Ignored(sf.rel) {
-		file, err := s.f.ReadFile(sf.abs)
+		file, err := s.src.ReadFile(sf.abs)
 		sf.ok, sf.text = err == nil, file.Text
 	}
 	if sf.ok && sf.file != nil && (int64(len(sf.text)) != sf.parsedSize) {
@@ -431,8 +430,8 @@ func (s *selector) stableCandidates() (primary, secondary []candidate) {
 	out = &secondary
 	if s.opts.IncludeOpen {
 		bufs := slices.Clone(s.in.Open)
-		slices.SortStableFunc(bufs, func(a, b OpenBuffer) int {
-			return cmp.Or(cmp.Compare(b.LastEdit, a.LastEdit), strings.Compare(string(a.URI), string(b.URI)))
+		slices.SortStableFunc(bufs, func(a, b *workspace.Snapshot) int {
+			return cmp.Or(cmp.Compare(b.Seq, a.Seq), strings.Compare(string(a.URI), string(b.URI)))
 		})
 		for _, b := range bufs {
 			if sf := s.file(b.URI); sf != nil && sf.size <= SmallFileBytes {
@@ -450,7 +449,7 @@ func (s *selector) stableCandidates() (primary, secondary []candidate) {
 	if s.opts.IncludeRecent {
 		for _, u := range s.in.Recent {
 			if sf := s.file(u); sf != nil && sf.size <= SmallFileBytes && sf.v != nil && sf.rel != "" {
-				if t := sf.v.treeIfReady(); sf.open || t != nil && hasEntry(t, sf.rel) {
+				if t := sf.v.Tree(); sf.open || t != nil && hasEntry(t, sf.rel) {
 					add(sf, nil, ReasonRecent)
 				}
 			}
@@ -517,7 +516,7 @@ func (s *selector) importedFiles() []*srcFile {
 		return nil
 	}
 	var out []*srcFile
-	for _, c := range s.f.related(s.v, s.rel, s.in.ActiveText, false) {
+	for _, c := range related(s.v, s.rel, s.in.ActiveText, false) {
 		if c.reason == ReasonImport {
 			if sf := s.file(c.uri); sf != nil {
 				out = append(out, sf)
@@ -538,7 +537,7 @@ func (s *selector) sameDir() []*srcFile {
 		return s.goScope(s.dir, s.active.Package, isTestFile(path.Base(s.rel))).files()
 	}
 	var out []*srcFile
-	for _, c := range s.f.related(s.v, s.rel, s.in.ActiveText, true) {
+	for _, c := range related(s.v, s.rel, s.in.ActiveText, true) {
 		if sf := s.file(c.uri); sf != nil {
 			out = append(out, sf)
 		}
@@ -599,8 +598,8 @@ func (s *selector) resolveOther(refs []symbols.Ref) []ref {
 		}
 		if len(found) == 0 && r.Qual == "" {
 			var locs []symbols.Located
-			for _, l := range s.v.syms.idx.Lookup(r.Name) {
-				if l.Path != s.rel && symbols.Family(LanguageOf(l.Path)) == fam {
+			for _, l := range s.v.Symbols().Lookup(r.Name) {
+				if l.Path != s.rel && symbols.Family(workspace.LanguageOf(l.Path)) == fam {
 					locs = append(locs, l)
 				}
 			}
@@ -634,7 +633,7 @@ type goScope struct {
 	s     *selector
 	pkg   string
 	tests bool
-	tb    *pkgTable
+	tb    *workspace.PackageTable
 	over  map[string]*srcFile // open files of the directory, by folder-relative path
 	list  []*srcFile          // files, made by files()
 }
@@ -650,9 +649,9 @@ func (s *selector) goScope(dir, pkg string, tests bool) *goScope {
 	if sc, ok := s.scopes[key]; ok {
 		return sc
 	}
-	sc := &goScope{s: s, tests: tests, tb: s.v.syms.table(dir), over: map[string]*srcFile{}}
+	sc := &goScope{s: s, tests: tests, tb: s.v.PackageTable(dir), over: map[string]*srcFile{}}
 	s.scopes[key] = sc
-	for _, rel := range sc.tb.files {
+	for _, rel := range sc.tb.Files {
 		sf := s.fileAt(s.v, rel)
 		if sf.open || sf.isActive {
 			if f := s.decls(sf); f != nil {
@@ -662,7 +661,7 @@ func (s *selector) goScope(dir, pkg string, tests bool) *goScope {
 	}
 	if pkg == "" {
 		count := map[string]int{}
-		for _, rel := range sc.tb.files {
+		for _, rel := range sc.tb.Files {
 			if p := sc.pkgOf(rel); !strings.HasSuffix(p, "_test") && p != "main" && !strings.HasSuffix(rel, "_test.go") {
 				count[p]++
 			}
@@ -682,7 +681,7 @@ func (sc *goScope) pkgOf(rel string) string {
 	if sf := sc.over[rel]; sf != nil {
 		return sf.file.Package
 	}
-	return sc.tb.pkgOf[rel]
+	return sc.tb.PkgOf[rel]
 }
 
 // accept reports whether a file of the directory belongs to the scope.
@@ -698,7 +697,7 @@ func (sc *goScope) accept(rel string) bool {
 func (sc *goScope) files() []*srcFile {
 	if sc.list == nil {
 		sc.list = []*srcFile{}
-		for _, rel := range sc.tb.files {
+		for _, rel := range sc.tb.Files {
 			if sc.accept(rel) {
 				sf := sc.s.fileAt(sc.s.v, rel)
 				sc.s.decls(sf)
@@ -718,7 +717,7 @@ const (
 
 // find returns the scope's declarations of name, of one kind of look-up.
 func (sc *goScope) find(kind int, name string) []ref {
-	table := [...]map[string][]symbols.Located{sc.tb.names, sc.tb.methods, sc.tb.members}[kind]
+	table := [...]map[string][]symbols.Located{sc.tb.Names, sc.tb.Methods, sc.tb.Members}[kind]
 	var out []ref
 	for _, l := range table[name] {
 		if sc.over[l.Path] != nil || !sc.accept(l.Path) {
@@ -731,7 +730,7 @@ func (sc *goScope) find(kind int, name string) []ref {
 		d := l.Def
 		out = append(out, ref{sf, &d})
 	}
-	for _, rel := range sc.tb.files {
+	for _, rel := range sc.tb.Files {
 		sf := sc.over[rel]
 		if sf == nil || !sc.accept(rel) {
 			continue
@@ -754,7 +753,7 @@ func (sc *goScope) find(kind int, name string) []ref {
 
 // goImports returns the module-local packages a file of dir imports, by
 // the name the file knows each by ("." for dot imports, which may repeat).
-func (s *selector) goImports(v *View, dir string, imports []symbols.Import) map[string][]*goScope {
+func (s *selector) goImports(v Folder, dir string, imports []symbols.Import) map[string][]*goScope {
 	out := map[string][]*goScope{}
 	if v != s.v {
 		return out
@@ -779,7 +778,7 @@ func (s *selector) goImports(v *View, dir string, imports []symbols.Import) map[
 func (s *selector) goImportDir(dir, imp string) (string, bool) {
 	if !s.modDone {
 		s.modDone = true
-		s.modDir, s.modPath = s.f.goModule(s.v, dir)
+		s.modDir, s.modPath = goModule(s.v, dir)
 	}
 	var sub string
 	switch {
@@ -797,7 +796,7 @@ func (s *selector) goImportDir(dir, imp string) (string, bool) {
 	if sub == "." {
 		sub = ""
 	}
-	t := s.v.treeIfReady()
+	t := s.v.Tree()
 	return sub, t != nil && t.IsDir(sub)
 }
 

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"io"
 	"os"
+	"path"
 	"strings"
 	"sync"
 
@@ -41,26 +42,15 @@ type folderSymbols struct {
 	tmu      sync.Mutex
 	goDirGen uint64
 	goDirs   map[string][]string
-	tables   map[string]*pkgTable
-}
-
-// pkgTable is what the Go files of one directory declare, by name, as the
-// index holds them (from disk).
-type pkgTable struct {
-	gen, version uint64
-	files        []string          // folder-relative, sorted
-	pkgOf        map[string]string // file → package name
-	names        map[string][]symbols.Located
-	methods      map[string][]symbols.Located
-	members      map[string][]symbols.Located
+	tables   map[string]*PackageTable
 }
 
 // table returns the declarations of the Go files of dir, parsing those the
 // index lacks; it is rebuilt when the tree or the index changed.
-func (s *folderSymbols) table(dir string) *pkgTable {
+func (s *folderSymbols) table(dir string) *PackageTable {
 	t := s.v.treeIfReady()
 	if t == nil {
-		return &pkgTable{}
+		return &PackageTable{}
 	}
 	s.tmu.Lock()
 	defer s.tmu.Unlock()
@@ -78,30 +68,30 @@ func (s *folderSymbols) table(dir string) *pkgTable {
 	if tb := s.tables[dir]; tb != nil && tb.gen == gen && tb.version == s.idx.DirVersion(dir) {
 		return tb
 	}
-	tb := &pkgTable{gen: gen, pkgOf: map[string]string{}, names: map[string][]symbols.Located{},
-		methods: map[string][]symbols.Located{}, members: map[string][]symbols.Located{}}
+	tb := &PackageTable{gen: gen, PkgOf: map[string]string{}, Names: map[string][]symbols.Located{},
+		Methods: map[string][]symbols.Located{}, Members: map[string][]symbols.Located{}}
 	for _, rel := range s.goDirs[dir] {
 		f, ok := s.ensure(rel)
 		if !ok || f.Package == "" {
 			continue
 		}
-		tb.files = append(tb.files, rel)
-		tb.pkgOf[rel] = f.Package
+		tb.Files = append(tb.Files, rel)
+		tb.PkgOf[rel] = f.Package
 		for _, d := range f.Defs {
 			l := symbols.Located{Path: rel, Def: d}
 			switch d.Kind {
 			case symbols.Method:
-				tb.methods[d.Name] = append(tb.methods[d.Name], l)
+				tb.Methods[d.Name] = append(tb.Methods[d.Name], l)
 			case symbols.Member:
-				tb.members[d.Name] = append(tb.members[d.Name], l)
+				tb.Members[d.Name] = append(tb.Members[d.Name], l)
 			default:
-				tb.names[d.Name] = append(tb.names[d.Name], l)
+				tb.Names[d.Name] = append(tb.Names[d.Name], l)
 			}
 		}
 	}
 	tb.version = s.idx.DirVersion(dir)
 	if s.tables == nil {
-		s.tables = map[string]*pkgTable{}
+		s.tables = map[string]*PackageTable{}
 	}
 	s.tables[dir] = tb
 	return tb
@@ -346,4 +336,14 @@ func (b *bufferFiles) parse(uri URI, lang, text string) *symbols.File {
 	b.m[uri] = bufferFile{hash: h, size: len(text), file: f}
 	b.mu.Unlock()
 	return f
+}
+
+// dirOf is the directory of the folder-relative path rel ("" for the
+// folder itself).
+func dirOf(rel string) string {
+	d := path.Dir(rel)
+	if d == "." {
+		return ""
+	}
+	return d
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	gobuild "go/build"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"strings"
 	"testing"
 	"time"
 )
@@ -64,45 +62,4 @@ func BenchmarkSymbolIndexGOROOT(b *testing.B) {
 	b.ReportMetric(float64(files), "files")
 	b.ReportMetric(float64(defs), "decls")
 	b.ReportMetric(float64(kept), "kept-B")
-}
-
-// BenchmarkSelect measures one context selection in $(go env GOROOT)/src
-// with the 8 net/http files of the replay open, the index built: a
-// selection in server.go (excerpted: 130 KB) and in header.go (whole).
-func BenchmarkSelect(b *testing.B) {
-	f, src := gorootFolders(b)
-	if err := f.Views()[0].BuildSymbols(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	var open []OpenBuffer
-	texts := map[string]string{}
-	for i, n := range []string{"client.go", "cookie.go", "fs.go", "header.go", "request.go", "response.go", "server.go", "transfer.go"} {
-		p := filepath.Join(src, "net/http", n)
-		t, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		texts[n] = string(t)
-		open = append(open, OpenBuffer{URI: FileURI(p), Text: string(t), LastEdit: int64(i)})
-	}
-	for _, c := range []struct{ file, sel string }{
-		{"server.go", "\t\tw, err := c.readRequest(ctx)\n"},
-		{"header.go", "\tfor k, vv := range h {\n"},
-	} {
-		b.Run(c.file, func(b *testing.B) {
-			text := texts[c.file]
-			at := strings.Index(text, c.sel)
-			if at < 0 {
-				b.Fatalf("%q not in %s", c.sel, c.file)
-			}
-			in := SelectInput{Active: FileURI(filepath.Join(src, "net/http", c.file)), ActiveText: text,
-				SelStart: at, SelEnd: at + len(c.sel), Open: open, Budget: 32000}
-			b.ReportAllocs()
-			var n int
-			for b.Loop() {
-				n = len(f.Select(in))
-			}
-			b.ReportMetric(float64(n), "pieces")
-		})
-	}
 }

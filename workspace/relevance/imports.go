@@ -1,7 +1,8 @@
-package workspace
+package relevance
 
 import (
 	"bufio"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"go/parser"
 	"go/token"
 	"path"
@@ -13,38 +14,6 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
-
-// languages maps file extensions to LSP language identifiers.
-var languages = map[string]string{
-	".go": "go", ".mod": "go.mod", ".sum": "go.sum",
-	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
-	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
-	".py": "python", ".pyi": "python",
-	".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
-	".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".swift": "swift",
-	".rb": "ruby", ".php": "php", ".cs": "csharp", ".fs": "fsharp", ".lua": "lua", ".zig": "zig",
-	".sh": "shellscript", ".bash": "shellscript", ".zsh": "shellscript",
-	".json": "json", ".jsonc": "jsonc", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".xml": "xml",
-	".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".less": "less",
-	".md": "markdown", ".markdown": "markdown", ".sql": "sql", ".proto": "proto",
-	".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
-	".erl": "erlang", ".hs": "haskell", ".ml": "ocaml", ".clj": "clojure", ".r": "r", ".jl": "julia",
-	".tf": "terraform", ".nix": "nix", ".txt": "plaintext",
-}
-
-// LanguageOf returns the LSP language identifier for a file name, from its
-// extension ("go", "typescript", "python"…), or "" when unknown. Dockerfile
-// and Makefile are recognised by name.
-func LanguageOf(name string) string {
-	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
-	switch base {
-	case "Dockerfile", "Containerfile":
-		return "dockerfile"
-	case "Makefile", "GNUmakefile", "makefile":
-		return "makefile"
-	}
-	return languages[strings.ToLower(path.Ext(base))]
-}
 
 // goImports returns the import paths of a Go file, parsing only its import
 // block. A file that does not parse yields what was parsed before the error.
@@ -247,7 +216,7 @@ func pyCandidates(dir string, imp pyImp) []string {
 
 // relCandidate is a file related to the active one.
 type relCandidate struct {
-	uri    URI
+	uri    workspace.URI
 	reason Reason
 }
 
@@ -256,13 +225,13 @@ type relCandidate struct {
 // specifiers, Python modules; in import order), or with sameDir, the files
 // of its directory in its language family (tests last, by name, at most
 // maxSameDir). Go packages are not listed here: see goScope.
-func (f *Folders) related(v *View, rel, text string, sameDir bool) []relCandidate {
+func related(v Folder, rel, text string, sameDir bool) []relCandidate {
 	dir := dirOf(rel)
-	lang := LanguageOf(rel)
+	lang := workspace.LanguageOf(rel)
 	exists := func(r string) bool { _, ok := v.Stat(r); return ok }
 	var out []relCandidate
 	addRel := func(r string, reason Reason) {
-		out = append(out, relCandidate{uri: FileURI(v.abs(r)), reason: reason})
+		out = append(out, relCandidate{uri: workspace.FileURI(v.Abs(r)), reason: reason})
 	}
 	if !sameDir {
 		switch symbols.Family(lang) {
@@ -297,7 +266,7 @@ func (f *Folders) related(v *View, rel, text string, sameDir bool) []relCandidat
 		if r == rel {
 			continue
 		}
-		l := LanguageOf(name)
+		l := workspace.LanguageOf(name)
 		if l == "" || symbols.Family(l) != symbols.Family(lang) {
 			continue
 		}
@@ -324,14 +293,14 @@ func (f *Folders) related(v *View, rel, text string, sameDir bool) []relCandidat
 
 // goModule finds the go.mod governing dir (looking upward inside the
 // folder) and returns its directory and module path.
-func (f *Folders) goModule(v *View, dir string) (modDir, modPath string) {
+func goModule(v Folder, dir string) (modDir, modPath string) {
 	for d := dir; ; d = path.Dir(d) {
 		if d == "." {
 			d = ""
 		}
 		gm := joinRel(d, "go.mod")
 		if _, ok := v.Stat(gm); ok {
-			text, err := v.readDisk(gm)
+			text, err := v.ReadDisk(gm)
 			if err != nil {
 				return "", ""
 			}

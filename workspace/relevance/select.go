@@ -1,7 +1,8 @@
-package workspace
+package relevance
 
 import (
 	"cmp"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ const (
 type ContextFile struct {
 	// Path is workspace-relative and slash-separated.
 	Path     string
-	URI      URI
+	URI      workspace.URI
 	Language string
 	// Text is the whole file, or the snippet: the declaration with its doc
 	// comment (a long function's body elided).
@@ -46,17 +47,10 @@ type ContextFile struct {
 	// does not show: it belongs in the prompt's request tail, not in its
 	// cached prefix, as it changes with the selection.
 	Volatile bool
-	// LastEdit is the open buffer's LastEdit, 0 for files on disk.
+	// LastEdit and Version are the open buffer's Seq and Version, 0 for
+	// files on disk.
 	LastEdit int64
-}
-
-// OpenBuffer is an open document as the selection sees it.
-type OpenBuffer struct {
-	URI  URI
-	Text string
-	// LastEdit orders the buffers by their last edit: larger is more
-	// recent (a sequence number or a Unix time; only the order matters).
-	LastEdit int64
+	Version  int32
 }
 
 // SelectInput is the editor state a selection is made from. The caller
@@ -64,17 +58,18 @@ type OpenBuffer struct {
 type SelectInput struct {
 	// Active is the document the action runs on; it is never part of the
 	// selection (the prompt builder lays it out whole, separately).
-	Active URI
+	Active workspace.URI
 	// ActiveText is its text.
 	ActiveText string
 	// SelStart and SelEnd delimit the selection in ActiveText (byte
 	// offsets; equal for a cursor, which stands for the declaration around
 	// it).
 	SelStart, SelEnd int
-	// Open are the other open documents.
-	Open []OpenBuffer
+	// Open are the other open documents' snapshots; their Seq orders them
+	// by their last edit.
+	Open []*workspace.Snapshot
 	// Recent are recently viewed documents, most recent first.
-	Recent []URI
+	Recent []workspace.URI
 	// Budget is the size, in prompt bytes, the selection may fill, block
 	// headers included: the caller converts its token budget with its
 	// token estimator (cache.Estimator.Bytes). Zero selects nothing.
@@ -171,8 +166,8 @@ func (cf ContextFile) Cost() int { return len(cf.Text) + blockOverhead(cf) }
 // open buffers least recently edited first, each by path and line; then
 // the active file's regions, by line; then the volatile pieces, by path
 // and line.
-func (f *Folders) Select(in SelectInput) []ContextFile {
-	s := f.newSelector(in)
+func Select(src Source, in SelectInput) []ContextFile {
+	s := newSelector(src, in)
 	if s == nil || in.Budget <= 0 {
 		return nil
 	}
@@ -289,7 +284,7 @@ func (s *selector) render(c candidate) (ContextFile, bool) {
 	}
 	cf := ContextFile{Path: sf.disp, URI: sf.uri, Language: sf.lang, Text: sf.text, Reason: c.reason, Line: 1}
 	if sf.open {
-		cf.LastEdit = s.openEdit[sf.uri]
+		cf.LastEdit, cf.Version = int64(s.open[sf.uri].Seq), s.open[sf.uri].Version
 	}
 	if c.def != nil {
 		d, ok := sf.find(c.def)
@@ -304,24 +299,24 @@ func (s *selector) render(c candidate) (ContextFile, bool) {
 
 // bufferCandidate checks an open buffer: inside the workspace, not secret
 // (by its name or its link's target), not binary, within the size cap.
-func (f *Folders) bufferCandidate(uri URI, text string, opts Options, sec *Secrets) (ContextFile, bool) {
+func bufferCandidate(src Source, uri workspace.URI, text string, opts workspace.Options) (ContextFile, bool) {
 	p, err := uri.Path()
 	if err != nil {
 		return ContextFile{}, false // untitled: and other in-memory documents
 	}
-	disp, ok := f.RelPath(p)
+	disp, ok := src.RelPath(p)
 	if !ok {
 		return ContextFile{}, false
 	}
-	if sec.IsSecret(f.secretKey(p)) {
-		sec.Refused(disp)
+	if src.SecretName(p) {
+		src.RefuseSecret(disp)
 		return ContextFile{}, false
 	}
-	if real, _, err := f.Resolve(p); err != nil || sec.IsSecret(f.secretKey(real)) {
+	if real, _, err := src.Resolve(p); err != nil || src.SecretName(real) {
 		return ContextFile{}, false
 	}
 	if int64(len(text)) > opts.MaxFileSize || looksBinaryString(text) {
 		return ContextFile{}, false
 	}
-	return ContextFile{Path: disp, URI: uri, Language: LanguageOf(p), Text: text, Reason: ReasonOpen, Line: 1}, true
+	return ContextFile{Path: disp, URI: uri, Language: workspace.LanguageOf(p), Text: text, Reason: ReasonOpen, Line: 1}, true
 }

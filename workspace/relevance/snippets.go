@@ -1,10 +1,12 @@
-package workspace
+package relevance
+
+import "github.com/kimi-lsp/kimi-lsp/workspace"
 
 // SnippetInput is what Snippets works from: a buffer and a cursor.
 type SnippetInput struct {
 	// Active is the document being edited, Text its text, Cursor a byte
 	// offset in it.
-	Active URI
+	Active workspace.URI
 	Text   string
 	Cursor int
 	// ShownStart and ShownEnd delimit the part of Text the caller's
@@ -12,7 +14,7 @@ type SnippetInput struct {
 	// active file outside it may be returned as snippets too.
 	ShownStart, ShownEnd int
 	// Open are the other open documents (their buffers win over the disk).
-	Open []OpenBuffer
+	Open []*workspace.Snapshot
 	// Budget is the size, in prompt bytes (block headers included), the
 	// snippets may take; zero returns nothing.
 	Budget int
@@ -32,11 +34,11 @@ type SnippetInput struct {
 // while the user types inside a function (until a new name appears). A
 // call costs a few milliseconds once the folder's index holds the files
 // involved (the first call in a package parses them).
-func (f *Folders) Snippets(in SnippetInput) []ContextFile {
+func Snippets(src Source, in SnippetInput) []ContextFile {
 	if in.Budget <= 0 {
 		return nil
 	}
-	s := f.newSelector(SelectInput{Active: in.Active, ActiveText: in.Text, SelStart: in.Cursor, SelEnd: in.Cursor, Open: in.Open})
+	s := newSelector(src, SelectInput{Active: in.Active, ActiveText: in.Text, SelStart: in.Cursor, SelEnd: in.Cursor, Open: in.Open})
 	if s.v == nil || s.active == nil {
 		return nil
 	}

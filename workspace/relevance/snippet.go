@@ -1,4 +1,4 @@
-package workspace
+package relevance
 
 import (
 	"strings"

@@ -1,8 +1,9 @@
-package workspace
+package relevance
 
 import (
 	"context"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,9 +100,9 @@ func (c *Cart) Check() {
 }
 `
 
-func selectIn(root, active, text, sel string, budget int, open ...OpenBuffer) SelectInput {
+func selectIn(root, active, text, sel string, budget int, open ...*workspace.Snapshot) SelectInput {
 	start := strings.Index(text, sel)
-	return SelectInput{Active: FileURI(filepath.Join(root, active)), ActiveText: text,
+	return SelectInput{Active: workspace.FileURI(filepath.Join(root, active)), ActiveText: text,
 		SelStart: start, SelEnd: start + len(sel), Open: open, Budget: budget}
 }
 
@@ -119,9 +120,9 @@ func find(cs []ContextFile, path, part string) (ContextFile, bool) {
 // with their doc comments: large files by snippets, small ones whole.
 func TestSelectDefinitionsFromClosedFiles(t *testing.T) {
 	root := shopTree(t)
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
 	sel := "\tfor _, it := range c.Items {\n\t\tsum += Price(it, 1)\n\t}\n\tstore.Save(int(sum))\n"
-	got := f.Select(selectIn(root, "shop/cart.go", cartGo, sel, 200_000))
+	got := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, sel, 200_000))
 	t.Logf("selected: %s", names(got))
 	price, ok := find(got, "shop/pricing.go", "func Price")
 	if !ok || !strings.HasPrefix(price.Text, "// Price returns what item costs") || !strings.Contains(price.Text, "return Money(") {
@@ -150,7 +151,7 @@ func TestSelectDefinitionsFromClosedFiles(t *testing.T) {
 	}
 	// Determinism.
 	for range 3 {
-		if again := f.Select(selectIn(root, "shop/cart.go", cartGo, sel, 200_000)); names(again) != names(got) {
+		if again := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, sel, 200_000)); names(again) != names(got) {
 			t.Fatalf("another selection differs:\n%s\n%s", names(again), names(got))
 		}
 	}
@@ -161,14 +162,14 @@ func TestSelectDefinitionsFromClosedFiles(t *testing.T) {
 // volatile part.
 func TestSelectVolatile(t *testing.T) {
 	root := shopTree(t)
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
 	stable := func(cs []ContextFile) string {
 		return names(slices.DeleteFunc(slices.Clone(cs), func(c ContextFile) bool { return c.Volatile }))
 	}
 	// With room for everything, the stable part holds (most used first)
 	// types.go, Price, Save and Audit. Make its budget one byte short of
 	// that, so that the last one, Audit, is left out of it.
-	all := f.Select(selectIn(root, "shop/cart.go", cartGo, "Audit(c)", 1_000_000))
+	all := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "Audit(c)", 1_000_000))
 	need, audit := 0, 0
 	for _, c := range all {
 		need += c.Cost()
@@ -183,8 +184,8 @@ func TestSelectVolatile(t *testing.T) {
 	for budget-int(float64(budget)*VolatileShare) < need-1 {
 		budget++
 	}
-	a := f.Select(selectIn(root, "shop/cart.go", cartGo, "Audit(c)", budget))
-	b := f.Select(selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", budget))
+	a := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "Audit(c)", budget))
+	b := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", budget))
 	if stable(a) != stable(b) {
 		t.Errorf("the stable part depends on the selection:\n%s\n%s", stable(a), stable(b))
 	}
@@ -212,17 +213,17 @@ func TestSelectVolatile(t *testing.T) {
 func TestSelectBigUnrelatedBuffersStayOut(t *testing.T) {
 	root := shopTree(t)
 	other := t.TempDir()
-	var open []OpenBuffer
+	var open []buf
 	for i := range 6 {
 		p := writeFile(t, other, fmt.Sprintf("lib/unrelated%d.go", i), fmt.Sprintf("package lib\n\n%s\nfunc Unrelated%d() {}\n", filler(36_000), i))
 		text, _ := os.ReadFile(p)
-		open = append(open, OpenBuffer{URI: FileURI(p), Text: string(text), LastEdit: int64(10 + i)})
+		open = append(open, buf{workspace.FileURI(p), string(text)})
 	}
 	small := writeFile(t, other, "lib/note.go", "package lib\n\n// Note is small and open.\nvar Note = 1\n")
-	open = append(open, OpenBuffer{URI: FileURI(small), Text: "package lib\n\n// Note is small and open.\nvar Note = 1\n", LastEdit: 20})
-	f := newFolders(t, DefaultOptions(), Hooks{}, root, other)
+	open = append(open, buf{workspace.FileURI(small), "package lib\n\n// Note is small and open.\nvar Note = 1\n"})
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root, other)
 	for _, budget := range []int{3000, 1_000_000} {
-		got := f.Select(selectIn(root, "shop/cart.go", cartGo, "sum += Price(it, 1)", budget, open...))
+		got := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "sum += Price(it, 1)", budget, buffers(t, open...)...))
 		for _, c := range got {
 			if strings.Contains(c.Path, "unrelated") {
 				t.Errorf("budget %d: a big unrelated buffer entered: %s", budget, names(got))
@@ -252,16 +253,16 @@ func TestSelectNeverPullsSecrets(t *testing.T) {
 	writeFile(t, root, "app/ok.go", "package app\n\n// Public is fine.\nvar Public = 1\n")
 	active := "package app\n\nfunc use() {\n\tprintln(Token, APIKey, Password, Public)\n}\n"
 	writeFile(t, root, "app/main.go", active)
-	opts := DefaultOptions()
+	opts := workspace.DefaultOptions()
 	opts.SecretGlobs = []string{"creds.go"}
-	f := newFolders(t, opts, Hooks{}, root)
+	f := newFolders(t, opts, workspace.Hooks{}, root)
 	linkText, _ := os.ReadFile(filepath.Join(root, "app/password.go"))
 	for _, withOpen := range []bool{false, true} {
-		var open []OpenBuffer
+		var open []*workspace.Snapshot
 		if withOpen {
-			open = []OpenBuffer{{URI: FileURI(filepath.Join(root, "app/password.go")), Text: string(linkText), LastEdit: 3}}
+			open = buffers(t, buf{workspace.FileURI(filepath.Join(root, "app/password.go")), string(linkText)})
 		}
-		got := f.Select(selectIn(root, "app/main.go", active, "println(Token, APIKey, Password, Public)", 100_000, open...))
+		got := Select(Workspace(f), selectIn(root, "app/main.go", active, "println(Token, APIKey, Password, Public)", 100_000, open...))
 		for _, c := range got {
 			if strings.Contains(c.Text, "SECRET") {
 				t.Errorf("open=%v: a secret entered through %s: %q", withOpen, c.Path, c.Text)
@@ -287,7 +288,7 @@ func TestSelectNeverPullsSecrets(t *testing.T) {
 }
 
 // declaredIn returns the indexed files of dir that declare name.
-func declaredIn(v *View, dir, name string) []string {
+func declaredIn(v *workspace.View, dir, name string) []string {
 	var out []string
 	for _, p := range v.Symbols().Dir(dir) {
 		if f, _, ok := v.Symbols().Get(p); ok && len(f.Lookup(name)) > 0 {
@@ -305,7 +306,7 @@ func TestSymbolIndexFollowsDisk(t *testing.T) {
 	writeFile(t, root, "p/a.go", "package p\n\n"+filler(7000)+"\n// Helper helps.\nfunc Helper() {}\n")
 	active := "package p\n\nfunc main() { Helper() }\n"
 	writeFile(t, root, "p/main.go", active)
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
 	v := f.Views()[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -320,7 +321,7 @@ func TestSymbolIndexFollowsDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the index to follow the rename", func() bool { return where() == "p/b.go" })
-	got := f.Select(selectIn(root, "p/main.go", active, "Helper()", 100_000))
+	got := Select(Workspace(f), selectIn(root, "p/main.go", active, "Helper()", 100_000))
 	if _, ok := find(got, "p/b.go", "func Helper"); !ok {
 		t.Errorf("after the rename: %s", names(got))
 	}
@@ -328,7 +329,7 @@ func TestSymbolIndexFollowsDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the index to follow the deletion", func() bool { return where() == "" })
-	if got := f.Select(selectIn(root, "p/main.go", active, "Helper()", 100_000)); len(got) != 0 {
+	if got := Select(Workspace(f), selectIn(root, "p/main.go", active, "Helper()", 100_000)); len(got) != 0 {
 		t.Errorf("after the deletion: %s", names(got))
 	}
 	// An edit on disk is re-parsed.
@@ -350,10 +351,10 @@ func TestSelectTypeScriptAndPython(t *testing.T) {
 	writeFile(t, root, "py/pkg/mod.py", "")
 	writeFile(t, root, "py/pkg/helpers.py", "# Scale scales.\ndef scale(x):\n    return 2 * x\n")
 	writeFile(t, root, "py/top.py", "")
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
 
 	ts := "import { fetchUser } from './api'\nimport UI from \"./ui\"\nconst u = require('../lib/util')\n\nexport function show(id: string) {\n  return fetchUser(id);\n}\n"
-	got := f.Select(selectIn(root, "web/src/app.ts", ts, "return fetchUser(id);", 100_000))
+	got := Select(Workspace(f), selectIn(root, "web/src/app.ts", ts, "return fetchUser(id);", 100_000))
 	// fetchUser is used by the file, so stable; the type its signature
 	// mentions is one hop from the selection.
 	want := "web/lib/util.js(import) web/src/api.ts#func fetchUser(use) web/src/api.ts#type User(type) web/src/ui/index.tsx(import)"
@@ -361,7 +362,7 @@ func TestSelectTypeScriptAndPython(t *testing.T) {
 		t.Errorf("TypeScript:\n  %s\nwant\n  %s", names(got), want)
 	}
 	py := "from . import helpers\nfrom ..top import x\n\ndef run(v):\n    return helpers.scale(v)\n"
-	got = f.Select(selectIn(root, "py/pkg/mod.py", py, "return helpers.scale(v)", 100_000))
+	got = Select(Workspace(f), selectIn(root, "py/pkg/mod.py", py, "return helpers.scale(v)", 100_000))
 	want = "py/pkg/__init__.py(same-dir) py/pkg/helpers.py(use) py/top.py(import)"
 	if names(got) != want {
 		t.Errorf("Python:\n  %s\nwant\n  %s", names(got), want)
@@ -371,25 +372,24 @@ func TestSelectTypeScriptAndPython(t *testing.T) {
 func TestSelectSwitches(t *testing.T) {
 	root := shopTree(t)
 	openPath := writeFile(t, root, "docs/guide.md", "# guide\n")
-	opts := DefaultOptions()
+	opts := workspace.DefaultOptions()
 	opts.IncludeRelated = false
-	f := newFolders(t, opts, Hooks{}, root)
+	f := newFolders(t, opts, workspace.Hooks{}, root)
 	in := selectIn(root, "shop/cart.go", cartGo, "Audit(c)", 100_000,
-		OpenBuffer{URI: FileURI(openPath), Text: "# guide (edited)\n", LastEdit: 5},
-		OpenBuffer{URI: "untitled:Untitled-1", Text: "scratch", LastEdit: 7})
-	in.Recent = []URI{FileURI(filepath.Join(root, "go.mod"))}
-	if got := names(f.Select(in)); got != "go.mod(recent) docs/guide.md(open)" {
+		buffers(t, buf{workspace.FileURI(openPath), "# guide (edited)\n"}, buf{"untitled:Untitled-1", "scratch"})...)
+	in.Recent = []workspace.URI{workspace.FileURI(filepath.Join(root, "go.mod"))}
+	if got := names(Select(Workspace(f), in)); got != "go.mod(recent) docs/guide.md(open)" {
 		t.Errorf("related off: %s", got)
 	}
 	opts.IncludeOpen, opts.IncludeRecent = false, false
 	f.SetOptions(opts)
-	if got := f.Select(in); len(got) != 0 {
+	if got := Select(Workspace(f), in); len(got) != 0 {
 		t.Errorf("everything off: %s", names(got))
 	}
 	in.Budget = 0
-	opts = DefaultOptions()
+	opts = workspace.DefaultOptions()
 	f.SetOptions(opts)
-	if got := f.Select(in); len(got) != 0 {
+	if got := Select(Workspace(f), in); len(got) != 0 {
 		t.Errorf("no budget: %s", names(got))
 	}
 }
@@ -418,8 +418,8 @@ func TestImportParsers(t *testing.T) {
 	if got := jsCandidates("", "../escape"); got != nil {
 		t.Errorf("jsCandidates climbing out = %v", got)
 	}
-	if got := LanguageOf("dir/Dockerfile") + LanguageOf("x.TSX") + LanguageOf("x.unknown"); got != "dockerfiletypescriptreact" {
-		t.Errorf("LanguageOf = %q", got)
+	if got := workspace.LanguageOf("dir/Dockerfile") + workspace.LanguageOf("x.TSX") + workspace.LanguageOf("x.unknown"); got != "dockerfiletypescriptreact" {
+		t.Errorf("workspace.LanguageOf = %q", got)
 	}
 }
 
@@ -447,13 +447,13 @@ func FuzzImportParsers(f *testing.F) {
 // snippets, the active file's own when the caller does not show them.
 func TestSnippets(t *testing.T) {
 	root := shopTree(t)
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
 	cursor := strings.Index(cartGo, "store.Save(")
 	total := strings.Index(cartGo, "// Total sums")
 	check := strings.Index(cartGo, "// Check is audited")
-	in := SnippetInput{Active: FileURI(filepath.Join(root, "shop/cart.go")), Text: cartGo, Cursor: cursor,
+	in := SnippetInput{Active: workspace.FileURI(filepath.Join(root, "shop/cart.go")), Text: cartGo, Cursor: cursor,
 		ShownStart: total, ShownEnd: check, Budget: 100_000}
-	got := f.Snippets(in)
+	got := Snippets(Workspace(f), in)
 	// In order of first use in Total, then the type Price's signature
 	// mentions.
 	want := "shop/cart.go#type Cart(ref) shop/types.go#type Money(ref) shop/pricing.go#func Price(ref) " +
@@ -463,19 +463,19 @@ func TestSnippets(t *testing.T) {
 	}
 	// The same while typing elsewhere in the function.
 	in.Cursor = strings.Index(cartGo, "var sum Money")
-	if again := f.Snippets(in); names(again) != names(got) {
+	if again := Snippets(Workspace(f), in); names(again) != names(got) {
 		t.Errorf("another cursor in the function:\n  %s\n  %s", names(again), names(got))
 	}
 	// All of the file shown: none of its own declarations.
 	in.ShownStart, in.ShownEnd = 0, len(cartGo)
-	for _, c := range f.Snippets(in) {
+	for _, c := range Snippets(Workspace(f), in) {
 		if c.Path == "shop/cart.go" {
 			t.Errorf("a declaration the caller shows: %s", c.Part)
 		}
 	}
 	// A tight budget keeps the most relevant that fit.
 	in.Budget = 300
-	if got := f.Snippets(in); len(got) != 1 || got[0].Part != "type Money" {
+	if got := Snippets(Workspace(f), in); len(got) != 1 || got[0].Part != "type Money" {
 		t.Errorf("budget 300: %s", names(got))
 	}
 }
@@ -506,8 +506,8 @@ func TestSelectorThroughAField(t *testing.T) {
 	writeFile(t, root, "p/clock.go", "package p\n\n"+filler(7000)+"\ntype Clock struct{}\n\n// Start starts a clock.\nfunc (c Clock) Start() {}\n")
 	active := "package p\n\nfunc run(x *conn) {\n\tx.srv.Start()\n}\n"
 	writeFile(t, root, "p/run.go", active)
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
-	got := names(f.Select(selectIn(root, "p/run.go", active, "x.srv.Start()", 100_000)))
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
+	got := names(Select(Workspace(f), selectIn(root, "p/run.go", active, "x.srv.Start()", 100_000)))
 	if !strings.Contains(got, "method Server.Start") {
 		t.Errorf("Server.Start is missing: %s", got)
 	}
@@ -539,16 +539,16 @@ func TestLinesAround(t *testing.T) {
 // folder's index builds and a file changes on disk (run with -race).
 func TestSelectConcurrent(t *testing.T) {
 	root := shopTree(t)
-	f := newFolders(t, DefaultOptions(), Hooks{}, root)
-	want := names(f.Select(selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", 100_000)))
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
+	want := names(Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", 100_000)))
 	done := make(chan string, 16)
 	for i := range 16 {
 		go func() {
 			if i%2 == 0 {
-				done <- names(f.Select(selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", 100_000)))
+				done <- names(Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", 100_000)))
 				return
 			}
-			f.Snippets(SnippetInput{Active: FileURI(filepath.Join(root, "shop/cart.go")), Text: cartGo, Cursor: 200, Budget: 10_000})
+			Snippets(Workspace(f), SnippetInput{Active: workspace.FileURI(filepath.Join(root, "shop/cart.go")), Text: cartGo, Cursor: 200, Budget: 10_000})
 			done <- want
 		}()
 	}

@@ -1,0 +1,29 @@
+// Package relevance chooses what enters a prompt besides the active
+// document: the declarations the selection and the active file use, the
+// files they import, the open buffers, the directory's files, recently
+// viewed files — ranked, and cut to a byte budget. Actions and inline
+// completion use the same entry point:
+//
+//	docs := relevance.Choose(relevance.Workspace(folders), relevance.Request{
+//		Active: snap, SelStart: start, SelEnd: end, Open: open,
+//		MaxTokens: cfg.Context.MaxTokens, Estimator: est,
+//	})
+//	// docs.Stable → cache.Request.Documents, docs.Volatile → .Volatile
+//
+// (a completion sets Request.Snippets and gets declarations only, in
+// docs.Stable).
+//
+// It reads the workspace through Source (the folders: options, paths,
+// secret names, confinement, file text) and Folder (one folder's tree, its
+// files on disk, its symbol index and Go package tables), which
+// workspace.Folders and workspace.View implement; it keeps nothing between
+// calls but what those hold.
+//
+// Its invariants: the result depends on the snapshots and the workspace
+// only, and is deterministic (see Select for the order); the stable part
+// depends on the active file and the open buffers, never on the selection;
+// a secret file (by its name or the target of its links), a binary file, a
+// file over the size cap, outside the workspace, or ignored and not open
+// never enters; nothing exceeds the budget, and a line longer than code's
+// is cut (see Select and Snippets).
+package relevance

@@ -1,0 +1,98 @@
+package relevance
+
+import (
+	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// Request is what a prompt's context is chosen from, for an action or a
+// completion: the active document and the selection (or the cursor), the
+// editor's other open documents, and the budget.
+type Request struct {
+	// Active is the active document's snapshot.
+	Active *workspace.Snapshot
+	// SelStart and SelEnd delimit the selection in Active's text (bytes;
+	// equal for a cursor).
+	SelStart, SelEnd int
+	// Open are the open documents' snapshots (Active among them or not).
+	Open []*workspace.Snapshot
+	// Recent are recently viewed documents, most recent first (actions).
+	Recent []workspace.URI
+	// MaxTokens is the budget, converted to bytes by Estimator (the
+	// prompt session's, so that its correction by the provider's counts
+	// applies; the zero value is the uncorrected estimate).
+	MaxTokens int
+	Estimator cache.Estimator
+	// Snippets asks for a small prompt's context, such as a
+	// completion's: only the declarations the code around the cursor uses
+	// (see Snippets), never whole files. ShownStart and ShownEnd delimit
+	// the part of Active the caller's prompt shows (both 0: all of it);
+	// Active's own declarations outside it may be returned.
+	Snippets             bool
+	ShownStart, ShownEnd int
+}
+
+// Docs is what Choose chose, in cache.Request's terms.
+type Docs struct {
+	// Stable are the documents of the cached part besides the active one
+	// (cache.Request.Documents): they depend on the active file, not on
+	// the selection. With ExcerptActive, the active file's parts are among
+	// them. For Request.Snippets, the snippets, most relevant first.
+	Stable []cache.Document
+	// Volatile are those only this selection needs (cache.Request.Volatile).
+	Volatile []cache.Document
+	// ExcerptActive is set when the active file is too large to show
+	// whole (cache.Request.ExcerptActive).
+	ExcerptActive bool
+}
+
+// Choose is the one entry point of the selection: it chooses the documents
+// a prompt shows besides the active one, by relevance (Select, or Snippets
+// for Request.Snippets), and returns them as cache documents with the open
+// buffers' versions. src may be nil (no workspace: nothing).
+func Choose(src Source, r Request) Docs {
+	var out Docs
+	if src == nil || r.Active == nil || r.MaxTokens <= 0 {
+		return out
+	}
+	text := r.Active.Text()
+	budget := r.Estimator.Bytes(r.MaxTokens)
+	var open []*workspace.Snapshot
+	for _, o := range r.Open {
+		if o.URI != r.Active.URI {
+			open = append(open, o)
+		}
+	}
+	doc := func(f ContextFile) cache.Document {
+		return cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
+			Version: f.Version, LastEdited: f.LastEdit}
+	}
+	if r.Snippets {
+		in := SnippetInput{Active: r.Active.URI, Text: text, Cursor: r.SelStart,
+			ShownStart: r.ShownStart, ShownEnd: r.ShownEnd, Open: open, Budget: budget}
+		if in.ShownStart == 0 && in.ShownEnd == 0 {
+			in.ShownEnd = len(text)
+		}
+		for _, f := range Snippets(src, in) {
+			out.Stable = append(out.Stable, doc(f))
+		}
+		return out
+	}
+	in := SelectInput{Active: r.Active.URI, ActiveText: text, SelStart: r.SelStart, SelEnd: r.SelEnd,
+		Open: open, Recent: r.Recent, Budget: budget}
+	for _, f := range Select(src, in) {
+		d := doc(f)
+		switch {
+		case f.Volatile:
+			out.Volatile = append(out.Volatile, d)
+		case f.URI == r.Active.URI:
+			// A part of the active file: edited with it, laid out last.
+			d.Version, d.LastEdited = r.Active.Version, int64(r.Active.Seq)
+			out.ExcerptActive = true
+			out.Stable = append(out.Stable, d)
+		default:
+			out.Stable = append(out.Stable, d)
+		}
+	}
+	return out
+}
