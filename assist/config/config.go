@@ -246,6 +246,8 @@ type Config struct {
 	WaitTimeout time.Duration
 	// Completion tunes inline completion.
 	Completion Completion
+	// Verify configures edit verification.
+	Verify Verify
 
 	baseURLErr *Problem          // see BaseURLError
 	effort     map[string]Effort // action name or "default"
