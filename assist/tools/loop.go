@@ -87,6 +87,14 @@ type LoopOptions struct {
 	DiffRetries int
 	// Correction says how a refused reply diff is corrected.
 	Correction CorrectionMode
+	// Verify, if set, is called each time the loop would end with its
+	// edits applied: a non-empty answer (the errors the edit brings) is
+	// sent back to the model as the next message, at most Repairs times,
+	// in the same conversation; the loop then goes on as after a
+	// correction. When no repair is left, its answer is ignored.
+	Verify func(ctx context.Context) string
+	// Repairs bounds the rounds Verify may start (0: none).
+	Repairs int
 }
 
 // LoopResult reports how a loop ended.
@@ -189,6 +197,14 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			}
 			un := x.Unresolved()
 			if len(un) == 0 {
+				if opts.Verify != nil {
+					if fb := opts.Verify(ctx); fb != "" && opts.Repairs > 0 && res.Rounds < rounds {
+						opts.Repairs--
+						x.log.Info("the edit brings new errors; asking the model to repair it")
+						req.Messages = append(req.Messages, model.UserMessage(fb))
+						continue
+					}
+				}
 				return res, nil
 			}
 			if retries <= 0 || res.Rounds >= rounds {

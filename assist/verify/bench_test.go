@@ -79,7 +79,7 @@ func helperRSS(b *testing.B, v *Verifier, argv ...string) float64 {
 }
 
 func benchVerifier(b *testing.B, dir string) *Verifier {
-	v := New(Options{Folders: []workspaceURI{fileURI(dir)}, Env: helperEnv, Bounds: Bounds{Cold: 120 * time.Second}})
+	v := New(Options{Folders: func() []workspaceURI { return []workspaceURI{fileURI(dir)} }, Env: helperEnv, Bounds: Bounds{Cold: 120 * time.Second}})
 	return v
 }
 
@@ -135,7 +135,7 @@ func BenchmarkCheckGo(b *testing.B) {
 	b.Run("first", func(b *testing.B) {
 		var lat []time.Duration
 		for i := 0; b.Loop(); i++ {
-			v := New(Options{Folders: []workspaceURI{fileURI(dir)},
+			v := New(Options{Folders: func() []workspaceURI { return []workspaceURI{fileURI(dir)} },
 				Env:    append(slices.Clone(helperEnv), "GOPLSCACHE="+b.TempDir()),
 				Bounds: Bounds{Cold: 120 * time.Second}})
 			t0 := time.Now()

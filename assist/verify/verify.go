@@ -57,8 +57,9 @@ type Options struct {
 	// Servers overrides DefaultServers per language: a language mapped to
 	// an empty command is not verified.
 	Servers map[string]Command
-	// Folders are the workspace folders the helpers get.
-	Folders []workspace.URI
+	// Folders returns the workspace folders a helper gets when it starts;
+	// nil means none.
+	Folders func() []workspace.URI
 	// Buffers returns the editor's open documents, which the helpers
 	// mirror; nil means none.
 	Buffers func() []*workspace.Snapshot
@@ -183,12 +184,14 @@ type Verifier struct {
 
 // slot is one command's helper and its state between runs.
 type slot struct {
-	// start serialises starting; it is held while a start is under way.
-	start  sync.Mutex
-	h      *helper // nil when not running
-	failed time.Time
-	reason string
-	idle   *time.Timer
+	// start guards the fields below.
+	start sync.Mutex
+	h     *helper // nil when not running
+	// pending is closed when the start under way ends (nil when none).
+	pending chan struct{}
+	failed  time.Time
+	reason  string
+	idle    *time.Timer
 }
 
 // New returns a Verifier; no helper runs until the first check.
@@ -214,7 +217,10 @@ func New(opts Options) *Verifier {
 // when none is found; lang without a helper returns nil and "".
 func (v *Verifier) commandFor(lang string) (argv Command, path, missing string) {
 	var cands []Command
-	if c, ok := v.opts.Servers[lang]; ok {
+	v.mu.Lock()
+	c, ok := v.opts.Servers[lang]
+	v.mu.Unlock()
+	if ok {
 		if len(c) == 0 {
 			return nil, "", ""
 		}
@@ -257,10 +263,10 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 	v.mu.Unlock()
 
 	s.start.Lock()
-	defer s.start.Unlock()
 	if h := s.h; h != nil {
 		err := h.alive()
 		if err == nil {
+			s.start.Unlock()
 			return h, nil
 		}
 		v.log.Warn("verification helper stopped", "helper", h.name, "err", err)
@@ -274,33 +280,70 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 		}
 	}
 	if !s.failed.IsZero() && time.Since(s.failed) < v.opts.Bounds.Retry {
-		return nil, errors.New(s.reason)
+		reason := s.reason
+		s.start.Unlock()
+		return nil, errors.New(reason)
 	}
-	sctx, cancel := context.WithTimeoutCause(ctx, v.opts.Bounds.Start, errTimeout{v.opts.Bounds.Start})
+	// The start runs on its own, bounded by StartTimeout and ended by
+	// Close only: a caller that stops waiting (a code action request with
+	// a short deadline) leaves it to finish for the next one.
+	if s.pending == nil {
+		s.pending = make(chan struct{})
+		go v.start(s, argv, path)
+	}
+	pending := s.pending
+	s.start.Unlock()
+	select {
+	case <-pending:
+	case <-ctx.Done():
+		return nil, errors.New("the check was cancelled")
+	}
+	s.start.Lock()
+	defer s.start.Unlock()
+	if s.h != nil {
+		return s.h, nil
+	}
+	return nil, errors.New(cmp.Or(s.reason, "kimi-lsp is shutting down"))
+}
+
+// start starts the helper of slot s and records the outcome.
+func (v *Verifier) start(s *slot, argv Command, path string) {
+	sctx, cancel := context.WithTimeoutCause(v.base, v.opts.Bounds.Start, errTimeout{v.opts.Bounds.Start})
 	defer cancel()
-	defer context.AfterFunc(v.base, cancel)()
-	h, err := startHelper(sctx, path, argv, v.opts.Folders, v.opts.Env, v.log)
+	var folders []workspace.URI
+	if v.opts.Folders != nil {
+		folders = v.opts.Folders()
+	}
+	h, err := startHelper(sctx, path, argv, folders, v.opts.Env, v.log)
+	s.start.Lock()
+	defer s.start.Unlock()
+	defer func() {
+		close(s.pending)
+		s.pending = nil
+	}()
 	if err != nil {
 		if c := context.Cause(sctx); c != nil && errors.As(c, new(errTimeout)) {
 			err = c
 		}
-		if ctx.Err() != nil || v.base.Err() != nil {
-			return nil, errors.New("the check was cancelled") // not the helper's fault
+		if v.base.Err() != nil {
+			s.reason = "kimi-lsp is shutting down"
+			return
 		}
 		s.failed, s.reason = time.Now(), helperName(argv)+" "+describe(err)
 		v.log.Warn("verification helper did not start", "helper", helperName(argv), "err", err)
-		return nil, errors.New(s.reason)
+		return
 	}
 	v.mu.Lock()
 	closed := v.closed
 	v.mu.Unlock()
 	if closed {
-		go h.shutdown()
-		return nil, errors.New("kimi-lsp is shutting down")
+		h.kill()
+		<-h.exited
+		s.reason = "kimi-lsp is shutting down"
+		return
 	}
 	s.h, s.failed, s.reason = h, time.Time{}, ""
 	v.armIdle(s, h)
-	return h, nil
 }
 
 // describe turns a helper's failure into the words after its name.
@@ -325,15 +368,16 @@ func (v *Verifier) armIdle(s *slot, h *helper) {
 		idleFor := time.Since(h.lastUse)
 		h.mu.Unlock()
 		busy := len(h.op) > 0
-		if busy || idleFor < v.opts.Idle {
-			s.idle = time.AfterFunc(max(v.opts.Idle-idleFor, time.Second), check)
+		idle := v.idle()
+		if busy || idleFor < idle {
+			s.idle = time.AfterFunc(max(idle-idleFor, time.Second), check)
 			return
 		}
 		v.log.Debug("stopping an idle verification helper", "helper", h.name)
 		s.h = nil
 		go h.shutdown()
 	}
-	s.idle = time.AfterFunc(v.opts.Idle, check)
+	s.idle = time.AfterFunc(v.idle(), check)
 }
 
 // group is the files of an edit that one helper checks.
@@ -670,6 +714,24 @@ func (v *Verifier) Warm(uri workspace.URI) {
 	}()
 }
 
+func (v *Verifier) idle() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.opts.Idle
+}
+
+// SetServers replaces Options.Servers and Options.Idle (a configuration
+// change): new helpers use them; a running helper whose language now
+// names another command is left to its idle stop.
+func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.opts.Servers = servers
+	if idle > 0 {
+		v.opts.Idle = idle
+	}
+}
+
 // Close stops every helper: a shutdown request, then a kill; it returns
 // within about 2 s.
 func (v *Verifier) Close() error {
@@ -685,6 +747,12 @@ func (v *Verifier) Close() error {
 	for _, s := range slots {
 		wg.Go(func() {
 			s.start.Lock()
+			if p := s.pending; p != nil {
+				// A start under way ends at once now (base is cancelled).
+				s.start.Unlock()
+				<-p
+				s.start.Lock()
+			}
 			h := s.h
 			s.h = nil
 			if s.idle != nil {

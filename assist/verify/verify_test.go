@@ -95,7 +95,7 @@ func uriOf(dir, name string) workspace.URI {
 // newVerifier returns a Verifier on dir, closed at the test's end.
 func newVerifier(t *testing.T, dir string, opts Options) *Verifier {
 	t.Helper()
-	opts.Folders = []workspace.URI{workspace.FileURI(dir)}
+	opts.Folders = func() []workspace.URI { return []workspace.URI{workspace.FileURI(dir)} }
 	opts.Env = append(opts.Env, helperEnv...)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
