@@ -193,23 +193,31 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 	}
 }
 
+// HelperDiagnostic is a helper language server's diagnostic, with its
+// byte range in the text it was computed on.
+type HelperDiagnostic struct {
+	Diagnostic
+	Start, End int
+}
+
 // HelperDiagnostics returns the helper language server's diagnostics of
 // the document uri with text that touch the byte range [start, end] (the
 // line of start when empty), for Fix where the editor sent none; none
 // when verification is off or no helper answers (the Result says why).
-func (e *Engine) HelperDiagnostics(ctx context.Context, uri workspace.URI, text string, start, end int) ([]Diagnostic, verify.Result) {
+func (e *Engine) HelperDiagnostics(ctx context.Context, uri workspace.URI, text string, start, end int) ([]HelperDiagnostic, verify.Result) {
 	if !e.verifying(e.Config()) {
 		return nil, verify.Result{None: true}
 	}
 	diags, r := e.verifier.Diagnostics(ctx, verify.File{URI: uri, Text: text}, start, end)
-	out := make([]Diagnostic, 0, len(diags))
+	out := make([]HelperDiagnostic, 0, len(diags))
 	for _, d := range diags {
 		sev := Severity(d.Severity)
 		if sev < SeverityError || sev > SeverityHint {
 			sev = SeverityError
 		}
 		endLine := d.Line + strings.Count(text[d.Start:d.End], "\n")
-		out = append(out, Diagnostic{StartLine: d.Line, EndLine: endLine, Severity: sev, Source: d.Source, Message: d.Message})
+		out = append(out, HelperDiagnostic{Start: d.Start, End: d.End,
+			Diagnostic: Diagnostic{StartLine: d.Line, EndLine: endLine, Severity: sev, Source: d.Source, Message: d.Message}})
 	}
 	return out, r
 }

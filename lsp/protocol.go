@@ -428,6 +428,9 @@ type statsReply struct {
 	Queued  int `json:"queued"`
 	// Completion has inline completion's figures.
 	Completion complete.Stats `json:"completion"`
+	// Verify counts the edits verified, repaired and not verified by the
+	// helper language servers.
+	Verify assist.VerifyStats `json:"verify"`
 }
 
 // Completion: inline (LSP 3.18) and items.

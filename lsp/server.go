@@ -77,6 +77,9 @@ type Options struct {
 	// confirmWait bounds the wait for the editor's didChange of an applied
 	// edit (0: workspace.DefaultConfirmWait); tests shorten it.
 	confirmWait time.Duration
+	// verifyEnv is added to the helper language servers' environment
+	// (tests keep their caches in temporary directories).
+	verifyEnv []string
 }
 
 // hook calls Options.testHook.
@@ -225,6 +228,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
 		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs,
+		VerifyFolders: s.folderURIs, VerifyBuffers: s.docs.All, VerifyEnv: opts.verifyEnv,
 	})
 	if err != nil {
 		return nil, err
@@ -250,6 +254,17 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	// Before initialized: queued, shown once the client is ready.
 	s.reportConfigProblems(s.baseCtx, "user configuration", opts.ConfigProblems)
 	return s, nil
+}
+
+// folderURIs returns the workspace folders (the helper language servers
+// get them when they start).
+func (s *Server) folderURIs() []workspace.URI {
+	fs := s.folders.List()
+	out := make([]workspace.URI, len(fs))
+	for i, f := range fs {
+		out[i] = f.URI
+	}
+	return out
 }
 
 // Serve runs an LSP session on r/w until the client sends exit, the input
@@ -290,6 +305,7 @@ func (s *Server) Run(ctx context.Context) int {
 	s.cancelAll()
 	s.cancelBase() // before jobs.Close: a job's pending request to the editor ends now
 	s.jobs.Close()
+	s.engine.Close() // the helper language servers, within about 2 s
 	s.serial.Close()
 	if err := s.folders.Close(); err != nil {
 		s.log.Debug("closing the workspace watcher", "error", err)

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -435,7 +436,9 @@ func (h *helper) syncEditor(bufs []*workspace.Snapshot, keep []workspace.URI) er
 		if same {
 			continue
 		}
-		if err := h.setText(s.URI, s.LanguageID, s.Text(), s.Version, false); err != nil {
+		// The language by the file's extension, as the helper was chosen:
+		// editors' identifiers vary ("golang", "python3").
+		if err := h.setText(s.URI, cmp.Or(languageOf(s.URI), s.LanguageID), s.Text(), s.Version, false); err != nil {
 			return err
 		}
 	}

@@ -294,9 +294,17 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 	if err != nil {
 		return fail(err)
 	}
-	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP})
+	var verifyFolders func() []workspace.URI
+	if action != config.ActionExplain {
+		verifyFolders = func() []workspace.URI { return []workspace.URI{workspace.FileURI(root)} }
+	}
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP, VerifyFolders: verifyFolders})
 	if err != nil {
 		return fail(err)
+	}
+	cleanup = func() {
+		engine.Close() // the helper language servers
+		folders.Close()
 	}
 	return engine, t, cleanup, nil
 }
@@ -495,9 +503,19 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	if note := out.RedoneNote(); note != "" {
 		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(note))
 	}
+	line := out.Verification.Line()
+	if line != "" {
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", line)
+	}
 	if !write {
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0
+	}
+	if out.Verification.NewErrors() && env.cfg.Verify.OnNewErrors != config.OnNewErrorsApply {
+		// No one to ask here: repair (done) and ask write nothing, as
+		// refuse does.
+		fmt.Fprintf(stderr, "kimi-lsp: not written: the edit brings new errors (verify.onNewErrors = %q; \"apply\" writes it anyway)\n", env.cfg.Verify.OnNewErrors)
+		return 1
 	}
 	rebased, err := writeChanges(ctx, root, out.Changes)
 	if err != nil {
