@@ -23,8 +23,8 @@ func TestEditVerified(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, repair, line string
-		code              int
-		written           string
+		code               int
+		written            string
 	}{
 		{"repaired", diff("a - c", "a - b"), "kimi-lsp: verified by gopls: no new errors after repair\n", 0, "return a - b"},
 		{"still broken", "I cannot fix it.", "kimi-lsp: verified by gopls: 1 new error after repair: undefined: c\n", 1, "return a + b"},
