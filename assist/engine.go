@@ -218,6 +218,8 @@ type Options struct {
 	VerifyBuffers func() []*workspace.Snapshot
 	// VerifyEnv is added to the helpers' environment.
 	VerifyEnv []string
+	// VerifyBounds overrides the verifier's bounds where set (tests).
+	VerifyBounds verify.Bounds
 }
 
 // Gate hands out model-stream slots (the job engine, assist/jobs,
@@ -280,7 +282,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.VerifyFolders != nil {
 		servers, idle := VerifierOptions(opts.Config)
 		e.verifier = verify.New(verify.Options{Servers: servers, Idle: idle, Folders: opts.VerifyFolders,
-			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Logger: log})
+			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Logger: log, Bounds: opts.VerifyBounds})
 	}
 	return e, nil
 }

@@ -165,8 +165,8 @@ func VerifierOptions(cfg config.Config) (map[string]verify.Command, time.Duratio
 // verifyHook is the tools.Loop Verify hook of an edit task: it checks the
 // edit set's changes so far and, the first time they bring new errors
 // under the repair policy, returns the message asking for the repair.
-func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streamingCompleter, sink Sink, out *Outcome) func(ctx context.Context) string {
-	return func(ctx context.Context) string {
+func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streamingCompleter, sink Sink, out *Outcome) func(ctx context.Context, canRepair bool) string {
+	return func(ctx context.Context, canRepair bool) string {
 		changes, err := set.Changes()
 		if err != nil || len(changes) == 0 {
 			return ""
@@ -183,7 +183,7 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 		} else {
 			out.Verification.Result = r
 		}
-		if !first || !r.Verified || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
+		if !first || !canRepair || !r.Verified || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
 			return ""
 		}
 		out.Verification.Repaired, out.Verification.First = true, r
@@ -228,3 +228,7 @@ func (e *Engine) Close() {
 		_ = e.verifier.Close()
 	}
 }
+
+// VerifyStartBound returns the bounds that shorten a helper's start to d
+// (0: the default), for Options.VerifyBounds.
+func VerifyStartBound(d time.Duration) verify.Bounds { return verify.Bounds{Start: d} }

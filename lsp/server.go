@@ -78,8 +78,10 @@ type Options struct {
 	// edit (0: workspace.DefaultConfirmWait); tests shorten it.
 	confirmWait time.Duration
 	// verifyEnv is added to the helper language servers' environment
-	// (tests keep their caches in temporary directories).
-	verifyEnv []string
+	// (tests keep their caches in temporary directories); verifyStart
+	// shortens their start bound.
+	verifyEnv   []string
+	verifyStart time.Duration
 }
 
 // hook calls Options.testHook.
@@ -229,6 +231,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
 		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs,
 		VerifyFolders: s.folderURIs, VerifyBuffers: s.docs.All, VerifyEnv: opts.verifyEnv,
+		VerifyBounds: assist.VerifyStartBound(opts.verifyStart),
 	})
 	if err != nil {
 		return nil, err

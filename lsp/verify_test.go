@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
@@ -221,5 +222,57 @@ func TestVerifyOffIsToday(t *testing.T) {
 				t.Errorf("buffer %q: the edit did not land", text)
 			}
 		})
+	}
+}
+
+// TestPythonTypeErrorRepaired: the same with pyright: a call with a wrong
+// argument type is repaired, the repair request quoting pyright.
+func TestPythonTypeErrorRepaired(t *testing.T) {
+	needHelper(t, "pyright-langserver", "npm install -g pyright@1.1.414")
+	const py = "def f(n: int) -> int:\n    return n\n\n\nx = f(1)\n"
+	pyDiff := func(from, to string) string {
+		return "```diff\n--- a/a.py\n+++ b/a.py\n@@ -4,2 +4,2 @@\n \n-x = f(" + from + ")\n+x = f(" + to + ")\n```\nDone."
+	}
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{Match: repairMatch, Content: pyDiff(`"one"`, "2")},
+		modeltest.Rule{MatchPrompt: "x = f(1)", Content: pyDiff("1", `"one"`), Times: 1},
+	)
+	le := js.liveEditor()
+	uri := le.open("a.py", py)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(4, 0, 4, 8)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "verified by pyright: no new errors after repair") {
+		t.Errorf("end %q", end)
+	}
+	reqs := js.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), `cannot be assigned to parameter`) {
+		t.Fatalf("%d requests; want 2, the second quoting pyright", len(reqs))
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(py, "f(1)", "f(2)", 1) {
+		t.Errorf("buffer %q", text)
+	}
+}
+
+// TestHangingHelperDoesNotHoldTheEdit: a helper that never answers (a
+// real process reading its input) makes the edit unverified within the
+// start bound, and it lands, saying so.
+func TestHangingHelperDoesNotHoldTheEdit(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "hanging-server")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nwhile IFS= read -r line; do :; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), verifyStart: 2 * time.Second},
+		"[verify]\nenable = \"auto\"\n[verify.servers]\ngo = \""+script+"\"\n", nil,
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2")})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	start := time.Now()
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "1 edit applied to 1 file, not verified (hanging-server did not answer within 2s)") {
+		t.Errorf("end %q", end)
+	}
+	if took := time.Since(start); took > 2*time.Second+20*time.Second {
+		t.Errorf("the edit took %v with a 2s start bound", took)
 	}
 }

@@ -88,11 +88,11 @@ type LoopOptions struct {
 	// Correction says how a refused reply diff is corrected.
 	Correction CorrectionMode
 	// Verify, if set, is called each time the loop would end with its
-	// edits applied: a non-empty answer (the errors the edit brings) is
-	// sent back to the model as the next message, at most Repairs times,
-	// in the same conversation; the loop then goes on as after a
-	// correction. When no repair is left, its answer is ignored.
-	Verify func(ctx context.Context) string
+	// edits applied, with whether a repair round may follow (Repairs and
+	// the round limit allow it): a non-empty answer then (the errors the
+	// edit brings) is sent back to the model as the next message, in the
+	// same conversation, and the loop goes on as after a correction.
+	Verify func(ctx context.Context, canRepair bool) string
 	// Repairs bounds the rounds Verify may start (0: none).
 	Repairs int
 }
@@ -198,7 +198,8 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			un := x.Unresolved()
 			if len(un) == 0 {
 				if opts.Verify != nil {
-					if fb := opts.Verify(ctx); fb != "" && opts.Repairs > 0 && res.Rounds < rounds {
+					can := opts.Repairs > 0 && res.Rounds < rounds
+					if fb := opts.Verify(ctx, can); fb != "" && can {
 						opts.Repairs--
 						x.log.Info("the edit brings new errors; asking the model to repair it")
 						req.Messages = append(req.Messages, model.UserMessage(fb))
