@@ -89,6 +89,8 @@ func TestFixBreakingTheBuildIsRepaired(t *testing.T) {
 	if st.Verify.Verified != 1 || st.Verify.Repaired != 1 || st.Verify.Unverified != 0 || st.Verify.RepairTokens == 0 {
 		t.Errorf("kimi.stats verify %+v, want 1 verified, 1 repaired, repair tokens counted", st.Verify)
 	}
+	// The cost of the repair round, for bench/README.md.
+	t.Logf("repair round: %d tokens (prompt + completion); session: %d prompt tokens, %d cached", st.Verify.RepairTokens, st.PromptTokens, st.CachedTokens)
 }
 
 // TestFixIntroducingNoErrorLandsAtOnce: an edit that fixes the error and

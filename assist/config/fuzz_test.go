@@ -8,6 +8,7 @@ import (
 )
 
 var editorSeeds = []string{
+	`{"verify": {"enable": "auto", "servers": {"go": "gopls", "python": ["pyright-langserver", "--stdio"], "": "x"}, "idleMinutes": 3}}`,
 	`{"kimi": {"apiKey": "sk-fuzz-000000000000abcd", "model": "m", "cacheTTL": "1h"}}`,
 	`{"reasoningEffort": {"explain": "low", "default": "xhigh"}, "maxCompletionTokens": 4096}`,
 	`{"actions": [{"name": "a", "prompt": "{{selection}} {{bogus}}", "result": "edit", "kind": "refactor.x"}]}`,
@@ -82,6 +83,7 @@ func FuzzWorkspaceFile(f *testing.F) {
 		"[context]\nexclude = [\"**/x\"]\nmaxTokens = 2000\n[context.include]\nrecent = false\n",
 		"reasoningEffort = { explain = \"max\" }\nmaxCompletionTokens = 10\n",
 		"model = kimi\n", "a = 2023-01-01T00:00:00Z\n", "x = [1, \"a\"]\n",
+		"[verify]\nenable = \"off\"\nonNewErrors = \"ask\"\n[verify.servers]\ngo = \"evil --stdio\"\npython = [\"a\", 1]\n",
 	} {
 		f.Add([]byte(s))
 	}
