@@ -44,12 +44,20 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	}
 	rng := p.Range
 	selection := rng.Start != rng.End
-	if !selection && len(p.Context.Diagnostics) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
+	// The review's findings have their own quick fixes (reviewActions).
+	findings := s.reviewActions(uri, snap, rng)
+	var diags []json.RawMessage
+	for _, d := range p.Context.Diagnostics {
+		if !isReviewDiagnostic(d) {
+			diags = append(diags, d)
+		}
+	}
+	p.Context.Diagnostics = diags
+	if !selection && len(p.Context.Diagnostics) == 0 && len(findings) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
 		// A client asking on its own at a bare cursor (to light a bulb):
 		// nothing of ours applies there more than anywhere else.
 		return []any{}, nil
 	}
-	diags := p.Context.Diagnostics
 	if len(diags) == 0 && wantsFix(p.Context.Only) {
 		// The editor sent none (Neovim sends a server only its own, eglot
 		// none at all): the helper language server's, if it answers soon.
@@ -57,7 +65,7 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	}
 	cfg := s.config()
 	base := commandArgs{URI: string(uri), Range: &rng}
-	var actions []codeAction
+	actions := findings
 	for _, a := range cfg.Actions() {
 		cmd, kind := actionCommand(a)
 		switch a.Name {
@@ -77,6 +85,7 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 			})
 		}
 	}
+	actions = append(actions, reviewAction(uri, rng))
 	actions = filterOnly(actions, p.Context.Only)
 	caps := s.clientCaps()
 	if caps.TextDocument.CodeAction == nil || caps.TextDocument.CodeAction.CodeActionLiteralSupport == nil {

@@ -25,6 +25,7 @@ var requestTable = map[string]requestFunc{
 		return nil, nil
 	},
 	"textDocument/codeAction":  handleCodeAction,
+	"textDocument/diagnostic":  handleDocumentDiagnostic,
 	"workspace/executeCommand": handleExecuteCommand,
 	methodInlineCompletion:     handleInlineCompletion,
 	methodCompletion:           handleCompletion,
@@ -105,6 +106,9 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	cfg := s.config()
 	if len(initOpts) > 0 && string(initOpts) != "null" {
 		cfg, _ = cfg.WithInitOptions(initOpts)
+	}
+	if pe.TextDocument.Diagnostic != nil {
+		result.Capabilities.DiagnosticProvider = &diagnosticOptions{Identifier: reviewSource}
 	}
 	var caps clientCapabilities
 	caps.TextDocument.InlineCompletion = pe.TextDocument.InlineCompletion

@@ -130,6 +130,8 @@ type Server struct {
 	jobs    *jobs.Engine
 	lander  *assist.Lander
 	recent  recentFiles
+	// reviews are Kimi: Review's findings (see review.go).
+	reviews reviews
 	// toldSecret remembers the secret files the user was told about;
 	// secretCache is isSecretURI's bounded memo, cleared on configuration
 	// changes.
@@ -289,6 +291,7 @@ func (s *Server) Run(ctx context.Context) int {
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
 	go s.forwardLogs(s.logQueue)
+	go s.reviewSender(s.baseCtx)
 	select {
 	case <-s.conn.Done():
 		if err := s.conn.Err(); err != nil && !isEOF(err) {

@@ -45,7 +45,11 @@ func handleDidChange(s *Server, ctx context.Context, raw json.RawMessage) error 
 			changes[i].Range = &r
 		}
 	}
-	return s.docs.Change(uri, p.TextDocument.Version, changes, s.encoding())
+	edits, err := s.docs.ChangeEdits(uri, p.TextDocument.Version, changes, s.encoding())
+	if err == nil {
+		s.reviews.apply(uri, p.TextDocument.Version, edits)
+	}
+	return err
 }
 
 func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
@@ -61,6 +65,7 @@ func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
 		s.recent.add(uri)
 	}
 	s.completion.completer.Forget(string(uri))
+	s.reviews.clear(uri)
 	return s.docs.Close(uri)
 }
 
