@@ -90,7 +90,7 @@ func TestFixBreakingTheBuildIsRepaired(t *testing.T) {
 		t.Errorf("kimi.stats verify %+v, want 1 verified, 1 repaired, repair tokens counted", st.Verify)
 	}
 	// The cost of the repair round, for bench/README.md.
-	t.Logf("repair round: %d tokens (prompt + completion); session: %d prompt tokens, %d cached", st.Verify.RepairTokens, st.PromptTokens, st.CachedTokens)
+	t.Logf("repair round: %d tokens (prompt + completion); first request usage %+v; repair request usage %+v", st.Verify.RepairTokens, reqs[0].Usage, reqs[1].Usage)
 }
 
 // TestFixIntroducingNoErrorLandsAtOnce: an edit that fixes the error and
