@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -388,12 +389,21 @@ type group struct {
 }
 
 // groups sorts the touched files by the helper that checks them; files
-// without one, and files not on disk (untitled:), are left out.
+// without one, files not on disk (untitled:) and files outside every
+// workspace folder (a helper sees only the folders) are left out.
 func (v *Verifier) groups(uris []workspace.URI) []*group {
 	var out []*group
 	byKey := map[string]*group{}
+	var folders []string
+	if v.opts.Folders != nil {
+		for _, f := range v.opts.Folders() {
+			if p, err := f.Path(); err == nil {
+				folders = append(folders, p)
+			}
+		}
+	}
 	for _, uri := range uris {
-		if !uri.IsFile() {
+		if !uri.IsFile() || !inFolders(uri, folders) {
 			continue
 		}
 		argv, path, missing := v.commandFor(languageOf(uri))
@@ -410,6 +420,20 @@ func (v *Verifier) groups(uris []workspace.URI) []*group {
 		g.uris = append(g.uris, uri)
 	}
 	return out
+}
+
+// inFolders reports whether uri's file is inside one of the folders.
+func inFolders(uri workspace.URI, folders []string) bool {
+	p, err := uri.Path()
+	if err != nil {
+		return false
+	}
+	for _, f := range folders {
+		if rel, err := filepath.Rel(f, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // Check verifies an edit: the touched files' diagnostics as they are

@@ -484,3 +484,19 @@ func TestFirstDiagnosticsTimeoutKeepsLoadingHelper(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func TestFilesOutsideTheFoldersAreNotChecked(t *testing.T) {
+	dir := goModule(t, map[string]string{"a.go": goValid})
+	other := t.TempDir()
+	v := newVerifier(t, dir, Options{})
+	b := uriOf(other, "b.go")
+	if r := v.Check(context.Background(), []File{{b, goValid}}, []File{{b, goValid + "x"}}); !r.None {
+		t.Errorf("a file outside the folders: got %+v, want None", r)
+	}
+	none := New(Options{Env: helperEnv})
+	defer none.Close()
+	a := uriOf(dir, "a.go")
+	if r := none.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "x"}}); !r.None {
+		t.Errorf("no folders: got %+v, want None", r)
+	}
+}
