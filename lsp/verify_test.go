@@ -278,3 +278,35 @@ func TestHangingHelperDoesNotHoldTheEdit(t *testing.T) {
 		t.Errorf("the edit took %v with a 2s start bound", took)
 	}
 }
+
+// TestNewErrorsApplyOrRefuse: onNewErrors = "apply" lands the edit and
+// says it brings errors; "refuse" lands nothing. Neither asks nor repairs.
+func TestNewErrorsApplyOrRefuse(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	for _, tc := range []struct {
+		policy, end, text string
+	}{
+		{config.OnNewErrorsApply, "1 edit applied to 1 file, verified by gopls: 1 new error: undefined: x (applied: verify.onNewErrors = apply)", "return x"},
+		{config.OnNewErrorsRefuse, "not applied: verified by gopls: 1 new error: undefined: x (verify.onNewErrors = refuse)", "return 1"},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			js := verifySession(t, tc.policy, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+			js.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+				t.Error("the editor was asked")
+				return nil, nil
+			})
+			le := js.liveEditor()
+			uri := le.open("a.go", goFile)
+			js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+			if end := js.progressEnd(`"f1"`); !strings.HasPrefix(end, tc.end) {
+				t.Errorf("end %q, want %q", end, tc.end)
+			}
+			if text, _, _ := le.state(uri); !strings.Contains(text, tc.text) {
+				t.Errorf("buffer %q, want %q", text, tc.text)
+			}
+			if n := len(js.srv.Requests()); n != 1 {
+				t.Errorf("%d provider requests, want 1", n)
+			}
+		})
+	}
+}
