@@ -22,6 +22,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/assist/tools"
+	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -53,6 +54,9 @@ var (
 type Task struct {
 	// Action is the resolved action (config.Config.ActionFor).
 	Action config.Action
+	// URI is the active document's ("" for a task not built by
+	// BuildTask).
+	URI workspace.URI
 	// Instruction is the user's instruction (Rewrite, user actions).
 	Instruction string
 	// Project is the workspace context.
@@ -169,6 +173,11 @@ type Outcome struct {
 	// outside the lines under review.
 	Findings []Finding
 	Dropped  int
+	// Verification is what the helper language server said of the edit
+	// (nil when it was not verified: no edit, verification off).
+	Verification *Verification
+	// RepairUsage is the part of Usage spent on the repair round.
+	RepairUsage cache.Usage
 }
 
 // RedoneNote says, in one sentence for the end of a job, which edit tool
@@ -219,6 +228,17 @@ type Options struct {
 	// and reports the answer; nil sends without asking (the command
 	// line).
 	Confirm func(ctx context.Context, question string) bool
+	// VerifyFolders, if set, turns edit verification on (as far as
+	// verify.enable allows): it returns the workspace folders a helper
+	// language server gets when it starts (assist/verify).
+	VerifyFolders func() []workspace.URI
+	// VerifyBuffers returns the editor's open documents, which the helpers
+	// mirror (nil: none, the command line).
+	VerifyBuffers func() []*workspace.Snapshot
+	// VerifyEnv is added to the helpers' environment.
+	VerifyEnv []string
+	// VerifyBounds overrides the verifier's bounds where set (tests).
+	VerifyBounds verify.Bounds
 }
 
 // Ledger is the request record and the budgets every surface's requests
@@ -297,6 +317,10 @@ type Engine struct {
 
 	noUsage sync.Once // the log says once that replies carry no usage
 
+	// verifier checks edits with helper language servers (nil: never).
+	verifier     *verify.Verifier
+	verifyCounts verifyCounters
+
 	// mu guards the fields below. client is made from cfg on first use
 	// and kept while the endpoint, the key and the wait timeout stay the
 	// same; every client sends through http, made once, so the pooled
@@ -314,8 +338,14 @@ func NewEngine(opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Engine{log: log, statsFile: opts.StatsFile, gate: opts.Gate, explainDir: opts.ExplanationDir, ledger: opts.Ledger, confirm: opts.Confirm,
-		now: opts.Now, http: opts.HTTPClient, cfg: opts.Config}, nil
+	e := &Engine{log: log, statsFile: opts.StatsFile, gate: opts.Gate, explainDir: opts.ExplanationDir, ledger: opts.Ledger, confirm: opts.Confirm,
+		now: opts.Now, http: opts.HTTPClient, cfg: opts.Config}
+	if opts.VerifyFolders != nil {
+		servers, idle := VerifierOptions(opts.Config)
+		e.verifier = verify.New(verify.Options{Servers: servers, Idle: idle, Folders: opts.VerifyFolders,
+			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Logger: log, Bounds: opts.VerifyBounds})
+	}
+	return e, nil
 }
 
 // setup makes what tasks need, once, from the configuration at first use:
@@ -366,6 +396,9 @@ func (e *Engine) SetConfig(cfg config.Config) {
 		e.client = nil // made again by current
 	}
 	e.cfg = cfg
+	if e.verifier != nil {
+		e.verifier.SetServers(VerifierOptions(cfg))
+	}
 }
 
 // sameClient reports whether a and b make the same model client: the same
@@ -563,14 +596,25 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call,
 		edit: a.Result != config.ResultExplain, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
-		room: windowRoom(prompt.EstimatedTokens)}
+		room: windowRoom(prompt.EstimatedTokens), repairFrom: -1}
 	defer sc.release()
-	res, err := tools.Loop(ctx, sc, req, exec, tools.LoopOptions{
+	lopts := tools.LoopOptions{
 		MaxRounds:   MaxRounds,
 		ReplyDiff:   a.Result == config.ResultEdit,
 		DiffRetries: 1,
-	})
+	}
+	if a.Result == config.ResultEdit && e.verifying(cfg) {
+		if t.URI != "" {
+			e.verifier.Warm(t.URI) // loads while the model writes
+		}
+		lopts.Verify = e.verifyHook(cfg, set, sc, sink, out)
+		lopts.Repairs = 1
+	}
+	res, err := tools.Loop(ctx, sc, req, exec, lopts)
 	out.Rounds = sc.rounds
+	if out.Verification != nil && err == nil {
+		e.verifyCounts.add(out.Verification)
+	}
 	// The model's work is over: free the stream slot before the edit is
 	// checked and applied.
 	sc.release()
@@ -651,6 +695,10 @@ type streamingCompleter struct {
 	lastIn    int    // the last request's prompt tokens
 	slot      func() // gives the stream slot back; nil when none is held
 	queuing   bool   // a "queued" status was shown
+	// repairFrom is the number of rounds made before the repair round
+	// (-1 when none was asked for): the usage of later rounds is the
+	// repair's.
+	repairFrom int
 }
 
 // acquire takes a stream slot from the engine's gate, once per task: the
@@ -769,6 +817,12 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 	}
 	if err != nil {
 		c.e.log.Debug("usage not recorded", "error", err)
+	}
+	if c.repairFrom >= 0 && c.rounds > c.repairFrom {
+		c.e.verifyCounts.repairTokens.Add(int64(cu.PromptTokens + cu.CompletionTokens))
+		c.out.RepairUsage.PromptTokens += cu.PromptTokens
+		c.out.RepairUsage.CachedTokens += cu.CachedTokens
+		c.out.RepairUsage.CompletionTokens += cu.CompletionTokens
 	}
 	total := &c.out.Usage
 	total.PromptTokens += cu.PromptTokens

@@ -101,6 +101,7 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 	}
 	t := &Task{
 		Action:      a,
+		URI:         snap.URI,
 		Instruction: strings.TrimSpace(r.Instruction),
 		Project:     cache.Project{Name: projectName(folders), Languages: folders.Languages()},
 		Active: cache.Document{

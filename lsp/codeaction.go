@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -19,7 +21,9 @@ import (
 const maxFixTitles = 3
 
 // handleCodeAction lists our actions for a range. It never touches the
-// network or the disk: it only reads the configuration and the request.
+// network or the disk: it reads the configuration and the request, and,
+// when the request carries no diagnostics, asks the helper language
+// server for its own under the range (at most helperDiagnosticsWait).
 func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error) {
 	var p codeActionParams
 	if err := decodeParams("textDocument/codeAction", req.params, &p); err != nil {
@@ -54,6 +58,11 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 		// nothing of ours applies there more than anywhere else.
 		return []any{}, nil
 	}
+	if len(diags) == 0 && wantsFix(p.Context.Only) {
+		// The editor sent none (Neovim sends a server only its own, eglot
+		// none at all): the helper language server's, if it answers soon.
+		diags = s.helperDiagnostics(ctx, snap, rng)
+	}
 	cfg := s.config()
 	base := commandArgs{URI: string(uri), Range: &rng}
 	actions := findings
@@ -61,8 +70,8 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 		cmd, kind := actionCommand(a)
 		switch a.Name {
 		case config.ActionFix:
-			if selection || len(p.Context.Diagnostics) > 0 {
-				actions = append(actions, fixActions(cmd, kind, base, p.Context.Diagnostics)...)
+			if selection || len(diags) > 0 {
+				actions = append(actions, fixActions(cmd, kind, base, diags)...)
 			}
 		default:
 			args := base
@@ -93,6 +102,56 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 		}
 	}
 	return actions, nil
+}
+
+// helperDiagnosticsWait bounds a code action request's wait for the
+// helper language server's diagnostics: a warm helper answers in tens of
+// milliseconds (bench/README.md); a helper still starting is left to
+// start, and the request answers without them.
+const helperDiagnosticsWait = 2 * time.Second
+
+// helperDiagnostics returns the helper's errors and warnings under rng of
+// snap, as LSP diagnostics of the client's position encoding; nil when
+// verification is off, the language has no helper, or it does not
+// answer within helperDiagnosticsWait.
+func (s *Server) helperDiagnostics(ctx context.Context, snap *workspace.Snapshot, rng protocol.Range) []json.RawMessage {
+	enc := s.encoding()
+	start, end := snap.RangeOffsets(fromProtocolRange(rng), enc)
+	ctx, cancel := context.WithTimeout(ctx, helperDiagnosticsWait)
+	defer cancel()
+	found, res := s.engine.HelperDiagnostics(ctx, snap.URI, snap.Text(), start, end)
+	if !res.Verified && !res.None {
+		s.log.Debug("no helper diagnostics for Fix", "uri", snap.URI, "reason", res.Reason)
+	}
+	var out []json.RawMessage
+	for _, d := range found {
+		if d.Severity > assist.SeverityWarning {
+			continue
+		}
+		b, err := json.Marshal(diagnostic{
+			diagnosticHead: diagnosticHead{Severity: int(d.Severity), Message: d.Message},
+			Range:          toProtocolRange(snap.OffsetRange(d.Start, d.End, enc)),
+			Source:         d.Source,
+		})
+		if err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// wantsFix reports whether a code action request's only filter admits
+// Fix's kind (quickfix).
+func wantsFix(only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if o == "" || o == "quickfix" || strings.HasPrefix("quickfix", o+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // invokedByUser reports whether a code action request comes from the user

@@ -183,6 +183,11 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		}
 		p.End(endCtx, explainOutcome(out), false)
 	default:
+		vd := s.decideVerified(ctx, cfg, t, out)
+		if !vd.land {
+			p.End(endCtx, outcomeLine("not applied: %s", vd.line), vd.failed)
+			return
+		}
 		p.Status("applying the edit")
 		msg, sent, err := s.applyChanges(ctx, t.Action.Title, out, p.Status)
 		cancelled := ctx.Err() != nil
@@ -202,7 +207,11 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 			if r.finding != 0 {
 				s.reviews.remove(r.uri, r.finding)
 			}
-			line := msg + usageNote(out)
+			line := msg
+			if vd.line != "" {
+				line += ", " + vd.line
+			}
+			line += usageNote(out)
 			if note := out.RedoneNote(); note != "" {
 				line = outcomeLine("%s; %s", line, note)
 			}
@@ -350,6 +359,7 @@ func (s *Server) stats() statsReply {
 	}
 	out.Streams, out.Queued = s.jobs.Streams()
 	out.Completion = s.completion.completer.Stats()
+	out.Verify = s.engine.VerifyStats()
 	return out
 }
 

@@ -27,8 +27,26 @@ func provider(t *testing.T, rules ...modeltest.Rule) *modeltest.Server {
 // providerConfig is the configuration that points at srv.
 func providerConfig(t *testing.T, srv *modeltest.Server) config.Config {
 	t.Helper()
+	// No helper language server in the tests of other features: what they
+	// assert is today's behaviour, which verify.enable = "off" keeps
+	// exactly (verify_test.go turns it on).
+	return providerConfigFile(t, srv, "[verify]\nenable = \"off\"\n")
+}
+
+// providerConfig is the configuration pointing at the stand-in, with a
+// user configuration file holding userTOML.
+func providerConfigFile(t *testing.T, srv *modeltest.Server, userTOML string) config.Config {
+	t.Helper()
 	env := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
-	cfg, errs := config.Default().WithEnv(func(k string) string { return env[k] })
+	user := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(user, []byte(userTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, errs := config.Default().WithUserFile(user)
+	if config.HasErrors(errs) {
+		t.Fatal(errs)
+	}
+	cfg, errs = cfg.WithEnv(func(k string) string { return env[k] })
 	if config.HasErrors(errs) {
 		t.Fatal(errs)
 	}
@@ -54,13 +72,24 @@ func newJobSession(t *testing.T, params map[string]any, rules ...modeltest.Rule)
 // point at the stand-in.
 func newJobSessionOpts(t *testing.T, opts Options, params map[string]any, rules ...modeltest.Rule) *jobSession {
 	t.Helper()
+	return newJobSessionConfig(t, opts, "", params, rules...)
+}
+
+// newJobSessionConfig is newJobSessionOpts with a user configuration file
+// holding userTOML ("": the tests' default, verification off).
+func newJobSessionConfig(t *testing.T, opts Options, userTOML string, params map[string]any, rules ...modeltest.Rule) *jobSession {
+	t.Helper()
 	srv := provider(t, rules...)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	js := &jobSession{dir: dir, srv: srv, docs: map[string]string{}}
-	opts.Config = providerConfig(t, srv)
+	if userTOML == "" {
+		opts.Config = providerConfig(t, srv)
+	} else {
+		opts.Config = providerConfigFile(t, srv, userTOML)
+	}
 	js.session = newSessionOpts(t, opts, nil)
 	js.ed.Handle("window/showDocument", func(p json.RawMessage) (any, *lsptest.ResponseError) {
 		var sd struct {

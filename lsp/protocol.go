@@ -501,6 +501,9 @@ type statsReply struct {
 	// and editors: this hour's and today's, with their limits (0: none)
 	// and ends.
 	Spend spendReply `json:"spend"`
+	// Verify counts the edits verified, repaired and not verified by the
+	// helper language servers.
+	Verify assist.VerifyStats `json:"verify"`
 }
 
 // spendReply is kimi.stats's spend: the hour and day windows, whether a

@@ -81,6 +81,11 @@ type Options struct {
 	// confirmWait bounds the wait for the editor's didChange of an applied
 	// edit (0: workspace.DefaultConfirmWait); tests shorten it.
 	confirmWait time.Duration
+	// verifyEnv is added to the helper language servers' environment
+	// (tests keep their caches in temporary directories); verifyStart
+	// shortens their start bound.
+	verifyEnv   []string
+	verifyStart time.Duration
 }
 
 // hook calls Options.testHook.
@@ -239,6 +244,8 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
 		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs, Ledger: s.ledger, Confirm: s.confirmSend,
+		VerifyFolders: s.folderURIs, VerifyBuffers: s.docs.All, VerifyEnv: opts.verifyEnv,
+		VerifyBounds: assist.VerifyStartBound(opts.verifyStart),
 	})
 	if err != nil {
 		return nil, err
@@ -264,6 +271,17 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	// Before initialized: queued, shown once the client is ready.
 	s.reportConfigProblems(s.baseCtx, "user configuration", opts.ConfigProblems)
 	return s, nil
+}
+
+// folderURIs returns the workspace folders (the helper language servers
+// get them when they start).
+func (s *Server) folderURIs() []workspace.URI {
+	fs := s.folders.List()
+	out := make([]workspace.URI, len(fs))
+	for i, f := range fs {
+		out[i] = f.URI
+	}
+	return out
 }
 
 // Serve runs an LSP session on r/w until the client sends exit, the input
@@ -305,6 +323,7 @@ func (s *Server) Run(ctx context.Context) int {
 	s.cancelAll()
 	s.cancelBase() // before jobs.Close: a job's pending request to the editor ends now
 	s.jobs.Close()
+	s.engine.Close() // the helper language servers, within about 2 s
 	s.serial.Close()
 	if s.ownLedger {
 		s.ledger.Close()

@@ -275,6 +275,8 @@ type Config struct {
 	Edits      Edits
 	// Budget bounds the spend (budget.*).
 	Budget Budget
+	// Verify configures edit verification.
+	Verify Verify
 
 	baseURLErr *Problem          // see BaseURLError
 	effort     map[string]Effort // action name or "default"

@@ -8,6 +8,7 @@ import (
 )
 
 var editorSeeds = []string{
+	`{"verify": {"enable": "auto", "servers": {"go": "gopls", "python": ["pyright-langserver", "--stdio"], "": "x"}, "idleMinutes": 3}}`,
 	`{"kimi": {"apiKey": "sk-fuzz-000000000000abcd", "model": "m", "cacheTTL": "1h"}}`,
 	`{"reasoningEffort": {"explain": "low", "default": "xhigh"}, "maxCompletionTokens": 4096}`,
 	`{"actions": [{"name": "a", "prompt": "{{selection}} {{bogus}}", "result": "edit", "kind": "refactor.x"}]}`,
@@ -83,6 +84,7 @@ func FuzzWorkspaceFile(f *testing.F) {
 		"reasoningEffort = { explain = \"max\" }\nmaxCompletionTokens = 10\n",
 		"model = kimi\n", "a = 2023-01-01T00:00:00Z\n", "x = [1, \"a\"]\n",
 		"[budget]\nhourly = 0.5\nconfirmAbove = 0.05\n", "budget = { confirmAbove = 0 }\n",
+		"[verify]\nenable = \"off\"\nonNewErrors = \"ask\"\n[verify.servers]\ngo = \"evil --stdio\"\npython = [\"a\", 1]\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -472,6 +472,20 @@ var schema = []entry{
 		func(c *Config) *float64 { return &c.Budget.Daily }),
 	budgetEntry("budget.confirmAbove", DefaultConfirmAbove, "0.1", "an action whose request is estimated above this many USD asks first, naming its size in tokens and its estimated cost (`0`: never asks)",
 		func(c *Config) *float64 { return &c.Budget.ConfirmAbove }),
+	field("verify.enable", VerifyAuto, "`auto`", "`auto`: before an edit lands, the language's own server (a private helper kimi-lsp starts: `gopls`, `pyright-langserver --stdio`, …, see `verify.servers`) checks it, and Fix sees its errors where the editor sends none; `off`: never",
+		func(c *Config) *string { return &c.Verify.Enable }, readOneOf(VerifyAuto, VerifyOff), quoted),
+	entry{path: "verify.servers", def: "Go `gopls`; Python `pyright-langserver --stdio`, else `basedpyright-langserver --stdio`; JavaScript/TypeScript `typescript-language-server --stdio`; Rust `rust-analyzer`; C/C++ `clangd`",
+		doc:   "a table from language (`go`, `python`, `javascript`, `typescript`, `rust`, `c`, `cpp`, …) to the helper's command, a string split at spaces or a list; `\"\"` turns verification off for that language. A helper is started only when its command is on PATH",
+		parse: func(p *parser, key string, v any) (any, bool) { return readServers(p, key, v) },
+		set:   func(c *Config, v any) { c.Verify.Servers = v.(map[string][]string) },
+		list: func(c Config, add func(key, value string, src Source)) {
+			add("verify.servers", showServers(c.Verify.Servers), c.srcOf("verify.servers"))
+		},
+	}.never(whyServers),
+	field("verify.onNewErrors", OnNewErrorsRepair, "`repair`", "an edit that brings new errors: `repair` (sent back to the model once with the errors, checked again, then `ask`), `ask` (the editor asks: apply anyway, discard, show the errors; `kimi-lsp edit --write` writes nothing), `apply`, `refuse`",
+		func(c *Config) *string { return &c.Verify.OnNewErrors }, readOneOf(OnNewErrorsRepair, OnNewErrorsAsk, OnNewErrorsApply, OnNewErrorsRefuse), quoted),
+	field("verify.idleMinutes", DefaultVerifyIdleMinutes, "10", "a helper without use for this long is stopped (1–1440)",
+		func(c *Config) *int { return &c.Verify.IdleMinutes }, readInt(1, 1440), showInt),
 }
 
 // budgetEntry is the entry of a budget.* key.

@@ -87,6 +87,14 @@ type LoopOptions struct {
 	DiffRetries int
 	// Correction says how a refused reply diff is corrected.
 	Correction CorrectionMode
+	// Verify, if set, is called each time the loop would end with its
+	// edits applied, with whether a repair round may follow (Repairs and
+	// the round limit allow it): a non-empty answer then (the errors the
+	// edit brings) is sent back to the model as the next message, in the
+	// same conversation, and the loop goes on as after a correction.
+	Verify func(ctx context.Context, canRepair bool) string
+	// Repairs bounds the rounds Verify may start (0: none).
+	Repairs int
 }
 
 // LoopResult reports how a loop ended.
@@ -189,6 +197,15 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			}
 			un := x.Unresolved()
 			if len(un) == 0 {
+				if opts.Verify != nil {
+					can := opts.Repairs > 0 && res.Rounds < rounds
+					if fb := opts.Verify(ctx, can); fb != "" && can {
+						opts.Repairs--
+						x.log.Info("the edit brings new errors; asking the model to repair it")
+						req.Messages = append(req.Messages, model.UserMessage(fb))
+						continue
+					}
+				}
 				return res, nil
 			}
 			if retries <= 0 || res.Rounds >= rounds {

@@ -264,3 +264,39 @@ func TestLoopCutOffReplyNotApplied(t *testing.T) {
 		t.Fatalf("cut-off diff left changes %+v", ch)
 	}
 }
+
+// TestLoopVerifyRepairRound: the Verify hook's answer goes back to the
+// model once, in the same conversation; its repair applies on top of the
+// first edit; a second answer of the hook starts no further round.
+func TestLoopVerifyRepairRound(t *testing.T) {
+	first := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + c\n }\n```"
+	repair := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a + c\n+\treturn a + b\n }\n```"
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: "undefined: c", Times: 1, Content: repair},
+		{Match: "Fix Add", Times: 1, Content: first},
+	}}})
+	defer srv.Close()
+	x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+	var calls []bool
+	verify := func(_ context.Context, canRepair bool) string {
+		calls = append(calls, canRepair)
+		return "calc.go:4: undefined: c"
+	}
+	res, err := tools.Loop(context.Background(), client(srv), loopRequest("Fix Add in calc.go"), x,
+		tools.LoopOptions{ReplyDiff: true, Verify: verify, Repairs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds != 2 || len(calls) != 2 || !calls[0] || calls[1] {
+		t.Fatalf("rounds %d, verify calls %v; want 2 rounds, a repair possible at the first call only", res.Rounds, calls)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[1].Parsed.Messages
+	if last := msgs[len(msgs)-1].Text(); last != "calc.go:4: undefined: c" || len(msgs) != len(reqs[0].Parsed.Messages)+2 {
+		t.Errorf("the repair request: %d messages, last %q; want the first request's, the answer and the errors", len(msgs), last)
+	}
+	changes, err := x.Set().Changes()
+	if err != nil || len(changes) != 1 || !strings.Contains(changes[0].After, "return a + b") {
+		t.Fatalf("changes %+v %v", changes, err)
+	}
+}

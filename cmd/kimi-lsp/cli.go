@@ -299,11 +299,20 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 	// Recorded and counted like the editor's requests; not asked about (the
 	// user just typed the request), the log says when it would have been.
 	ledger := assist.OpenLedger(env.getenv, cfg.Budget, env.log)
-	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP, Ledger: ledger})
+	var verifyFolders func() []workspace.URI
+	if action != config.ActionExplain {
+		verifyFolders = func() []workspace.URI { return []workspace.URI{workspace.FileURI(root)} }
+	}
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: env.log, HTTPClient: modelHTTP, Ledger: ledger, VerifyFolders: verifyFolders})
 	if err != nil {
 		return fail(err)
 	}
-	return engine, t, func() { cleanup(); ledger.Close() }, nil
+	cleanup = func() {
+		engine.Close() // the helper language servers
+		folders.Close()
+		ledger.Close()
+	}
+	return engine, t, cleanup, nil
 }
 
 // terminalSink streams the answer to stdout and, when stderr is a terminal,
@@ -504,9 +513,19 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	if note := out.RedoneNote(); note != "" {
 		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(note))
 	}
+	line := out.Verification.Line()
+	if line != "" {
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", line)
+	}
 	if !write {
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0
+	}
+	if out.Verification.NewErrors() && env.cfg.Verify.OnNewErrors != config.OnNewErrorsApply {
+		// No one to ask here: repair (done) and ask write nothing, as
+		// refuse does.
+		fmt.Fprintf(stderr, "kimi-lsp: not written: the edit brings new errors (verify.onNewErrors = %q; \"apply\" writes it anyway)\n", env.cfg.Verify.OnNewErrors)
+		return 1
 	}
 	rebased, err := writeChanges(ctx, root, out.Changes)
 	if err != nil {

@@ -71,7 +71,10 @@ func sandboxUserDirs(home string) error {
 func testEnv(t *testing.T, extra ...string) []string {
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH")}
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "PATH=" + os.Getenv("PATH"),
+		// The helper language servers (gopls) keep their temporary files
+		// here, and use the Go toolchain at hand.
+		"TMPDIR=" + t.TempDir(), "GOTOOLCHAIN=local", "GOFLAGS=-modcacherw", "GOTELEMETRY=off"}
 	return append(env, extra...)
 }
 

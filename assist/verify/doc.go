@@ -1,0 +1,82 @@
+// Package verify checks a model's edit with the language's own server
+// before it lands: a private helper language server per language, started
+// by kimi-lsp itself (not by the editor), that says which errors the edit
+// brings.
+//
+// # Helpers
+//
+// The command table (DefaultServers, overridden per language by
+// Options.Servers) maps an LSP language to its helper: gopls for Go,
+// pyright-langserver --stdio (else basedpyright-langserver --stdio) for
+// Python, typescript-language-server --stdio for JavaScript and
+// TypeScript, rust-analyzer for Rust, clangd for C and C++. Languages that
+// name the same command share one helper. A helper starts lazily, at the
+// first check or Diagnostics in its language (or Warm), and only when its
+// command is found on PATH; it gets the workspace folders, runs in the
+// first folder, in a process group of its own, with our environment.
+// Its stderr and its log messages go to our logger at debug level. It is
+// stopped after Options.Idle without use (DefaultIdle, 10 minutes) and by
+// Close: a shutdown request, the exit notification, then a kill of its
+// process group, each step bounded by 1 s.
+//
+// The helper mirrors the editor's buffers (Options.Buffers), synchronised
+// with full-text didOpen/didChange/didClose at the start of each
+// operation rather than on every keystroke: a check sees the buffers as
+// kimi-lsp sees them at that moment, and typing costs the helper nothing.
+// The files of an edit that are not open in the editor are opened with
+// the text the edit was computed against and closed again at the next
+// operation that does not touch them (the helper then reads the disk).
+//
+// # A check
+//
+// Check takes each touched file's diagnostics with its text before the
+// edit, then puts the candidate text in the helper (didChange, in the
+// helper only: never on disk, never in the editor), takes the diagnostics
+// again, and puts the text before back. Diagnostics are pulled with
+// textDocument/diagnostic where the helper offers it
+// (serverCapabilities.diagnosticProvider; gopls does when asked, see
+// goplsOptions); otherwise they are the helper's next publishDiagnostics
+// for the version we sent (pyright publishes with versions), or, from a
+// helper that publishes without versions, the first publish after our
+// change once 300 ms passed without another (settleWindow). The
+// diagnostics before the edit are kept while nothing the helper holds
+// changes, so a repeated check of a file costs one diagnosis.
+//
+// A new error is a diagnostic of error severity (or of none) after the
+// edit that no error before it matches: the same message, on the line the
+// old error's line became through the edit (a line map from
+// workspace/linediff's diff of the two texts; a changed line maps to the
+// lines that replaced it). Warnings and hints never count. Only the
+// touched files are looked at: an error the edit causes in another file
+// (the callers of a function it removed) is not found, so that a check
+// costs one diagnosis per touched file.
+//
+// # Bounds
+//
+// A check never blocks its caller for long and never fails: whatever it
+// could not do, it reports in Result.Reason, and the edit goes on
+// unverified. Every wait is bounded:
+//   - start and initialize: StartTimeout, 15 s (measured: gopls 0.3 s,
+//     pyright 1.2 s at a load average of 15 on 2 cores);
+//   - the first diagnostics of a new helper: ColdTimeout, 20 s (it loads
+//     the workspace then: gopls with an empty cache 5.8 s for a 50-file
+//     module importing fmt and strings, pyright 8 s for its builtins);
+//   - each later diagnostics wait: DiagTimeout, 5 s (a warm check of that
+//     module: p50 56 ms, p90 140 ms; bench/README.md);
+//   - each write to the helper: 5 s (a helper that stops reading);
+//   - a check of n files in all: at most StartTimeout + ColdTimeout +
+//     (2n−1) × DiagTimeout with a new helper, 2n × DiagTimeout with a
+//     warm one (plus the writes' bounds).
+//
+// Checks on one helper run one at a time (they change its documents); a
+// second check waits for the first within its own context. A helper that
+// exits is started again at the next check. A helper that times out is
+// killed and not started again for RetryAfter (1 minute): checks
+// meanwhile end at once, "not verified (gopls did not answer within 5s)".
+// The one exception is a helper's first diagnostics: a timeout there
+// means it is still loading, so it is left running for the next check,
+// once.
+//
+// The package imports no LSP library: the few wire types it needs are its
+// own, over its own Content-Length framed JSON-RPC client (rpc.go).
+package verify

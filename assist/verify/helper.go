@@ -1,0 +1,648 @@
+package verify
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// helper is one running language server: its process, its connection,
+// and what it has of each document.
+type helper struct {
+	name string // shown to the user: "gopls", "pyright"
+	argv []string
+	log  *slog.Logger
+
+	cmd  *exec.Cmd
+	conn *conn
+	// exited is closed when the process has exited.
+	exited chan struct{}
+
+	// Set by initialize, read-only after.
+	pull bool               // serverCapabilities.diagnosticProvider
+	enc  workspace.Encoding // the negotiated position encoding
+
+	// op serialises the operations that change the helper's documents (a
+	// check puts a candidate text in, then takes it out again).
+	op chan struct{}
+
+	// mu guards the fields below it.
+	mu   sync.Mutex
+	docs map[workspace.URI]*hdoc
+	pubs map[workspace.URI]published
+	// pubSeq counts publishDiagnostics notifications; pubWake is closed
+	// and replaced at each one.
+	pubSeq    uint64
+	pubWake   chan struct{}
+	versioned bool // a publishDiagnostics carried a version
+	warm      bool // a diagnostics wait has succeeded
+	// coldMisses counts the first diagnostics waits that timed out.
+	coldMisses int
+	broken     error
+	lastUse    time.Time
+	// gen counts the changes to what the helper holds, except a check's
+	// trial texts, which the check takes out again.
+	gen uint64
+}
+
+// hdoc is a document as the helper has it.
+type hdoc struct {
+	version int32  // our version counter for this document
+	text    string // the text the helper has
+	// editor is the editor's version when the text is the editor's
+	// buffer, -1 when we opened the document for a check only.
+	editor int32
+	// changedSeq is pubSeq when the last change was sent.
+	changedSeq uint64
+	// cache holds the last diagnostics computed for a non-trial text.
+	cache *diagCache
+}
+
+// diagCache is a document's diagnostics, valid while the helper holds
+// text for it and gen has not moved.
+type diagCache struct {
+	gen   uint64
+	text  string
+	diags []wireDiagnostic
+}
+
+// published is the last publishDiagnostics for a document.
+type published struct {
+	version int32 // -1 when the helper sent none
+	seq     uint64
+	diags   []wireDiagnostic
+}
+
+// Wire types: only the fields we read or send.
+
+type wirePosition struct {
+	Line      uint32 `json:"line"`
+	Character uint32 `json:"character"`
+}
+
+type wireRange struct {
+	Start wirePosition `json:"start"`
+	End   wirePosition `json:"end"`
+}
+
+type wireDiagnostic struct {
+	Range    wireRange       `json:"range"`
+	Severity int             `json:"severity,omitempty"`
+	Code     json.RawMessage `json:"code,omitempty"`
+	Source   string          `json:"source,omitempty"`
+	Message  string          `json:"message"`
+}
+
+type textDocumentItem struct {
+	URI        string `json:"uri"`
+	LanguageID string `json:"languageId"`
+	Version    int32  `json:"version"`
+	Text       string `json:"text"`
+}
+
+type versionedDoc struct {
+	URI     string `json:"uri"`
+	Version int32  `json:"version"`
+}
+
+type docID struct {
+	URI string `json:"uri"`
+}
+
+type fullChange struct {
+	Text string `json:"text"`
+}
+
+type workspaceFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+// helperName is the name a command is shown by: its program's base name,
+// without a "-langserver" suffix ("pyright-langserver" → "pyright").
+func helperName(argv []string) string {
+	base := filepath.Base(argv[0])
+	base = strings.TrimSuffix(base, ".exe")
+	return strings.TrimSuffix(base, "-langserver")
+}
+
+// initOptions are the initializationOptions a known helper needs
+// (goplsOptions).
+func initOptions(argv []string) any {
+	switch filepath.Base(argv[0]) {
+	case "gopls", "gopls.exe":
+		return goplsOptions()
+	}
+	return nil
+}
+
+// startHelper starts argv (path is its resolved program) and initializes
+// it with the folders, all within ctx.
+func startHelper(ctx context.Context, path string, argv []string, folders []workspace.URI, env []string, log *slog.Logger) (*helper, error) {
+	h := &helper{
+		name:    helperName(argv),
+		argv:    argv,
+		exited:  make(chan struct{}),
+		op:      make(chan struct{}, 1),
+		docs:    map[workspace.URI]*hdoc{},
+		pubs:    map[workspace.URI]published{},
+		pubWake: make(chan struct{}),
+		lastUse: time.Now(),
+	}
+	h.log = log.With("helper", h.name)
+	cmd := exec.Command(path, argv[1:]...)
+	if len(folders) > 0 {
+		if dir, err := folders[0].Path(); err == nil {
+			cmd.Dir = dir
+		}
+	}
+	cmd.Env = append(os.Environ(), env...)
+	ownGroup(cmd)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	h.cmd = cmd
+	go h.logStderr(errR)
+	go func() {
+		err := cmd.Wait()
+		h.log.Debug("helper exited", "err", err)
+		// What it started may hold the pipes: end them too.
+		killGroup(cmd)
+		close(h.exited)
+	}()
+	h.conn = newConn(outR, inW, h.onNotify, h.onRequest)
+	go func() {
+		<-h.conn.done
+		outR.Close()
+	}()
+	if err := h.initialize(ctx, folders); err != nil {
+		h.kill()
+		return nil, err
+	}
+	return h, nil
+}
+
+// logStderr passes the helper's stderr to our log, line by line.
+func (h *helper) logStderr(r *os.File) {
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() {
+		h.log.Debug("helper stderr", "line", clip(sc.Text(), 2000))
+	}
+	// A line longer than the buffer ends the scan: drain the rest.
+	_, _ = io.Copy(io.Discard, r)
+}
+
+func (h *helper) initialize(ctx context.Context, folders []workspace.URI) error {
+	wf := make([]workspaceFolder, 0, len(folders))
+	for _, f := range folders {
+		wf = append(wf, workspaceFolder{URI: string(f), Name: filepath.Base(f.AnyPath())})
+	}
+	var root any
+	if len(folders) > 0 {
+		root = string(folders[0])
+	}
+	params := map[string]any{
+		"processId":             os.Getpid(),
+		"clientInfo":            map[string]string{"name": "kimi-lsp"},
+		"rootUri":               root,
+		"workspaceFolders":      wf,
+		"initializationOptions": initOptions(h.argv),
+		"capabilities": map[string]any{
+			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
+			"textDocument": map[string]any{
+				"synchronization":    map[string]any{"dynamicRegistration": false},
+				"publishDiagnostics": map[string]any{"versionSupport": true},
+				"diagnostic":         map[string]any{"dynamicRegistration": false},
+			},
+			"workspace": map[string]any{"configuration": true, "workspaceFolders": true},
+		},
+	}
+	var result struct {
+		Capabilities struct {
+			DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
+			PositionEncoding   string          `json:"positionEncoding"`
+		} `json:"capabilities"`
+	}
+	if err := h.conn.call(ctx, "initialize", params, &result); err != nil {
+		return err
+	}
+	dp := strings.TrimSpace(string(result.Capabilities.DiagnosticProvider))
+	h.pull = dp != "" && dp != "null" && dp != "false"
+	switch result.Capabilities.PositionEncoding {
+	case "utf-8":
+		h.enc = workspace.UTF8
+	case "utf-32":
+		h.enc = workspace.UTF32
+	default:
+		h.enc = workspace.UTF16
+	}
+	h.log.Debug("helper initialized", "pullDiagnostics", h.pull)
+	return h.conn.notify("initialized", struct{}{})
+}
+
+func (h *helper) onNotify(method string, params json.RawMessage) {
+	switch method {
+	case "textDocument/publishDiagnostics":
+		var p struct {
+			URI         string           `json:"uri"`
+			Version     *int32           `json:"version"`
+			Diagnostics []wireDiagnostic `json:"diagnostics"`
+		}
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		uri, err := workspace.ParseURI(p.URI)
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		h.pubSeq++
+		pub := published{version: -1, seq: h.pubSeq, diags: p.Diagnostics}
+		if p.Version != nil {
+			pub.version = *p.Version
+			h.versioned = true
+		}
+		h.pubs[uri] = pub
+		close(h.pubWake)
+		h.pubWake = make(chan struct{})
+		h.mu.Unlock()
+	case "window/logMessage", "window/showMessage":
+		var p struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			h.log.Debug("helper message", "message", clip(p.Message, 2000))
+		}
+	}
+}
+
+func (h *helper) onRequest(method string, params json.RawMessage) (any, *rpcError) {
+	switch method {
+	case "workspace/configuration":
+		var p struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		_ = json.Unmarshal(params, &p)
+		return make([]any, len(p.Items)), nil
+	case "client/registerCapability", "client/unregisterCapability",
+		"window/workDoneProgress/create", "window/showMessageRequest",
+		"window/showDocument":
+		return nil, nil
+	case "workspace/applyEdit":
+		return map[string]any{"applied": false, "failureReason": "kimi-lsp's verification helper applies no edits"}, nil
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: "method not found: " + method}
+}
+
+// alive reports why the helper can no longer be used, or nil.
+func (h *helper) alive() error {
+	select {
+	case <-h.exited:
+		return fmt.Errorf("%s exited", h.name)
+	default:
+	}
+	if err := h.conn.closedErr(); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.broken
+}
+
+// acquire takes the helper's operation slot.
+func (h *helper) acquire(ctx context.Context) error {
+	select {
+	case h.op <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.exited:
+		return fmt.Errorf("%s exited", h.name)
+	}
+}
+
+func (h *helper) release() {
+	h.mu.Lock()
+	h.lastUse = time.Now()
+	h.mu.Unlock()
+	<-h.op
+}
+
+// setText makes the helper hold text for uri: didOpen when it has not the
+// document, didChange when its text differs. editor is the editor's
+// version of that text, or -1. A trial change (a candidate, or taking it
+// out again) leaves gen alone: the check puts back what was there.
+// Precondition: the op slot is held.
+func (h *helper) setText(uri workspace.URI, lang, text string, editor int32, trial bool) error {
+	h.mu.Lock()
+	d := h.docs[uri]
+	if d != nil && d.text == text {
+		d.editor = editor
+		h.mu.Unlock()
+		return nil
+	}
+	if !trial {
+		h.gen++
+	}
+	if d == nil {
+		d = &hdoc{version: 1, text: text, editor: editor, changedSeq: h.pubSeq}
+		h.docs[uri] = d
+		h.mu.Unlock()
+		return h.conn.notify("textDocument/didOpen", map[string]any{
+			"textDocument": textDocumentItem{URI: string(uri), LanguageID: lang, Version: 1, Text: text},
+		})
+	}
+	d.version++
+	d.text, d.editor, d.changedSeq = text, editor, h.pubSeq
+	v := d.version
+	h.mu.Unlock()
+	return h.conn.notify("textDocument/didChange", map[string]any{
+		"textDocument":   versionedDoc{URI: string(uri), Version: v},
+		"contentChanges": []fullChange{{Text: text}},
+	})
+}
+
+// closeDoc closes uri in the helper, which then reads it from the disk
+// again. Precondition: the op slot is held.
+func (h *helper) closeDoc(uri workspace.URI) error {
+	h.mu.Lock()
+	_, ok := h.docs[uri]
+	delete(h.docs, uri)
+	delete(h.pubs, uri)
+	if ok {
+		h.gen++
+	}
+	h.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return h.conn.notify("textDocument/didClose", map[string]any{"textDocument": docID{URI: string(uri)}})
+}
+
+// syncEditor makes the helper's documents of its languages the editor's
+// buffers: opens and changes what differs, closes what the editor closed
+// and what an earlier check opened, except keep (the files of this
+// operation). Precondition: the op slot is held.
+func (h *helper) syncEditor(bufs []*workspace.Snapshot, keep []workspace.URI) error {
+	seen := map[workspace.URI]bool{}
+	for _, s := range bufs {
+		seen[s.URI] = true
+		h.mu.Lock()
+		d := h.docs[s.URI]
+		same := d != nil && d.editor == s.Version
+		h.mu.Unlock()
+		if same {
+			continue
+		}
+		// The language by the file's extension, as the helper was chosen:
+		// editors' identifiers vary ("golang", "python3").
+		if err := h.setText(s.URI, cmp.Or(languageOf(s.URI), s.LanguageID), s.Text(), s.Version, false); err != nil {
+			return err
+		}
+	}
+	h.mu.Lock()
+	var gone []workspace.URI
+	for uri := range h.docs {
+		if !seen[uri] && !slices.Contains(keep, uri) {
+			gone = append(gone, uri)
+		}
+	}
+	h.mu.Unlock()
+	for _, uri := range gone {
+		if err := h.closeDoc(uri); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cached returns the diagnostics last computed for uri when nothing the
+// helper holds has changed since (the same text, the same gen).
+func (h *helper) cached(uri workspace.URI) ([]wireDiagnostic, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d := h.docs[uri]
+	if d == nil || d.cache == nil || d.cache.gen != h.gen || d.cache.text != d.text {
+		return nil, false
+	}
+	return d.cache.diags, true
+}
+
+// remember keeps diags as uri's diagnostics of what the helper holds now.
+func (h *helper) remember(uri workspace.URI, diags []wireDiagnostic) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if d := h.docs[uri]; d != nil {
+		d.cache = &diagCache{gen: h.gen, text: d.text, diags: diags}
+	}
+}
+
+// errTimeout reports a diagnostics wait that ran out; its text names the
+// bound.
+type errTimeout struct{ bound time.Duration }
+
+func (e errTimeout) Error() string { return fmt.Sprintf("did not answer within %v", e.bound) }
+
+// diagnostics returns the helper's diagnostics of uri as it holds it now,
+// waiting at most bound. Precondition: the op slot is held.
+func (h *helper) diagnostics(ctx context.Context, uri workspace.URI, bound time.Duration) ([]wireDiagnostic, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, bound, errTimeout{bound})
+	defer cancel()
+	var diags []wireDiagnostic
+	var err error
+	if h.pull {
+		diags, err = h.pullDiagnostics(ctx, uri)
+	} else {
+		diags, err = h.pushedDiagnostics(ctx, uri)
+	}
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && errors.As(cause, new(errTimeout)) {
+			return nil, cause
+		}
+		if e := h.alive(); e != nil {
+			return nil, e
+		}
+		return nil, err
+	}
+	h.mu.Lock()
+	h.warm = true
+	h.mu.Unlock()
+	return diags, nil
+}
+
+// retryPause is the pause before asking again after a helper cancelled a
+// pull (its content changed, or it was not ready).
+const retryPause = 50 * time.Millisecond
+
+func (h *helper) pullDiagnostics(ctx context.Context, uri workspace.URI) ([]wireDiagnostic, error) {
+	for {
+		var report struct {
+			Kind  string           `json:"kind"`
+			Items []wireDiagnostic `json:"items"`
+		}
+		err := h.conn.call(ctx, "textDocument/diagnostic", map[string]any{"textDocument": docID{URI: string(uri)}}, &report)
+		var rerr *rpcError
+		if errors.As(err, &rerr) && (rerr.Code == codeServerCancelled || rerr.Code == codeContentModified) {
+			select {
+			case <-time.After(retryPause):
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		// "unchanged" cannot come: we never send a previousResultId.
+		// gopls sends kind "" for a full report.
+		return report.Items, nil
+	}
+}
+
+// settleWindow is how long a helper that publishes diagnostics without a
+// version must stay quiet after a publish of the document before that
+// publish is taken as the diagnostics of our last change.
+const settleWindow = 300 * time.Millisecond
+
+func (h *helper) pushedDiagnostics(ctx context.Context, uri workspace.URI) ([]wireDiagnostic, error) {
+	var quietSince time.Time
+	for {
+		h.mu.Lock()
+		d := h.docs[uri]
+		pub, ok := h.pubs[uri]
+		wake := h.pubWake
+		versioned := h.versioned
+		h.mu.Unlock()
+		if d == nil {
+			return nil, fmt.Errorf("%s is not open in the helper", uri)
+		}
+		switch {
+		case ok && pub.version >= 0 && pub.version == d.version:
+			return pub.diags, nil
+		case ok && pub.version < 0 && !versioned && pub.seq > d.changedSeq:
+			if quietSince.IsZero() {
+				quietSince = time.Now()
+			}
+			if wait := settleWindow - time.Since(quietSince); wait > 0 {
+				select {
+				case <-wake:
+					quietSince = time.Time{}
+					continue
+				case <-time.After(wait):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			h.mu.Lock()
+			again := h.pubs[uri]
+			h.mu.Unlock()
+			if again.seq == pub.seq {
+				return pub.diags, nil
+			}
+			quietSince = time.Time{}
+			continue
+		}
+		select {
+		case <-wake:
+		case <-h.exited:
+			return nil, fmt.Errorf("%s exited", h.name)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// failedWith handles an operation's failure: an error the helper
+// answered leaves it running; a timeout or a lost connection makes it
+// unusable (it is killed, and started again on a later use; after a
+// timeout only once RetryAfter has passed).
+func (h *helper) failedWith(err error) {
+	if errors.As(err, new(*rpcError)) {
+		return
+	}
+	h.mu.Lock()
+	if h.broken == nil {
+		h.broken = err
+	}
+	h.mu.Unlock()
+	h.kill()
+}
+
+// kill ends the process (and its group) at once.
+func (h *helper) kill() {
+	killGroup(h.cmd)
+	h.conn.close()
+}
+
+// shutdownWait bounds each step of a polite shutdown: the shutdown
+// request, then the exit after the exit notification.
+const shutdownWait = time.Second
+
+// shutdown asks the helper to exit, then kills it; it returns within
+// about 2 × shutdownWait.
+func (h *helper) shutdown() {
+	select {
+	case <-h.exited:
+		h.conn.close()
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
+	err := h.conn.call(ctx, "shutdown", nil, nil)
+	cancel()
+	if err == nil {
+		_ = h.conn.notify("exit", nil)
+		select {
+		case <-h.exited:
+		case <-time.After(shutdownWait):
+		}
+	}
+	h.kill()
+	select {
+	case <-h.exited:
+	case <-time.After(shutdownWait):
+		h.log.Warn("helper did not exit after being killed")
+	}
+}

@@ -1,0 +1,806 @@
+package verify
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// The bounds on every wait of a check (see the package doc for how they
+// were chosen).
+const (
+	// StartTimeout bounds starting a helper and its initialize reply.
+	StartTimeout = 15 * time.Second
+	// ColdTimeout bounds a helper's first diagnostics after it started:
+	// it loads the workspace (gopls its packages, pyright the builtins)
+	// before it answers.
+	ColdTimeout = 20 * time.Second
+	// DiagTimeout bounds each later diagnostics wait.
+	DiagTimeout = 5 * time.Second
+	// RetryAfter is how long a command that failed (did not start, did
+	// not answer, crashed) is not started again; checks meanwhile end at
+	// once, unverified, saying why.
+	RetryAfter = time.Minute
+	// DefaultIdle is how long a helper lives without use.
+	DefaultIdle = 10 * time.Minute
+)
+
+// Command is a helper's command line: the program and its arguments.
+type Command []string
+
+// DefaultServers is the command table by LSP language identifier: each
+// language's alternatives, the first found on PATH is used. Languages
+// that name the same command share one helper.
+var DefaultServers = map[string][]Command{
+	"go":              {{"gopls"}},
+	"python":          {{"pyright-langserver", "--stdio"}, {"basedpyright-langserver", "--stdio"}},
+	"javascript":      {{"typescript-language-server", "--stdio"}},
+	"javascriptreact": {{"typescript-language-server", "--stdio"}},
+	"typescript":      {{"typescript-language-server", "--stdio"}},
+	"typescriptreact": {{"typescript-language-server", "--stdio"}},
+	"rust":            {{"rust-analyzer"}},
+	"c":               {{"clangd"}},
+	"cpp":             {{"clangd"}},
+}
+
+// Options configure a Verifier.
+type Options struct {
+	// Servers overrides DefaultServers per language: a language mapped to
+	// an empty command is not verified.
+	Servers map[string]Command
+	// Folders returns the workspace folders a helper gets when it starts;
+	// nil means none.
+	Folders func() []workspace.URI
+	// Buffers returns the editor's open documents, which the helpers
+	// mirror; nil means none.
+	Buffers func() []*workspace.Snapshot
+	// Idle is how long a helper lives without use; 0 means DefaultIdle.
+	Idle time.Duration
+	// Env is added to the helpers' environment.
+	Env []string
+	// Logger receives the helpers' stderr and messages (at debug level);
+	// nil means none.
+	Logger *slog.Logger
+	// Bounds overrides the default bounds (StartTimeout, ColdTimeout,
+	// DiagTimeout, RetryAfter) where its fields are set; tests shorten
+	// them.
+	Bounds Bounds
+}
+
+// Bounds are the bounds on a check's waits.
+type Bounds struct {
+	Start, Cold, Diag, Retry time.Duration
+}
+
+// File is one file of an edit: its URI and its whole text.
+type File struct {
+	URI  workspace.URI
+	Text string
+}
+
+// Error is a new error an edit brought.
+type Error struct {
+	URI     workspace.URI
+	Line    int // zero-based
+	Message string
+}
+
+// String is "name.go:4: message", with a one-based line.
+func (e Error) String() string {
+	return fmt.Sprintf("%s:%d: %s", baseName(e.URI), e.Line+1, e.Message)
+}
+
+// Result is the outcome of a check.
+type Result struct {
+	// Helpers names the helpers that checked the edit ("gopls").
+	Helpers []string
+	// Verified reports that every file with a helper was checked.
+	Verified bool
+	// Reason says why the edit is not verified ("no gopls found",
+	// "gopls did not answer within 5s").
+	Reason string
+	// NewErrors are the errors the edit brought, in file order.
+	NewErrors []Error
+	// None reports that no file of the edit is in a language with a
+	// helper: nothing is said about verification then.
+	None bool
+}
+
+// Line is the result in one line: "verified by gopls: no new errors",
+// "verified by gopls: 1 new error: undefined: x", "not verified (no gopls
+// found)", or "" when no file had a helper.
+func (r Result) Line() string {
+	switch {
+	case r.None:
+		return ""
+	case !r.Verified:
+		return "not verified (" + r.Reason + ")"
+	case len(r.NewErrors) == 0:
+		return "verified by " + strings.Join(r.Helpers, ", ") + ": no new errors"
+	}
+	return "verified by " + strings.Join(r.Helpers, ", ") + ": " + r.ErrorSummary()
+}
+
+// ErrorSummary is "1 new error: undefined: x" or "3 new errors: a; b; …".
+func (r Result) ErrorSummary() string {
+	n := len(r.NewErrors)
+	if n == 0 {
+		return "no new errors"
+	}
+	noun := "new errors"
+	if n == 1 {
+		noun = "new error"
+	}
+	msgs := make([]string, 0, min(n, 3))
+	for _, e := range r.NewErrors[:min(n, 3)] {
+		msgs = append(msgs, firstLine(e.Message))
+	}
+	s := fmt.Sprintf("%d %s: %s", n, noun, strings.Join(msgs, "; "))
+	if n > 3 {
+		s += "; …"
+	}
+	return s
+}
+
+// Diagnostic is a helper's diagnostic of a document, in byte offsets of
+// the text it was computed on.
+type Diagnostic struct {
+	URI        workspace.URI
+	Start, End int // byte offsets
+	Line       int // zero-based line of Start
+	Severity   int // LSP DiagnosticSeverity; 0 when the helper sent none
+	Source     string
+	Message    string
+}
+
+// Verifier runs the helpers and checks edits with them. It is safe for
+// concurrent use; checks on one helper run one at a time.
+type Verifier struct {
+	opts Options
+	log  *slog.Logger
+
+	// testHook, when set, runs between a check's before and after
+	// diagnostics (tests kill or stop the helper there).
+	testHook func(h *helper)
+
+	// base is cancelled by Close: it ends helper starts under way.
+	base     context.Context
+	stopBase context.CancelFunc
+
+	// mu guards the fields below it.
+	mu      sync.Mutex
+	helpers map[string]*slot // by command line
+	closed  bool
+}
+
+// slot is one command's helper and its state between runs.
+type slot struct {
+	// start guards the fields below.
+	start sync.Mutex
+	h     *helper // nil when not running
+	// pending is closed when the start under way ends (nil when none).
+	pending chan struct{}
+	failed  time.Time
+	reason  string
+	idle    *time.Timer
+}
+
+// New returns a Verifier; no helper runs until the first check.
+func New(opts Options) *Verifier {
+	if opts.Idle <= 0 {
+		opts.Idle = DefaultIdle
+	}
+	b := &opts.Bounds
+	b.Start = cmp.Or(b.Start, StartTimeout)
+	b.Cold = cmp.Or(b.Cold, ColdTimeout)
+	b.Diag = cmp.Or(b.Diag, DiagTimeout)
+	b.Retry = cmp.Or(b.Retry, RetryAfter)
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Verifier{opts: opts, log: log, helpers: map[string]*slot{}, base: base, stopBase: stop}
+}
+
+// commandFor returns the command for a language: the configured one, or
+// the first default found on PATH. missing names what was looked for
+// when none is found; lang without a helper returns nil and "".
+func (v *Verifier) commandFor(lang string) (argv Command, path, missing string) {
+	var cands []Command
+	v.mu.Lock()
+	c, ok := v.opts.Servers[lang]
+	v.mu.Unlock()
+	if ok {
+		if len(c) == 0 {
+			return nil, "", ""
+		}
+		cands = []Command{c}
+	} else {
+		cands = DefaultServers[lang]
+	}
+	if len(cands) == 0 {
+		return nil, "", ""
+	}
+	var names []string
+	for _, c := range cands {
+		if p, err := exec.LookPath(c[0]); err == nil {
+			return c, p, ""
+		}
+		names = append(names, c[0])
+	}
+	return nil, "", "no " + strings.Join(names, " or ") + " found"
+}
+
+// languageOf returns the LSP language of a URI.
+func languageOf(uri workspace.URI) string {
+	return workspace.LanguageOf(uri.AnyPath())
+}
+
+// helperFor returns the running helper of argv, starting it within
+// StartTimeout when it is not running.
+func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*helper, error) {
+	key := strings.Join(argv, "\x00")
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return nil, errors.New("kimi-lsp is shutting down")
+	}
+	s := v.helpers[key]
+	if s == nil {
+		s = &slot{}
+		v.helpers[key] = s
+	}
+	v.mu.Unlock()
+
+	s.start.Lock()
+	if h := s.h; h != nil {
+		err := h.alive()
+		if err == nil {
+			s.start.Unlock()
+			return h, nil
+		}
+		v.log.Warn("verification helper stopped", "helper", h.name, "err", err)
+		go h.shutdown()
+		s.h = nil
+		// A helper that hung is not started again for a while; one that
+		// crashed is started again now.
+		var t errTimeout
+		if errors.As(err, &t) {
+			s.failed, s.reason = time.Now(), h.name+" "+t.Error()
+		}
+	}
+	if !s.failed.IsZero() && time.Since(s.failed) < v.opts.Bounds.Retry {
+		reason := s.reason
+		s.start.Unlock()
+		return nil, errors.New(reason)
+	}
+	// The start runs on its own, bounded by StartTimeout and ended by
+	// Close only: a caller that stops waiting (a code action request with
+	// a short deadline) leaves it to finish for the next one.
+	if s.pending == nil {
+		s.pending = make(chan struct{})
+		go v.start(s, argv, path)
+	}
+	pending := s.pending
+	s.start.Unlock()
+	select {
+	case <-pending:
+	case <-ctx.Done():
+		return nil, errors.New("the check was cancelled")
+	}
+	s.start.Lock()
+	defer s.start.Unlock()
+	if s.h != nil {
+		return s.h, nil
+	}
+	return nil, errors.New(cmp.Or(s.reason, "kimi-lsp is shutting down"))
+}
+
+// start starts the helper of slot s and records the outcome.
+func (v *Verifier) start(s *slot, argv Command, path string) {
+	sctx, cancel := context.WithTimeoutCause(v.base, v.opts.Bounds.Start, errTimeout{v.opts.Bounds.Start})
+	defer cancel()
+	var folders []workspace.URI
+	if v.opts.Folders != nil {
+		folders = v.opts.Folders()
+	}
+	h, err := startHelper(sctx, path, argv, folders, v.opts.Env, v.log)
+	s.start.Lock()
+	defer s.start.Unlock()
+	defer func() {
+		close(s.pending)
+		s.pending = nil
+	}()
+	if err != nil {
+		if c := context.Cause(sctx); c != nil && errors.As(c, new(errTimeout)) {
+			err = c
+		}
+		if v.base.Err() != nil {
+			s.reason = "kimi-lsp is shutting down"
+			return
+		}
+		s.failed, s.reason = time.Now(), helperName(argv)+" "+describe(err)
+		v.log.Warn("verification helper did not start", "helper", helperName(argv), "err", err)
+		return
+	}
+	v.mu.Lock()
+	closed := v.closed
+	v.mu.Unlock()
+	if closed {
+		h.kill()
+		<-h.exited
+		s.reason = "kimi-lsp is shutting down"
+		return
+	}
+	s.h, s.failed, s.reason = h, time.Time{}, ""
+	v.armIdle(s, h)
+}
+
+// describe turns a helper's failure into the words after its name.
+func describe(err error) string {
+	var t errTimeout
+	if errors.As(err, &t) {
+		return t.Error()
+	}
+	return "failed: " + err.Error()
+}
+
+// armIdle stops h after the idle time without use.
+func (v *Verifier) armIdle(s *slot, h *helper) {
+	var check func()
+	check = func() {
+		s.start.Lock()
+		defer s.start.Unlock()
+		if s.h != h {
+			return
+		}
+		h.mu.Lock()
+		idleFor := time.Since(h.lastUse)
+		h.mu.Unlock()
+		busy := len(h.op) > 0
+		idle := v.idle()
+		if busy || idleFor < idle {
+			s.idle = time.AfterFunc(max(idle-idleFor, time.Second), check)
+			return
+		}
+		v.log.Debug("stopping an idle verification helper", "helper", h.name)
+		s.h = nil
+		go h.shutdown()
+	}
+	s.idle = time.AfterFunc(v.idle(), check)
+}
+
+// group is the files of an edit that one helper checks.
+type group struct {
+	argv          Command
+	path, missing string
+	uris          []workspace.URI
+}
+
+// groups sorts the touched files by the helper that checks them; files
+// without one, files not on disk (untitled:) and files outside every
+// workspace folder (a helper sees only the folders) are left out.
+func (v *Verifier) groups(uris []workspace.URI) []*group {
+	var out []*group
+	byKey := map[string]*group{}
+	var folders []string
+	if v.opts.Folders != nil {
+		for _, f := range v.opts.Folders() {
+			if p, err := f.Path(); err == nil {
+				folders = append(folders, p)
+			}
+		}
+	}
+	for _, uri := range uris {
+		if !uri.IsFile() || !inFolders(uri, folders) {
+			continue
+		}
+		argv, path, missing := v.commandFor(languageOf(uri))
+		if argv == nil && missing == "" {
+			continue
+		}
+		key := strings.Join(argv, "\x00") + "\x01" + missing
+		g := byKey[key]
+		if g == nil {
+			g = &group{argv: argv, path: path, missing: missing}
+			byKey[key] = g
+			out = append(out, g)
+		}
+		g.uris = append(g.uris, uri)
+	}
+	return out
+}
+
+// inFolders reports whether uri's file is inside one of the folders.
+func inFolders(uri workspace.URI, folders []string) bool {
+	p, err := uri.Path()
+	if err != nil {
+		return false
+	}
+	for _, f := range folders {
+		if rel, err := filepath.Rel(f, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// Check verifies an edit: the touched files' diagnostics as they are
+// (before), then with the candidate texts (after) in the helper only,
+// never on disk or in the editor. A file absent from before is created by
+// the edit, one absent from after deleted. It never fails: what it could
+// not check it reports in Result.Reason, and it returns within the bounds
+// of the package doc.
+func (v *Verifier) Check(ctx context.Context, before, after []File) Result {
+	b := map[workspace.URI]string{}
+	a := map[workspace.URI]string{}
+	var uris []workspace.URI
+	add := func(u workspace.URI) {
+		if !slices.Contains(uris, u) {
+			uris = append(uris, u)
+		}
+	}
+	for _, f := range before {
+		b[f.URI] = f.Text
+		add(f.URI)
+	}
+	for _, f := range after {
+		a[f.URI] = f.Text
+		add(f.URI)
+	}
+	gs := v.groups(uris)
+	if len(gs) == 0 {
+		return Result{None: true}
+	}
+	results := make([]Result, len(gs))
+	var wg sync.WaitGroup
+	for i, g := range gs {
+		wg.Go(func() { results[i] = v.checkGroup(ctx, g, b, a) })
+	}
+	wg.Wait()
+	out := Result{Verified: true}
+	var reasons []string
+	for _, r := range results {
+		out.Helpers = append(out.Helpers, r.Helpers...)
+		out.NewErrors = append(out.NewErrors, r.NewErrors...)
+		if !r.Verified {
+			out.Verified = false
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	out.Reason = strings.Join(reasons, "; ")
+	return out
+}
+
+func (v *Verifier) checkGroup(ctx context.Context, g *group, before, after map[workspace.URI]string) Result {
+	if g.argv == nil {
+		return Result{Reason: g.missing}
+	}
+	name := helperName(g.argv)
+	h, err := v.helperFor(ctx, g.argv, g.path)
+	if err != nil {
+		return Result{Reason: err.Error()}
+	}
+	errs, err := v.checkWith(ctx, h, g.uris, before, after)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{Reason: "the check was cancelled"}
+		}
+		return Result{Reason: v.failed(h, err)}
+	}
+	return Result{Helpers: []string{name}, Verified: true, NewErrors: errs}
+}
+
+// checkWith runs one helper's part of a check.
+func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.URI, before, after map[workspace.URI]string) (_ []Error, err error) {
+	if err := h.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer h.release()
+	bufs := v.buffers(h)
+	if err := h.syncEditor(bufs, uris); err != nil {
+		return nil, err
+	}
+	old := map[workspace.URI][]wireDiagnostic{}
+	for _, uri := range uris {
+		text, ok := before[uri]
+		if !ok {
+			// Created by the edit: nothing before, and not open.
+			if err := h.closeDoc(uri); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := h.setText(uri, languageOf(uri), text, editorVersion(bufs, uri, text), false); err != nil {
+			return nil, err
+		}
+		d, ok := h.cached(uri)
+		if !ok {
+			if d, err = h.diagnostics(ctx, uri, v.bound(h)); err != nil {
+				return nil, err
+			}
+			h.remember(uri, d)
+		}
+		old[uri] = d
+	}
+	defer func() {
+		// Take the candidate out again, even after a failure, so that the
+		// helper holds what it held before the trial.
+		if rerr := v.untry(h, bufs, uris, before); err == nil && rerr != nil {
+			err = rerr
+		}
+	}()
+	if v.testHook != nil {
+		v.testHook(h)
+	}
+	var out []Error
+	for _, uri := range uris {
+		text, ok := after[uri]
+		if !ok {
+			continue // deleted by the edit
+		}
+		if err := h.setText(uri, languageOf(uri), text, -1, true); err != nil {
+			return nil, err
+		}
+		d, err := h.diagnostics(ctx, uri, v.bound(h))
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range newErrors(before[uri], text, old[uri], d) {
+			out = append(out, Error{URI: uri, Line: int(n.Range.Start.Line), Message: n.Message})
+		}
+	}
+	return out, nil
+}
+
+// editorVersion returns the editor's version of uri when its buffer holds
+// text, else -1.
+func editorVersion(bufs []*workspace.Snapshot, uri workspace.URI, text string) int32 {
+	for _, s := range bufs {
+		if s.URI == uri && s.Text() == text {
+			return s.Version
+		}
+	}
+	return -1
+}
+
+// buffers returns the editor's open documents in h's languages.
+func (v *Verifier) buffers(h *helper) []*workspace.Snapshot {
+	if v.opts.Buffers == nil {
+		return nil
+	}
+	var out []*workspace.Snapshot
+	for _, s := range v.opts.Buffers() {
+		if !s.URI.IsFile() {
+			continue
+		}
+		argv, _, _ := v.commandFor(languageOf(s.URI))
+		if slices.Equal(argv, h.argv) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// untry takes a check's candidate texts out of the helper: each touched
+// file holds its before text again (a file the edit creates is closed).
+// A file that is not the editor's stays open at that text until the next
+// operation, so that the next check of it finds its diagnostics cached.
+func (v *Verifier) untry(h *helper, bufs []*workspace.Snapshot, uris []workspace.URI, before map[workspace.URI]string) error {
+	var first error
+	for _, uri := range uris {
+		var err error
+		if text, ok := before[uri]; ok {
+			err = h.setText(uri, languageOf(uri), text, editorVersion(bufs, uri, text), true)
+		} else {
+			err = h.closeDoc(uri)
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Diagnostics returns the helper's diagnostics of file that touch the
+// byte range [start, end] of its text (the whole line of start when the
+// range is empty), most severe first. The Result says which helper gave
+// them, or why there are none (Result.Verified false).
+func (v *Verifier) Diagnostics(ctx context.Context, file File, start, end int) ([]Diagnostic, Result) {
+	gs := v.groups([]workspace.URI{file.URI})
+	if len(gs) == 0 {
+		return nil, Result{None: true}
+	}
+	g := gs[0]
+	if g.argv == nil {
+		return nil, Result{Reason: g.missing}
+	}
+	name := helperName(g.argv)
+	h, err := v.helperFor(ctx, g.argv, g.path)
+	if err != nil {
+		return nil, Result{Reason: err.Error()}
+	}
+	diags, err := v.diagnosticsWith(ctx, h, file)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, Result{Reason: "the request was cancelled"}
+		}
+		return nil, Result{Reason: v.failed(h, err)}
+	}
+	snap := workspace.NewSnapshot(file.URI, "", 0, file.Text)
+	lo, hi := start, end
+	if lo >= hi {
+		line := snap.OffsetPosition(lo, workspace.UTF8).Line
+		lo, hi = snap.LineStart(int(line)), snap.LineEnd(int(line))
+	}
+	var out []Diagnostic
+	for _, d := range diags {
+		s := snap.PositionOffset(workspace.Position(d.Range.Start), h.enc)
+		e := snap.PositionOffset(workspace.Position(d.Range.End), h.enc)
+		if e < s {
+			e = s
+		}
+		if s > hi || e < lo {
+			continue
+		}
+		out = append(out, Diagnostic{
+			URI: file.URI, Start: s, End: e, Line: int(d.Range.Start.Line),
+			Severity: d.Severity, Source: d.Source, Message: d.Message,
+		})
+	}
+	slices.SortStableFunc(out, func(x, y Diagnostic) int { return rank(x.Severity) - rank(y.Severity) })
+	return out, Result{Helpers: []string{name}, Verified: true}
+}
+
+// rank orders severities, errors (and none) first.
+func rank(sev int) int {
+	if sev == 0 {
+		return severityError
+	}
+	return sev
+}
+
+func (v *Verifier) diagnosticsWith(ctx context.Context, h *helper, file File) ([]wireDiagnostic, error) {
+	if err := h.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer h.release()
+	bufs := v.buffers(h)
+	if err := h.syncEditor(bufs, []workspace.URI{file.URI}); err != nil {
+		return nil, err
+	}
+	if err := h.setText(file.URI, languageOf(file.URI), file.Text, editorVersion(bufs, file.URI, file.Text), false); err != nil {
+		return nil, err
+	}
+	if d, ok := h.cached(file.URI); ok {
+		return d, nil
+	}
+	d, err := h.diagnostics(ctx, file.URI, v.bound(h))
+	if err == nil {
+		h.remember(file.URI, d)
+	}
+	return d, err
+}
+
+// failed handles a helper's failure in an operation and says what
+// happened. A helper that timed out on its first diagnostics is loading
+// the workspace: it is left running for the next operation, once; any
+// other timeout, or a second one, kills it (see helper.failedWith).
+func (v *Verifier) failed(h *helper, err error) string {
+	var t errTimeout
+	if errors.As(err, &t) {
+		h.mu.Lock()
+		loading := !h.warm && h.coldMisses == 0
+		if loading {
+			h.coldMisses++
+		}
+		h.mu.Unlock()
+		if loading {
+			return h.name + " " + t.Error() + " (still loading)"
+		}
+	}
+	h.failedWith(err)
+	return h.name + " " + describe(err)
+}
+
+// bound is the bound on h's next diagnostics wait: Cold until one
+// succeeded, then Diag.
+func (v *Verifier) bound(h *helper) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.warm {
+		return v.opts.Bounds.Diag
+	}
+	return v.opts.Bounds.Cold
+}
+
+// Warm starts the helper of uri's language in the background, so that the
+// check of an edit the model is still writing finds it loaded.
+func (v *Verifier) Warm(uri workspace.URI) {
+	gs := v.groups([]workspace.URI{uri})
+	if len(gs) == 0 || gs[0].argv == nil {
+		return
+	}
+	g := gs[0]
+	go func() {
+		_, _ = v.helperFor(v.base, g.argv, g.path)
+	}()
+}
+
+func (v *Verifier) idle() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.opts.Idle
+}
+
+// SetServers replaces Options.Servers and Options.Idle (a configuration
+// change): new helpers use them; a running helper whose language now
+// names another command is left to its idle stop.
+func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.opts.Servers = servers
+	if idle > 0 {
+		v.opts.Idle = idle
+	}
+}
+
+// Close stops every helper: a shutdown request, then a kill; it returns
+// within about 2 s.
+func (v *Verifier) Close() error {
+	v.stopBase()
+	v.mu.Lock()
+	v.closed = true
+	slots := make([]*slot, 0, len(v.helpers))
+	for _, s := range v.helpers {
+		slots = append(slots, s)
+	}
+	v.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range slots {
+		wg.Go(func() {
+			s.start.Lock()
+			if p := s.pending; p != nil {
+				// A start under way ends at once now (base is cancelled).
+				s.start.Unlock()
+				<-p
+				s.start.Lock()
+			}
+			h := s.h
+			s.h = nil
+			if s.idle != nil {
+				s.idle.Stop()
+			}
+			s.start.Unlock()
+			if h != nil {
+				h.shutdown()
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+func baseName(uri workspace.URI) string {
+	p := uri.AnyPath()
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return clip(s, 200)
+}

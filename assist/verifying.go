@@ -1,0 +1,234 @@
+package assist
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/verify"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// Verification is what the helper language server said of an edit
+// (assist/verify): Outcome.Verification.
+type Verification struct {
+	// Result is the last check, of the edit as it lands.
+	Result verify.Result
+	// Repaired is set when the first check found new errors and the
+	// model was asked once to repair them; First is that check.
+	Repaired bool
+	First    verify.Result
+}
+
+// NewErrors reports whether the edit, as it lands, brings errors.
+func (v *Verification) NewErrors() bool {
+	return v != nil && v.Result.Verified && len(v.Result.NewErrors) > 0
+}
+
+// Line is the verification in a few words for the end of a job: "verified
+// by gopls: no new errors", "verified by gopls: 1 new error after repair:
+// undefined: x", "not verified (no gopls found)", or "" when no file of
+// the edit has a helper.
+func (v *Verification) Line() string {
+	if v == nil || v.Result.None {
+		return ""
+	}
+	r := v.Result
+	if !r.Verified {
+		return r.Line()
+	}
+	by := "verified by " + strings.Join(r.Helpers, ", ") + ": "
+	switch {
+	case len(r.NewErrors) == 0 && v.Repaired:
+		return by + "no new errors after repair"
+	case len(r.NewErrors) == 0:
+		return by + "no new errors"
+	case v.Repaired:
+		n, noun := len(r.NewErrors), "new errors"
+		if n == 1 {
+			noun = "new error"
+		}
+		return by + strings.Replace(r.ErrorSummary(), noun, noun+" after repair", 1)
+	}
+	return by + r.ErrorSummary()
+}
+
+// VerifyFiles turns an edit's changes into the texts a check compares:
+// each file before and after (a created file has no before, a deleted one
+// no after, a rename both, under their two names).
+func VerifyFiles(changes []patch.FileChange) (before, after []verify.File) {
+	for _, c := range changes {
+		uri := workspace.FileURI(c.Path)
+		switch c.Kind {
+		case patch.ModifyFile:
+			before = append(before, verify.File{URI: uri, Text: c.Before})
+			after = append(after, verify.File{URI: uri, Text: c.After})
+		case patch.CreateFile:
+			after = append(after, verify.File{URI: uri, Text: c.After})
+		case patch.DeleteFile:
+			before = append(before, verify.File{URI: uri, Text: c.Before})
+		case patch.RenameFile:
+			before = append(before, verify.File{URI: workspace.FileURI(c.OldPath), Text: c.Before})
+			after = append(after, verify.File{URI: uri, Text: c.After})
+		}
+	}
+	return before, after
+}
+
+// repairPrompt is the message that asks the model to repair the errors
+// its edit brought; it quotes the helper's messages.
+func repairPrompt(r verify.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Your edit is applied in the edit set, but %s reports %s it brings:\n", strings.Join(r.Helpers, ", "), plural(len(r.NewErrors), "a new error", fmt.Sprintf("%d new errors", len(r.NewErrors))))
+	for _, e := range r.NewErrors {
+		fmt.Fprintf(&b, "\n- %s:%d: %s", e.URI.AnyPath(), e.Line+1, e.Message)
+	}
+	b.WriteString("\n\nRepair them with further edit tool calls on the files as they are now (your edit included; read_file shows them), keeping the rest of your change. " +
+		"If an error cannot be repaired without undoing the change, say so in one sentence instead.")
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// VerifyStats counts the verified edits of a session (kimi.stats).
+type VerifyStats struct {
+	// Verified edits were checked and brought no new errors (repaired ones
+	// included); Repaired edits needed the repair round for that.
+	Verified int64 `json:"verified"`
+	Repaired int64 `json:"repaired"`
+	// WithErrors edits were checked and still brought new errors.
+	WithErrors int64 `json:"withNewErrors"`
+	// Unverified edits had a helper language but could not be checked (no
+	// helper found, it did not answer).
+	Unverified int64 `json:"unverified"`
+	// RepairTokens are the prompt and completion tokens of repair rounds.
+	RepairTokens int64 `json:"repairTokens"`
+}
+
+type verifyCounters struct {
+	verified, repaired, withErrors, unverified, repairTokens atomic.Int64
+}
+
+func (c *verifyCounters) add(v *Verification) {
+	switch {
+	case v == nil || v.Result.None:
+	case !v.Result.Verified:
+		c.unverified.Add(1)
+	case len(v.Result.NewErrors) > 0:
+		c.withErrors.Add(1)
+	default:
+		c.verified.Add(1)
+		if v.Repaired {
+			c.repaired.Add(1)
+		}
+	}
+}
+
+func (c *verifyCounters) snapshot() VerifyStats {
+	return VerifyStats{Verified: c.verified.Load(), Repaired: c.repaired.Load(), WithErrors: c.withErrors.Load(),
+		Unverified: c.unverified.Load(), RepairTokens: c.repairTokens.Load()}
+}
+
+// VerifyStats returns the session's verification counts.
+func (e *Engine) VerifyStats() VerifyStats { return e.verifyCounts.snapshot() }
+
+// Verifier returns the engine's verifier (nil without one).
+func (e *Engine) Verifier() *verify.Verifier { return e.verifier }
+
+// verifying reports whether edits are verified under cfg.
+func (e *Engine) verifying(cfg config.Config) bool {
+	return e.verifier != nil && cfg.Verify.Enable != config.VerifyOff
+}
+
+// VerifierOptions are a configuration's verify settings as the verifier
+// takes them.
+func VerifierOptions(cfg config.Config) (map[string]verify.Command, time.Duration) {
+	var servers map[string]verify.Command
+	if len(cfg.Verify.Servers) > 0 {
+		servers = make(map[string]verify.Command, len(cfg.Verify.Servers))
+		for lang, argv := range cfg.Verify.Servers {
+			servers[lang] = verify.Command(argv)
+		}
+	}
+	return servers, time.Duration(cfg.Verify.IdleMinutes) * time.Minute
+}
+
+// verifyHook is the tools.Loop Verify hook of an edit task: it checks the
+// edit set's changes so far and, the first time they bring new errors
+// under the repair policy, returns the message asking for the repair.
+func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streamingCompleter, sink Sink, out *Outcome) func(ctx context.Context, canRepair bool) string {
+	return func(ctx context.Context, canRepair bool) string {
+		changes, err := set.Changes()
+		if err != nil || len(changes) == 0 {
+			return ""
+		}
+		// No stream slot is held while the helper checks: a repair round
+		// takes one again.
+		sc.release()
+		sink.Status("verifying the edit")
+		before, after := VerifyFiles(changes)
+		r := e.verifier.Check(ctx, before, after)
+		first := out.Verification == nil
+		if first {
+			out.Verification = &Verification{Result: r}
+		} else {
+			out.Verification.Result = r
+		}
+		if !first || !canRepair || !r.Verified || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
+			return ""
+		}
+		out.Verification.Repaired, out.Verification.First = true, r
+		sc.repairFrom = sc.rounds
+		sink.Status(fmt.Sprintf("%s: %s; asking the model to repair it", strings.Join(r.Helpers, ", "), r.ErrorSummary()))
+		return set.Relative(repairPrompt(r))
+	}
+}
+
+// HelperDiagnostic is a helper language server's diagnostic, with its
+// byte range in the text it was computed on.
+type HelperDiagnostic struct {
+	Diagnostic
+	Start, End int
+}
+
+// HelperDiagnostics returns the helper language server's diagnostics of
+// the document uri with text that touch the byte range [start, end] (the
+// line of start when empty), for Fix where the editor sent none; none
+// when verification is off or no helper answers (the Result says why).
+func (e *Engine) HelperDiagnostics(ctx context.Context, uri workspace.URI, text string, start, end int) ([]HelperDiagnostic, verify.Result) {
+	if !e.verifying(e.Config()) {
+		return nil, verify.Result{None: true}
+	}
+	diags, r := e.verifier.Diagnostics(ctx, verify.File{URI: uri, Text: text}, start, end)
+	out := make([]HelperDiagnostic, 0, len(diags))
+	for _, d := range diags {
+		sev := Severity(d.Severity)
+		if sev < SeverityError || sev > SeverityHint {
+			sev = SeverityError
+		}
+		endLine := d.Line + strings.Count(text[d.Start:d.End], "\n")
+		out = append(out, HelperDiagnostic{Start: d.Start, End: d.End,
+			Diagnostic: Diagnostic{StartLine: d.Line, EndLine: endLine, Severity: sev, Source: d.Source, Message: d.Message}})
+	}
+	return out, r
+}
+
+// Close stops the helper language servers (within about 2 s).
+func (e *Engine) Close() {
+	if e.verifier != nil {
+		_ = e.verifier.Close()
+	}
+}
+
+// VerifyStartBound returns the bounds that shorten a helper's start to d
+// (0: the default), for Options.VerifyBounds.
+func VerifyStartBound(d time.Duration) verify.Bounds { return verify.Bounds{Start: d} }

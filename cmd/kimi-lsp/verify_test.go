@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+)
+
+// TestEditVerified: kimi-lsp edit verifies with gopls as the server does:
+// an edit that breaks the build is repaired once (the second request
+// quotes gopls), and the verification line is printed; --write writes the
+// repaired edit. An edit still broken after the repair is not written.
+func TestEditVerified(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		t.Fatal("gopls not found on PATH: install it with go install golang.org/x/tools/gopls@v0.23.0 (.ci/run does)")
+	}
+	diff := func(from, to string) string {
+		return "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -3,3 +3,3 @@\n func Sub(a, b int) int {\n-\treturn " + from + "\n+\treturn " + to + "\n }\n```"
+	}
+	for _, tc := range []struct {
+		name, repair, line string
+		code               int
+		written            string
+	}{
+		{"repaired", diff("a - c", "a - b"), "kimi-lsp: verified by gopls: no new errors after repair\n", 0, "return a - b"},
+		{"still broken", "I cannot fix it.", "kimi-lsp: verified by gopls: 1 new error after repair: undefined: c\n", 1, "return a + b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := goModule(t)
+			srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+				{Match: "reports a new error it brings", Content: tc.repair},
+				{Match: `action="rewrite"`, Content: diff("a + b", "a - c")},
+			}}})
+			defer srv.Close()
+			env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+			r := runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "make it subtract", "--write")
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.line) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tc.code, tc.line)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "undefined: c") {
+				t.Fatalf("%d requests; want 2, the second quoting gopls", len(reqs))
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); !strings.Contains(string(b), tc.written) {
+				t.Errorf("calc.go:\n%s\nwant %q", b, tc.written)
+			}
+		})
+	}
+}

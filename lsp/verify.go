@@ -1,0 +1,86 @@
+package lsp
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+)
+
+// The choices of the question about an edit that brings new errors.
+const (
+	choiceApply   = "Apply anyway"
+	choiceDiscard = "Discard"
+	choiceShow    = "Show the errors"
+)
+
+// verdict is what becomes of an edit after its verification: land it or
+// not, and the words the job's end adds.
+type verdict struct {
+	land bool
+	// line is the verification line with the choice made ("verified by
+	// gopls: 1 new error: undefined: x (kept by your choice)").
+	line   string
+	failed bool // the job ends as failed (refused by the setting)
+}
+
+// decideVerified applies verify.onNewErrors to an edit whose verification
+// found new errors (repair has already run in the engine): apply, refuse,
+// or ask the user (repair and ask).
+func (s *Server) decideVerified(ctx context.Context, cfg config.Config, t *assist.Task, out *assist.Outcome) verdict {
+	v := out.Verification
+	line := v.Line()
+	if !v.NewErrors() {
+		return verdict{land: true, line: line}
+	}
+	switch cfg.Verify.OnNewErrors {
+	case config.OnNewErrorsApply:
+		return verdict{land: true, line: line + " (applied: verify.onNewErrors = apply)"}
+	case config.OnNewErrorsRefuse:
+		return verdict{line: line + " (verify.onNewErrors = refuse)", failed: true}
+	}
+	if s.askNewErrors(ctx, t, v) {
+		return verdict{land: true, line: line + " (kept by your choice)"}
+	}
+	return verdict{line: line + " (discarded by your choice)"}
+}
+
+// askNewErrors asks the user, with window/showMessageRequest, whether to
+// apply an edit that brings new errors: apply anyway, discard, or show
+// the errors (then asked again). No answer discards it.
+func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Verification) bool {
+	r := v.Result
+	msg := "Kimi: " + t.Action.Title + " — the edit brings " + r.ErrorSummary() + " (" + strings.Join(r.Helpers, ", ") + ")"
+	if v.Repaired {
+		msg += ", after one repair round"
+	}
+	msg += ". Apply it anyway?"
+	items := []messageActionItem{{Title: choiceApply}, {Title: choiceDiscard}, {Title: choiceShow}}
+	for range 3 {
+		var res *messageActionItem
+		err := s.call(ctx, "window/showMessageRequest", showMessageRequestParams{
+			Type: protocol.MessageTypeWarning, Message: s.redact(msg), Actions: items,
+		}, &res)
+		if err != nil || res == nil {
+			return false
+		}
+		switch res.Title {
+		case choiceApply:
+			return true
+		case choiceShow:
+			var b strings.Builder
+			b.WriteString("Kimi: the errors the edit brings (" + strings.Join(r.Helpers, ", ") + "):")
+			for _, e := range r.NewErrors {
+				b.WriteString("\n" + s.displayPath(e.URI) + ":" + strconv.Itoa(e.Line+1) + ": " + e.Message)
+			}
+			s.showMessage(ctx, protocol.MessageTypeInfo, b.String())
+			continue
+		}
+		return false
+	}
+	return false
+}

@@ -1,0 +1,312 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+)
+
+// The edit verification tests run the real helper language servers
+// (gopls, pyright), which .ci/run installs.
+
+func needHelper(t *testing.T, name, install string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Fatalf("%s not found on PATH: install it with %s (.ci/run does)", name, install)
+	}
+}
+
+// helperEnv keeps a test's helpers' temporary files in its own directory.
+func helperEnv(t *testing.T) []string {
+	return []string{"TMPDIR=" + t.TempDir(), "GOTOOLCHAIN=local", "GOFLAGS=-modcacherw", "GOTELEMETRY=off"}
+}
+
+// verifySession is a job session with verification on (onNewErrors as
+// given) in a Go module with a.go.
+func verifySession(t *testing.T, onNewErrors string, rules ...modeltest.Rule) *jobSession {
+	t.Helper()
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t)}, "[verify]\nenable = \"auto\"\nonNewErrors = \""+onNewErrors+"\"\n", nil, rules...)
+	if err := os.WriteFile(filepath.Join(js.dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+const goFile = "package m\n\nfunc F() int {\n\treturn 1\n}\n"
+
+// goDiff is a reply replacing the line "\treturn <from>" of F with
+// "\treturn <to>".
+func goDiff(from, to string) string {
+	return "```diff\n--- a/a.go\n+++ b/a.go\n@@ -3,3 +3,3 @@\n func F() int {\n-\treturn " + from + "\n+\treturn " + to + "\n }\n```\nDone."
+}
+
+const repairMatch = "reports a new error it brings"
+
+// TestFixBreakingTheBuildIsRepaired: the model's edit introduces an
+// undefined name; gopls says so, the model is asked again in the same
+// conversation with gopls's message, and its corrected edit lands.
+func TestFixBreakingTheBuildIsRepaired(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{Match: repairMatch, Content: goDiff("x", "2")},
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x"), Times: 1},
+	)
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors after repair") {
+		t.Errorf("end %q", end)
+	}
+	reqs := js.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d provider requests, want 2 (the edit, the repair)", len(reqs))
+	}
+	second := string(reqs[1].Body)
+	if !strings.Contains(second, "undefined: x") || !strings.Contains(second, "a.go:4") {
+		t.Errorf("the repair request does not quote gopls's error: %.2000s", second)
+	}
+	// Cache-warm: the repair request is the first one with the answer and
+	// the repair message appended.
+	if first := string(reqs[0].Body); !strings.HasPrefix(second, first[:strings.LastIndex(first, `"messages"`)]) {
+		t.Errorf("the repair request does not extend the first one's conversation")
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return 2", 1) {
+		t.Errorf("buffer %q, want the repaired edit", text)
+	}
+	var st statsReply
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Verify.Verified != 1 || st.Verify.Repaired != 1 || st.Verify.Unverified != 0 || st.Verify.RepairTokens == 0 {
+		t.Errorf("kimi.stats verify %+v, want 1 verified, 1 repaired, repair tokens counted", st.Verify)
+	}
+	// The cost of the repair round, for bench/README.md.
+	t.Logf("repair round: %d tokens (prompt + completion); first request usage %+v; repair request usage %+v", st.Verify.RepairTokens, reqs[0].Usage, reqs[1].Usage)
+}
+
+// TestFixIntroducingNoErrorLandsAtOnce: an edit that fixes the error and
+// brings none lands with "no new errors" and no second request.
+func TestFixIntroducingNoErrorLandsAtOnce(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	broken := strings.Replace(goFile, "return 1", "return y", 1)
+	js := verifySession(t, config.OnNewErrorsRepair, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("y", "1")})
+	le := js.liveEditor()
+	uri := le.open("a.go", broken)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors") || strings.Contains(end, "repair") {
+		t.Errorf("end %q", end)
+	}
+	if n := len(js.srv.Requests()); n != 1 {
+		t.Errorf("%d provider requests, want 1", n)
+	}
+	if text, _, _ := le.state(uri); text != goFile {
+		t.Errorf("buffer %q", text)
+	}
+}
+
+// TestNewErrorsAskDiscard: with onNewErrors = "ask" the editor is asked
+// (no repair round); "Discard" leaves the buffer unchanged.
+func TestNewErrorsAskDiscard(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsAsk, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+	asked := make(chan string, 4)
+	js.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		var req struct {
+			Message string `json:"message"`
+		}
+		json.Unmarshal(p, &req)
+		asked <- req.Message
+		return map[string]any{"title": choiceDiscard}, nil
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	select {
+	case msg := <-asked:
+		if !strings.Contains(msg, "1 new error: undefined: x") {
+			t.Errorf("question %q", msg)
+		}
+	default:
+		t.Fatal("the editor was not asked")
+	}
+	if !strings.Contains(end, "not applied: verified by gopls: 1 new error: undefined: x (discarded by your choice)") {
+		t.Errorf("end %q", end)
+	}
+	if text, applies, _ := le.state(uri); text != goFile || applies != 0 {
+		t.Errorf("buffer %q after %d applyEdits, want unchanged", text, applies)
+	}
+	if n := len(js.srv.Requests()); n != 1 {
+		t.Errorf("%d provider requests, want 1 (ask: no repair round)", n)
+	}
+}
+
+// TestFixOfferedFromHelperDiagnostics: a client that sends no diagnostics
+// (Neovim sends a server only its own, eglot none): Fix is offered on the
+// line gopls reports, titled with its message, and the prompt holds it; on
+// a line without an error no Fix is offered.
+func TestFixOfferedFromHelperDiagnostics(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	broken := strings.Replace(goFile, "return 1", "return y", 1)
+	js := verifySession(t, config.OnNewErrorsRepair, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("y", "1")})
+	le := js.liveEditor()
+	uri := le.open("a.go", broken)
+	codeActions := func(line int) []codeAction {
+		var acts []codeAction
+		if err := js.ed.Call(ctxT(t), "textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"range":        rng(line, 1, line, 1),
+			"context":      map[string]any{"diagnostics": []any{}, "triggerKind": 1},
+		}, &acts); err != nil {
+			t.Fatal(err)
+		}
+		return acts
+	}
+	var fix *codeAction
+	for _, a := range codeActions(3) {
+		if strings.HasPrefix(a.Title, "Kimi: Fix") {
+			fix = &a
+		}
+	}
+	if fix == nil || fix.Title != "Kimi: Fix “undefined: y”" {
+		t.Fatalf("on gopls's line: Fix %+v, want one titled with gopls's message", fix)
+	}
+	for _, a := range codeActions(0) {
+		if strings.HasPrefix(a.Title, "Kimi: Fix") {
+			t.Errorf("on a line without an error: %q offered", a.Title)
+		}
+	}
+	args, _ := json.Marshal(fix.Command.Arguments[0])
+	var m map[string]any
+	json.Unmarshal(args, &m)
+	js.run(fix.Command.Command, m, "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "verified by gopls: no new errors") {
+		t.Errorf("end %q", end)
+	}
+	if body := string(js.srv.Requests()[0].Body); !strings.Contains(body, "undefined: y") {
+		t.Errorf("the prompt does not hold gopls's message")
+	}
+}
+
+// TestVerifyOffIsToday: verify.enable = "off" ends exactly as before
+// verification existed; without gopls on PATH the edit lands the same and
+// the end says it was not verified.
+func TestVerifyOffIsToday(t *testing.T) {
+	for _, tc := range []struct {
+		name, enable, path, want string
+	}{
+		{"off", config.VerifyOff, "", "1 edit applied to 1 file ("},
+		{"no gopls", config.VerifyAuto, "empty", "1 edit applied to 1 file, not verified (no gopls found) ("},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.path == "empty" {
+				t.Setenv("PATH", t.TempDir())
+			}
+			js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t)}, "[verify]\nenable = \""+tc.enable+"\"\n", nil,
+				modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+			le := js.liveEditor()
+			uri := le.open("a.go", goFile)
+			js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+			if end := js.progressEnd(`"f1"`); !strings.HasPrefix(end, tc.want) {
+				t.Errorf("end %q, want it to start with %q", end, tc.want)
+			}
+			if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return x", 1) {
+				t.Errorf("buffer %q: the edit did not land", text)
+			}
+		})
+	}
+}
+
+// TestPythonTypeErrorRepaired: the same with pyright: a call with a wrong
+// argument type is repaired, the repair request quoting pyright.
+func TestPythonTypeErrorRepaired(t *testing.T) {
+	needHelper(t, "pyright-langserver", "npm install -g pyright@1.1.414")
+	const py = "def f(n: int) -> int:\n    return n\n\n\nx = f(1)\n"
+	pyDiff := func(from, to string) string {
+		return "```diff\n--- a/a.py\n+++ b/a.py\n@@ -4,2 +4,2 @@\n \n-x = f(" + from + ")\n+x = f(" + to + ")\n```\nDone."
+	}
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{Match: repairMatch, Content: pyDiff(`"one"`, "2")},
+		modeltest.Rule{MatchPrompt: "x = f(1)", Content: pyDiff("1", `"one"`), Times: 1},
+	)
+	le := js.liveEditor()
+	uri := le.open("a.py", py)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(4, 0, 4, 8)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "verified by pyright: no new errors after repair") {
+		t.Errorf("end %q", end)
+	}
+	reqs := js.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), `cannot be assigned to parameter`) {
+		t.Fatalf("%d requests; want 2, the second quoting pyright", len(reqs))
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(py, "f(1)", "f(2)", 1) {
+		t.Errorf("buffer %q", text)
+	}
+}
+
+// TestHangingHelperDoesNotHoldTheEdit: a helper that never answers (a
+// real process reading its input) makes the edit unverified within the
+// start bound, and it lands, saying so.
+func TestHangingHelperDoesNotHoldTheEdit(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "hanging-server")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nwhile IFS= read -r line; do :; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), verifyStart: 2 * time.Second},
+		"[verify]\nenable = \"auto\"\n[verify.servers]\ngo = \""+script+"\"\n", nil,
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2")})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	start := time.Now()
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "1 edit applied to 1 file, not verified (hanging-server did not answer within 2s)") {
+		t.Errorf("end %q", end)
+	}
+	if took := time.Since(start); took > 2*time.Second+20*time.Second {
+		t.Errorf("the edit took %v with a 2s start bound", took)
+	}
+}
+
+// TestNewErrorsApplyOrRefuse: onNewErrors = "apply" lands the edit and
+// says it brings errors; "refuse" lands nothing. Neither asks nor repairs.
+func TestNewErrorsApplyOrRefuse(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	for _, tc := range []struct {
+		policy, end, text string
+	}{
+		{config.OnNewErrorsApply, "1 edit applied to 1 file, verified by gopls: 1 new error: undefined: x (applied: verify.onNewErrors = apply)", "return x"},
+		{config.OnNewErrorsRefuse, "not applied: verified by gopls: 1 new error: undefined: x (verify.onNewErrors = refuse)", "return 1"},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			js := verifySession(t, tc.policy, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+			js.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+				t.Error("the editor was asked")
+				return nil, nil
+			})
+			le := js.liveEditor()
+			uri := le.open("a.go", goFile)
+			js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+			if end := js.progressEnd(`"f1"`); !strings.HasPrefix(end, tc.end) {
+				t.Errorf("end %q, want %q", end, tc.end)
+			}
+			if text, _, _ := le.state(uri); !strings.Contains(text, tc.text) {
+				t.Errorf("buffer %q, want %q", text, tc.text)
+			}
+			if n := len(js.srv.Requests()); n != 1 {
+				t.Errorf("%d provider requests, want 1", n)
+			}
+		})
+	}
+}
