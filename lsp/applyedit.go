@@ -68,7 +68,7 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 	var res applyEditResult
 	if err := s.call(actx, "workspace/applyEdit", applyEditParams{Label: label, Edit: edit}, &res); err != nil {
 		if hunks != nil && context.Cause(ctx) != nil {
-			return "", true, fmt.Errorf("%w (while the editor asked to confirm the edit; what you accept there now is your own change)", context.Cause(ctx))
+			return "", true, errors.New("the editor was still asking you to confirm it; what you accept there now is your own change")
 		}
 		if actx.Err() != nil {
 			return "", true, fmt.Errorf("the editor did not answer within %v; the edit may or may not be applied", wait)
