@@ -29,8 +29,9 @@ import (
 const confirmTimeout = UserClientTimeout
 
 // confirmWait bounds the wait for the didChange that follows an applied,
-// annotated edit.
-const confirmWait = 2 * time.Second
+// annotated edit (5 s: Neovim debounces didChange, and the machine may be
+// loaded; it ends as soon as the change arrives).
+const confirmWait = 5 * time.Second
 
 // hunkFile is what checkHunks needs of an annotated file.
 type hunkFile struct {
