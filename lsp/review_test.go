@@ -152,6 +152,57 @@ func TestReviewClearAndClose(t *testing.T) {
 		t.Fatalf("clear: %v %+v", err, reply)
 	}
 	js.waitDiagnostics(uri)
+
+	// Reviewed again, then closed: the findings go with the file.
+	seen := js.publishedCount(uri)
+	js.run("kimi.review", map[string]any{"uri": uri}, "r2")
+	js.progressEnd(`"r2"`)
+	js.waitDiagnosticsAfter(seen, uri, 4, 9)
+	seen = js.publishedCount(uri)
+	js.ed.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	js.waitDiagnosticsAfter(seen, uri)
+}
+
+// publishedCount is how many publishDiagnostics of uri the editor got.
+func (js *jobSession) publishedCount(uri string) int {
+	n := 0
+	for _, m := range js.ed.Messages() {
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if m.Method == "textDocument/publishDiagnostics" && json.Unmarshal(m.Params, &p) == nil && p.URI == uri {
+			n++
+		}
+	}
+	return n
+}
+
+// waitDiagnosticsAfter is waitDiagnostics for a publishDiagnostics of uri
+// after the first skip ones.
+func (js *jobSession) waitDiagnosticsAfter(skip int, uri string, lines ...int) {
+	js.t.Helper()
+	n := 0
+	_, err := js.ed.WaitMethod(ctxT(js.t), "textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+		var p struct {
+			URI         string    `json:"uri"`
+			Diagnostics []pubDiag `json:"diagnostics"`
+		}
+		json.Unmarshal(raw, &p)
+		if p.URI != uri {
+			return false
+		}
+		if n++; n <= skip {
+			return false
+		}
+		var at []int
+		for _, d := range p.Diagnostics {
+			at = append(at, int(d.Range.Start.Line))
+		}
+		return slices.Equal(at, lines)
+	})
+	if err != nil {
+		js.t.Fatalf("no diagnostics on lines %v after the first %d: %v", lines, skip, err)
+	}
 }
 
 // TestReviewPullDiagnostics: a client that pulls diagnostics is offered
