@@ -59,7 +59,8 @@ func TestReviewSendsStructuredOutputAndReadsFindings(t *testing.T) {
 }
 
 func TestReviewFallbackFencedAndMaxFindings(t *testing.T) {
-	fenced := "Here is my review:\n```json\n" + twoFindings + "\n```\n"
+	// Braces in the prose around the fence: only the fenced block is JSON.
+	fenced := "Here is my review of `func Sub(a, b int) int {`:\n```json\n" + twoFindings + "\n```\nThat is all (no `}` left).\n"
 	f := newFixture(t, map[string]string{"calc.go": calc}, modeltest.Rule{Match: "careful senior reviewer", Content: fenced})
 	f.cfg.Review.MaxFindings = 1
 	f.engine.SetConfig(f.cfg)
