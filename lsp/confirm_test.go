@@ -189,3 +189,39 @@ func TestConfirmCancel(t *testing.T) {
 		t.Fatalf("end %q", end)
 	}
 }
+
+// TestConfirmMultiFile: with edits.confirm = "multiFile" an edit of one
+// file goes whole, and an edit of two files is annotated hunk by hunk.
+func TestConfirmMultiFile(t *testing.T) {
+	twoFiles := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -9,3 +9,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n" +
+		"--- a/other.go\n+++ b/other.go\n@@ -1,3 +1,3 @@\n package calc\n \n-var X = 1\n+var X = 2\n```\n"
+	params := lsptest.DefaultInitializeParams("")
+	params["rootUri"] = inJobDir
+	ws := params["capabilities"].(map[string]any)["workspace"].(map[string]any)
+	ws["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": false}
+	js := newJobSession(t, params,
+		modeltest.Rule{Match: "one file only", Content: reviewFixDiff},
+		modeltest.Rule{Match: `action="fix"`, Content: twoFiles})
+	js.settings(map[string]any{"edits": map[string]any{"confirm": "multiFile"}}, func(s *Server) bool { return s.config().Edits.Confirm == "multiFile" })
+	uri := js.file("calc.go", reviewCalc)
+	js.file("other.go", "package calc\n\nvar X = 1\n")
+	var raws []string
+	js.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		raws = append(raws, string(p))
+		return map[string]any{"applied": false, "failureReason": "the test only looks"}, nil
+	})
+	rng := map[string]any{"start": map[string]any{"line": 8, "character": 0}, "end": map[string]any{"line": 10, "character": 1}}
+	js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng, "instruction": "one file only"}, "m1")
+	js.progressEnd(`"m1"`)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng}, "m2")
+	js.progressEnd(`"m2"`)
+	if len(raws) != 2 {
+		t.Fatalf("%d applyEdits", len(raws))
+	}
+	if strings.Contains(raws[0], "annotationId") {
+		t.Fatalf("a one-file edit was annotated under multiFile: %s", raws[0])
+	}
+	if strings.Count(raws[1], `"annotationId"`) != 2 || !strings.Contains(raws[1], `"needsConfirmation":true`) {
+		t.Fatalf("a two-file edit was not annotated per hunk: %s", raws[1])
+	}
+}
