@@ -372,10 +372,14 @@ func (e *Engine) Estimator() Estimator {
 }
 
 // BuildTask is the package's BuildTask with the engine's estimator
-// (corrected by the provider's counts so far) in r.Estimator: the caller
-// does not carry the estimate from the engine back into the task.
+// (corrected by the provider's counts so far) in r.Estimator and what its
+// prompt session's stable part holds in r.Cached: the caller does not
+// carry either from the engine back into the task.
 func (e *Engine) BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*Task, error) {
 	r.Estimator = e.Estimator()
+	if e.setup() == nil {
+		r.Cached = e.prompts.Shown()
+	}
 	return BuildTask(cfg, folders, r)
 }
 

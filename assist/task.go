@@ -67,6 +67,10 @@ type TaskRequest struct {
 	// selection fills: the engine's (Engine.Estimator), corrected by the
 	// provider's counts; the zero value is the uncorrected estimate.
 	Estimator Estimator
+	// Cached reports what the prompt session's stable part holds, which
+	// the context selection takes first (relevance.Request.Cached): the
+	// engine's (Engine.BuildTask); nil on the command line.
+	Cached func(path, part string) bool
 }
 
 // BuildTask builds the task for r: it resolves the action, refuses secret
@@ -128,7 +132,7 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 		src = relevance.Workspace(folders)
 	}
 	c := relevance.Choose(src, relevance.Request{Active: snap, SelStart: start, SelEnd: end, Open: r.Open, Recent: r.Recent,
-		MaxTokens: cfg.Context.MaxTokens, Estimator: r.Estimator})
+		MaxTokens: cfg.Context.MaxTokens, Estimator: r.Estimator, Cached: r.Cached})
 	for _, d := range c.Stable {
 		// An active file outside every folder is shown by its base name,
 		// which a workspace file may share; a file cut to a window is

@@ -47,6 +47,17 @@
 //     area and the log with every edit: requests in one area keep it
 //     cached up to the log's new blocks.
 //
+// The stable part is a ledger of what the session was asked for: a
+// volatile document the stable part shows already (with the same text) is
+// not repeated in <context> and stays, and when a build rewrites the
+// stable part anyway (the first, a cold or project change, a new document,
+// a rebase, a drop or a trim) the volatile documents join it, at its end
+// in first-use order, so the next request that needs them reads them from
+// the cache. Session.Shown tells the context selection what the ledger
+// holds, so that it takes those first (relevance.Request.Cached); what is
+// no longer asked for goes in large steps from the end (ContextBudget,
+// below).
+//
 // Everything is rendered deterministically, whatever order the caller lists
 // documents in. Switching the active document or the action changes only
 // the request block: the active file is named there and is already shown.
@@ -60,7 +71,13 @@
 // change since what the prompt conveys is appended to the edit log as an
 // <edit path=… seq=…> block of unified-diff hunks without context lines
 // (line-level Myers diff; GNU patch applies them). The log is append-only,
-// so it stays part of the cached prefix and only the new block is written.
+// so it stays part of the cached prefix and only the new block is written —
+// with one exception: a change that continues the log's last block (typing
+// on in the lines it changed, so that the block from the text before it is
+// no longer than a new block) replaces that block, which rewrites no more
+// than appending would and keeps a line typed over many requests one
+// block, not one per request (the log then reaches its limit, and the
+// rebase that rewrites the file, much later).
 // Reconstruct reads any prompt back into the files' current texts; the tests
 // check that the active buffer is always conveyed exactly.
 //

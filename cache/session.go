@@ -116,7 +116,12 @@ type fileSeg struct {
 	lastEdited int64
 	logged     bool // the edit log has blocks for this file
 	logBytes   int  // the size of those blocks
-	gone       bool // no longer among the request's documents
+	// prev is the text before the log's block for this file that may be
+	// replaced (hasPrev), numbered lastSeq.
+	prev    string
+	hasPrev bool
+	lastSeq int
+	gone    bool // no longer among the request's documents
 }
 
 // docKey identifies a document of the stable part: its path and part.
@@ -333,7 +338,7 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		reasons = append(reasons, "rebase")
 	}
 
-	vol := renderVolatile(req.Volatile)
+	vol := renderVolatile(s.volatileLocked(req.Volatile, len(reasons) > 0))
 	tail := s.renderTail(req, active)
 	var trimmed []string
 	over := false
@@ -551,6 +556,7 @@ func newFileSeg(d *Document) *fileSeg {
 // snapshot makes text the file's shown text and renders its header.
 func (f *fileSeg) snapshot(text string) {
 	f.snap, f.cur, f.logged, f.logBytes = text, text, false, 0
+	f.prev, f.hasPrev = "", false
 	b := make([]byte, 0, 64+len(f.path))
 	b = append(b, "<file path="...)
 	b = strconv.AppendQuote(b, f.path)
@@ -628,13 +634,7 @@ func (s *Session) syncLocked(req Request) string {
 		}
 		f.gone = false
 		if d.Text != f.cur {
-			s.editSeq++
-			start := len(s.editLog)
-			s.editLog = appendSegEdit(s.editLog, f, s.editSeq, d.Text)
-			s.logBlocks = append(s.logBlocks, logBlock{f.key(), start, len(s.editLog)})
-			f.logBytes += len(s.editLog) - start
-			f.cur = d.Text
-			f.logged = true
+			s.appendEditLocked(f, d.Text)
 			f.lastEdited = d.LastEdited
 		}
 	}
@@ -649,6 +649,46 @@ func (s *Session) syncLocked(req Request) string {
 		reason = "open"
 	}
 	return reason
+}
+
+// appendEditLocked logs the change of f's text to text. When the log's
+// last block is f's and the block from the text before it to text is no
+// longer than a new block would be (typing on, in the lines that block
+// changed), that block is replaced: the prompt is rewritten from the same
+// place as an appended block would rewrite from less, and the log does not
+// grow by a block per keystroke burst, so it reaches its limit (and the
+// rebase that rewrites the file) much later.
+// Precondition: s.mu is held.
+func (s *Session) appendEditLocked(f *fileSeg, text string) {
+	if n := len(s.logBlocks); n > 0 && s.logBlocks[n-1].key == f.key() && s.logBlocks[n-1].end == len(s.editLog) && f.hasPrev {
+		last := s.logBlocks[n-1]
+		cur := f.cur
+		f.cur = f.prev
+		merged := appendSegEdit(nil, f, f.lastSeq, text)
+		f.cur = cur
+		fresh := appendSegEdit(nil, f, s.editSeq+1, text)
+		if len(merged) <= len(fresh) {
+			s.editLog = append(s.editLog[:last.start], merged...)
+			s.logBlocks[n-1].end = len(s.editLog)
+			f.logBytes += len(merged) - (last.end - last.start)
+			f.cur = text
+			if len(merged) == 0 {
+				// Back to the text before the block: no block at all.
+				s.logBlocks = s.logBlocks[:n-1]
+				f.hasPrev = false
+				f.logged = f.logBytes > 0
+			}
+			return
+		}
+	}
+	s.editSeq++
+	start := len(s.editLog)
+	s.editLog = appendSegEdit(s.editLog, f, s.editSeq, text)
+	s.logBlocks = append(s.logBlocks, logBlock{f.key(), start, len(s.editLog)})
+	f.logBytes += len(s.editLog) - start
+	f.prev, f.hasPrev, f.lastSeq = f.cur, true, s.editSeq
+	f.cur = text
+	f.logged = true
 }
 
 // appendSegEdit appends the edit block that turns f's current text into
@@ -1004,4 +1044,46 @@ func lineEnd(text string, off, n int) int {
 		i += j + 1
 	}
 	return i
+}
+
+// volatileLocked returns the volatile documents the request block must
+// show: those the stable part does not show already with the same text
+// (they are served from the cache and count as asked for, so that they
+// stay), and, when this build rewrites the stable part anyway (rewritten),
+// none: the new ones join it, at its end in the order given, where the next
+// request that needs them finds them cached (the ledger).
+// Precondition: s.mu is held.
+func (s *Session) volatileLocked(docs []Document, rewritten bool) []Document {
+	var out []Document
+	for i := range docs {
+		d := &docs[i]
+		k := docKey(d.Path, d.Part)
+		if f := s.byPath[k]; f != nil {
+			if f.cur == d.Text {
+				f.gone = false
+				continue
+			}
+		} else if rewritten && !s.excluded[k] {
+			f := newFileSeg(d)
+			s.byPath[k] = f
+			s.order = append(s.order, f)
+			s.dirty = true
+			continue
+		}
+		out = append(out, *d)
+	}
+	return out
+}
+
+// Shown reports whether the stable part holds the document (path, part),
+// the active file's parts included: what a context selection can take
+// from the cache.
+func (s *Session) Shown() func(path, part string) bool {
+	s.mu.Lock()
+	keys := make(map[string]bool, len(s.byPath))
+	for k := range s.byPath {
+		keys[k] = true
+	}
+	s.mu.Unlock()
+	return func(path, part string) bool { return keys[docKey(path, part)] }
 }

@@ -862,3 +862,58 @@ func TestPredictionPerModel(t *testing.T) {
 		t.Errorf("predicted %d of %d cached for a model's second prompt", p.PredictedCachedTokens, p.EstimatedTokens)
 	}
 }
+
+// TestTypingReplacesTheLastEditBlock: typing on in the lines the edit log's
+// last block changed replaces that block (the text before it to the text
+// now) instead of appending one block per request, so the log stays one
+// block for a whole line typed in 30 requests and never reaches its limit;
+// each prompt still conveys the buffer exactly and shares everything before
+// that block with the previous one. An edit elsewhere appends a block.
+func TestTypingReplacesTheLastEditBlock(t *testing.T) {
+	docs := workspace(t, "header.go", "cookie.go")
+	s := newSession(t, cache.Config{MaxLogTokens: 256})
+	a := 1
+	at := strings.Index(docs[a].Text, "\nfunc ") + 1
+	line := "var typed = []string{\"one\", \"two\", \"three\", \"four\", \"five\", \"six\", \"seven\", \"eight\", \"nine\"}\n"
+	base := docs[a].Text
+	prev := render(build(t, s, request(docs, a, at, "fix", t0)))
+	for i := 1; i <= 30; i++ {
+		n := len(line) * i / 30
+		docs[a].Text = base[:at] + line[:n] + base[at:]
+		docs[a].LastEdited = int64(10 + i)
+		p := build(t, s, request(docs, a, at+n, "fix", t0.Add(time.Duration(i)*time.Second)))
+		if strings.Contains(p.Layout, "rebase") {
+			t.Fatalf("request %d: the log was rebased (%d bytes typed)", i, n)
+		}
+		last := p.Messages[len(p.Messages)-1].Content
+		if got := strings.Count(last, "<edit path="); got != 1 {
+			t.Fatalf("request %d: %d edit blocks, want 1:\n%s", i, got, last)
+		}
+		files, err := cache.Reconstruct(p.Messages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files[docs[a].Path] != docs[a].Text {
+			t.Fatalf("request %d: the prompt does not convey the buffer", i)
+		}
+		r := render(p)
+		if got, want := commonPrefix(prev, r), bytes.Index(prev, []byte("<edit path=")); want < 0 && got < bytes.Index(prev, []byte("<request ")) || want >= 0 && got < want {
+			t.Fatalf("request %d: diverges at %d, before the edit log", i, got)
+		}
+		prev = r
+	}
+	// An edit in another place: a second block, the first kept.
+	docs[a].Text = strings.Replace(docs[a].Text, "package http", "package http // edited", 1)
+	p := build(t, s, request(docs, a, at, "fix", t0.Add(time.Minute)))
+	last := p.Messages[len(p.Messages)-1].Content
+	if got := strings.Count(last, "<edit path="); got != 2 {
+		t.Fatalf("%d edit blocks after an edit elsewhere, want 2:\n%s", got, last)
+	}
+	if got := commonPrefix(prev, render(p)); got < bytes.Index(prev, []byte("<request ")) {
+		t.Errorf("an edit elsewhere diverges at %d, before the end of the log", got)
+	}
+	files, _ := cache.Reconstruct(p.Messages)
+	if files[docs[a].Path] != docs[a].Text {
+		t.Error("the prompt does not convey the buffer")
+	}
+}

@@ -79,6 +79,9 @@ func TestVolatileBeforeTheLog(t *testing.T) {
 	docs := workspace(t, "header.go", "cookie.go")
 	s := newSession(t, cache.Config{})
 	vol := []cache.Document{{Path: "net/http/server.go", Part: "type Handler", Line: 88, Language: "go", Text: "type Handler interface{ ServeHTTP() }"}}
+	// A session under way: a build that rewrites the stable part (the
+	// first) takes the volatile documents into it (see TestVolatileLedger).
+	build(t, s, request(docs, 1, 400, "explain", t0))
 	req := request(docs, 1, 500, "explain", t0)
 	req.Volatile = vol
 	p1 := build(t, s, req)
@@ -217,5 +220,61 @@ func TestEstimator(t *testing.T) {
 	}
 	if got := e.Tokens(e.Bytes(10000)); got < 9000 || got > 11000 {
 		t.Errorf("Tokens(Bytes(10000)) = %d", got)
+	}
+}
+
+// TestVolatileLedger: volatile documents join the stable part when a build
+// rewrites it anyway (the first, or one that adds a document), at its end;
+// one the stable part shows with the same text is not repeated in the
+// <context> block and stays (it is asked for); Shown reports them all.
+func TestVolatileLedger(t *testing.T) {
+	docs := workspace(t, "header.go", "cookie.go")
+	s := newSession(t, cache.Config{})
+	v1 := cache.Document{Path: "net/http/server.go", Part: "type Handler", Line: 88, Language: "go", Text: "type Handler interface{ ServeHTTP() }"}
+	v2 := cache.Document{Path: "net/http/server.go", Part: "type Server", Line: 2900, Language: "go", Text: "type Server struct{ Addr string }"}
+	req := request(docs, 1, 500, "explain", t0)
+	req.Volatile = []cache.Document{v1}
+	p1 := build(t, s, req)
+	if !strings.Contains(p1.Messages[1].Content, v1.Text) || strings.Contains(p1.Messages[2].Content, "<context>") {
+		t.Fatalf("the first build did not take the volatile document into the stable part:\n%.300s", p1.Messages[2].Content)
+	}
+	// Nothing rewritten: v1 is served from the stable part, v2 is volatile.
+	req = request(docs, 1, 600, "explain", t0.Add(time.Second))
+	req.Volatile = []cache.Document{v1, v2}
+	p2 := build(t, s, req)
+	last := p2.Messages[2].Content
+	if p2.Layout != "" || !strings.HasPrefix(last, "<context>\n") || strings.Contains(last, v1.Text) || !strings.Contains(last, v2.Text) {
+		t.Fatalf("layout %q; the last message:\n%.400s", p2.Layout, last)
+	}
+	if p2.Messages[1].Content != p1.Messages[1].Content {
+		t.Error("the stable part changed without a layout change")
+	}
+	// A new document rewrites the end of the stable part: v2 joins it.
+	docs = append(docs, workspace(t, "status.go")...)
+	docs[2].LastEdited = 5
+	req = request(docs, 1, 600, "explain", t0.Add(2*time.Second))
+	req.Volatile = []cache.Document{v2}
+	p3 := build(t, s, req)
+	if !strings.Contains(p3.Layout, "open") || !strings.Contains(p3.Messages[1].Content, v2.Text) || strings.Contains(p3.Messages[2].Content, "<context>") {
+		t.Fatalf("layout %q: v2 did not join the stable part", p3.Layout)
+	}
+	if !strings.HasPrefix(p3.Messages[1].Content, p1.Messages[1].Content) {
+		t.Error("joining rewrote the stable part before its end")
+	}
+	shown := s.Shown()
+	for _, d := range []cache.Document{v1, v2, docs[0], docs[2]} {
+		if !shown(d.Path, d.Part) {
+			t.Errorf("Shown does not report %s#%s", d.Path, d.Part)
+		}
+	}
+	if shown("net/http/server.go", "type Other") {
+		t.Error("Shown reports a document never shown")
+	}
+	files, err := cache.Reconstruct(p3.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files[docs[1].Path] != docs[1].Text {
+		t.Error("Reconstruct lost the active text")
 	}
 }

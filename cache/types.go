@@ -110,8 +110,11 @@ type Request struct {
 	ExcerptActive bool
 	// Volatile are documents (snippets, mostly) that only this request
 	// needs: the definitions the selection uses that Documents do not
-	// show. They go in the request block, after the cached prefix, and are
-	// not tracked from request to request.
+	// show. They go in the <context> block, after the cached prefix;
+	// but one the stable part already shows with the same text is not
+	// repeated (and stays there, as asked for), and when the build
+	// rewrites the stable part anyway they join it, at its end (see the
+	// package comment: the ledger).
 	Volatile []Document
 	// ContextBudget, if positive, bounds the stable part's documents other
 	// than the active one (and the edit log), in tokens, for this request:

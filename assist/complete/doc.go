@@ -57,7 +57,13 @@
 // session each request therefore shares everything up to the previous
 // request's edit log with it: the cache serves about 0.9 of the prompt
 // tokens (0.92 with 16-token cache blocks, 0.895 with 256-token ones, in
-// bench/README.md's "Inline completion").
+// bench/README.md's "Inline completion"). Typing on in the line the log's
+// last block changed replaces that block rather than adding one per
+// request, so the log stays short and rarely reaches its limit (a quarter
+// of the budget), past which the session re-snapshots the window, which
+// rewrites it all. TestTypingSessionCacheHits holds the ratio at 0.90 over
+// 20 requests typing in one function of a Go and of a Python file, and at
+// 0.925 over 40.
 //
 // # What is inserted
 //

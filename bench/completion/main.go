@@ -52,6 +52,10 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
+// name is the retyped file's base name: the bench's workspace holds it
+// under that name, and its extension gives the language.
+var name string
+
 func main() {
 	var (
 		debounces = flag.String("debounce", "0,50,100,150,250,400", "completion.debounceMs values, one session each")
@@ -59,7 +63,7 @@ func main() {
 		q         = flag.Float64("q", 0.35, "probability that a suggestion is right")
 		latency   = flag.Duration("latency", 700*time.Millisecond, "provider time to a whole suggestion")
 		blocks    = flag.Int("blocks", 16, "stand-in cache block size in tokens (256: with a 1024-token minimum)")
-		file      = flag.String("file", "net/http/client.go", "file under $(go env GOROOT)/src whose region is retyped")
+		file      = flag.String("file", "net/http/client.go", "file whose region is retyped: under $(go env GOROOT)/src, or a path from the current directory (assist/complete/testdata/inventory.py)")
 		start     = flag.String("at", "func (c *Client) do(", "the region starts at the line holding this text")
 		seed      = flag.Uint64("seed", 1, "random seed of the typist and of the suggestions")
 		verbose   = flag.Bool("v", false, "print each provider request's tokens and the prompt layout changes")
@@ -70,10 +74,14 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(src, *file))
+	b, err := os.ReadFile(*file)
+	if err != nil {
+		b, err = os.ReadFile(filepath.Join(src, *file))
+	}
 	if err != nil {
 		log.Fatal(err)
 	}
+	name = filepath.Base(*file)
 	text := string(b)
 	at := strings.Index(text, *start)
 	if at < 0 {
@@ -181,7 +189,7 @@ func replay(text string, at, keys, debounce int, q float64, latency time.Duratio
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "client.go")
+	path := filepath.Join(dir, name)
 	doc := text[:at] + "\n" + text[end:]
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return nil, err
@@ -228,7 +236,7 @@ func replay(text string, at, keys, debounce int, q float64, latency time.Duratio
 		return nil, err
 	}
 	uri := string(workspace.FileURI(path))
-	ed.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": doc}})
+	ed.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": workspace.LanguageOf(path), "version": 1, "text": doc}})
 
 	def := srv2rule(latency)
 	s := &session{ed: ed, srv: srv, uri: uri, doc: doc, cursor: at, version: 1, rng: rng, q: q, target: target,

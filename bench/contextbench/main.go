@@ -212,7 +212,7 @@ func (p *pipeline) step(st state) error {
 		req.Documents = wave1(p.folders, snap, p.docs.All())
 	} else {
 		c := relevance.Choose(relevance.Workspace(p.folders), relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
-			Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator()})
+			Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator(), Cached: p.sess.Shown()})
 		req.Documents, req.Volatile, req.ExcerptActive = c.Stable, c.Volatile, c.ExcerptActive
 		req.ContextBudget = int(float64(p.budget) * *flagSlack)
 	}
@@ -307,8 +307,8 @@ func run(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(w, "## %s: %d actions (made in %v)\n\n", s.name, len(steps), time.Since(start).Round(time.Millisecond))
-		fmt.Fprintln(w, "| selection | mean prompt tokens | hit ratio | input cost per action | recall (signatures) | recall (full) | mean build |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| selection | mean prompt tokens | uncached per action | hit ratio | input cost per action | recall (signatures) | recall (full) | mean build |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
 		for _, b := range budgets {
 			p, err := newPipeline(s.name, b, src, toolsJSON)
 			if err != nil {
@@ -326,8 +326,8 @@ func run(w io.Writer) error {
 				rec = fmt.Sprintf("%.3f (%d/%d)", float64(p.found)/float64(p.truth), p.found, p.truth)
 				recFull = fmt.Sprintf("%.3f", float64(p.foundFull)/float64(p.truth))
 			}
-			fmt.Fprintf(w, "| %s | %d | %.3f | $%.5f | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
-				float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, (p.build / time.Duration(p.steps)).Round(time.Microsecond))
+			fmt.Fprintf(w, "| %s | %d | %d | %.3f | $%.5f | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
+				(p.prompt-p.cached)/int64(p.steps), float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, (p.build / time.Duration(p.steps)).Round(time.Microsecond))
 		}
 		fmt.Fprintln(w)
 	}

@@ -33,6 +33,10 @@ fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+# Every temporary directory the tests, the servers and the editors make
+# goes under $tmp, so the trap removes them all: nothing is left in /tmp.
+mkdir -p "$tmp/tmp"
+export TMPDIR="$tmp/tmp"
 
 if want lsp || want nvim || want emacs; then
   echo "== building kimi-lsp and kimi-standin"

@@ -19,9 +19,11 @@
 // workspace.Folders and workspace.View implement; it keeps nothing between
 // calls but what those hold.
 //
-// Its invariants: the result depends on the snapshots and the workspace
-// only, and is deterministic (see Select for the order); the stable part
-// depends on the active file and the open buffers, never on the selection;
+// Its invariants: the result depends on the snapshots, the workspace and
+// what the prompt session's stable part holds (Request.Cached: within each
+// group of candidates, what is cached goes first) only, and is
+// deterministic (see Select for the order); the stable part depends on the
+// active file, the open buffers and that ledger, never on the selection;
 // a secret file (by its name or the target of its links), a binary file, a
 // file over the size cap, outside the workspace, or ignored and not open
 // never enters; nothing exceeds the budget, and a line longer than code's

@@ -30,6 +30,9 @@ type Request struct {
 	// Active's own declarations outside it may be returned.
 	Snippets             bool
 	ShownStart, ShownEnd int
+	// Cached reports what the prompt session's stable part holds
+	// (cache.Session.Shown); see SelectInput.Cached.
+	Cached func(path, part string) bool
 }
 
 // Docs is what Choose chose, in cache.Request's terms.
@@ -79,7 +82,7 @@ func Choose(src Source, r Request) Docs {
 		return out
 	}
 	in := SelectInput{Active: r.Active.URI, ActiveText: text, SelStart: r.SelStart, SelEnd: r.SelEnd,
-		Open: open, Recent: r.Recent, Budget: budget}
+		Open: open, Recent: r.Recent, Budget: budget, Cached: r.Cached}
 	for _, f := range Select(src, in) {
 		d := doc(f)
 		switch {

@@ -74,6 +74,15 @@ type SelectInput struct {
 	// headers included: the caller converts its token budget with its
 	// token estimator (cache.Estimator.Bytes). Zero selects nothing.
 	Budget int
+	// Cached, if set, reports whether a piece (its path and part, "" for
+	// a whole file) is in the prompt session's stable part, which the
+	// provider has cached (cache.Session.Shown): within each group of
+	// candidates (the active file's declarations and imports; the open
+	// buffers, its directory and recent files; the selection's
+	// definitions) those go first, so that what a session keeps asking for
+	// stays in the cached prefix and a switch of file or function re-sends
+	// less.
+	Cached func(path, part string) bool
 }
 
 // VolatileShare is the part of SelectInput.Budget kept for the volatile
@@ -175,6 +184,7 @@ func Select(src Source, in SelectInput) []ContextFile {
 	volatile := int(float64(in.Budget) * VolatileShare)
 	stableBudget := in.Budget - volatile
 	primary, secondary := s.stableCandidates()
+	primary, secondary = s.cachedFirst(primary), s.cachedFirst(secondary)
 	// The primary candidates get PrimaryShare of the stable budget, the
 	// secondary ones the rest and what the primary ones leave in whole
 	// eighths: an edit that changes what the active file uses must not
@@ -189,7 +199,11 @@ func Select(src Source, in SelectInput) []ContextFile {
 		left = left / q * q
 	}
 	stable = append(stable, s.fill(secondary, stableBudget-primaryBudget+left, append(slices.Clone(regions), stable...))...)
-	vol := s.fill(s.volatileCandidates(), volatile, append(slices.Clone(regions), stable...))
+	// What the session's stable part shows already is served from the
+	// cache, not repeated (cache.Session): it has an allowance of its own.
+	cachedVol, newVol := s.splitCached(s.volatileCandidates())
+	vol := s.fill(cachedVol, volatile, append(slices.Clone(regions), stable...))
+	vol = append(vol, s.fill(newVol, volatile, append(append(slices.Clone(regions), stable...), vol...))...)
 	out := make([]ContextFile, 0, len(regions)+len(stable)+len(vol))
 	for _, p := range stable {
 		out = append(out, p.cf)
@@ -319,4 +333,33 @@ func bufferCandidate(src Source, uri workspace.URI, text string, opts workspace.
 		return ContextFile{}, false
 	}
 	return ContextFile{Path: disp, URI: uri, Language: workspace.LanguageOf(p), Text: text, Reason: ReasonOpen, Line: 1}, true
+}
+
+// cachedFirst moves the candidates the session's stable part holds
+// (SelectInput.Cached) before the others, each group in its order: among
+// what is relevant enough to be chosen, what is already cached is taken
+// first, so that switching files or functions re-sends less.
+func (s *selector) cachedFirst(cands []candidate) []candidate {
+	hit, miss := s.splitCached(cands)
+	return append(hit, miss...)
+}
+
+// splitCached splits cands into those the session's stable part holds and
+// the others, each in its order.
+func (s *selector) splitCached(cands []candidate) (hit, miss []candidate) {
+	if s.in.Cached == nil {
+		return nil, cands
+	}
+	for _, c := range cands {
+		part := ""
+		if c.def != nil {
+			part = partName(*c.def)
+		}
+		if s.in.Cached(c.src.disp, part) {
+			hit = append(hit, c)
+		} else {
+			miss = append(miss, c)
+		}
+	}
+	return hit, miss
 }

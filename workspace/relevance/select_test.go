@@ -589,3 +589,45 @@ func TestSnippetOfOneHugeLine(t *testing.T) {
 		t.Errorf("snippet of %d bytes (valid UTF-8: %v), line %d, ends %q", len(s), utf8.ValidString(s), line, s[max(0, len(s)-12):])
 	}
 }
+
+// TestSelectCachedFirst: what the prompt session's stable part holds
+// (SelectInput.Cached) goes first among the candidates of its group, so a
+// budget that cuts the group keeps it and cuts one not yet sent; without
+// Cached the order is relevance alone.
+func TestSelectCachedFirst(t *testing.T) {
+	root := shopTree(t)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
+	stable := func(cs []ContextFile) string {
+		return names(slices.DeleteFunc(slices.Clone(cs), func(c ContextFile) bool { return c.Volatile }))
+	}
+	// The stable part, most used first, is types.go, Price, Save, Audit:
+	// a budget one byte short of them all leaves Audit out.
+	all := Select(Workspace(f), selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", 1_000_000))
+	need := 0
+	for _, c := range all {
+		need += c.Cost()
+	}
+	budget := need - 1
+	for budget-int(float64(budget)*VolatileShare) < need-1 {
+		budget++
+	}
+	in := selectIn(root, "shop/cart.go", cartGo, "store.Save(int(sum))", budget)
+	if got := stable(Select(Workspace(f), in)); strings.Contains(got, "Audit") || !strings.Contains(got, "Price") {
+		t.Fatalf("without Cached: %s", got)
+	}
+	var asked []string
+	in.Cached = func(path, part string) bool {
+		asked = append(asked, path+"#"+part)
+		return path == "shop/big.go" && part == "func Audit"
+	}
+	got := Select(Workspace(f), in)
+	if c, ok := find(got, "shop/big.go", "func Audit"); !ok || c.Volatile {
+		t.Errorf("the cached Audit is not in the stable part: %s", names(got))
+	}
+	if len(stable(got)) == 0 || len(got) != len(all)-1 {
+		t.Errorf("with Cached: %s, want all but one of %s", names(got), names(all))
+	}
+	if !slices.Contains(asked, "shop/pricing.go#func Price") {
+		t.Errorf("Cached was asked %v, not for the part the prompt names (func Price)", asked)
+	}
+}
