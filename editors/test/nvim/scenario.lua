@@ -324,9 +324,10 @@ local ok, err = pcall(function()
   elseif scenario == 'confirm' or scenario == 'confirm_cancel' then
     -- edits.confirm = "always": the Fix's two hunks are reviewed. The keys
     -- are typed ahead; the review reads them (getchar) once it is shown:
-    -- r rejects the first hunk and moves to the second, :w applies.
+    -- r rejects the first hunk and moves to the second, <Space> and <CR>
+    -- toggle that one off and on again, :w applies.
     local confirm = require('kimi.confirm')
-    vim.api.nvim_feedkeys(scenario == 'confirm' and 'r:w\r' or 'q', 't', false)
+    vim.api.nvim_feedkeys(scenario == 'confirm' and 'r \r:w\r' or 'q', 't', false)
     vim.cmd('5,12KimiFix')
     wait(30000, function()
       return has('end') ~= nil

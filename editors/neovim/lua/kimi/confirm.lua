@@ -204,41 +204,48 @@ local function decide(title, list)
     vim.api.nvim_win_set_cursor(win, { at[cur], 0 })
   end
   move(1)
-  local choice
-  while not choice do
-    at, lines = render(buf, title, list)
-    M.last = { lines = lines, hunks = list }
-    move(cur)
-    vim.cmd('redraw')
-    local k = key()
-    if k == nil or k == 'q' or k == '\27' then
-      choice = 'cancel'
-    elseif k == 'w' then
-      choice = 'apply'
-    elseif k == ':' then
-      local c = command()
-      if c == 'w' or c == 'write' or c == 'wq' or c == 'x' then
-        choice = 'apply'
-      elseif c == 'q' or c == 'q!' or c == 'quit' then
+  -- read_keys returns 'apply' or 'cancel'.
+  local function read_keys()
+    local choice
+    while not choice do
+      at, lines = render(buf, title, list)
+      M.last = { lines = lines, hunks = list }
+      move(cur)
+      vim.cmd('redraw')
+      local k = key()
+      if k == nil or k == 'q' or k == '\27' or k == '\3' then
         choice = 'cancel'
+      elseif k == 'w' then
+        choice = 'apply'
+      elseif k == ':' then
+        local c = command()
+        if c == 'w' or c == 'write' or c == 'wq' or c == 'x' then
+          choice = 'apply'
+        elseif c == 'q' or c == 'q!' or c == 'quit' then
+          choice = 'cancel'
+        end
+      elseif k == 'a' or k == 'r' then
+        list[cur].accepted = k == 'a'
+        move(cur + 1)
+      elseif k == '\r' or k == ' ' then
+        list[cur].accepted = not list[cur].accepted
+      elseif k == 'A' or k == 'R' then
+        for _, h in ipairs(list) do
+          h.accepted = k == 'A'
+        end
+      elseif k == 'j' or k == vim.api.nvim_replace_termcodes('<Down>', true, false, true) then
+        move(cur + 1)
+      elseif k == 'k' or k == vim.api.nvim_replace_termcodes('<Up>', true, false, true) then
+        move(cur - 1)
       end
-    elseif k == 'a' or k == 'r' then
-      list[cur].accepted = k == 'a'
-      move(cur + 1)
-    elseif k == '\r' or k == ' ' then
-      list[cur].accepted = not list[cur].accepted
-    elseif k == 'A' or k == 'R' then
-      for _, h in ipairs(list) do
-        h.accepted = k == 'A'
-      end
-    elseif k == 'j' or k == vim.api.nvim_replace_termcodes('<Down>', true, false, true) then
-      move(cur + 1)
-    elseif k == 'k' or k == vim.api.nvim_replace_termcodes('<Up>', true, false, true) then
-      move(cur - 1)
     end
+    return choice
   end
-  local _, final = render(buf, title, list)
-  M.last = { lines = final, hunks = list, choice = choice }
+  local ok, choice = pcall(read_keys)
+  if ok then
+    local _, final = render(buf, title, list)
+    M.last = { lines = final, hunks = list, choice = choice }
+  end
   if vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_win_close(win, true)
   end
@@ -246,6 +253,9 @@ local function decide(title, list)
     vim.api.nvim_set_current_win(prev)
   end
   vim.api.nvim_echo({ { '' } }, false, {})
+  if not ok then
+    error(choice, 0) -- the window is closed; the server hears of the error
+  end
   return choice
 end
 
