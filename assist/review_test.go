@@ -73,6 +73,9 @@ func TestReviewFallbackFencedAndMaxFindings(t *testing.T) {
 	if len(out.Findings) != 1 || out.Findings[0].StartLine != 5 {
 		t.Fatalf("findings %+v", out.Findings)
 	}
+	if out.Dropped != 1 {
+		t.Fatalf("dropped %d: the finding over review.maxFindings is not counted as left out", out.Dropped)
+	}
 }
 
 func TestParseFindingsValidates(t *testing.T) {
