@@ -169,8 +169,8 @@ type Outcome struct {
 	// edit applied holds what the model did instead. See RedoneNote.
 	Redone []string
 	// Findings are a review's findings, checked (ParseFindings), at most
-	// review.maxFindings; Dropped counts those left out as invalid or
-	// outside the lines under review.
+	// review.maxFindings; Dropped counts those left out as invalid,
+	// outside the lines under review or over review.maxFindings.
 	Findings []Finding
 	Dropped  int
 	// Verification is what the helper language server said of the edit

@@ -250,6 +250,7 @@ func reviewOutcome(out *Outcome, t *Task, max int) error {
 			continue
 		}
 		if max > 0 && len(out.Findings) == max {
+			dropped++ // the end of the job says so: review.maxFindings cut them
 			continue
 		}
 		out.Findings = append(out.Findings, f)

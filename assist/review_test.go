@@ -59,7 +59,8 @@ func TestReviewSendsStructuredOutputAndReadsFindings(t *testing.T) {
 }
 
 func TestReviewFallbackFencedAndMaxFindings(t *testing.T) {
-	fenced := "Here is my review:\n```json\n" + twoFindings + "\n```\n"
+	// Braces in the prose around the fence: only the fenced block is JSON.
+	fenced := "Here is my review of `func Sub(a, b int) int {`:\n```json\n" + twoFindings + "\n```\nThat is all (no `}` left).\n"
 	f := newFixture(t, map[string]string{"calc.go": calc}, modeltest.Rule{Match: "careful senior reviewer", Content: fenced})
 	f.cfg.Review.MaxFindings = 1
 	f.engine.SetConfig(f.cfg)
@@ -71,6 +72,9 @@ func TestReviewFallbackFencedAndMaxFindings(t *testing.T) {
 	}
 	if len(out.Findings) != 1 || out.Findings[0].StartLine != 5 {
 		t.Fatalf("findings %+v", out.Findings)
+	}
+	if out.Dropped != 1 {
+		t.Fatalf("dropped %d: the finding over review.maxFindings is not counted as left out", out.Dropped)
 	}
 }
 
@@ -144,9 +148,12 @@ func FuzzParseFindings(f *testing.F) {
 }
 
 func TestHunkLines(t *testing.T) {
-	diff := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,4 @@\n a\n+b\n c\n d\n@@ -10,3 +11,1 @@ func\n e\n-x\n-y\n@@ -20 +19 @@\n-z\n+w\n\\ No newline at end of file\n@@ bad @@\n+q\n"
+	// The lines under a malformed header are no hunk's; the old file
+	// lacked a final newline ("\ No newline" between the hunk's lines).
+	diff := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -30 +x @@\n+r\n@@ -1,3 +1,4 @@\n a\n+b\n c\n d\n@@ -10,3 +11,1 @@ func\n e\n-x\n-y\n" +
+		"@@ -20 +19,2 @@\n-z\n\\ No newline at end of file\n+w\n+v\n@@ bad @@\n+q\n"
 	got := assist.HunkLines(diff)
-	want := [][2]int{{2, 2}, {12, 12}, {19, 19}}
+	want := [][2]int{{2, 2}, {12, 12}, {19, 20}}
 	if len(got) != len(want) {
 		t.Fatalf("%v", got)
 	}
@@ -194,10 +201,18 @@ func gitRepo(t *testing.T, files map[string]string) string {
 
 func TestChangedFilesLeavesOutSecretsAndIgnored(t *testing.T) {
 	dir := gitRepo(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package a\n", ".env": "K=1\n",
-		".gitignore": "gen.go\n"})
+		".gitignore": "gen.go\n", "gen.go": "package a\n"})
+	// gen.go is tracked (added with -f) though .gitignore names it.
+	for _, args := range [][]string{{"add", "-f", "gen.go"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "gen"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() { panic(1) }\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("K=2\n"), 0o644)
-	exec.Command("git", "-C", dir, "add", "-f", "gen.go").Run() // not there: nothing
+	os.WriteFile(filepath.Join(dir, "gen.go"), []byte("package a\n\nvar G = 1\n"), 0o644)
 	folders := workspace.NewFolders(workspace.DefaultOptions(), workspace.Hooks{})
 	defer folders.Close()
 	folders.Add(workspace.FileURI(dir), "ws")
@@ -209,7 +224,7 @@ func TestChangedFilesLeavesOutSecretsAndIgnored(t *testing.T) {
 		len(files[0].Lines) != 1 || files[0].Lines[0] != [2]int{3, 3} {
 		t.Fatalf("files %+v", files)
 	}
-	if len(skipped) != 1 || !strings.Contains(skipped[0], ".env (secret)") {
+	if len(skipped) != 2 || !strings.Contains(strings.Join(skipped, "\n"), ".env (secret)") || !strings.Contains(strings.Join(skipped, "\n"), "gen.go (ignored)") {
 		t.Fatalf("skipped %v", skipped)
 	}
 	if _, _, err := assist.ChangedFiles(context.Background(), folders, t.TempDir()); err == nil {

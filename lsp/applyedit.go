@@ -19,8 +19,9 @@ var ErrRefused = errors.New("the editor did not apply the edit")
 
 // applyEditTimeout bounds the wait for the editor's answer to an edit once
 // it is sent — even when the job is cancelled meanwhile: the editor may
-// have applied it, and the user must be told which.
-const applyEditTimeout = 30 * time.Second
+// have applied it, and the user must be told which. An edit to confirm
+// hunk by hunk waits for a person instead (confirmTimeout, confirm.go).
+var applyEditTimeout = 30 * time.Second
 
 // applyChanges sends the checked changes of a job as one workspace/applyEdit
 // and returns a one-line summary. The edits are computed against the
@@ -55,12 +56,22 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 	if err := context.Cause(ctx); err != nil {
 		return "", false, err
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyEditTimeout)
+	wait := applyEditTimeout
+	if hunks != nil {
+		wait = confirmTimeout
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
+	if hunks != nil {
+		defer context.AfterFunc(ctx, cancel)()
+	}
 	var res applyEditResult
 	if err := s.call(actx, "workspace/applyEdit", applyEditParams{Label: label, Edit: edit}, &res); err != nil {
+		if hunks != nil && context.Cause(ctx) != nil {
+			return "", true, errors.New("the editor was still asking you to confirm it; what you accept there now is your own change")
+		}
 		if actx.Err() != nil {
-			return "", true, fmt.Errorf("the editor did not answer within %v; the edit may or may not be applied", applyEditTimeout)
+			return "", true, fmt.Errorf("the editor did not answer within %v; the edit may or may not be applied", wait)
 		}
 		return "", true, err
 	}

@@ -22,9 +22,16 @@ import (
 // recorded as our landed edit (the rest is then the user's own change, as
 // typing is). Clients without annotations get the edit whole, as always.
 
+// confirmTimeout bounds the wait for the editor's answer to an edit sent
+// for confirmation: a person reads the hunks and picks (VS Code's refactor
+// preview, the Neovim plugin's review buffer), as long as for a
+// showMessageRequest. Cancelling the job ends the wait at once.
+const confirmTimeout = UserClientTimeout
+
 // confirmWait bounds the wait for the didChange that follows an applied,
-// annotated edit.
-const confirmWait = 2 * time.Second
+// annotated edit (5 s: Neovim debounces didChange, and the machine may be
+// loaded; it ends as soon as the change arrives).
+const confirmWait = 5 * time.Second
 
 // hunkFile is what checkHunks needs of an annotated file.
 type hunkFile struct {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
@@ -122,5 +123,105 @@ func TestConfirmWithoutAnnotationSupport(t *testing.T) {
 	}
 	if strings.Contains(string(raw), "changeAnnotations") || strings.Contains(string(raw), "annotationId") {
 		t.Fatalf("annotated edit to a client without support: %s", raw)
+	}
+}
+
+// confirmSession is a job session whose client declares change
+// annotations, with edits.confirm = "always" and calc.go open.
+func confirmSession(t *testing.T) (*jobSession, string) {
+	params := lsptest.DefaultInitializeParams("")
+	params["rootUri"] = inJobDir
+	ws := params["capabilities"].(map[string]any)["workspace"].(map[string]any)
+	ws["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": false}
+	js := newJobSession(t, params, modeltest.Rule{Match: `action="fix"`, Content: twoHunkDiff})
+	js.settings(map[string]any{"edits": map[string]any{"confirm": "always"}}, func(s *Server) bool { return s.config().Edits.Confirm == "always" })
+	return js, js.file("calc.go", reviewCalc)
+}
+
+// TestConfirmWaitsForThePerson: an edit sent for confirmation is waited
+// for as a question to the user is, not for applyEditTimeout: the review
+// (VS Code's preview, the Neovim review buffer) answers when the user has
+// picked the hunks.
+func TestConfirmWaitsForThePerson(t *testing.T) {
+	defer func(d time.Duration) { applyEditTimeout = d }(applyEditTimeout)
+	applyEditTimeout = 50 * time.Millisecond
+	js, uri := confirmSession(t)
+	js.ed.Handle("workspace/applyEdit", func(raw json.RawMessage) (any, *lsptest.ResponseError) {
+		var got annotatedApply
+		json.Unmarshal(raw, &got)
+		time.Sleep(20 * applyEditTimeout) // the user reads the hunks
+		dc := got.Edit.DocumentChanges[0]
+		text := applyLineEdits(reviewCalc, dc.Edits[1:])
+		go js.ed.Notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": dc.TextDocument.Version + 1},
+			"contentChanges": []any{map[string]any{"text": text}},
+		})
+		return map[string]any{"applied": true}, nil
+	})
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": map[string]any{"start": map[string]any{"line": 3, "character": 0}, "end": map[string]any{"line": 10, "character": 1}}}, "c1")
+	if end := js.progressEnd(`"c1"`); !strings.Contains(end, "1 of 2 hunks applied") {
+		t.Fatalf("end %q", end)
+	}
+}
+
+// TestConfirmCancel: cancelling the job while the editor asks the user to
+// confirm ends the job at once (the long wait keeps the job's cancel
+// route) and says what becomes of the edit.
+func TestConfirmCancel(t *testing.T) {
+	js, uri := confirmSession(t)
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	js.ed.Handle("workspace/applyEdit", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		close(asked)
+		<-release // the user has not decided yet
+		return map[string]any{"applied": false}, nil
+	})
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": map[string]any{"start": map[string]any{"line": 3, "character": 0}, "end": map[string]any{"line": 10, "character": 1}}}, 5)
+	select {
+	case <-asked:
+	case <-ctxT(t).Done():
+		t.Fatal("no applyEdit")
+	}
+	js.ed.Notify("window/workDoneProgress/cancel", map[string]any{"token": 5})
+	end := js.progressEnd(`5`)
+	if !strings.Contains(strings.ToLower(end), "cancel") || !strings.Contains(end, "your own change") {
+		t.Fatalf("end %q", end)
+	}
+}
+
+// TestConfirmMultiFile: with edits.confirm = "multiFile" an edit of one
+// file goes whole, and an edit of two files is annotated hunk by hunk.
+func TestConfirmMultiFile(t *testing.T) {
+	twoFiles := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -9,3 +9,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n" +
+		"--- a/other.go\n+++ b/other.go\n@@ -1,3 +1,3 @@\n package calc\n \n-var X = 1\n+var X = 2\n```\n"
+	params := lsptest.DefaultInitializeParams("")
+	params["rootUri"] = inJobDir
+	ws := params["capabilities"].(map[string]any)["workspace"].(map[string]any)
+	ws["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": false}
+	js := newJobSession(t, params,
+		modeltest.Rule{Match: "one file only", Content: reviewFixDiff},
+		modeltest.Rule{Match: `action="fix"`, Content: twoFiles})
+	js.settings(map[string]any{"edits": map[string]any{"confirm": "multiFile"}}, func(s *Server) bool { return s.config().Edits.Confirm == "multiFile" })
+	uri := js.file("calc.go", reviewCalc)
+	js.file("other.go", "package calc\n\nvar X = 1\n")
+	var raws []string
+	js.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		raws = append(raws, string(p))
+		return map[string]any{"applied": false, "failureReason": "the test only looks"}, nil
+	})
+	rng := map[string]any{"start": map[string]any{"line": 8, "character": 0}, "end": map[string]any{"line": 10, "character": 1}}
+	js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng, "instruction": "one file only"}, "m1")
+	js.progressEnd(`"m1"`)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng}, "m2")
+	js.progressEnd(`"m2"`)
+	if len(raws) != 2 {
+		t.Fatalf("%d applyEdits", len(raws))
+	}
+	if strings.Contains(raws[0], "annotationId") {
+		t.Fatalf("a one-file edit was annotated under multiFile: %s", raws[0])
+	}
+	if strings.Count(raws[1], `"annotationId"`) != 2 || !strings.Contains(raws[1], `"needsConfirmation":true`) {
+		t.Fatalf("a two-file edit was not annotated per hunk: %s", raws[1])
 	}
 }

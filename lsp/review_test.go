@@ -105,11 +105,12 @@ func TestReviewFindingsAsDiagnostics(t *testing.T) {
 	js.waitDiagnostics(uri, 5, 10)
 
 	le.typeAt(uri, 5, len("\treturn a + b"), " // sure?")
-	js.waitDiagnostics(uri, 10)
+	left := js.waitDiagnostics(uri, 10)
 
-	// The quick fix of the finding left.
+	// The quick fix of the finding left; the editor sends the finding
+	// along as a diagnostic at the cursor, as VS Code and Neovim do.
 	acts := js.actionsAt(uri, map[string]any{"start": map[string]any{"line": 10, "character": 0}, "end": map[string]any{"line": 10, "character": 0}},
-		map[string]any{"triggerKind": 1})
+		map[string]any{"triggerKind": 1, "diagnostics": []any{left[0]}})
 	var fix map[string]any
 	for _, a := range acts {
 		if a["title"] == "Kimi: Fix: Add subtracts instead of adding" && a["kind"] == "quickfix" {
@@ -138,6 +139,42 @@ func TestReviewFindingsAsDiagnostics(t *testing.T) {
 	}
 }
 
+// TestReviewFixRemovesFinding: a finding's quick fix removes the finding
+// when its edit lands, also when the edit is on other lines (so it does
+// not drop the mark by touching it); the other finding stays.
+func TestReviewFixRemovesFinding(t *testing.T) {
+	commentFix := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -7,3 +7,3 @@\n \n-// Add returns a plus b.\n+// Add returns a + b.\n func Add(a, b int) int {\n```\n"
+	js := newJobSession(t, nil,
+		modeltest.Rule{Match: "careful senior reviewer", Content: reviewReply},
+		modeltest.Rule{Match: "Add subtracts instead of adding", Content: commentFix})
+	le := js.liveEditor()
+	uri := le.open("calc.go", reviewCalc)
+	js.run("kimi.review", map[string]any{"uri": uri}, "r1")
+	js.progressEnd(`"r1"`)
+	js.waitDiagnostics(uri, 4, 9)
+	acts := js.actionsAt(uri, map[string]any{"start": map[string]any{"line": 9, "character": 0}, "end": map[string]any{"line": 9, "character": 0}},
+		map[string]any{"triggerKind": 1})
+	var cmd map[string]any
+	for _, a := range acts {
+		if a["title"] == "Kimi: Fix: Add subtracts instead of adding" {
+			cmd = a["command"].(map[string]any)
+		}
+	}
+	if cmd == nil {
+		t.Fatalf("no quick fix: %v", acts)
+	}
+	seen := js.publishedCount(uri)
+	js.run(cmd["command"].(string), cmd["arguments"].([]any)[0].(map[string]any), "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "applied") {
+		t.Fatalf("fix ended %q", end)
+	}
+	// The other finding stays.
+	js.waitDiagnosticsAfter(seen, uri, 4)
+	if text, _, _ := le.state(uri); !strings.Contains(text, "// Add returns a + b.") {
+		t.Fatalf("text after the fix:\n%s", text)
+	}
+}
+
 // TestReviewClearAndClose: Kimi: Clear Review and didClose clear the
 // findings.
 func TestReviewClearAndClose(t *testing.T) {
@@ -152,6 +189,57 @@ func TestReviewClearAndClose(t *testing.T) {
 		t.Fatalf("clear: %v %+v", err, reply)
 	}
 	js.waitDiagnostics(uri)
+
+	// Reviewed again, then closed: the findings go with the file.
+	seen := js.publishedCount(uri)
+	js.run("kimi.review", map[string]any{"uri": uri}, "r2")
+	js.progressEnd(`"r2"`)
+	js.waitDiagnosticsAfter(seen, uri, 4, 9)
+	seen = js.publishedCount(uri)
+	js.ed.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	js.waitDiagnosticsAfter(seen, uri)
+}
+
+// publishedCount is how many publishDiagnostics of uri the editor got.
+func (js *jobSession) publishedCount(uri string) int {
+	n := 0
+	for _, m := range js.ed.Messages() {
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if m.Method == "textDocument/publishDiagnostics" && json.Unmarshal(m.Params, &p) == nil && p.URI == uri {
+			n++
+		}
+	}
+	return n
+}
+
+// waitDiagnosticsAfter is waitDiagnostics for a publishDiagnostics of uri
+// after the first skip ones.
+func (js *jobSession) waitDiagnosticsAfter(skip int, uri string, lines ...int) {
+	js.t.Helper()
+	n := 0
+	_, err := js.ed.WaitMethod(ctxT(js.t), "textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+		var p struct {
+			URI         string    `json:"uri"`
+			Diagnostics []pubDiag `json:"diagnostics"`
+		}
+		json.Unmarshal(raw, &p)
+		if p.URI != uri {
+			return false
+		}
+		if n++; n <= skip {
+			return false
+		}
+		var at []int
+		for _, d := range p.Diagnostics {
+			at = append(at, int(d.Range.Start.Line))
+		}
+		return slices.Equal(at, lines)
+	})
+	if err != nil {
+		js.t.Fatalf("no diagnostics on lines %v after the first %d: %v", lines, skip, err)
+	}
 }
 
 // TestReviewPullDiagnostics: a client that pulls diagnostics is offered
@@ -162,6 +250,22 @@ func TestReviewPullDiagnostics(t *testing.T) {
 	caps := params["capabilities"].(map[string]any)
 	caps["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
 	js := newJobSession(t, params, reviewRules()...)
+	declared := false
+	for _, m := range js.ed.Messages() {
+		var r struct {
+			Capabilities struct {
+				DiagnosticProvider *struct {
+					Identifier string `json:"identifier"`
+				} `json:"diagnosticProvider"`
+			} `json:"capabilities"`
+		}
+		if m.IsResponse() && json.Unmarshal(m.Result, &r) == nil && r.Capabilities.DiagnosticProvider != nil {
+			declared = r.Capabilities.DiagnosticProvider.Identifier == "kimi"
+		}
+	}
+	if !declared {
+		t.Fatal("initialize did not declare diagnosticProvider (identifier kimi)")
+	}
 	uri := js.file("calc.go", reviewCalc)
 	js.run("kimi.review", map[string]any{"uri": uri}, "r1")
 	if end := js.progressEnd(`"r1"`); !strings.Contains(end, "2 findings") {

@@ -43,4 +43,9 @@ func TestMarksMoveAndDrop(t *testing.T) {
 	if s, e, ok := m.Range(second); !ok || snap.Slice(s, e) != "second" {
 		t.Fatalf("second at %q after a full change", snap.Slice(s, e))
 	}
+	// Typing at a mark's first character edits it: dropped.
+	s, _, _ := m.Range(second)
+	if dropped := m.Apply([]Edit{{Start: s, End: s, Text: "x"}}); len(dropped) != 1 || dropped[0] != second {
+		t.Fatalf("an insertion at the mark's start dropped %v", dropped)
+	}
 }

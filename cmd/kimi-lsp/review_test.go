@@ -61,11 +61,12 @@ func TestReviewDiff(t *testing.T) {
 }
 
 // TestReviewFile: "kimi-lsp review FILE:START-END" prints the findings of
-// the range.
+// the range, and not one outside it.
 func TestReviewFile(t *testing.T) {
 	file := cliWorkspace(t)
 	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
-		{Match: "careful senior reviewer", Content: "```json\n" + `{"findings":[{"startLine":4,"endLine":4,"severity":"warning","message":"Sub adds","explanation":""}]}` + "\n```"}}}})
+		{Match: "careful senior reviewer", Content: "```json\n" + `{"findings":[{"startLine":4,"endLine":4,"severity":"warning","message":"Sub adds","explanation":""},` +
+			`{"startLine":1,"endLine":1,"severity":"hint","message":"outside the range","explanation":""}]}` + "\n```"}}}})
 	defer srv.Close()
 	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
 	var out, errb bytes.Buffer

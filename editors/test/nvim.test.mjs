@@ -103,6 +103,14 @@ test('nvim: :KimiTests opens the created file in a window and leaves no empty fi
   await scenario('tests', 'tests.json');
 });
 
+test('nvim: with edits.confirm = "always" the review buffer accepts one hunk of two and only that hunk lands', async () => {
+  await scenario('confirm', 'confirm.json');
+});
+
+test('nvim: q in the review buffer applies nothing and the job says so', async () => {
+  await scenario('confirm_cancel', 'confirm.json');
+});
+
 test('nvim: inline completion ghost text is shown, followed, accepted, dismissed and cleared', async () => {
   await scenario('completion', 'completion.json');
 });

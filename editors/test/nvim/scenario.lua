@@ -2,7 +2,7 @@
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
--- tests.
+-- tests | confirm | confirm_cancel.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
@@ -107,9 +107,10 @@ local ok, err = pcall(function()
   local progress = require('kimi.progress')
   local explain = require('kimi.explain')
   -- The setup README shows, settings = {} included.
+  local confirming = scenario:match('^confirm') ~= nil
   kimi.setup({
     cmd = { os.getenv('KIMI_LSP_BIN') },
-    settings = {},
+    settings = confirming and { edits = { confirm = 'always' } } or {},
     show_document = scenario ~= 'explain_showmessage',
     progress = 'float',
   })
@@ -124,10 +125,12 @@ local ok, err = pcall(function()
     return client ~= nil and client.initialized == true
   end, 'kimi-lsp to attach and initialize')
   check(vim.bo[bufnr].filetype == 'go', 'the Go file is open')
-  local sent = vim.fn.json_encode(client.config.init_options)
-  check(sent == '{"kimi": {}}', 'settings = {} is sent as an object in initializationOptions', sent)
-  sent = vim.fn.json_encode(client.config.settings)
-  check(sent == '{"kimi": {}}', 'and in didChangeConfiguration', sent)
+  if not confirming then
+    local sent = vim.fn.json_encode(client.config.init_options)
+    check(sent == '{"kimi": {}}', 'settings = {} is sent as an object in initializationOptions', sent)
+    sent = vim.fn.json_encode(client.config.settings)
+    check(sent == '{"kimi": {}}', 'and in didChangeConfiguration', sent)
+  end
 
   local function has(kind, pred)
     for _, e in ipairs(progress.history) do
@@ -332,6 +335,44 @@ local ok, err = pcall(function()
       f:close()
     end
     check(text:find('func TestAdd', 1, true) ~= nil, ':w writes the tests to disk', text)
+  elseif scenario == 'confirm' or scenario == 'confirm_cancel' then
+    -- edits.confirm = "always": the Fix's two hunks are reviewed. The keys
+    -- are typed ahead; the review reads them (getchar) once it is shown:
+    -- r rejects the first hunk and moves to the second, <Space> and <CR>
+    -- toggle that one off and on again, :w applies.
+    local confirm = require('kimi.confirm')
+    vim.api.nvim_feedkeys(scenario == 'confirm' and 'r \r:w\r' or 'q', 't', false)
+    vim.cmd('5,12KimiFix')
+    wait(30000, function()
+      return has('end') ~= nil
+    end, 'progress end')
+    local r = confirm.last or { hunks = {}, lines = {} }
+    local shown = table.concat(r.lines, '\n')
+    check(#r.hunks == 2, 'the review buffer listed the two hunks', shown)
+    check(shown:find('main.go:5', 1, true) ~= nil and shown:find('main.go:11', 1, true) ~= nil, 'each hunk named by file and line', shown)
+    check(shown:find('  -// Add returns the sum of a and b.', 1, true) ~= nil and shown:find('  +\tfmt.Println(Add(2, 3))', 1, true) ~= nil,
+      'the hunks show the lines removed and added', shown)
+    check(vim.fn.bufnr('kimi://review') == -1, 'the review buffer is gone after the decision')
+    check(vim.api.nvim_get_current_win() == code_win, 'the cursor is back in the code window')
+    local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    local e = has('end')
+    if scenario == 'confirm' then
+      check(r.choice == 'apply' and not r.hunks[1].accepted and r.hunks[2].accepted, 'hunk 1 rejected, hunk 2 accepted', vim.inspect(r.hunks))
+      check(shown:find('[ ] main.go:5', 1, true) ~= nil and shown:find('[x] main.go:11', 1, true) ~= nil, 'the buffer marks them so', shown)
+      local want = vim.deepcopy(original)
+      want[11] = '\tfmt.Println(Add(2, 3))'
+      check(vim.deep_equal(lines, want), 'only the accepted hunk landed', table.concat(lines, '\n'))
+      check((e.message or ''):find('1 of 2 hunks applied', 1, true) ~= nil, 'the end message says 1 of 2', e.message)
+      local sent = applied[1] and applied[1].params.edit.documentChanges or {}
+      check(#applied == 1 and #sent == 1 and #sent[1].edits == 1, "Neovim's handler got the accepted hunk only", vim.inspect(applied))
+      vim.cmd('normal! u')
+      check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'u restores the original text')
+    else
+      check(r.choice == 'cancel', 'q cancelled the review', vim.inspect(r))
+      check(vim.deep_equal(lines, original), 'nothing landed', table.concat(lines, '\n'))
+      check(#applied == 0, "Neovim's handler got nothing", vim.inspect(applied))
+      check((e.message or ''):find('cancelled', 1, true) ~= nil, 'the end message says the review was cancelled', e.message)
+    end
   else
     check(false, 'known scenario', tostring(scenario))
   end

@@ -79,10 +79,21 @@ local function show(created, label)
     label or 'Kimi', what, table.concat(names, ', ')), vim.log.levels.INFO)
 end
 
---- apply_edit handles workspace/applyEdit for the kimi client: files the
---- edit creates become shown buffers, the rest goes to Neovim's handler
---- (looked up when called, so a wrapper installed later still runs).
+--- apply_edit handles workspace/applyEdit for the kimi client: an edit
+--- whose hunks need confirmation is first reviewed (kimi.confirm) and only
+--- the accepted hunks go on; files the edit creates become shown buffers,
+--- the rest goes to Neovim's handler (looked up when called, so a wrapper
+--- installed later still runs).
 function M.apply_edit(err, params, ctx, config)
+  local confirm = require('kimi.confirm')
+  if params and confirm.needs_confirmation(params.edit) then
+    local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+    local edit, answer = confirm.review(params, client and client.offset_encoding)
+    if not edit then
+      return answer
+    end
+    params = vim.tbl_extend('force', params, { edit = edit })
+  end
   local created = {}
   if params and params.edit then
     local ok, res = pcall(take_creates, params.edit)

@@ -115,6 +115,9 @@ local function capabilities()
   caps.workspace = caps.workspace or {}
   caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
   caps.workspace.workspaceEdit.documentChanges = true
+  -- Edits to confirm hunk by hunk (edits.confirm) get kimi.confirm's review
+  -- buffer; Neovim itself would apply such an edit whole.
+  caps.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = false }
   return completion.capabilities(caps)
 end
 
