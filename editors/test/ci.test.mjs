@@ -1,7 +1,7 @@
 // .ci/run on a "fresh machine": a PATH holding only the shell tools the
 // script itself uses, plus stand-ins for go, node, npm, nvim, emacs, patch,
-// git and make that say what version they are (and apt-get, apt-cache, id
-// where a case needs them). What is missing or too old must end the run with
+// git, make, gopls and pyright that say what version they are (and apt-get,
+// apt-cache, id where a case needs them). What is missing or too old must end the run with
 // a sentence; with everything there it runs `make test`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,6 +55,10 @@ function machine(standIns) {
     'apt-cache': (candidate) =>
       candidate ? `printf 'elpa-eglot:\\n  Installed: (none)\\n  Candidate: %s\\n' '${candidate}'` : 'true',
     id: (uid) => `echo ${uid}`,
+    // The pinned helper language servers, as installed: .ci/run then
+    // installs neither.
+    gopls: (v) => `echo "golang.org/x/tools/gopls ${v}"`,
+    pyright: (v) => `echo "pyright ${v}"`,
   };
   for (const [name, version] of Object.entries(standIns)) {
     const body = (bodies[name] ?? (() => 'true'))(version);
@@ -69,7 +73,10 @@ function run(bin) {
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-const ALL = { go: '1.26.8', node: '20.19.2', npm: '10.8.2', nvim: '0.7.2', emacs: '29.4:eglot', patch: '', git: '', make: '' };
+const ALL = {
+  go: '1.26.8', node: '20.19.2', npm: '10.8.2', nvim: '0.7.2', emacs: '29.4:eglot', patch: '', git: '', make: '',
+  gopls: 'v0.23.0', pyright: '1.1.414', 'pyright-langserver': '',
+};
 
 test('.ci/run: nothing installed and no apt-get: one sentence naming what to install', () => {
   const { bin } = machine({});
@@ -98,6 +105,16 @@ test('.ci/run: with everything there it runs README\'s test command, make test',
   const r = run(bin);
   assert.equal(r.code, 0, r.out);
   assert.equal(readFileSync(made, 'utf8').trim(), 'test');
+});
+
+test('.ci/run: without gopls and pyright it installs the pinned versions, and stops with a sentence when they are still missing', () => {
+  const { gopls, pyright, 'pyright-langserver': _, ...rest } = ALL;
+  const { bin, made } = machine(rest);
+  const r = run(bin);
+  assert.notEqual(r.code, 0, r.out);
+  assert.match(r.out, /installing gopls v0\.23\.0 with go install/, r.out);
+  assert.match(r.out, /gopls is still not on PATH after go install/, r.out);
+  assert.equal(existsSync(made), false, 'make test ran without gopls');
 });
 
 test('.ci/run: Emacs 29 with eglot built in: no apt-get at all', () => {
