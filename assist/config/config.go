@@ -246,6 +246,8 @@ type Config struct {
 	WaitTimeout time.Duration
 	// Completion tunes inline completion.
 	Completion Completion
+	// NextEdit tunes next-edit suggestions.
+	NextEdit NextEdit
 
 	baseURLErr *Problem          // see BaseURLError
 	effort     map[string]Effort // action name or "default"
