@@ -39,14 +39,17 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	}
 	rng := p.Range
 	selection := rng.Start != rng.End
-	if !selection && len(p.Context.Diagnostics) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
+	// A next-edit suggestion on these lines comes first, whoever asks: it
+	// is a fix of this very place.
+	snap, _ := req.view.Snapshot(uri)
+	actions := s.nextEditActions(snap, rng)
+	if len(actions) == 0 && !selection && len(p.Context.Diagnostics) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
 		// A client asking on its own at a bare cursor (to light a bulb):
 		// nothing of ours applies there more than anywhere else.
 		return []any{}, nil
 	}
 	cfg := s.config()
 	base := commandArgs{URI: string(uri), Range: &rng}
-	var actions []codeAction
 	for _, a := range cfg.Actions() {
 		cmd, kind := actionCommand(a)
 		switch a.Name {

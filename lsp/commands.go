@@ -44,6 +44,9 @@ var commands = []command{
 		return cancelReply{Cancelled: s.jobs.Cancel(args.Job, jobs.ErrCancelled)}
 	}},
 	{name: "kimi.stats", answer: func(s *Server, _ commandArgs) any { return s.stats() }},
+	// Next edits: the code action's commands (nextedit.go).
+	{name: cmdNextEditApply, answer: (*Server).nextEditApply},
+	{name: cmdNextEditDismiss, answer: (*Server).nextEditDismiss},
 }
 
 // cmdAction runs a user-defined action.

@@ -311,5 +311,6 @@ func (s *Server) stats() statsReply {
 	}
 	out.Streams, out.Queued = s.jobs.Streams()
 	out.Completion = s.completion.completer.Stats()
+	out.NextEdit = s.nextEdit.Stats()
 	return out
 }

@@ -170,4 +170,5 @@ var snapshotMethods = map[string]bool{
 	"workspace/executeCommand": true,
 	methodInlineCompletion:     true,
 	methodCompletion:           true,
+	methodDiagnostic:           true,
 }

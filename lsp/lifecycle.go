@@ -28,6 +28,7 @@ var requestTable = map[string]requestFunc{
 	"workspace/executeCommand": handleExecuteCommand,
 	methodInlineCompletion:     handleInlineCompletion,
 	methodCompletion:           handleCompletion,
+	methodDiagnostic:           handleDocumentDiagnostic,
 }
 
 // notificationTable maps notification methods to handlers; "exit" is
@@ -109,6 +110,10 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	var caps clientCapabilities
 	caps.TextDocument.InlineCompletion = pe.TextDocument.InlineCompletion
 	s.completionCapabilities(&result.Capabilities, caps, cfg)
+	if s.pullsDiagnostics(pe) {
+		s.pull.Store(true)
+		result.Capabilities.DiagnosticProvider = &diagnosticOptions{Identifier: "kimi"}
+	}
 
 	// state before the queued work: a configuration it applies may change
 	// what completion registered (completionConfigChanged).

@@ -48,7 +48,17 @@ type initializeCaps struct {
 	} `json:"general"`
 	TextDocument struct {
 		InlineCompletion *dynamicRegistration `json:"inlineCompletion,omitempty"`
+		Diagnostic       *dynamicRegistration `json:"diagnostic,omitempty"`
 	} `json:"textDocument"`
+	Workspace struct {
+		Diagnostics *refreshSupport `json:"diagnostics,omitempty"`
+	} `json:"workspace"`
+}
+
+// refreshSupport is a client capability saying the server may ask it to
+// refresh something (workspace.diagnostics).
+type refreshSupport struct {
+	RefreshSupport bool `json:"refreshSupport"`
 }
 
 type clientInfo struct {
@@ -164,6 +174,16 @@ type serverCapabilities struct {
 	// completionCapabilities.
 	InlineCompletionProvider bool               `json:"inlineCompletionProvider,omitempty"`
 	CompletionProvider       *completionOptions `json:"completionProvider,omitempty"`
+	// DiagnosticProvider is set for clients that pull diagnostics and
+	// accept workspace/diagnostic/refresh (see diagnostics.go).
+	DiagnosticProvider *diagnosticOptions `json:"diagnosticProvider,omitempty"`
+}
+
+// diagnosticOptions is LSP 3.17's DiagnosticOptions.
+type diagnosticOptions struct {
+	Identifier            string `json:"identifier,omitempty"`
+	InterFileDependencies bool   `json:"interFileDependencies"`
+	WorkspaceDiagnostics  bool   `json:"workspaceDiagnostics"`
 }
 
 type codeActionOptions struct {
@@ -377,6 +397,7 @@ type codeAction struct {
 	Kind        string            `json:"kind,omitempty"`
 	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
 	IsPreferred bool              `json:"isPreferred,omitempty"`
+	Edit        *workspaceEdit    `json:"edit,omitempty"`
 	Command     *protocol.Command `json:"command,omitempty"`
 }
 
@@ -388,6 +409,8 @@ type commandArgs struct {
 	Instruction string            `json:"instruction,omitempty"`
 	Name        string            `json:"name,omitempty"`
 	Job         string            `json:"job,omitempty"`
+	// ID names a next-edit suggestion (kimi.nextEdit.*).
+	ID uint64 `json:"id,omitempty"`
 }
 
 // executeCommandParams is workspace/executeCommand's params, with the
@@ -428,6 +451,56 @@ type statsReply struct {
 	Queued  int `json:"queued"`
 	// Completion has inline completion's figures.
 	Completion complete.Stats `json:"completion"`
+	// NextEdit has next-edit suggestions' figures.
+	NextEdit complete.NextStats `json:"nextEdit"`
+}
+
+// Diagnostics (published and pulled).
+
+// kimiDiagnostic is a Diagnostic we publish (source "kimi").
+type kimiDiagnostic struct {
+	Range    protocol.Range `json:"range"`
+	Severity int            `json:"severity"`
+	Code     string         `json:"code"`
+	Source   string         `json:"source"`
+	Message  string         `json:"message"`
+	// Data travels back in code action requests and lets editor plugins
+	// show what the diagnostic proposes (nextEditData).
+	Data any `json:"data,omitempty"`
+}
+
+// Diagnostic severities.
+const (
+	severityHint = 4
+)
+
+// publishDiagnosticsParams is textDocument/publishDiagnostics's params.
+type publishDiagnosticsParams struct {
+	URI         string           `json:"uri"`
+	Version     *int32           `json:"version,omitempty"`
+	Diagnostics []kimiDiagnostic `json:"diagnostics"`
+}
+
+// documentDiagnosticParams is textDocument/diagnostic's params.
+type documentDiagnosticParams struct {
+	TextDocument     textDocumentIdentifier `json:"textDocument"`
+	PreviousResultID string                 `json:"previousResultId,omitempty"`
+}
+
+// documentDiagnosticReport is a full or unchanged report.
+type documentDiagnosticReport struct {
+	Kind     string           `json:"kind"` // "full" or "unchanged"
+	ResultID string           `json:"resultId,omitempty"`
+	Items    []kimiDiagnostic `json:"items"`
+}
+
+// nextEditData is the data of a next-edit diagnostic: the suggestion, for
+// editor plugins that show it in place (Neovim, VS Code).
+type nextEditData struct {
+	ID      uint64         `json:"id"`
+	Version int32          `json:"version"`
+	Range   protocol.Range `json:"range"`
+	NewText string         `json:"newText"`
 }
 
 // Completion: inline (LSP 3.18) and items.

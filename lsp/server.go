@@ -20,6 +20,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -187,6 +188,12 @@ type Server struct {
 
 	// completion answers inline completion requests (completion.go).
 	completion *completionState
+	// nextEdit proposes next edits (nextedit.go); diags publishes kimi's
+	// diagnostics (diagnostics.go); pull is set for a client that pulls
+	// them.
+	nextEdit *complete.NextEdits
+	diags    *diagPublisher
+	pull     atomic.Bool
 	// viewSeq numbers the document views of requests (docView.seq).
 	viewSeq atomic.Uint64
 }
@@ -238,6 +245,9 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		WatchDegraded: s.watchDegraded,
 	})
 	s.lander = &assist.Lander{Queue: workspace.NewEditQueue(s.docs, s.folders, s.opts.confirmWait), Folders: s.folders}
+	s.nextEdit = newNextEdits(s)
+	s.diags = newDiagPublisher(s)
+	s.diags.addSource(codeNextEdit, s.nextEditDiagnostics)
 	for k, v := range requestTable {
 		s.requests[k] = v
 	}

@@ -45,7 +45,12 @@ func handleDidChange(s *Server, ctx context.Context, raw json.RawMessage) error 
 			changes[i].Range = &r
 		}
 	}
-	return s.docs.Change(uri, p.TextDocument.Version, changes, s.encoding())
+	prev, _ := s.docs.Snapshot(uri)
+	if err := s.docs.Change(uri, p.TextDocument.Version, changes, s.encoding()); err != nil {
+		return err
+	}
+	s.nextEditEdited(uri, prev)
+	return nil
 }
 
 func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
@@ -61,6 +66,7 @@ func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
 		s.recent.add(uri)
 	}
 	s.completion.completer.Forget(string(uri))
+	s.nextEdit.Forget(string(uri))
 	return s.docs.Close(uri)
 }
 

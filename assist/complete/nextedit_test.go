@@ -1,0 +1,75 @@
+package complete
+
+import (
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// TestNextEditNextTo: a change on the line before or after a suggestion
+// drops it, like one inside it; a change two lines away re-places it.
+func TestNextEditNextTo(t *testing.T) {
+	const base = "a\nb\nc\nd\ne\nf\n"
+	for _, tc := range []struct {
+		name, text string
+		kept       bool
+		start      int
+	}{
+		{"line after", "a\nb\nc\nD\ne\nf\n", false, 0},
+		{"line before", "a\nB\nc\nd\ne\nf\n", false, 0},
+		{"inside", "a\nb\nX\nd\ne\nf\n", false, 0},
+		{"two lines above", "A\nb\nc\nd\ne\nf\n", true, 4},
+		{"a line added at the top", "z\na\nb\nc\nd\ne\nf\n", true, 6},
+		{"two lines below", "a\nb\nc\nd\nE\nf\n", true, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := NewNextEdits(NextOptions{Config: func() config.Config {
+				c := config.Default()
+				c.NextEdit.Enable = false // no request: only the placing
+				return c
+			}})
+			n.mu.Lock()
+			d := n.docLocked("k")
+			d.sug, d.base = placed(1, 1, base, []patch.Edit{{Start: 4, End: 6, NewText: "C\n"}}, "", 1), base
+			n.mu.Unlock()
+			n.Edited(NextRequest{Key: "k", Doc: workspace.NewSnapshot("file:///k", "", 2, tc.text), Prev: workspace.NewSnapshot("file:///k", "", 1, base)})
+			s := n.Current("k")
+			if (s != nil) != tc.kept {
+				t.Fatalf("kept = %v, want %v", s != nil, tc.kept)
+			}
+			if s != nil && (s.Start != tc.start || s.Version != 2 || s.NewText != "C\n") {
+				t.Errorf("re-placed at %d (version %d, %q), want %d", s.Start, s.Version, s.NewText, tc.start)
+			}
+			if st := n.Stats(); !tc.kept && st.Stale != 1 {
+				t.Errorf("stale = %d, want 1", st.Stale)
+			}
+		})
+	}
+}
+
+// TestNextFromAnswer: the checks of an answer.
+func TestNextFromAnswer(t *testing.T) {
+	const text = "package p\n\nfunc f(k int) int {\n\tx := factor\n\treturn x\n}\n"
+	typed := [][2]int{{2, 2}}
+	cfg := config.Default()
+	ok := "--- a/p.go\n+++ b/p.go\n@@ -3,3 +3,3 @@\n func f(k int) int {\n-\tx := factor\n+\tx := k\n \treturn x\n"
+	s, why := nextFromAnswer(ok, "p.go", text, typed, cfg, "")
+	if s == nil || s.Summary != "`factor` → `k`" || s.Lines != 1 {
+		t.Fatalf("good answer: %+v, %q", s, why)
+	}
+	for name, answer := range map[string]string{
+		"typed line":   "--- a/p.go\n+++ b/p.go\n@@ -3,2 +3,2 @@\n-func f(k int) int {\n+func f(factor int) int {\n \tx := factor\n",
+		"other file":   "--- a/q.go\n+++ b/q.go\n@@ -1 +1 @@\n-package q\n+package r\n",
+		"broken go":    "--- a/p.go\n+++ b/p.go\n@@ -4,1 +4,1 @@\n-\tx := factor\n+\tx := (\n",
+		"writes a key": "--- a/p.go\n+++ b/p.go\n@@ -4,1 +4,1 @@\n-\tx := factor\n+\tx := \"sk-secret-key\"\n",
+	} {
+		if s, why := nextFromAnswer(answer, "p.go", text, typed, cfg, "sk-secret-key"); s != nil || why == "" {
+			t.Errorf("%s: shown %+v (%q)", name, s, why)
+		}
+	}
+	if s, why := nextFromAnswer("  \n", "p.go", text, typed, cfg, ""); s != nil || why != "" {
+		t.Errorf("empty answer: %+v %q", s, why)
+	}
+}
