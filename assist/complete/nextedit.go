@@ -236,7 +236,16 @@ func (n *NextEdits) Edited(req NextRequest) {
 	d.seq++
 	seq := d.seq
 	n.stopLocked(d)
+	accepted := n.counts.accepted
 	moved := n.replaceLocked(d, req.Doc, cur)
+	if n.counts.accepted != accepted {
+		// The edit was the suggestion itself: the model's own edit is no
+		// burst of the user's to ask about (at most one request per burst).
+		d.burst, d.noBurst = "", true
+		n.mu.Unlock()
+		n.changed(req.Key)
+		return
+	}
 	prev := ""
 	if req.Prev != nil {
 		prev = req.Prev.Text()
@@ -273,8 +282,19 @@ func (n *NextEdits) replaceLocked(d *nextDoc, doc *workspace.Snapshot, cur strin
 		d.sug = nil
 		return true
 	}
+	user := patch.LineEdits(d.base, cur)
+	if rest, ok := partly(s.Edits, user); ok {
+		// The editor applies the suggestion one edit at a time (a
+		// didChange each): keep what is left of it.
+		edits, err := patch.Rebase(d.base, cur, rest)
+		if err == nil {
+			d.sug = placed(s.ID, doc.Version, cur, edits, s.Summary, s.Lines)
+			d.base = cur
+			return true
+		}
+	}
 	lo, hi := widen(d.base, s.Start, s.End)
-	for _, u := range patch.LineEdits(d.base, cur) {
+	for _, u := range user {
 		if u.Start < hi && lo < u.End || u.Start == u.End && lo < u.Start && u.Start < hi {
 			n.counts.stale++
 			d.sug = nil
@@ -290,6 +310,24 @@ func (n *NextEdits) replaceLocked(d *nextDoc, doc *workspace.Snapshot, cur strin
 	d.sug = placed(s.ID, doc.Version, cur, edits, s.Summary, s.Lines)
 	d.base = cur
 	return true
+}
+
+// partly reports whether the user's changes are some of the suggestion's
+// edits exactly, and returns the others.
+func partly(edits, user []patch.Edit) ([]patch.Edit, bool) {
+	if len(user) == 0 || len(user) >= len(edits) {
+		return nil, false
+	}
+	var rest []patch.Edit
+	i := 0
+	for _, e := range edits {
+		if i < len(user) && user[i] == e {
+			i++
+			continue
+		}
+		rest = append(rest, e)
+	}
+	return rest, i == len(user)
 }
 
 // widen returns the byte range from the start of the line before the one

@@ -73,3 +73,27 @@ func TestNextFromAnswer(t *testing.T) {
 		t.Errorf("empty answer: %+v %q", s, why)
 	}
 }
+
+// TestNextEditAppliedPiecewise: an editor that applies the suggestion one
+// edit per didChange gets it accepted, not dropped.
+func TestNextEditAppliedPiecewise(t *testing.T) {
+	const base = "a\nb\nc\nd\ne\nf\n"
+	n := NewNextEdits(NextOptions{Config: func() config.Config {
+		c := config.Default()
+		c.NextEdit.Enable = false
+		return c
+	}})
+	n.mu.Lock()
+	d := n.docLocked("k")
+	d.sug, d.base = placed(1, 1, base, []patch.Edit{{Start: 2, End: 4, NewText: "B\n"}, {Start: 8, End: 10, NewText: "E\n"}}, "", 2), base
+	n.mu.Unlock()
+	prev := workspace.NewSnapshot("file:///k", "", 1, base)
+	for i, text := range []string{"a\nb\nc\nd\nE\nf\n", "a\nB\nc\nd\nE\nf\n"} {
+		snap := workspace.NewSnapshot("file:///k", "", int32(i+2), text)
+		n.Edited(NextRequest{Key: "k", Doc: snap, Prev: prev})
+		prev = snap
+	}
+	if st := n.Stats(); st.Accepted != 1 || st.Stale != 0 {
+		t.Errorf("stats %+v, want 1 accepted", st)
+	}
+}
