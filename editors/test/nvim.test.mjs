@@ -103,6 +103,12 @@ test('nvim: :KimiTests opens the created file in a window and leaves no empty fi
   await scenario('tests', 'tests.json');
 });
 
+test('nvim: a next-edit suggestion is shown at its place; <Tab> jumps, <Tab> applies it in one versioned applyEdit', async () => {
+  await scenario('nextedit', 'nextedit.json', async (standin) => {
+    assert.equal(standin.requests().length, 1, 'one request reached the provider');
+  });
+});
+
 test('nvim: inline completion ghost text is shown, followed, accepted, dismissed and cleared', async () => {
   await scenario('completion', 'completion.json');
 });
