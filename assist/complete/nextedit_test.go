@@ -1,9 +1,12 @@
 package complete
 
 import (
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -95,5 +98,60 @@ func TestNextEditAppliedPiecewise(t *testing.T) {
 	}
 	if st := n.Stats(); st.Accepted != 1 || st.Stale != 0 {
 		t.Errorf("stats %+v, want 1 accepted", st)
+	}
+}
+
+// TestNextEditNotWhileBusy: no request while an edit of ours to the
+// document is in flight, nor when the budget says no; the next edit after
+// that asks as usual.
+func TestNextEditNotWhileBusy(t *testing.T) {
+	f := newFixture(t, `{"nextEdit": {"debounceMs": 0}}`, modeltest.Rule{Content: ""})
+	asked := make(chan string, 4)
+	var mu sync.Mutex
+	busy, allow := true, true
+	n := NewNextEdits(NextOptions{Config: f.config, Completer: f.c,
+		Busy: func(string) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			asked <- "busy"
+			return busy
+		},
+		Allow: func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			asked <- "allow"
+			return allow
+		},
+	})
+	prev := workspace.NewSnapshot(f.uri, "go", 1, "package p\n")
+	edit := func(v int32, text string) {
+		snap := workspace.NewSnapshot(f.uri, "go", v, text)
+		n.Edited(NextRequest{Key: string(f.uri), Path: "p.go", Doc: snap, Prev: prev})
+		prev = snap
+	}
+	edit(2, "package p\n\nvar busyEdit = 1\n")
+	if got := <-asked; got != "busy" {
+		t.Fatalf("asked %s first", got)
+	}
+	mu.Lock()
+	busy, allow = false, false
+	mu.Unlock()
+	edit(3, "package p\n\nvar overBudget = 1\n")
+	<-asked // busy
+	if got := <-asked; got != "allow" {
+		t.Fatalf("asked %s, want the budget", got)
+	}
+	mu.Lock()
+	allow = true
+	mu.Unlock()
+	edit(4, "package p\n\nvar asked = 1\n")
+	f.waitArrived(1)
+	waitFor(t, func() bool { return n.Stats().Empty == 1 })
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "asked") || strings.Contains(string(reqs[0].Body), "busyEdit") || strings.Contains(string(reqs[0].Body), "overBudget") {
+		t.Fatalf("%d requests, want exactly the one after the busy and over-budget edits", len(reqs))
+	}
+	if st := n.Stats(); st.Requested != 1 {
+		t.Errorf("requested = %d, want 1", st.Requested)
 	}
 }
