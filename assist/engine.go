@@ -84,6 +84,10 @@ type Task struct {
 	Notice string
 	// Notes are added to the instruction: what the prompt leaves out.
 	Notes []string
+	// ReviewLines, for a review of changes, are the line ranges under
+	// review (from 1, inclusive; see FileDiff.Lines): findings outside
+	// them are left out. Empty: the selection's lines.
+	ReviewLines [][2]int
 	// NeedsInstruction is set for a Rewrite with no instruction from the
 	// user or the selection: the caller should ask (or use
 	// DefaultRewriteInstruction).
@@ -158,6 +162,11 @@ type Outcome struct {
 	// model redid after it was told (tool, file and reason of each): the
 	// edit applied holds what the model did instead. See RedoneNote.
 	Redone []string
+	// Findings are a review's findings, checked (ParseFindings), at most
+	// review.maxFindings; Dropped counts those left out as invalid or
+	// outside the lines under review.
+	Findings []Finding
+	Dropped  int
 }
 
 // RedoneNote says, in one sentence for the end of a job, which edit tool
@@ -477,10 +486,15 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		ToolChoice:          model.ToolChoiceAuto,
 		PromptCache:         model.ImplicitCache(ttlName(prompt.TTL)),
 	}
+	if a.Result == config.ResultReview {
+		// The answer is the findings, in structured output; the tools stay
+		// listed (they are part of the cached prefix) but are not called.
+		req.ToolChoice, req.ResponseFormat = model.ToolChoiceNone, reviewFormat()
+	}
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
-	exec := tools.NewExecutor(set, e.log)
+	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out,
-		edit: a.Result == config.ResultEdit, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
+		edit: a.Result != config.ResultExplain, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
 		room: windowRoom(prompt.EstimatedTokens)}
 	defer sc.release()
 	res, err := tools.Loop(ctx, sc, req, exec, tools.LoopOptions{
@@ -503,6 +517,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		if f.Resolved {
 			out.Redone = append(out.Redone, sink.redact(f.String()))
 		}
+	}
+	if a.Result == config.ResultReview {
+		return out, reviewOutcome(out, &t, cfg.Review.MaxFindings)
 	}
 	if a.Result == config.ResultExplain {
 		if strings.TrimSpace(out.Text) == "" {
@@ -534,11 +551,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		}
 		return out, ErrNoChange
 	}
-	if sink.key != "" {
-		for _, c := range changes {
-			if strings.Contains(c.After, sink.key) && !strings.Contains(c.Before, sink.key) {
-				return out, fmt.Errorf("%w: the edit of %s writes your API key into the file", ErrKeyInEdit, c.Path)
-			}
+	for _, c := range changes {
+		if sink.holdsKey(c.After) && !sink.holdsKey(c.Before) {
+			return out, fmt.Errorf("%w: the edit of %s writes your API key into the file", ErrKeyInEdit, c.Path)
 		}
 	}
 	out.Changes = changes

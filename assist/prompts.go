@@ -37,6 +37,8 @@ func instructionFor(a config.Action, t *Task) string {
 		}) + resultHint(a.Result)
 	}
 	switch a.Name {
+	case config.ActionReview:
+		return reviewInstruction
 	case config.ActionExplain:
 		s := "Explain the selected code: what it does, how it works, and anything surprising or risky in it. Answer in Markdown. Do not propose changes."
 		if t.Instruction != "" {

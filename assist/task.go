@@ -60,6 +60,9 @@ type TaskRequest struct {
 	Open []*workspace.Snapshot
 	// Recent are recently viewed files, most recent first.
 	Recent []workspace.URI
+	// Review asks for Kimi: Review (config.Config.ReviewAction) instead of
+	// the action Action names.
+	Review bool
 	// Estimator converts context.maxTokens into the bytes the context
 	// selection fills: the engine's (Engine.Estimator), corrected by the
 	// provider's counts; the zero value is the uncorrected estimate.
@@ -76,6 +79,9 @@ type TaskRequest struct {
 // and every edit is refused).
 func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*Task, error) {
 	a, ok := cfg.ActionFor(r.Action)
+	if r.Review {
+		a, ok = cfg.ReviewAction(), true
+	}
 	if !ok {
 		return nil, fmt.Errorf("%q: %w", r.Action, ErrUnknownAction)
 	}

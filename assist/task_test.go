@@ -276,3 +276,26 @@ func TestContextReachesPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestToolResultHoldsNoKey (#22.1): a file the model reads with read_file
+// that holds the API key (a local config, a script) reaches the provider
+// with the key struck out.
+func TestToolResultHoldsNoKey(t *testing.T) {
+	f := newFixture(t, map[string]string{"calc.go": calc, "deploy.sh": "export KIMI_API_KEY=" + modeltest.DefaultKey + "\n"},
+		modeltest.Rule{Match: `action="explain"`, Times: 1, Reasoning: "Read the script.", ToolCalls: []modeltest.ScriptToolCall{
+			{Name: "read_file", Arguments: `{"path":"deploy.sh"}`},
+		}},
+		modeltest.Rule{LastRole: "tool", Content: "It exports the key."})
+	if _, err := f.engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "export KIMI_API_KEY=[REDACTED]") {
+		t.Fatalf("%d requests; the tool result was not sent struck", len(reqs))
+	}
+	for _, r := range reqs {
+		if strings.Contains(string(r.Body), modeltest.DefaultKey) {
+			t.Errorf("the key reached the provider in request %d", r.Seq)
+		}
+	}
+}

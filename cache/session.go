@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -487,6 +489,14 @@ func validate(req Request) (*Document, error) {
 	return active, nil
 }
 
+// windowsAbs reports whether p names a root or a drive on Windows (\x,
+// C:\x, c:/x, c:x). Only there: on other systems a backslash and a colon
+// are file-name characters, and a:b.go, x:y, d:/e.go (e.go in a directory
+// named "d:") and w:\v.go are workspace files like any other.
+func windowsAbs(p string) bool {
+	return runtime.GOOS == "windows" && (strings.HasPrefix(p, `\`) || filepath.VolumeName(filepath.FromSlash(p)) != "")
+}
+
 // checkDoc refuses a document whose path is bad or whose part has line
 // breaks.
 func checkDoc(d *Document) error {
@@ -500,14 +510,11 @@ func checkDoc(d *Document) error {
 }
 
 // checkPath refuses a path that is empty, absolute, or leaves the workspace.
-// A letter and a colon start a Windows drive path only when a separator
-// follows (C:\x.go, c:/x.go): a:b.go, c:foo.go and x:y are file names.
 func checkPath(p string) error {
 	switch {
 	case p == "":
 		return errors.New("cache: document with an empty path")
-	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\`),
-		len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\') && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z'):
+	case strings.HasPrefix(p, "/"), windowsAbs(p):
 		return fmt.Errorf("cache: document path %q is absolute; pass it relative to the workspace root", p)
 	case p == "..", strings.HasPrefix(p, "../"), strings.Contains(p, "/../"), strings.HasSuffix(p, "/.."):
 		return fmt.Errorf("cache: document path %q leaves the workspace", p)

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -48,6 +48,10 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 	if plan.Edits == 0 {
 		return "the model's edit changes nothing", false, nil
 	}
+	var hunks []hunkFile
+	if s.wantsConfirmation(plan) {
+		hunks = s.annotate(&edit, plan)
+	}
 	if err := context.Cause(ctx); err != nil {
 		return "", false, err
 	}
@@ -66,6 +70,13 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 			reason = "no reason given (the buffer may have changed meanwhile)"
 		}
 		return "", true, fmt.Errorf("%w: %s", ErrRefused, reason)
+	}
+	if hunks != nil {
+		applied, total := s.checkHunks(ctx, hunks)
+		if applied == total {
+			plan.Landed()
+		}
+		return fmt.Sprintf("%d of %d %s applied (confirmed hunk by hunk)", applied, total, plural(total, "hunk", "hunks")), true, nil
 	}
 	plan.Landed()
 	return fmt.Sprintf("%d %s applied to %d %s", plan.Edits, plural(plan.Edits, "edit", "edits"), plan.Touched, plural(plan.Touched, "file", "files")), true, nil
@@ -149,13 +160,13 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// redact removes the API key from text meant for the editor.
+// redact removes the API key (and bearer tokens) from text meant for the
+// editor: Options.Redact, else the one redactor (assist/redact) with the
+// configured key.
 func (s *Server) redact(text string) string {
 	if s.opts.Redact != nil {
 		return s.opts.Redact(text)
 	}
-	if key, err := s.config().Key(); err == nil && key != "" {
-		text = strings.ReplaceAll(text, key, "[REDACTED]")
-	}
-	return text
+	key, _ := s.config().Key()
+	return redact.String(text, key)
 }

@@ -29,7 +29,8 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	if err != nil {
 		return nil, rpcError(-32602, "textDocument/codeAction: %v", err)
 	}
-	if _, ok := req.view.Snapshot(uri); !ok {
+	snap, ok := req.view.Snapshot(uri)
+	if !ok {
 		return []any{}, nil
 	}
 	if s.isSecretURI(uri) {
@@ -39,17 +40,26 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	}
 	rng := p.Range
 	selection := rng.Start != rng.End
+	// The review's findings have their own quick fixes (reviewActions).
+	findings := s.reviewActions(uri, snap, rng)
+	var diags []json.RawMessage
+	for _, d := range p.Context.Diagnostics {
+		if !isReviewDiagnostic(d) && !isNextEditDiagnostic(d) {
+			diags = append(diags, d)
+		}
+	}
+	p.Context.Diagnostics = diags
 	// A next-edit suggestion on these lines comes first, whoever asks: it
 	// is a fix of this very place.
-	snap, _ := req.view.Snapshot(uri)
-	actions := s.nextEditActions(snap, rng)
-	if len(actions) == 0 && !selection && len(p.Context.Diagnostics) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
+	next := s.nextEditActions(snap, rng)
+	if !selection && len(p.Context.Diagnostics) == 0 && len(findings) == 0 && len(next) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
 		// A client asking on its own at a bare cursor (to light a bulb):
 		// nothing of ours applies there more than anywhere else.
 		return []any{}, nil
 	}
 	cfg := s.config()
 	base := commandArgs{URI: string(uri), Range: &rng}
+	actions := append(next, findings...)
 	for _, a := range cfg.Actions() {
 		cmd, kind := actionCommand(a)
 		switch a.Name {
@@ -69,6 +79,7 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 			})
 		}
 	}
+	actions = append(actions, reviewAction(uri, rng))
 	actions = filterOnly(actions, p.Context.Only)
 	caps := s.clientCaps()
 	if caps.TextDocument.CodeAction == nil || caps.TextDocument.CodeAction.CodeActionLiteralSupport == nil {

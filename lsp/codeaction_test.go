@@ -46,7 +46,7 @@ func TestCodeActions(t *testing.T) {
 	s.text(uri, 1)
 
 	all := s.codeActions(uri, nil, nil)
-	want := []string{"Kimi: Explain", "Kimi: Fix", "Kimi: Rewrite", "Kimi: Add documentation", "Kimi: Write tests"}
+	want := []string{"Kimi: Explain", "Kimi: Fix", "Kimi: Rewrite", "Kimi: Add documentation", "Kimi: Write tests", "Kimi: Review"}
 	if strings.Join(titles(all), "|") != strings.Join(want, "|") {
 		t.Errorf("titles %q, want %q", titles(all), want)
 	}
@@ -88,7 +88,7 @@ func TestCodeActions(t *testing.T) {
 	if got := titles(s.codeActions(uri, nil, []string{"refactor"})); len(got) != 4 {
 		t.Errorf("only refactor: %q", got)
 	}
-	if got := titles(s.codeActions(uri, nil, []string{"source"})); len(got) != 0 {
+	if got := titles(s.codeActions(uri, nil, []string{"source"})); len(got) != 1 || got[0] != "Kimi: Review" {
 		t.Errorf("only source: %q", got)
 	}
 	// A document that is not open gets nothing.
@@ -250,9 +250,9 @@ func TestCodeActionLightbulb(t *testing.T) {
 	s.text(uri, 1)
 	cursor, selection := rng(2, 3, 2, 3), rng(2, 0, 2, 11)
 	diag := []any{map[string]any{"range": rng(2, 5, 2, 6), "severity": 1, "message": "f unused"}}
-	noFix := "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"
-	all := "Kimi: Explain|Kimi: Fix|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"
-	withDiag := "Kimi: Explain|Kimi: Fix “f unused”|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"
+	noFix := "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review File"
+	all := "Kimi: Explain|Kimi: Fix|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review"
+	withDiag := "Kimi: Explain|Kimi: Fix “f unused”|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review File"
 	for _, c := range []struct {
 		name string
 		rng  map[string]any
@@ -289,9 +289,9 @@ func TestCodeActionNeovim07(t *testing.T) {
 		version string
 		want    string
 	}{
-		{"0.7.2", "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"},
+		{"0.7.2", "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review File"},
 		{"0.10.0", ""},
-		{"v0.7", "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests"},
+		{"v0.7", "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review File"},
 	} {
 		s := newSession(t, nil)
 		p := lsptest.DefaultInitializeParams("")

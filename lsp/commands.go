@@ -37,6 +37,9 @@ var commands = []command{
 	{name: "kimi.rewrite", action: config.ActionRewrite, kind: "refactor.rewrite"},
 	{name: "kimi.document", action: config.ActionDocument, kind: "refactor.kimi.document"},
 	{name: "kimi.tests", action: config.ActionTests, kind: "refactor.kimi.tests"},
+	// Kimi: Review ({uri, range?} or {diff: true}); its findings are
+	// diagnostics, each with a kimi.fix quick fix (review.go).
+	{name: cmdReview, action: config.ActionReview, kind: reviewKind},
 	// A user-defined action, named by the argument's name; its kind is the
 	// action's own, else refactor.kimi.NAME (see actionCommand).
 	{name: cmdAction},
@@ -44,6 +47,7 @@ var commands = []command{
 		return cancelReply{Cancelled: s.jobs.Cancel(args.Job, jobs.ErrCancelled)}
 	}},
 	{name: "kimi.stats", answer: func(s *Server, _ commandArgs) any { return s.stats() }},
+	{name: cmdClearReview, answer: clearReview},
 	// Next edits: the code action's commands (nextedit.go).
 	{name: cmdNextEditApply, answer: (*Server).nextEditApply},
 	{name: cmdNextEditDismiss, answer: (*Server).nextEditDismiss},
@@ -104,5 +108,5 @@ func commandNames() []string {
 // codeActionKinds are the kinds codeActionProvider advertises: every
 // row's kind is one of them or below one (TestCommandTable).
 func codeActionKinds() []string {
-	return []string{"quickfix", "refactor", "refactor.rewrite", "refactor.kimi"}
+	return []string{"quickfix", "refactor", "refactor.rewrite", "refactor.kimi", "source.kimi"}
 }

@@ -38,11 +38,14 @@ func handleExecuteCommand(s *Server, ctx context.Context, req *request) (any, er
 	if cmd.answer != nil {
 		return cmd.answer(s, args), nil
 	}
+	if cmd.name == cmdReview && args.Diff {
+		return s.startReviewDiff(req, p)
+	}
 	t, key, err := s.buildTask(ctx, req.view, cmd, args)
 	if err != nil {
 		return nil, err
 	}
-	run := &jobRun{task: t, clientToken: p.WorkDoneToken}
+	run := &jobRun{task: t, clientToken: p.WorkDoneToken, uri: workspace.URI(key.Document), finding: args.Finding}
 	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
 		Key:     key,
 		Title:   t.Action.Title,
@@ -79,9 +82,14 @@ func (s *Server) buildTask(ctx context.Context, view docView, cmd command, args 
 		Diagnostics: convertDiagnostics(args.Diagnostics),
 		Open:        view.All(),
 		Recent:      s.recent.list(),
+		Review:      cmd.action == config.ActionReview,
 	}
 	if args.Range != nil {
 		req.Start, req.End = snap.RangeOffsets(fromProtocolRange(*args.Range), s.encoding())
+	}
+	if req.Review && req.Start == req.End {
+		// No selection: the whole file.
+		req.Start, req.End = 0, snap.Len()
 	}
 	t, err := s.engine.BuildTask(s.config(), s.folders, req)
 	switch {
@@ -97,6 +105,9 @@ func (s *Server) buildTask(ctx context.Context, view docView, cmd command, args 
 	if command == cmdAction {
 		key.Command += ":" + name
 	}
+	if req.Review {
+		key.Start, key.End = 0, 0 // one review per file at a time
+	}
 	return t, key, nil
 }
 
@@ -107,6 +118,13 @@ type jobRun struct {
 	// progress is set by runJob once created; read only by the job's own
 	// goroutine (OnPanic runs there too).
 	progress *progress
+	// uri is the job's document; finding, for a Fix of a review finding,
+	// is the finding removed when the fix lands.
+	uri     workspace.URI
+	finding int
+	// reviewDiff is set for the review of the uncommitted changes (task
+	// is then only its title).
+	reviewDiff bool
 }
 
 // runJob runs a job to its end and reports every step to the editor.
@@ -124,7 +142,15 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 	if t.NeedsInstruction {
 		t.Instruction = s.askRewriteInstruction(ctx)
 	}
-	out, err := s.engine.Run(ctx, *t, p)
+	var out *assist.Outcome
+	var err error
+	var reviewed string
+	switch {
+	case r.reviewDiff:
+		reviewed, err = s.runReviewDiff(ctx, r, p)
+	default:
+		out, err = s.engine.Run(ctx, *t, p)
+	}
 	endCtx := context.WithoutCancel(ctx)
 	switch {
 	case ctx.Err() != nil:
@@ -133,6 +159,13 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, msg, failed)
 	case errors.Is(err, assist.ErrInternal):
 		p.End(endCtx, internalErrorOutcome, true)
+	case t.Action.Result == config.ResultReview && err != nil:
+		s.log.Warn("review failed", "job", j.ID, "error", err)
+		p.End(endCtx, outcomeLine("failed: %s", s.redact(err.Error())), true)
+	case r.reviewDiff:
+		p.End(endCtx, outcomeLine("%s", reviewed), false)
+	case t.Action.Result == config.ResultReview:
+		p.End(endCtx, outcomeLine("%s", s.endReview(r.uri, t.Active.Text, out)), false)
 	case assist.Summarize(out, err).Kind == assist.LandNoChange:
 		// The model explained why it made no change: show that.
 		if s.showExplanation(ctx, t, out) {
@@ -164,6 +197,9 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 			s.log.Warn("edit not applied", "job", j.ID, "error", err)
 			p.End(endCtx, outcomeLine("not applied: %s", s.redact(err.Error())), true)
 		default:
+			if r.finding != 0 {
+				s.reviews.remove(r.uri, r.finding)
+			}
 			line := msg + usageNote(out)
 			if note := out.RedoneNote(); note != "" {
 				line = outcomeLine("%s; %s", line, note)

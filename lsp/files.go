@@ -168,7 +168,7 @@ func (s *Server) takeView() docView {
 var snapshotMethods = map[string]bool{
 	"textDocument/codeAction":  true,
 	"workspace/executeCommand": true,
+	"textDocument/diagnostic":  true,
 	methodInlineCompletion:     true,
 	methodCompletion:           true,
-	methodDiagnostic:           true,
 }

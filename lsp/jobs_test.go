@@ -78,10 +78,17 @@ func newJobSessionOpts(t *testing.T, opts Options, params map[string]any, rules 
 	js.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
 	if params == nil {
 		params = lsptest.DefaultInitializeParams(string(workspace.FileURI(dir)))
+	} else if params["rootUri"] == inJobDir {
+		d := lsptest.DefaultInitializeParams(string(workspace.FileURI(dir)))
+		params["rootUri"], params["workspaceFolders"] = d["rootUri"], d["workspaceFolders"]
 	}
 	js.initialize(params)
 	return js
 }
+
+// inJobDir, as the rootUri of newJobSession's params, is replaced by the
+// session's directory.
+const inJobDir = "<the job session's directory>"
 
 // file writes a file in the workspace and opens it in the editor.
 func (js *jobSession) file(name, text string) string {

@@ -25,10 +25,10 @@ var requestTable = map[string]requestFunc{
 		return nil, nil
 	},
 	"textDocument/codeAction":  handleCodeAction,
+	"textDocument/diagnostic":  handleDocumentDiagnostic,
 	"workspace/executeCommand": handleExecuteCommand,
 	methodInlineCompletion:     handleInlineCompletion,
 	methodCompletion:           handleCompletion,
-	methodDiagnostic:           handleDocumentDiagnostic,
 }
 
 // notificationTable maps notification methods to handlers; "exit" is
@@ -107,13 +107,12 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	if len(initOpts) > 0 && string(initOpts) != "null" {
 		cfg, _ = cfg.WithInitOptions(initOpts)
 	}
+	if pe.TextDocument.Diagnostic != nil {
+		result.Capabilities.DiagnosticProvider = &diagnosticOptions{Identifier: reviewSource}
+	}
 	var caps clientCapabilities
 	caps.TextDocument.InlineCompletion = pe.TextDocument.InlineCompletion
 	s.completionCapabilities(&result.Capabilities, caps, cfg)
-	if s.pullsDiagnostics(pe) {
-		s.pull.Store(true)
-		result.Capabilities.DiagnosticProvider = &diagnosticOptions{Identifier: "kimi"}
-	}
 
 	// state before the queued work: a configuration it applies may change
 	// what completion registered (completionConfigChanged).

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
@@ -90,15 +91,15 @@ func (s *Server) nextEditFor(snap *workspace.Snapshot) *complete.NextSuggestion 
 	return sug
 }
 
-// nextEditDiagnostics is the next-edit source of the diagnostics
-// publisher.
-func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []kimiDiagnostic {
+// nextEditDiagnostics is the next-edit part of the document's kimi
+// diagnostics (kimiDiagnostics).
+func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
 	sug := s.nextEditFor(snap)
 	if sug == nil {
 		return nil
 	}
 	r := toProtocolRange(snap.OffsetRange(sug.Start, sug.End, s.encoding()))
-	return []kimiDiagnostic{{
+	return []outDiagnostic{{
 		Range: r, Severity: severityHint, Code: codeNextEdit, Source: "kimi",
 		Message: nextEditTitlePrefix + sug.Summary,
 		Data:    nextEditData{ID: sug.ID, Version: sug.Version, Range: r, NewText: sug.NewText},
@@ -225,4 +226,15 @@ func (s *Server) nextEditInline(view docView, uriStr string, pos protocol.Positi
 type nextEditReply struct {
 	Applied   bool `json:"applied,omitempty"`
 	Dismissed bool `json:"dismissed,omitempty"`
+}
+
+// isNextEditDiagnostic reports whether a diagnostic of a code action
+// request is a next-edit suggestion (offered by nextEditActions, never as
+// a plain Fix).
+func isNextEditDiagnostic(raw json.RawMessage) bool {
+	var d struct {
+		Source string          `json:"source"`
+		Code   json.RawMessage `json:"code"`
+	}
+	return json.Unmarshal(raw, &d) == nil && d.Source == "kimi" && string(d.Code) == `"`+codeNextEdit+`"`
 }

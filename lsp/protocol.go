@@ -50,15 +50,6 @@ type initializeCaps struct {
 		InlineCompletion *dynamicRegistration `json:"inlineCompletion,omitempty"`
 		Diagnostic       *dynamicRegistration `json:"diagnostic,omitempty"`
 	} `json:"textDocument"`
-	Workspace struct {
-		Diagnostics *refreshSupport `json:"diagnostics,omitempty"`
-	} `json:"workspace"`
-}
-
-// refreshSupport is a client capability saying the server may ask it to
-// refresh something (workspace.diagnostics).
-type refreshSupport struct {
-	RefreshSupport bool `json:"refreshSupport"`
 }
 
 type clientInfo struct {
@@ -93,7 +84,15 @@ type clientCapabilities struct {
 			DocumentChanges    bool     `json:"documentChanges"`
 			ResourceOperations []string `json:"resourceOperations,omitempty"`
 			FailureHandling    string   `json:"failureHandling,omitempty"`
+			// ChangeAnnotationSupport (LSP 3.16): the client shows
+			// annotated edits and asks about those needing confirmation.
+			ChangeAnnotationSupport *struct {
+				GroupsOnLabel bool `json:"groupsOnLabel"`
+			} `json:"changeAnnotationSupport,omitempty"`
 		} `json:"workspaceEdit,omitempty"`
+		Diagnostics *struct {
+			RefreshSupport bool `json:"refreshSupport"`
+		} `json:"diagnostics,omitempty"`
 		Configuration          bool `json:"configuration"`
 		WorkspaceFolders       bool `json:"workspaceFolders"`
 		DidChangeConfiguration *struct {
@@ -115,6 +114,8 @@ type clientCapabilities struct {
 		} `json:"codeAction,omitempty"`
 		InlineCompletion *dynamicRegistration  `json:"inlineCompletion,omitempty"`
 		Completion       *completionClientCaps `json:"completion,omitempty"`
+		// Diagnostic is pull diagnostics (LSP 3.17).
+		Diagnostic *dynamicRegistration `json:"diagnostic,omitempty"`
 	} `json:"textDocument"`
 	// Experimental is kept raw: clients put anything there.
 	Experimental json.RawMessage `json:"experimental,omitempty"`
@@ -174,16 +175,59 @@ type serverCapabilities struct {
 	// completionCapabilities.
 	InlineCompletionProvider bool               `json:"inlineCompletionProvider,omitempty"`
 	CompletionProvider       *completionOptions `json:"completionProvider,omitempty"`
-	// DiagnosticProvider is set for clients that pull diagnostics and
-	// accept workspace/diagnostic/refresh (see diagnostics.go).
+	// DiagnosticProvider (LSP 3.17) is declared to clients that pull
+	// diagnostics: they get the review's findings that way.
 	DiagnosticProvider *diagnosticOptions `json:"diagnosticProvider,omitempty"`
 }
 
-// diagnosticOptions is LSP 3.17's DiagnosticOptions.
 type diagnosticOptions struct {
 	Identifier            string `json:"identifier,omitempty"`
 	InterFileDependencies bool   `json:"interFileDependencies"`
 	WorkspaceDiagnostics  bool   `json:"workspaceDiagnostics"`
+}
+
+// outDiagnostic is a Diagnostic we send (a review finding).
+type outDiagnostic struct {
+	Range    protocol.Range `json:"range"`
+	Severity int            `json:"severity"`
+	Code     string         `json:"code"`
+	Source   string         `json:"source"`
+	Message  string         `json:"message"`
+	// Data is *findingData for a review finding, nextEditData for a
+	// next-edit suggestion.
+	Data any `json:"data,omitempty"`
+}
+
+// findingData identifies a review finding in its diagnostic.
+type findingData struct {
+	Finding int `json:"finding"`
+}
+
+// publishDiagnosticsParams is textDocument/publishDiagnostics' params.
+type publishDiagnosticsParams struct {
+	URI         string          `json:"uri"`
+	Version     *int32          `json:"version,omitempty"`
+	Diagnostics []outDiagnostic `json:"diagnostics"`
+}
+
+// documentDiagnosticParams is textDocument/diagnostic's params.
+type documentDiagnosticParams struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+	PreviousResultID string `json:"previousResultId,omitempty"`
+}
+
+// fullDiagnosticReport answers textDocument/diagnostic.
+type fullDiagnosticReport struct {
+	Kind     string          `json:"kind"`
+	ResultID string          `json:"resultId,omitempty"`
+	Items    []outDiagnostic `json:"items"`
+}
+
+// clearReviewReply answers kimi.clearReview.
+type clearReviewReply struct {
+	Cleared int `json:"cleared"`
 }
 
 type codeActionOptions struct {
@@ -411,6 +455,11 @@ type commandArgs struct {
 	Job         string            `json:"job,omitempty"`
 	// ID names a next-edit suggestion (kimi.nextEdit.*).
 	ID uint64 `json:"id,omitempty"`
+	// Diff asks kimi.review for the uncommitted changes against HEAD.
+	Diff bool `json:"diff,omitempty"`
+	// Finding is the review finding a kimi.fix fixes (removed when the
+	// fix lands).
+	Finding int `json:"finding,omitempty"`
 }
 
 // executeCommandParams is workspace/executeCommand's params, with the
@@ -455,44 +504,10 @@ type statsReply struct {
 	NextEdit complete.NextStats `json:"nextEdit"`
 }
 
-// Diagnostics (published and pulled).
-
-// kimiDiagnostic is a Diagnostic we publish (source "kimi").
-type kimiDiagnostic struct {
-	Range    protocol.Range `json:"range"`
-	Severity int            `json:"severity"`
-	Code     string         `json:"code"`
-	Source   string         `json:"source"`
-	Message  string         `json:"message"`
-	// Data travels back in code action requests and lets editor plugins
-	// show what the diagnostic proposes (nextEditData).
-	Data any `json:"data,omitempty"`
-}
-
 // Diagnostic severities.
 const (
 	severityHint = 4
 )
-
-// publishDiagnosticsParams is textDocument/publishDiagnostics's params.
-type publishDiagnosticsParams struct {
-	URI         string           `json:"uri"`
-	Version     *int32           `json:"version,omitempty"`
-	Diagnostics []kimiDiagnostic `json:"diagnostics"`
-}
-
-// documentDiagnosticParams is textDocument/diagnostic's params.
-type documentDiagnosticParams struct {
-	TextDocument     textDocumentIdentifier `json:"textDocument"`
-	PreviousResultID string                 `json:"previousResultId,omitempty"`
-}
-
-// documentDiagnosticReport is a full or unchanged report.
-type documentDiagnosticReport struct {
-	Kind     string           `json:"kind"` // "full" or "unchanged"
-	ResultID string           `json:"resultId,omitempty"`
-	Items    []kimiDiagnostic `json:"items"`
-}
 
 // nextEditData is the data of a next-edit diagnostic: the suggestion, for
 // editor plugins that show it in place (Neovim, VS Code).
@@ -598,6 +613,29 @@ type deleteFile struct {
 type workspaceEdit struct {
 	Changes         map[string][]protocol.TextEdit `json:"changes,omitempty"`
 	DocumentChanges []any                          `json:"documentChanges,omitempty"`
+	// ChangeAnnotations (LSP 3.16) are the hunks' annotations of an edit
+	// confirmed hunk by hunk (confirm.go).
+	ChangeAnnotations map[string]changeAnnotation `json:"changeAnnotations,omitempty"`
+}
+
+// changeAnnotation is LSP 3.16's ChangeAnnotation.
+type changeAnnotation struct {
+	Label             string `json:"label"`
+	NeedsConfirmation bool   `json:"needsConfirmation"`
+	Description       string `json:"description,omitempty"`
+}
+
+// annotatedDocumentEdit is a TextDocumentEdit of AnnotatedTextEdits.
+type annotatedDocumentEdit struct {
+	TextDocument versionedID         `json:"textDocument"`
+	Edits        []annotatedTextEdit `json:"edits"`
+}
+
+// annotatedTextEdit is LSP 3.16's AnnotatedTextEdit.
+type annotatedTextEdit struct {
+	Range        protocol.Range `json:"range"`
+	NewText      string         `json:"newText"`
+	AnnotationID string         `json:"annotationId"`
 }
 
 type applyEditParams struct {

@@ -126,6 +126,8 @@ type Server struct {
 	jobs    *jobs.Engine
 	lander  *assist.Lander
 	recent  recentFiles
+	// reviews are Kimi: Review's findings (see review.go).
+	reviews reviews
 	// toldSecret remembers the secret files the user was told about;
 	// secretCache is isSecretURI's bounded memo, cleared on configuration
 	// changes.
@@ -188,12 +190,9 @@ type Server struct {
 
 	// completion answers inline completion requests (completion.go).
 	completion *completionState
-	// nextEdit proposes next edits (nextedit.go); diags publishes kimi's
-	// diagnostics (diagnostics.go); pull is set for a client that pulls
-	// them.
+	// nextEdit proposes next edits (nextedit.go); their diagnostics go out
+	// with the review's (review.go: one list per document).
 	nextEdit *complete.NextEdits
-	diags    *diagPublisher
-	pull     atomic.Bool
 	// viewSeq numbers the document views of requests (docView.seq).
 	viewSeq atomic.Uint64
 }
@@ -246,8 +245,6 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	})
 	s.lander = &assist.Lander{Queue: workspace.NewEditQueue(s.docs, s.folders, s.opts.confirmWait), Folders: s.folders}
 	s.nextEdit = newNextEdits(s)
-	s.diags = newDiagPublisher(s)
-	s.diags.addSource(codeNextEdit, s.nextEditDiagnostics)
 	for k, v := range requestTable {
 		s.requests[k] = v
 	}
@@ -281,6 +278,7 @@ func (s *Server) Run(ctx context.Context) int {
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
 	go s.forwardLogs(s.logQueue)
+	go s.reviewSender(s.baseCtx)
 	select {
 	case <-s.conn.Done():
 		if err := s.conn.Err(); err != nil && !isEOF(err) {

@@ -46,11 +46,12 @@ func handleDidChange(s *Server, ctx context.Context, raw json.RawMessage) error 
 		}
 	}
 	prev, _ := s.docs.Snapshot(uri)
-	if err := s.docs.Change(uri, p.TextDocument.Version, changes, s.encoding()); err != nil {
-		return err
+	edits, err := s.docs.ChangeEdits(uri, p.TextDocument.Version, changes, s.encoding())
+	if err == nil {
+		s.reviews.apply(uri, p.TextDocument.Version, edits)
+		s.nextEditEdited(uri, prev)
 	}
-	s.nextEditEdited(uri, prev)
-	return nil
+	return err
 }
 
 func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
@@ -67,6 +68,7 @@ func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
 	}
 	s.completion.completer.Forget(string(uri))
 	s.nextEdit.Forget(string(uri))
+	s.reviews.clear(uri)
 	return s.docs.Close(uri)
 }
 

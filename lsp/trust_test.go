@@ -332,7 +332,7 @@ prompt = "Explain the deploy of {{selection}}"
 	s.open(uri, "package a\n")
 	s.text(uri, 1)
 	got := titles(s.codeActions(uri, nil, nil))
-	want := []string{"Kimi: Explain", "Kimi: Fix", "Kimi: Rewrite", "Kimi: Add documentation", "Kimi: Write tests", "Kimi (repo): Deploy"}
+	want := []string{"Kimi: Explain", "Kimi: Fix", "Kimi: Rewrite", "Kimi: Add documentation", "Kimi: Write tests", "Kimi (repo): Deploy", "Kimi: Review"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("menu %q, want %q", got, want)
 	}
@@ -345,7 +345,7 @@ prompt = "Explain the deploy of {{selection}}"
 // is a file name, not a Windows drive: a:b.go, c:foo.go and x:y are
 // explained and edited through the engine like any file.
 func TestDriveLikeFileNames(t *testing.T) {
-	for _, name := range []string{"a:b.go", "c:foo.go", "x:y"} {
+	for _, name := range []string{"a:b.go", "c:foo.go", "x:y", "d:/e.go", "w:\\v.go"} {
 		t.Run(name, func(t *testing.T) {
 			js := newJobSession(t, nil,
 				modeltest.Rule{Match: `action="rewrite"`, Content: "```diff\n--- a/" + name + "\n+++ b/" + name +

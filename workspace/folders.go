@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -345,17 +346,20 @@ func (f *Folders) IsSecret(path string) bool {
 func (f *Folders) IsSecretURI(u URI) bool {
 	if f == nil {
 		p := u.AnyPath()
-		return IsSecret(p) || IsSecret(path.Base(p))
+		return IsSecret(p) || IsSecret(path.Base(p)) || IsSecret(path.Base(rawRest(u)))
 	}
 	if u.IsFile() {
 		p, err := u.Path()
 		return err != nil || f.IsSecret(p)
 	}
+	sec := f.secretSet()
+	if sec.IsSecret(path.Base(rawRest(u))) {
+		return true
+	}
 	p := u.AnyPath()
 	if p == "" {
 		return false
 	}
-	sec := f.secretSet()
 	if sec.IsSecret(path.Base(p)) || sec.IsSecret(p) {
 		return true
 	}
@@ -365,6 +369,20 @@ func (f *Folders) IsSecretURI(u URI) bool {
 		}
 	}
 	return false
+}
+
+// rawRest is what follows u's scheme, without query and fragment, unescaped
+// where it can be: a second reading for a URI whose authority would hide the
+// name from URI.AnyPath (x://.env).
+func rawRest(u URI) string {
+	rest := string(u)[len(u.Scheme())+1:]
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if r, err := url.PathUnescape(rest); err == nil {
+		rest = r
+	}
+	return rest
 }
 
 // secretKey returns the folder-relative path of path when it is inside a
@@ -483,4 +501,12 @@ type FolderStats struct {
 
 func (f *Folders) ignoreOptions(opts Options) ignore.Options {
 	return ignore.Options{Excludes: opts.Exclude, NoDefaults: opts.NoDefaultExcludes}
+}
+
+// IsIgnored reports whether the absolute path p is inside a folder and
+// left out of it by the ignore rules (.gitignore, defaults, the user's
+// excludes); false for a path outside every folder.
+func (f *Folders) IsIgnored(p string) bool {
+	v, rel, ok := f.owner(p)
+	return ok && rel != "" && v.Ignored(rel)
 }

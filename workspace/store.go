@@ -145,15 +145,25 @@ func (d *Documents) Open(uri URI, languageID string, version int32, text string)
 // Snapshot.PositionOffset); only a range whose end comes before its start
 // is refused.
 func (d *Documents) Change(uri URI, version int32, changes []Change, enc Encoding) error {
+	_, err := d.ChangeEdits(uri, version, changes, enc)
+	return err
+}
+
+// ChangeEdits is Change that also returns the changes as byte-offset
+// edits, in order, each in the text after the previous ones (for Marks).
+// A whole-text change is reported as the one edit that replaces what
+// differs between the texts (their common prefix and suffix kept).
+func (d *Documents) ChangeEdits(uri URI, version int32, changes []Change, enc Encoding) ([]Edit, error) {
 	d.wmu.Lock()
 	defer d.wmu.Unlock()
 	cur := d.currentLocked(uri)
 	if cur == nil {
-		return fmt.Errorf("change %s: %w", uri, ErrNotOpen)
+		return nil, fmt.Errorf("change %s: %w", uri, ErrNotOpen)
 	}
-	text, err := applyChanges(cur.text, changes, enc)
+	var edits []Edit
+	text, err := applyChanges(cur.text, changes, enc, &edits)
 	if err != nil {
-		return fmt.Errorf("change %s to version %d: %w", uri, version, err)
+		return nil, fmt.Errorf("change %s to version %d: %w", uri, version, err)
 	}
 	if version <= cur.Version {
 		d.logLocked().Warn("document version did not increase; applying the change anyway",
@@ -167,15 +177,18 @@ func (d *Documents) Change(uri URI, version int32, changes []Change, enc Encodin
 		Edited:     time.Now(),
 		text:       text,
 	})
-	return nil
+	return edits, nil
 }
 
 // applyChanges returns t with changes applied in order, or an error naming
-// the first bad change; t itself is never modified.
-func applyChanges(t rope, changes []Change, enc Encoding) (rope, error) {
+// the first bad change; t itself is never modified. Each change is
+// appended to edits as a byte-offset edit.
+func applyChanges(t rope, changes []Change, enc Encoding, edits *[]Edit) (rope, error) {
 	for i, c := range changes {
 		if c.Range == nil {
+			old := t.slice(0, t.len())
 			t = newRope(c.Text, t.sh)
+			*edits = append(*edits, DiffEdit(old, c.Text))
 			continue
 		}
 		if posLess(c.Range.End, c.Range.Start) {
@@ -187,6 +200,7 @@ func applyChanges(t rope, changes []Change, enc Encoding) (rope, error) {
 			end = t.positionOffset(c.Range.End, enc)
 		}
 		t = t.replace(start, end, c.Text)
+		*edits = append(*edits, Edit{Start: start, End: end, Text: c.Text})
 	}
 	return t, nil
 }

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/ignore"
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
@@ -254,7 +255,9 @@ func (v *View) readForIndex(rel string) ([]byte, error) {
 	if sec.IsSecret(v.fs.secretKey(real)) {
 		return nil, fmt.Errorf("%s: %w", rel, ErrSecret)
 	}
-	fh, err := os.Open(real)
+	// Without blocking: a link to a FIFO inside the folder would hang the
+	// index build, and every selection waiting for it, forever.
+	fh, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

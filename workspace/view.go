@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/ignore"
@@ -320,11 +321,16 @@ func (v *View) readDisk(rel string) (string, error) {
 	}
 	v.mu.Unlock()
 
-	fh, err := os.Open(real)
+	// Without blocking, and checked again on the open file: the name may
+	// have become a FIFO since the Stat.
+	fh, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", rel, err)
 	}
 	defer fh.Close()
+	if ofi, err := fh.Stat(); err != nil || !ofi.Mode().IsRegular() {
+		return "", fmt.Errorf("read %s: not a regular file", rel)
+	}
 	data, err := io.ReadAll(io.LimitReader(fh, v.maxSz+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", rel, err)

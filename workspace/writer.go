@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/rulefile"
 )
 
 // Errors of the Writer. Each is wrapped with the path.
@@ -673,18 +675,4 @@ func (tx *Tx) Abort() {
 }
 
 // FileKind names a non-regular file's type for error messages ("a FIFO").
-func FileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
-}
+func FileKind(m fs.FileMode) string { return rulefile.Kind(m) }

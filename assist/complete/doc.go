@@ -75,7 +75,11 @@
 // indentation, and then writes another identifier than the one typed
 // contradicts the typed characters and is dropped: with "\tfmt.Px" typed,
 // "\tfmt.Println(x)", "fmt.Println(x)" and "fmt.Sprintf(…)" are no
-// suggestion, where inserting them would give "fmt.Px\tfmt.Println(x)". An
+// suggestion, where inserting them would give "fmt.Px\tfmt.Println(x)".
+// After other text on an indented line, an answer that starts with the
+// line's indentation and then a name starts the line over too ("\tfoo("
+// answered "\tbar(1)"), and is dropped; one that starts with the
+// indentation and a comment ("\t// …") may follow code, and is kept. An
 // answer that only starts with the same letters as the typed identifier is
 // a continuation ("ad" answered "apter" gives "adapter"): nothing in it
 // says it started over.

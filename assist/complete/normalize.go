@@ -191,7 +191,16 @@ func stripEcho(s, before string) string {
 func retyped(s, prefix string, word int) string {
 	indent := len(prefix) - len(strings.TrimLeft(prefix, " \t"))
 	if word == len(prefix) {
-		return s // no identifier is being typed: nothing to contradict
+		// No identifier is being typed: nothing to contradict, but an
+		// answer that starts with the line's indentation and then a name,
+		// after text on the line ("\tfoo(" answered "\tbar(1)"), starts
+		// the line over (a comment, "\t// …", may follow code).
+		if indent > 0 && indent < len(prefix) && strings.HasPrefix(s, prefix[:indent]) {
+			if r, _ := utf8.DecodeRuneInString(s[indent:]); isIdent(r) {
+				return ""
+			}
+		}
+		return s
 	}
 	t := strings.TrimLeft(s, " \t")
 	for i := indent; i < word; i++ {

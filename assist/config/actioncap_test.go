@@ -91,3 +91,43 @@ func TestReport(t *testing.T) {
 		t.Errorf("environment: %q", lines)
 	}
 }
+
+// TestTemplatePlaceholderCap (#21.6): the size cap bounds a template's
+// text, not what it expands to: 1,200 {{selection}} fit in 16 KiB and sent
+// the selection 1,200 times with every run. A workspace file's template
+// may use each of {{selection}}, {{diagnostics}} and {{instruction}} at
+// most MaxLargePlaceholderUses times; that action alone is dropped, with a
+// message naming it, the placeholder and the cap. The user's own file is
+// the user's choice.
+func TestTemplatePlaceholderCap(t *testing.T) {
+	dir := t.TempDir()
+	for _, ph := range []string{"selection", "diagnostics", "{{ instruction }}"} {
+		if !strings.HasPrefix(ph, "{{") {
+			ph = "{{" + ph + "}}"
+		}
+		amp := strings.Repeat(ph+" ", 800) // under 16 KiB
+		ws := writeFile(t, dir, ".kimi-lsp.toml", actionTOML("amp", amp)+actionTOML("twice", "Before:\n{{selection}}\nAfter: {{ selection }} {{file}} {{file}} {{file}}")+"[context]\nmaxTokens = 2000\n")
+		c, errs := Default().WithWorkspaceFiles(ws)
+		if _, ok := c.ActionFor("amp"); ok {
+			t.Errorf("%s: a workspace template using it 800 times was accepted", ph)
+		}
+		if _, ok := c.ActionFor("twice"); !ok || c.Context.MaxTokens != 2000 {
+			t.Errorf("%s: the rest of the file was not applied (%v)", ph, errs)
+		}
+		if HasErrors(errs) || len(errs) != 1 || !IsDropped(errs[0]) {
+			t.Fatalf("%s: want one dropped-action warning, got %v", ph, errs)
+		}
+		name := strings.Trim(ph, "{} ")
+		for _, want := range []string{`"amp"`, "{{" + name + "}}", "800 times", strconv.Itoa(MaxLargePlaceholderUses)} {
+			if !strings.Contains(errs[0].Error(), want) {
+				t.Errorf("message %q does not say %s", errs[0], want)
+			}
+		}
+		user := writeFile(t, dir, "config.toml", actionTOML("amp", amp))
+		if c, errs := Default().WithUserFile(user); len(errs) != 0 {
+			t.Errorf("%s: the user file's template was refused: %v", ph, errs)
+		} else if _, ok := c.ActionFor("amp"); !ok {
+			t.Errorf("%s: the user file's template is missing", ph)
+		}
+	}
+}

@@ -3,13 +3,15 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // badURLs are baseURL values that cannot be used (#21.1).
-var badURLs = []string{"127.0.0.1:8011", "ftp://x", "http://", "%%garbage", "localhost:8080", "https://x.example/?q=1"}
+var badURLs = []string{"127.0.0.1:8011", "ftp://x", "http://", "%%garbage", "localhost:8080", "https://x.example/?q=1",
+	"https://:443", "http://:8011/v1", "https://x.example:99999", "https://x.example:0", "javascript:alert(1)", "http://ex ample.com"}
 
 // TestInvalidBaseURLFailsClosed (#21.1): an invalid baseURL from any
 // source is not replaced by a lower source's or the default: the
@@ -99,7 +101,25 @@ func TestRefusedFileKeepsItsEndpoint(t *testing.T) {
 	if !HasErrors(errs) || err == nil || !strings.Contains(err.Error(), "not valid TOML") || c.FallbackURL() != "" {
 		t.Errorf("unreadable file setting baseURL: BaseURL %q, err %v, errs %v", c.BaseURL, err, errs)
 	}
-	// Not valid TOML and no baseURL in it: the default endpoint stays.
+	// The same in the other spellings TOML has for it: a [kimi] table, an
+	// inline table, a quoted key.
+	for i, text := range []string{
+		"[kimi]\nbaseURL = \"http://localhost:11434\"\nmodel = \"x\n",
+		"kimi = { model = \"x\", baseURL = \"http://localhost:11434\" }\nmodel = \"x\n",
+		"kimi = {baseURL=\"http://localhost:11434\"}\ncacheTTL = 7m\n",
+		"\"baseURL\" = \"http://localhost:11434\"\nmodel = \"x\n",
+	} {
+		c, errs = Default().WithUserFile(writeFile(t, dir, fmt.Sprintf("b%d.toml", i), text))
+		if err := c.BaseURLError(); err == nil || !strings.Contains(err.Error(), "not valid TOML") || c.FallbackURL() != "" {
+			t.Errorf("unreadable file %q: BaseURL %q, err %v, errs %v", text, c.BaseURL, err, errs)
+		}
+	}
+	// Not valid TOML and no baseURL in it (a comment naming it aside): the
+	// default endpoint stays.
+	c, _ = Default().WithUserFile(writeFile(t, dir, "d.toml", "# baseURL = \"http://localhost:11434\"\nmodel = \"x\n"))
+	if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
+		t.Errorf("unreadable file with baseURL in a comment: BaseURL %q, err %v", c.BaseURL, c.BaseURLError())
+	}
 	c, _ = Default().WithUserFile(writeFile(t, dir, "c.toml", "model = \"x\n"))
 	if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
 		t.Errorf("unreadable file without baseURL: BaseURL %q, err %v", c.BaseURL, c.BaseURLError())
@@ -122,5 +142,43 @@ func TestMissingSchemeHint(t *testing.T) {
 	c, _ := Load(envOf(map[string]string{"KIMI_BASE_URL": "127.0.0.1:8011"}), "")
 	if err := c.BaseURLError(); err == nil || !strings.Contains(err.Error(), `did you mean "http://127.0.0.1:8011"`) {
 		t.Errorf("err %v", err)
+	}
+}
+
+// TestBaseURLOfAnotherTypeFailsClosed (#21.1): a baseURL that is not a
+// string (baseURL = 8011, a list, a table, a boolean) is as invalid as a bad
+// string: from the editor or the user file it stops every request, naming
+// the source and what is wrong, instead of leaving them to the default
+// endpoint. A workspace file still cannot set baseURL at all, so its
+// value of another type changes nothing.
+func TestBaseURLOfAnotherTypeFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range [][2]string{{`8011`, `8011`}, {`["http://127.0.0.1:8011"]`, `["http://127.0.0.1:8011"]`}, {`{"url": "x"}`, `{ url = "x" }`}, {`true`, `true`}} {
+		json1, toml1 := v[0], v[1]
+		for _, src := range []struct {
+			name string
+			make func() (Config, []error)
+		}{
+			{"editor settings", func() (Config, []error) { return Default().WithEditor(json.RawMessage(`{"baseURL": ` + json1 + `}`)) }},
+			{"editor initializationOptions", func() (Config, []error) {
+				return Default().WithInitOptions(json.RawMessage(`{"kimi": {"baseURL": ` + json1 + `}}`))
+			}},
+			{"user file", func() (Config, []error) {
+				return Default().WithUserFile(writeFile(t, dir, "config.toml", "baseURL = "+toml1+"\n"))
+			}},
+		} {
+			c, errs := src.make()
+			err := c.BaseURLError()
+			if !HasErrors(errs) || err == nil || !errors.Is(err, ErrInvalidBaseURL) || !strings.Contains(err.Error(), src.name) || !strings.Contains(err.Error(), "want a string") {
+				t.Errorf("%s baseURL %s: BaseURL %q, err %v, problems %v", src.name, json1, c.BaseURL, err, errs)
+			}
+			if c.BaseURL == DefaultBaseURL || c.FallbackURL() != "" {
+				t.Errorf("%s baseURL %s: BaseURL %q, fallback %q", src.name, json1, c.BaseURL, c.FallbackURL())
+			}
+		}
+		c, _ := Default().WithWorkspaceFiles(writeFile(t, dir, ".kimi-lsp.toml", "baseURL = "+toml1+"\n"))
+		if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
+			t.Errorf("workspace file baseURL %s: BaseURL %q, err %v", toml1, c.BaseURL, c.BaseURLError())
+		}
 	}
 }

@@ -97,6 +97,7 @@ type Result string
 const (
 	ResultExplain Result = "explain" // markdown shown to the user
 	ResultEdit    Result = "edit"    // changes applied through workspace/applyEdit
+	ResultReview  Result = "review"  // findings shown as diagnostics (built-in Review only)
 )
 
 // Names of the built-in actions.
@@ -107,6 +108,11 @@ const (
 	ActionDocument = "document"
 	ActionTests    = "tests"
 )
+
+// ActionReview names Kimi: Review's action (ReviewAction). It is not in
+// the action list (Actions), nor found by ActionFor: the review has its
+// own command, and a user action may have any name, this one included.
+const ActionReview = "kimi.review"
 
 // builtins lists the built-in actions in menu order.
 var builtins = []struct {
@@ -248,6 +254,8 @@ type Config struct {
 	Completion Completion
 	// NextEdit tunes next-edit suggestions.
 	NextEdit NextEdit
+	Review   Review
+	Edits    Edits
 
 	baseURLErr *Problem          // see BaseURLError
 	effort     map[string]Effort // action name or "default"
@@ -287,6 +295,41 @@ func Default() Config {
 	}
 	return c
 }
+
+// Review configures Kimi: Review.
+type Review struct {
+	// MaxFindings bounds the findings kept per file (review.maxFindings).
+	MaxFindings int
+}
+
+// Edits configures how model edits are sent to the editor.
+type Edits struct {
+	// Confirm is when an edit is sent for confirmation hunk by hunk
+	// (edits.confirm): ConfirmNever, ConfirmMultiFile or ConfirmAlways.
+	Confirm string
+}
+
+// The values of edits.confirm.
+const (
+	ConfirmNever     = "never"
+	ConfirmMultiFile = "multiFile"
+	ConfirmAlways    = "always"
+)
+
+// ReviewAction is the action Kimi: Review runs: the edit model with the
+// edit actions' effort and budget (a review is read as carefully as an
+// edit is written).
+func (c Config) ReviewAction() Action {
+	a := Action{Name: ActionReview, Title: "Kimi: Review", Kind: "source", Result: ResultReview, Builtin: true}
+	a.Model, _ = c.actionModel(ResultEdit, actionDef{})
+	a.ReasoningEffort, _ = c.actionEffort(ActionReview, ResultEdit, actionDef{})
+	a.ReasoningEffort, _ = EffortFor(a.Model, a.ReasoningEffort)
+	a.MaxCompletionTokens, _ = c.actionTokens(ActionReview, ResultEdit, actionDef{})
+	return a
+}
+
+// DefaultMaxFindings is review.maxFindings' default.
+const DefaultMaxFindings = 20
 
 // Key returns the API key, or ErrNoAPIKey when none is configured.
 func (c Config) Key() (string, error) {

@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 )
 
 // layer is what one source says, parsed and checked: the value of every
@@ -108,17 +110,13 @@ func perAction[T any](p *parser, k string, v any, one func(key string, v any) (T
 	return nil, false
 }
 
-// strike replaces every key (of at least 4 bytes) in the problems' messages.
+// strike strikes keys from the problems' messages with the one redactor
+// (assist/redact).
 func strike(errs []error, keys ...string) {
+	r := redact.New(keys...)
 	for _, err := range errs {
-		var p *Problem
-		if !errors.As(err, &p) {
-			continue
-		}
-		for _, k := range keys {
-			if len(k) >= 4 {
-				p.Message = strings.ReplaceAll(p.Message, k, "[REDACTED]")
-			}
+		if p := (*Problem)(nil); errors.As(err, &p) {
+			p.Message = r.String(p.Message)
 		}
 	}
 }
@@ -199,7 +197,7 @@ func (p *parser) secret(key, s string) (Secret, bool) {
 func (p *parser) url(key, s string) (string, bool) {
 	u, err := url.Parse(s)
 	switch {
-	case err != nil || u.Host == "" || u.Opaque != "":
+	case err != nil || u.Hostname() == "" || u.Opaque != "" || !validPort(u.Port()):
 		hint := ""
 		if !strings.Contains(s, "://") && !strings.ContainsAny(s, " \t") {
 			hint = fmt.Sprintf(" (the scheme is missing: did you mean %s?)", quote(shownURL("http://"+s)))
@@ -223,6 +221,17 @@ func (p *parser) url(key, s string) (string, bool) {
 	out := strings.TrimRight(u.String(), "/")
 	out = strings.TrimSuffix(out, "/v1")
 	return strings.TrimRight(out, "/"), true
+}
+
+// validPort reports whether port (url.URL.Port: digits or "") is empty
+// or a TCP port, 1 to 65535: "https://:443" has no host to send to, and
+// "https://x:99999" none to connect to.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // shownURL is a baseURL value as messages and doctor may show it: with
@@ -362,6 +371,11 @@ func (p *parser) actions(k string, v any) []actionDef {
 			max := maxTemplateBytes(p.src)
 			p.drop(e.key+".prompt", "action %s ignored: its prompt template is %d bytes, over the cap of %d KiB (%d bytes) for %s (a template is sent with every run)",
 				quote(d.name), tooBig, max>>10, max, templateCapFor(p.src))
+			continue
+		}
+		if name, n := repeatedPlaceholder(d.prompt); n > 0 && p.src.Kind == FromWorkspaceFile {
+			p.drop(e.key+".prompt", "action %s ignored: its prompt template uses {{%s}} %d times, over the cap of %d for an action from a workspace file (each use is sent with every run)",
+				quote(d.name), name, n, MaxLargePlaceholderUses)
 			continue
 		}
 		if d.prompt == "" && !bad {

@@ -305,10 +305,12 @@ func parseTOML(data []byte, src Source) (*layer, []error) {
 	return parseSection(m, src)
 }
 
-// baseURLLine matches a line that sets baseURL.
+// baseURLLine matches where a file sets baseURL: at the start of a line
+// (in a [kimi] table or as kimi.baseURL too) or in an inline table
+// (kimi = { baseURL = … }), the key bare or quoted.
 // (compiled on first use, as the parser's patterns).
 var baseURLLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^[ \t]*(?:kimi\.)?"?baseURL"?[ \t]*=[ \t]*(.*)$`)
+	return regexp.MustCompile(`(?m)(?:^[ \t]*(?:"?kimi"?[ \t]*\.[ \t]*)?|[{,][ \t]*)["']?baseURL["']?[ \t]*=[ \t]*("[^"\n]*"|'[^'\n]*'|[^,}\n]*)`)
 })
 
 // unreadEndpoint returns, for a file that is not valid TOML but has a line

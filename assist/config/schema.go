@@ -1,6 +1,8 @@
 package config
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -139,6 +141,26 @@ func quoted(s string) string { return strconv.Quote(s) }
 func showBool(b bool) string { return strconv.FormatBool(b) }
 func showInt(n int) string   { return strconv.Itoa(n) }
 
+// lastProblem returns the problem the parser added since it held n, if any.
+func (p *parser) lastProblem(n int) (*Problem, bool) {
+	if len(p.probs) <= n {
+		return nil, false
+	}
+	pr, ok := p.probs[len(p.probs)-1].(*Problem)
+	return pr, ok
+}
+
+// shownValue is a baseURL of another type than a string as doctor and
+// messages show it: a number or a boolean as written, anything else by its
+// type ("a list").
+func shownValue(v any) string {
+	switch v.(type) {
+	case bool, int, int64, float64, json.Number:
+		return fmt.Sprint(v)
+	}
+	return typeName(v)
+}
+
 // endpoint is a layer's baseURL: the URL, or, when err is set, the invalid
 // value as it may be shown (see Config.BaseURLError).
 type endpoint struct {
@@ -232,8 +254,15 @@ var schema = []entry{
 		doc: "endpoint; after 5xx errors the default falls back to `" + DefaultFallbackURL + "`. Any OpenAI-compatible server works (Ollama, llama.cpp, vLLM, OpenAI), with or without `/v1`. " +
 			"An invalid value (no `http://`/`https://`, another scheme, no host) from any source stops every request, with a message naming it and its source: it never falls back to the default endpoint",
 		parse: func(p *parser, key string, v any) (any, bool) {
+			n := len(p.probs)
 			s, ok := p.str(key, v)
 			if !ok {
+				// A value of another type (baseURL = 8011, a list) is as
+				// invalid as a bad string: it stops every request too,
+				// rather than leave them to a lower source or the default.
+				if pr, isProb := p.lastProblem(n); isProb {
+					return endpoint{url: shownValue(v), err: pr}, true
+				}
 				return nil, false
 			}
 			if u, ok := p.url(key, s); ok {
@@ -280,7 +309,7 @@ var schema = []entry{
 		func(d time.Duration) string { return strconv.Quote(d.String()) }).never(""),
 	{path: "actions", def: "none",
 		doc: "user-defined actions: `name`, `title`, `kind`, `prompt` (placeholders `{{selection}}`, `{{file}}`, `{{language}}`, `{{diagnostics}}`, `{{instruction}}`), `result` (`explain` or `edit`), optional `model`, `reasoningEffort`, `maxCompletionTokens`. " +
-			"A `prompt` template is sent with every run: over 16 KiB (16384 bytes) in a workspace file, or 64 KiB elsewhere, the action is ignored and you are told its size and the cap",
+			"A `prompt` template is sent with every run: over 16 KiB (16384 bytes) in a workspace file, or 64 KiB elsewhere, the action is ignored and you are told its size and the cap; so is a workspace file's action whose template uses `{{selection}}`, `{{diagnostics}}` or `{{instruction}}` more than twice",
 		parse: func(p *parser, key string, v any) (any, bool) {
 			a := p.actions(key, v)
 			return a, a != nil
@@ -434,6 +463,10 @@ var schema = []entry{
 		func(c *Config) *int { return &c.NextEdit.MaxContextTokens }, readInt(1024, 262144), showInt),
 	field("nextEdit.maxLines", DefaultNextEditMaxLines, "20", "most lines a suggestion may change",
 		func(c *Config) *int { return &c.NextEdit.MaxLines }, readInt(1, 200), showInt),
+	field("review.maxFindings", DefaultMaxFindings, "20", "most findings of *Kimi: Review* kept per file (1–200), shown as diagnostics with source `kimi`",
+		func(c *Config) *int { return &c.Review.MaxFindings }, readInt(1, 200), showInt),
+	field("edits.confirm", ConfirmNever, "`never`", "when a model edit is sent for confirmation hunk by hunk (one change annotation per hunk, for editors that support them): `never`, `multiFile` (edits that touch more than one file or create, delete or rename one), `always`",
+		func(c *Config) *string { return &c.Edits.Confirm }, readOneOf(ConfirmNever, ConfirmMultiFile, ConfirmAlways), quoted),
 }
 
 // schemaIndex maps every entry's path to its index in schema, and every

@@ -21,18 +21,8 @@ type PromptVars struct {
 func ExpandPrompt(tmpl string, vars PromptVars) string {
 	var b strings.Builder
 	b.Grow(len(tmpl) + len(vars.Selection) + len(vars.Diagnostics))
-	rest := tmpl
-	for {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(rest[i+2:], "}}")
-		if j < 0 {
-			break
-		}
-		name := strings.TrimSpace(rest[i+2 : i+2+j])
-		val, ok := "", true
+	tail := eachBraced(tmpl, func(before, name string) bool {
+		var val string
 		switch name {
 		case "selection":
 			val = vars.Selection
@@ -45,19 +35,40 @@ func ExpandPrompt(tmpl string, vars PromptVars) string {
 		case "instruction":
 			val = vars.Instruction
 		default:
-			ok = false
+			b.WriteString(before + "{{")
+			return false
 		}
-		if !ok {
-			b.WriteString(rest[:i+2])
-			rest = rest[i+2:]
-			continue
-		}
-		b.WriteString(rest[:i])
+		b.WriteString(before)
 		b.WriteString(val)
-		rest = rest[i+2+j+2:]
-	}
-	b.WriteString(rest)
+		return true
+	})
+	b.WriteString(tail)
 	return b.String()
+}
+
+// eachBraced walks tmpl as ExpandPrompt reads it, in one pass: for every
+// {{name}} (spaces inside the braces trimmed) it calls take with the text
+// since the previous taken placeholder and the name. When take returns
+// false the braces are literal text, and the walk goes on just after the
+// "{{" (so "{{a {{file}}" still finds {{file}}). It returns the text after
+// the last taken placeholder.
+func eachBraced(tmpl string, take func(before, name string) bool) (tail string) {
+	rest := tmpl
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			return rest
+		}
+		j := strings.Index(rest[i+2:], "}}")
+		if j < 0 {
+			return rest
+		}
+		if take(rest[:i], strings.TrimSpace(rest[i+2:i+2+j])) {
+			rest = rest[i+2+j+2:]
+		} else {
+			rest = rest[i+2:]
+		}
+	}
 }
 
 // checkTemplate reports placeholders that look like names ({{word}}) but
@@ -66,24 +77,13 @@ func ExpandPrompt(tmpl string, vars PromptVars) string {
 // are left alone as literal text.
 func checkTemplate(tmpl string) error {
 	var bad []string
-	rest := tmpl
-	for {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(rest[i+2:], "}}")
-		if j < 0 {
-			break
-		}
-		name := strings.TrimSpace(rest[i+2 : i+2+j])
+	eachBraced(tmpl, func(_, name string) bool {
 		if isWord(name) && !isPlaceholder(name) {
 			bad = append(bad, "{{"+name+"}}")
-			rest = rest[i+2+j+2:]
-			continue
+			return true
 		}
-		rest = rest[i+2:]
-	}
+		return false
+	})
 	if len(bad) > 0 {
 		s := "s"
 		if len(bad) == 1 {
@@ -92,6 +92,37 @@ func checkTemplate(tmpl string) error {
 		return fmt.Errorf("unknown placeholder%s %s; known: %s", s, quote(strings.Join(bad, ", ")), placeholderList())
 	}
 	return nil
+}
+
+// largePlaceholders are the placeholders whose value may be large: the
+// selection (up to context.maxFileSize), the diagnostics, the user's
+// instruction.
+var largePlaceholders = []string{"selection", "diagnostics", "instruction"}
+
+// MaxLargePlaceholderUses is how many times a template from a workspace
+// file may use each of {{selection}}, {{diagnostics}} and {{instruction}}:
+// the template's own cap bounds its text, not what it expands to, and 1,200
+// {{selection}} fit in 16 KiB.
+const MaxLargePlaceholderUses = 2
+
+// repeatedPlaceholder returns the first of largePlaceholders that tmpl
+// uses more than MaxLargePlaceholderUses times (as ExpandPrompt reads it),
+// and how many times.
+func repeatedPlaceholder(tmpl string) (string, int) {
+	uses := map[string]int{}
+	eachBraced(tmpl, func(_, name string) bool {
+		if isPlaceholder(name) {
+			uses[name]++
+			return true
+		}
+		return false
+	})
+	for _, name := range largePlaceholders {
+		if uses[name] > MaxLargePlaceholderUses {
+			return name, uses[name]
+		}
+	}
+	return "", 0
 }
 
 func isPlaceholder(name string) bool {

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 )
 
 var testTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -22,23 +24,5 @@ func benchLog(b *testing.B, h slog.Handler) {
 func BenchmarkJSONPlain(b *testing.B) { benchLog(b, slog.NewJSONHandler(io.Discard, nil)) }
 
 func BenchmarkJSONRedacting(b *testing.B) {
-	benchLog(b, NewHandler(slog.NewJSONHandler(io.Discard, nil), NewRedactor(key)))
-}
-
-func BenchmarkRedactClean(b *testing.B) {
-	r := NewRedactor(key)
-	s := "POST https://direct.evolink.ai/v1/chat/completions: 200 OK in 812ms, 4096 prompt tokens"
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = r.Redact(s)
-	}
-}
-
-func BenchmarkRedactHit(b *testing.B) {
-	r := NewRedactor(key)
-	s := "POST https://direct.evolink.ai/v1/chat/completions with Authorization: Bearer " + key
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = r.Redact(s)
-	}
+	benchLog(b, NewHandler(slog.NewJSONHandler(io.Discard, nil), redact.New(key)))
 }

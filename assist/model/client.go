@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 )
 
 // Default endpoints of the Kimi K3.1 provider: the project's one table of
@@ -350,7 +352,7 @@ func (c *Client) send(ctx context.Context, req *Request) (*Stream, error) {
 			if ui > 0 && errors.As(err, &ce) {
 				ce.After = c.shown[0]
 			}
-			err = redact(err, c.opts.APIKey)
+			err = redact.Error(err, c.opts.APIKey)
 			if ctx.Err() != nil {
 				return nil, err
 			}
@@ -512,7 +514,7 @@ func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream 
 		cancel(context.Canceled)
 		e := errorFromBody(resp.StatusCode, resp.Header.Get("Content-Type"), b)
 		e.URL, e.Where, e.KeyFrom = shown, src, c.opts.APIKeySource
-		e.Message = redactString(e.Message, c.opts.APIKey)
+		e.Message = redact.String(e.Message, c.opts.APIKey)
 		e.RetryAfter = retryAfter(resp.Header, time.Now())
 		return nil, e
 	}
@@ -551,7 +553,7 @@ func (c *Client) try(ctx context.Context, ep, shown string, body []byte, stream 
 		} else if ctx.Err() != nil {
 			err = context.Cause(ctx)
 		}
-		return redact(err, key)
+		return redact.Error(err, key)
 	}
 	return s, nil
 }

@@ -546,7 +546,7 @@ func TestErrorsNameTheKeyVariableNeverTheKey(t *testing.T) {
 	defer srv2.Close()
 	c = model.New(model.Options{BaseURL: srv2.URL, APIKey: secret})
 	_, err = c.Complete(context.Background(), userReq("go"))
-	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "Invalid API key provided: [redacted]") {
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "Invalid API key provided: [REDACTED]") {
 		t.Errorf("400 echoing the key: %v", err)
 	}
 	// The provider's own validation message reaches the caller.

@@ -151,33 +151,3 @@ func (e *noKeyError) Error() string {
 }
 
 func (e *noKeyError) Unwrap() error { return e.api }
-
-// redactedError hides the API key in an error text while keeping the chain
-// for errors.Is and errors.As.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// redact returns err with every occurrence of key in its text replaced.
-func redact(err error, key string) error {
-	if err == nil || len(key) < 4 {
-		return err
-	}
-	msg := err.Error()
-	if !strings.Contains(msg, key) {
-		return err
-	}
-	return &redactedError{msg: strings.ReplaceAll(msg, key, "[redacted]"), err: err}
-}
-
-// redactString replaces every occurrence of key in s.
-func redactString(s, key string) string {
-	if len(key) < 4 {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
-}

@@ -258,11 +258,23 @@ func fileProblem(name string, err error, format string, args ...any) []*ApplyErr
 	return []*ApplyError{{Path: name, Err: err, Detail: fmt.Sprintf(format, args...)}}
 }
 
+// hasOldLines reports whether a hunk of fd has a context or removed line.
+func hasOldLines(fd *FileDiff) bool {
+	for _, h := range fd.Hunks {
+		if len(oldLines(h.Lines)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (t *tx) applyFile(fd *FileDiff, touched map[string]string, single bool) []*ApplyError {
 	oldName := t.diffName(fd.OldName, "a/", fd.GitPrefixes)
 	newName := t.diffName(fd.NewName, "b/", fd.GitPrefixes)
-	if !fd.Create && !fd.Delete && !fd.Rename && oldName == newName && !t.exists(oldName) {
-		// A header path relative to another root (see byTail).
+	if !fd.Create && !fd.Delete && !fd.Rename && oldName == newName && !t.exists(oldName) && hasOldLines(fd) {
+		// A header path relative to another root (see byTail). A diff
+		// that only adds lines (a new file written without /dev/null)
+		// has nothing to recognise another file by: it is not moved.
 		alt, prob := t.byTail(oldName, single)
 		if prob != nil {
 			return []*ApplyError{prob}

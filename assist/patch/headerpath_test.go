@@ -73,3 +73,22 @@ func TestHeaderPathByTail(t *testing.T) {
 		t.Errorf("two-file diff: got %v, want ErrFileState", err)
 	}
 }
+
+// TestHeaderPathAddOnlyNotMoved: a diff that only adds lines to a file that
+// does not exist (a new file written without --- /dev/null) is not moved to
+// another file whose path ends like its header: there is nothing to
+// recognise that file by, and the refusal must name the header's path and
+// say how to create it, not speak of another file.
+func TestHeaderPathAddOnlyNotMoved(t *testing.T) {
+	for _, hunk := range []string{"@@ -0,0 +1,3 @@", "@@"} {
+		d := workspace(t, map[string]string{"other/calc_test.go": "package other\n\nfunc TestX() {}\n", "calc.go": "package calc\n"})
+		diff := "--- a/calc_test.go\n+++ b/calc_test.go\n" + hunk + "\n+package calc\n+\n+func TestAdd() {}\n"
+		changes, err := patch.Apply(d, diff, patch.Options{Document: "calc.go"})
+		if !errors.Is(err, patch.ErrFileState) || changes != nil {
+			t.Fatalf("%s: got %+v, %v; want ErrFileState", hunk, changes, err)
+		}
+		if msg := err.Error(); strings.Contains(msg, "other/") || !strings.Contains(msg, "/dev/null") {
+			t.Errorf("%s: the refusal %q speaks of another file or does not say how to create one", hunk, msg)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 )
 
 // Result is what a tool call returns to the model, as the content of its
@@ -39,6 +40,8 @@ type Executor struct {
 	// round numbers the batches of calls (see Loop); a failure is redone
 	// only by an edit of a later batch, made after the model saw it.
 	round int
+	// redact strikes the API key from every result (nil: nothing).
+	redact *redact.Redactor
 }
 
 // FailedCall is an edit tool call (replace_text, create_file, delete_file,
@@ -134,6 +137,14 @@ func NewExecutor(set *patch.EditSet, log *slog.Logger) *Executor {
 	return &Executor{set: set, log: log}
 }
 
+// RedactWith makes x strike r's secrets from every result it returns (a file
+// read holding the API key sends the model the marker, not the key), and
+// returns x.
+func (x *Executor) RedactWith(r *redact.Redactor) *Executor {
+	x.redact = r
+	return x
+}
+
 // Set returns the pending edit set.
 func (x *Executor) Set() *patch.EditSet { return x.set }
 
@@ -189,6 +200,7 @@ func (x *Executor) Call(name, arguments string) Result {
 	if res.IsError {
 		res.Content = x.set.Relative(res.Content)
 	}
+	res.Content = x.redact.Keys(res.Content)
 	return res
 }
 

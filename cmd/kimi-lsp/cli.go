@@ -91,7 +91,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		code = 1 // a check that lists problems does not pass
 	}
 	if *stats {
-		printStats(stdout, statsFile(getenv), env.redactor.Redact)
+		printStats(stdout, statsFile(getenv), env.redactor.String)
 	}
 	if *offline {
 		return code
@@ -102,7 +102,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return 1
 	}
 	client := provider.NewClient(cfg, provider.ClientOptions{HTTPClient: modelHTTP, Logger: env.log, MaxAttempts: 1})
-	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.Redact))
+	code = max(code, checkModels(ctx, stdout, cfg, client, *timeout, env.redactor.String))
 	return code
 }
 
@@ -286,7 +286,7 @@ func cliTask(ctx context.Context, env *runEnv, action string, tg target, instruc
 		env.log.Warn("workspace scan incomplete", "error", err)
 	}
 	snap := workspace.NewSnapshot(workspace.FileURI(tg.path), workspace.LanguageOf(tg.path), 0, text)
-	req := assist.TaskRequest{Action: action, Instruction: instruction, Document: snap, End: len(text)}
+	req := assist.TaskRequest{Action: action, Instruction: instruction, Document: snap, End: len(text), Review: action == config.ActionReview}
 	if tg.start > 0 {
 		req.Start, req.End = snap.LineStart(tg.start-1), snap.LineEnd(tg.end-1)
 	}
@@ -444,7 +444,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	}
 	engine, task, cleanup, err := cliTask(ctx, env, action, tg, instruction)
 	if err != nil {
-		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
 		return 1
 	}
 	defer cleanup()
@@ -468,11 +468,15 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		if sum := assist.Summarize(out, err); sum.Kind == assist.LandNoChange {
 			// The model's answer says why it changed nothing: show it
 			// (on stderr: stdout carries only diffs).
-			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.Redact(sum.Reason)))
+			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.String(sum.Reason)))
 			return 1
 		}
-		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(err.Error()))
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
 		return 1
+	}
+	if task.Action.Result == config.ResultReview {
+		printFindings(stdout, tg.name, out)
+		return 0
 	}
 	if task.Action.Result == config.ResultExplain {
 		if !strings.HasSuffix(out.Text, "\n") {
@@ -493,7 +497,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	}
 	fmt.Fprint(stdout, diffText.String())
 	if note := out.RedoneNote(); note != "" {
-		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.Redact(note))
+		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(note))
 	}
 	if !write {
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")

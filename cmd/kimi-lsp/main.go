@@ -70,6 +70,11 @@ func init() {
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdEdit(ctx, args, s.stdout, s.stderr, s.getenv)
 			}},
+		{name: "review", args: "FILE[:START[-END]] | --diff", summary: "review the file, the line range or (--diff) the uncommitted changes against HEAD; prints FILE:LINE: severity: message",
+			flags: flagsOnly(newReviewFlags),
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdReview(ctx, args, s.stdout, s.stderr, s.getenv)
+			}},
 		{name: "doctor", summary: "print the effective configuration and where each value came from (the API key redacted), and check that the endpoint answers; the exit status is 1 when it lists a problem or a check fails",
 			flags: flagsOnly(newDoctorFlags),
 			run: func(ctx context.Context, args []string, s streams) int {

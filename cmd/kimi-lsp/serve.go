@@ -16,6 +16,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/logx"
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 	"github.com/kimi-lsp/kimi-lsp/lsp"
 )
 
@@ -86,7 +87,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Config:         env.cfg,
 		ConfigProblems: env.problems,
 		OnConfig:       env.onConfig,
-		Redact:         env.redactor.Redact,
+		Redact:         env.redactor.String,
 		HTTPClient:     modelHTTP,
 	})
 }
@@ -103,7 +104,7 @@ type runEnv struct {
 	cfg      config.Config
 	log      *slog.Logger
 	level    *slog.LevelVar
-	redactor *logx.Redactor
+	redactor *redact.Redactor
 	// problems are those of the configuration sources read (logProblems
 	// logs them; the server shows them to the editor).
 	problems []error
@@ -122,7 +123,7 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	if err != nil {
 		return nil, err
 	}
-	e := &runEnv{level: new(slog.LevelVar), redactor: logx.NewRedactor(), close: closeLog}
+	e := &runEnv{level: new(slog.LevelVar), redactor: redact.New(), close: closeLog}
 	e.log = slog.New(logx.NewHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: e.level}), e.redactor))
 	if lf.level != "" {
 		l, err := parseLevel(lf.level)
@@ -191,7 +192,7 @@ func (e *runEnv) onConfig(cfg config.Config) {
 	e.mu.Lock()
 	if k := cfg.APIKey.Reveal(); k != "" && !slices.Contains(e.keys, k) {
 		e.keys = append(e.keys, k)
-		e.redactor.SetSecrets(e.keys...)
+		e.redactor.Set(e.keys...)
 	}
 	e.mu.Unlock()
 	if !e.fixed {

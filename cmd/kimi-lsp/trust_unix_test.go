@@ -78,12 +78,25 @@ func TestTargetWording(t *testing.T) {
 // /dev/stdin. Each is skipped (and the workspace file's problem told); no
 // request is lost, an explain ends, and the process exits after exit.
 func TestRuleFilesNeverReadTheLSPInput(t *testing.T) {
+	t.Run("link-to-stdin", func(t *testing.T) { ruleFilesNeverBlock(t, false) })
+	t.Run("fifo", func(t *testing.T) { ruleFilesNeverBlock(t, true) })
+}
+
+// ruleFilesNeverBlock runs the session with .kimi-lsp.toml a link to
+// /dev/stdin, or a FIFO (fifo).
+func ruleFilesNeverBlock(t *testing.T, fifo bool) {
 	srv := modeltest.NewServer(modeltest.Config{Key: "sk-test-rules", Script: &modeltest.Script{Rules: []modeltest.Rule{
 		{Content: "It declares package a."},
 	}}})
 	defer srv.Close()
 	dir := t.TempDir()
-	if err := os.Symlink("/dev/stdin", filepath.Join(dir, ".kimi-lsp.toml")); err != nil {
+	wsFile, want := filepath.Join(dir, ".kimi-lsp.toml"), "pointing out of its folder"
+	if fifo {
+		want = "not a regular file (a FIFO)"
+		if err := syscall.Mkfifo(wsFile, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.Symlink("/dev/stdin", wsFile); err != nil {
 		t.Fatal(err)
 	}
 	for _, rel := range []string{".gitignore", "sub/.gitignore", ".git/info/exclude"} {
@@ -133,7 +146,7 @@ func TestRuleFilesNeverReadTheLSPInput(t *testing.T) {
 	}
 	if _, err := p.ed.Wait(ctxT(t), func(m *lsptest.Message) bool {
 		return strings.HasPrefix(m.Method, "window/") && strings.Contains(string(m.Params), ".kimi-lsp.toml") &&
-			strings.Contains(string(m.Params), "pointing out of its folder")
+			strings.Contains(string(m.Params), want)
 	}); err != nil {
 		t.Errorf("the skipped .kimi-lsp.toml was not reported: %v", err)
 	}

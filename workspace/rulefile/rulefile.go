@@ -74,7 +74,7 @@ func Read(dir, name string, limit int64, links Links) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, Kind(fi.Mode()))
 	}
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("%s: %w (%d bytes, the cap is %d)", path, ErrTooLarge, fi.Size(), limit)
@@ -98,6 +98,11 @@ func open(dir, name, path string, links Links) (*os.File, error) {
 			return nil, err
 		}
 		return f, nil
+	}
+	// Most directories have no .gitignore: a missing name costs one lstat,
+	// not the root walk below.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -140,8 +145,12 @@ func rootErr(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
-func kind(m fs.FileMode) string {
+// Kind names a file's type for messages ("a FIFO", "a directory"); the
+// writer's refusals use it too.
+func Kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
@@ -153,5 +162,5 @@ func kind(m fs.FileMode) string {
 	case m&fs.ModeDevice != 0:
 		return "a device"
 	}
-	return m.Type().String()
+	return "a special file"
 }

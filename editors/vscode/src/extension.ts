@@ -64,6 +64,7 @@ const SERVER_COMMANDS = new Set([
   'kimi.rewrite',
   'kimi.document',
   'kimi.tests',
+  'kimi.review',
   'kimi.action',
 ]);
 
@@ -73,6 +74,7 @@ const TITLES: { [command: string]: string } = {
   'kimi.rewrite': 'Kimi: Rewrite',
   'kimi.document': 'Kimi: Document',
   'kimi.tests': 'Kimi: Write tests',
+  'kimi.review': 'Kimi: Review',
   'kimi.action': 'Kimi',
 };
 
@@ -132,6 +134,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reg('kimi-lsp.rewrite', rewrite);
   reg('kimi-lsp.document', () => runOnSelection('kimi.document'));
   reg('kimi-lsp.writeTests', () => runOnSelection('kimi.tests'));
+  reg('kimi-lsp.reviewFile', reviewFile);
+  reg('kimi-lsp.reviewChanges', reviewChanges);
+  reg('kimi-lsp.clearReview', clearReview);
   reg('kimi-lsp.cancel', cancel);
   reg('kimi-lsp.showStats', showStats);
   reg('kimi-lsp.showOutput', () => output.show(true));
@@ -391,6 +396,31 @@ async function runOnSelection(command: string, extra: { [k: string]: unknown } =
     if (diags.length > 0) arg.diagnostics = await c.code2ProtocolConverter.asDiagnostics(diags);
   }
   await runJob(command, { ...arg, ...extra });
+}
+
+/** reviewFile reviews the selection, or the whole file without one. */
+async function reviewFile(): Promise<void> {
+  const c = await requireClient();
+  if (!c) return;
+  const arg = selectionArgument(c);
+  if (!arg) return;
+  const editor = vscode.window.activeTextEditor;
+  if (editor && editor.selection.isEmpty) delete arg.range;
+  await runJob('kimi.review', arg);
+}
+
+/** reviewChanges reviews the uncommitted changes against HEAD. */
+async function reviewChanges(): Promise<void> {
+  if (!(await requireClient())) return;
+  await runJob('kimi.review', { diff: true });
+}
+
+/** clearReview clears the findings of the active file (all without one). */
+async function clearReview(): Promise<void> {
+  const c = await requireClient();
+  if (!c) return;
+  const uri = vscode.window.activeTextEditor?.document.uri.toString();
+  await c.sendRequest('workspace/executeCommand', { command: 'kimi.clearReview', arguments: [uri ? { uri } : {}] });
 }
 
 async function rewrite(): Promise<void> {

@@ -60,7 +60,7 @@ test('activation without a server finishes, and every command says what is wrong
     assert.ok(fake.shown.some((s) => s.kind === 'inputBox' && s.message.includes('Set API Key')), JSON.stringify(fake.shown));
   });
 
-  for (const id of ['kimi-lsp.explainSelection', 'kimi-lsp.fix', 'kimi-lsp.rewrite', 'kimi-lsp.document', 'kimi-lsp.writeTests', 'kimi-lsp.cancel', 'kimi-lsp.showStats']) {
+  for (const id of ['kimi-lsp.explainSelection', 'kimi-lsp.fix', 'kimi-lsp.rewrite', 'kimi-lsp.document', 'kimi-lsp.writeTests', 'kimi-lsp.reviewFile', 'kimi-lsp.reviewChanges', 'kimi-lsp.clearReview', 'kimi-lsp.cancel', 'kimi-lsp.showStats']) {
     await t.test(`${id} tells the user the binary is missing`, async () => {
       const before = fake.shown.length;
       const fn = fake.commands.get(id);

@@ -286,6 +286,43 @@ function M.run(command, opts, extra)
   end)
 end
 
+--- review runs Kimi: Review: the range given (a visual selection), the
+--- whole buffer without one, or with diff the uncommitted changes against
+--- HEAD. Findings arrive as diagnostics (source "kimi"), each with a
+--- "Kimi: Fix: …" quick fix in vim.lsp.buf.code_action().
+function M.review(opts, diff)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_for(bufnr) or any_client()
+  if not client then
+    notify('kimi-lsp is not running', vim.log.levels.ERROR)
+    return
+  end
+  local arg
+  if diff then
+    arg = { diff = true }
+  else
+    arg = { uri = vim.uri_from_bufnr(bufnr) }
+    if opts and opts.range and opts.range > 0 then
+      arg.range = util.range(bufnr, opts, client.offset_encoding or 'utf-16')
+    end
+  end
+  M.execute(client, 'kimi.review', arg, bufnr, function(result)
+    if type(result) == 'table' and result.job ~= nil then
+      M.jobs[tostring(result.job)] = { command = 'kimi.review', bufnr = bufnr }
+    end
+  end)
+end
+
+--- clear_review clears the findings of the current buffer (all with bang).
+function M.clear_review(all)
+  local client = any_client()
+  if not client then
+    return
+  end
+  local arg = all and vim.empty_dict() or { uri = vim.uri_from_bufnr(0) }
+  M.execute(client, 'kimi.clearReview', arg, nil, nil)
+end
+
 --- cancel stops one job (by id) or all of them through kimi.cancel.
 function M.cancel(job)
   local client = any_client()
@@ -384,36 +421,6 @@ local function show_stats(s)
   })
 end
 
-local function format_stats(s)
-  local ratio = s.hitRatio
-  if type(ratio) ~= 'number' and type(s.promptTokens) == 'number' and s.promptTokens > 0 then
-    ratio = (s.cachedTokens or 0) / s.promptTokens
-  end
-  local parts = {
-    string.format('requests %s', s.requests or 0),
-    string.format('prompt tokens %s', s.promptTokens or 0),
-    string.format('cached %s', s.cachedTokens or 0),
-    string.format('cache writes %s', s.cacheWriteTokens or 0),
-    type(ratio) == 'number' and string.format('hit ratio %d%%', math.floor(ratio * 100 + 0.5)) or 'hit ratio n/a',
-  }
-  local cost = type(s.cost) == 'number' and s.cost or s.costUSD -- kimi-lsp says costUSD
-  if type(cost) == 'number' then
-    table.insert(parts, string.format('cost $%.4f', cost))
-  end
-  local c = s.completion
-  if type(c) == 'table' and (c.requested or 0) > 0 then
-    table.insert(parts, string.format('completions %d asked, %d shown, %d reused, %d provider requests, cost $%.4f',
-      c.requested, c.shown or 0, c.reused or 0, c.providerRequests or 0, c.costUSD or 0))
-  end
-  local n = s.nextEdit
-  if type(n) == 'table' and (n.requested or 0) > 0 then
-    table.insert(parts, string.format('next edits %d asked, %d shown, %d accepted, %d dismissed, cost $%.4f',
-      n.requested, n.shown or 0, n.accepted or 0, n.dismissed or 0, n.costUSD or 0))
-  end
-  return table.concat(parts, ' · ')
-end
-M.format_stats = format_stats
-
 --- stats asks for kimi.stats and shows it; cb (optional) gets the table.
 function M.stats(cb)
   local client = any_client()
@@ -474,6 +481,19 @@ local function define_commands()
   cmd('KimiNextEditDismiss', function()
     nextedit.dismiss()
   end, { desc = 'Dismiss the next-edit suggestion of this buffer' })
+  cmd('KimiReview', function(o)
+    M.review(o, vim.trim(o.args or '') == 'diff')
+  end, {
+    range = true,
+    nargs = '?',
+    desc = 'Review the selection, the buffer, or (diff) the uncommitted changes',
+    complete = function()
+      return { 'diff' }
+    end,
+  })
+  cmd('KimiClearReview', function(o)
+    M.clear_review(o.bang)
+  end, { bang = true, desc = 'Clear the review findings of this buffer (! for all)' })
   cmd('KimiStats', function()
     M.stats()
   end, { desc = 'Show the prompt-cache statistics of this session' })

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 )
 
 const key = "sk-live-9f8e7d6c5b4a39281706ABCD"
@@ -58,7 +60,7 @@ func TestHandlerRedacts(t *testing.T) {
 			if kind == "json" {
 				next = slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})
 			}
-			logEverywhere(slog.New(NewHandler(next, NewRedactor(key))))
+			logEverywhere(slog.New(NewHandler(next, redact.New(key))))
 			out := buf.String()
 			for _, part := range []string{key, key[8:], "abcdefghijklmnop0123"} {
 				if strings.Contains(out, part) {
@@ -113,7 +115,7 @@ func TestHandlerKeepsShape(t *testing.T) {
 	} {
 		var plain, red bytes.Buffer
 		run(mk(&plain))
-		run(NewHandler(mk(&red), NewRedactor(key)))
+		run(NewHandler(mk(&red), redact.New(key)))
 		if plain.String() != red.String() {
 			t.Errorf("shape changed:\n%s\nwant\n%s", red.String(), plain.String())
 		}
@@ -124,14 +126,14 @@ func TestHandlerKeepsShape(t *testing.T) {
 // known are redacted once it is.
 func TestSecretsChangeAtRunTime(t *testing.T) {
 	var buf bytes.Buffer
-	r := NewRedactor()
+	r := redact.New()
 	l := slog.New(NewHandler(slog.NewJSONHandler(&buf, nil), r)).With("key", key).WithGroup("g")
-	r.SetSecrets(key, "")
+	r.Set(key, "")
 	l.Info("after", "again", key)
 	if strings.Contains(buf.String(), key) {
 		t.Errorf("key bound before SetSecrets leaked: %s", buf.String())
 	}
-	r.SetSecrets("another-key-0000")
+	r.Set("another-key-0000")
 	buf.Reset()
 	l.Info("rotated", "k", "another-key-0000", "old", "x")
 	if strings.Contains(buf.String(), "another-key-0000") || !strings.Contains(buf.String(), key) {
@@ -142,7 +144,7 @@ func TestSecretsChangeAtRunTime(t *testing.T) {
 // TestConcurrentUse logs from several goroutines while the secrets change;
 // run with -race.
 func TestConcurrentUse(t *testing.T) {
-	r := NewRedactor(key)
+	r := redact.New(key)
 	h := NewHandler(slog.NewTextHandler(io.Discard, nil), r)
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
@@ -156,55 +158,14 @@ func TestConcurrentUse(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 200; i++ {
-		r.SetSecrets(key, fmt.Sprintf("rotating-%08d", i))
+		r.Set(key, fmt.Sprintf("rotating-%08d", i))
 	}
 	wg.Wait()
 }
 
-func TestRedact(t *testing.T) {
-	r := NewRedactor("secret-aaaa", "secret-aaaa-longer", "abc")
-	tests := []struct{ in, want string }{
-		{"nothing here", "nothing here"},
-		{"secret-aaaa", "[REDACTED]"},
-		{"x secret-aaaa-longer y", "x [REDACTED] y"},
-		{"abc is too short to be a secret", "abc is too short to be a secret"},
-		{"Authorization: Bearer tok_0123456789", "Authorization: Bearer [REDACTED]"},
-		{"authorization: BEARER  eyJhbGciOi.J9.x-_~+/= rest", "authorization: BEARER  [REDACTED] rest"},
-		{"Bearer short", "Bearer short"},
-		{"bearer_token=1; Bearer", "bearer_token=1; Bearer"},
-		{"Bearer secret-aaaa", "Bearer [REDACTED]"},
-		{"Bearer x\nBearer 0123456789abcdef Bearer 0123456789abcdef", "Bearer x\nBearer [REDACTED] Bearer [REDACTED]"},
-	}
-	for _, tt := range tests {
-		if got := r.Redact(tt.in); got != tt.want {
-			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	var nilR *Redactor
-	if got := nilR.Redact("Bearer 0123456789abcdef"); got != "Bearer [REDACTED]" {
-		t.Errorf("nil Redactor: %q", got)
-	}
-	if n := testing.AllocsPerRun(100, func() { _ = r.Redact("a log line with nothing secret in it at all") }); n != 0 {
-		t.Errorf("Redact allocates %v times with nothing to redact", n)
-	}
-}
-
-func TestRedactError(t *testing.T) {
-	r := NewRedactor(key)
-	base := errors.New("401: key " + key + " rejected")
-	err := r.RedactError(fmt.Errorf("model: %w", base))
-	if strings.Contains(err.Error(), key) || !errors.Is(err, base) {
-		t.Errorf("RedactError = %q, Is(base) = %v", err, errors.Is(err, base))
-	}
-	plain := errors.New("fine")
-	if r.RedactError(plain) != plain || r.RedactError(nil) != nil {
-		t.Errorf("RedactError changed an error with nothing to redact")
-	}
-}
-
 func TestJSONStillJSON(t *testing.T) {
 	var buf bytes.Buffer
-	slog.New(NewHandler(slog.NewJSONHandler(&buf, nil), NewRedactor(key))).Info("m", "creds", creds{User: "u", Token: key})
+	slog.New(NewHandler(slog.NewJSONHandler(&buf, nil), redact.New(key))).Info("m", "creds", creds{User: "u", Token: key})
 	var m map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, buf.String())
@@ -214,23 +175,16 @@ func TestJSONStillJSON(t *testing.T) {
 	}
 }
 
-func FuzzRedact(f *testing.F) {
+// FuzzHandler: no record text makes the handler fail or panic.
+func FuzzHandler(f *testing.F) {
 	f.Add("line with sk-0123456789 inside", "sk-0123456789")
-	f.Add("Authorization: Bearer abcdefgh12345678", "zzzz")
 	f.Add("bearerbearer Bearer  Bearer x", "Bearer")
 	f.Add("", "")
 	f.Fuzz(func(t *testing.T, s, secret string) {
-		r := NewRedactor(secret)
-		got := r.Redact(s)
-		secret = strings.TrimSpace(secret)
-		if len(secret) >= MinSecretLen && !strings.Contains(Redacted, secret) && !strings.ContainsAny(secret, "[]") &&
-			strings.Contains(got, secret) && !strings.Contains(secret, "REDACTED") {
-			// The only way back in is through our own marker's letters.
-			if strings.Contains(strings.ReplaceAll(got, Redacted, "\x00"), secret) {
-				t.Fatalf("Redact(%q) = %q still holds %q", s, got, secret)
-			}
-		}
+		r := redact.New(secret)
 		_ = slog.New(NewHandler(slog.NewTextHandler(io.Discard, nil), r)).With("s", s).WithGroup(s)
-		_ = NewHandler(slog.NewTextHandler(io.Discard, nil), r).Handle(context.Background(), slog.NewRecord(testTime, slog.LevelInfo, s, 0))
+		if err := NewHandler(slog.NewTextHandler(io.Discard, nil), r).Handle(context.Background(), slog.NewRecord(testTime, slog.LevelInfo, s, 0)); err != nil {
+			t.Fatal(err)
+		}
 	})
 }

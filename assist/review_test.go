@@ -1,0 +1,218 @@
+package assist_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+const twoFindings = `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds instead of subtracting","explanation":"a + b"},` +
+	`{"startLine":3,"endLine":3,"severity":"hint","message":"the comment could say what happens on overflow","explanation":""}]}`
+
+func TestReviewSendsStructuredOutputAndReadsFindings(t *testing.T) {
+	f := newFixture(t, map[string]string{"calc.go": calc},
+		modeltest.Rule{Match: "careful senior reviewer", Content: twoFindings})
+	task := f.task(config.ActionExplain, "calc.go", "package", "}\n")
+	task.Action = f.cfg.ReviewAction()
+	out, err := f.engine.Run(context.Background(), task, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Findings) != 2 || out.Findings[0].StartLine != 5 || out.Findings[0].Severity != assist.SeverityError ||
+		out.Findings[1].StartLine != 3 || out.Findings[1].Severity != assist.SeverityHint {
+		t.Fatalf("findings %+v", out.Findings)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 || reqs[0].Parsed == nil {
+		t.Fatalf("requests %d (rejected?)", len(reqs))
+	}
+	var body struct {
+		ToolChoice     json.RawMessage `json:"tool_choice"`
+		ResponseFormat struct {
+			Type       string `json:"type"`
+			JSONSchema struct {
+				Name   string          `json:"name"`
+				Strict *bool           `json:"strict"`
+				Schema json.RawMessage `json:"schema"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
+	}
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	rf := body.ResponseFormat
+	if rf.Type != "json_schema" || rf.JSONSchema.Name != "review" || rf.JSONSchema.Strict == nil || !*rf.JSONSchema.Strict ||
+		!strings.Contains(string(rf.JSONSchema.Schema), `"findings"`) || string(body.ToolChoice) != `"none"` {
+		t.Fatalf("request: %s", reqs[0].Body)
+	}
+}
+
+func TestReviewFallbackFencedAndMaxFindings(t *testing.T) {
+	fenced := "Here is my review:\n```json\n" + twoFindings + "\n```\n"
+	f := newFixture(t, map[string]string{"calc.go": calc}, modeltest.Rule{Match: "careful senior reviewer", Content: fenced})
+	f.cfg.Review.MaxFindings = 1
+	f.engine.SetConfig(f.cfg)
+	task := f.task(config.ActionExplain, "calc.go", "package", "}\n")
+	task.Action = f.cfg.ReviewAction()
+	out, err := f.engine.Run(context.Background(), task, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Findings) != 1 || out.Findings[0].StartLine != 5 {
+		t.Fatalf("findings %+v", out.Findings)
+	}
+}
+
+func TestParseFindingsValidates(t *testing.T) {
+	reply := `{"findings":[
+		{"startLine":2,"endLine":2,"severity":"warning","message":"ok\nsecond line","explanation":"x"},
+		{"startLine":0,"endLine":1,"severity":"error","message":"line 0"},
+		{"startLine":3,"endLine":99,"severity":"error","message":"past the end"},
+		{"startLine":3,"endLine":2,"severity":"error","message":"backwards"},
+		{"startLine":1.5,"endLine":2,"severity":"error","message":"fraction"},
+		{"startLine":1,"endLine":1,"severity":"fatal","message":"unknown severity"},
+		{"startLine":1,"endLine":1,"severity":"error","message":"   "},
+		{"startLine":1,"endLine":1,"severity":"info","message":"evil \u202eright-to-left\u0007 bell"},
+		{"startLine":4,"severity":"hint","message":"` + strings.Repeat("long ", 100) + `"}]}`
+	got, dropped, err := assist.ParseFindings(reply, 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped != 6 || len(got) != 3 {
+		t.Fatalf("got %+v, dropped %d", got, dropped)
+	}
+	if got[0].Message != "ok" || got[1].Message != "evil right-to-left bell" || got[1].Severity != assist.SeverityInformation {
+		t.Fatalf("texts %q %q", got[0].Message, got[1].Message)
+	}
+	if n := utf8.RuneCountInString(got[2].Message); n > assist.MaxFindingMessage+1 || got[2].EndLine != 4 {
+		t.Fatalf("long message: %d runes, %+v", n, got[2])
+	}
+	for _, bad := range []string{"", "no json here", "```json\n{\"other\": 1}\n```", `{"findings": 3}`, `[1,2]`} {
+		if _, _, err := assist.ParseFindings(bad, 4, 0); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if got, _, err := assist.ParseFindings(`I found: {"findings": []} and nothing else`, 4, 0); err != nil || len(got) != 0 {
+		t.Fatalf("bare object among text: %v %v", got, err)
+	}
+}
+
+func FuzzParseFindings(f *testing.F) {
+	f.Add(twoFindings, 6, 20)
+	f.Add("```json\n"+twoFindings+"\n```", 3, 1)
+	f.Add(`{"findings":[{"startLine":1e300,"endLine":-1,"severity":"error","message":"\u202e"}]}`, 1, 0)
+	f.Fuzz(func(t *testing.T, text string, lines, max int) {
+		if lines < 1 || lines > 1<<20 {
+			lines = 10
+		}
+		got, _, err := assist.ParseFindings(text, lines, max)
+		if err != nil && len(got) > 0 {
+			t.Fatal("findings with an error")
+		}
+		if max > 0 && len(got) > max {
+			t.Fatalf("%d findings, max %d", len(got), max)
+		}
+		for _, g := range got {
+			if g.StartLine < 1 || g.EndLine < g.StartLine || g.EndLine > lines {
+				t.Fatalf("lines %d-%d of %d", g.StartLine, g.EndLine, lines)
+			}
+			if g.Message == "" || strings.ContainsAny(g.Message, "\r\n") || utf8.RuneCountInString(g.Message) > assist.MaxFindingMessage+1 ||
+				utf8.RuneCountInString(g.Explanation) > assist.MaxFindingExplanation+1 || !utf8.ValidString(g.Message) {
+				t.Fatalf("message %q", g.Message)
+			}
+			for _, r := range g.Message + g.Explanation {
+				if unicode.IsControl(r) && r != '\n' && r != '\t' || r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069' {
+					t.Fatalf("control %U in %q", r, g.Message)
+				}
+			}
+			if g.Severity < assist.SeverityError || g.Severity > assist.SeverityHint {
+				t.Fatalf("severity %d", g.Severity)
+			}
+		}
+	})
+}
+
+func TestHunkLines(t *testing.T) {
+	diff := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,4 @@\n a\n+b\n c\n d\n@@ -10,3 +11,1 @@ func\n e\n-x\n-y\n@@ -20 +19 @@\n-z\n+w\n\\ No newline at end of file\n@@ bad @@\n+q\n"
+	got := assist.HunkLines(diff)
+	want := [][2]int{{2, 2}, {12, 12}, {19, 19}}
+	if len(got) != len(want) {
+		t.Fatalf("%v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%v, want %v", got, want)
+		}
+	}
+}
+
+func FuzzHunkLines(f *testing.F) {
+	f.Add("@@ -1,3 +1,4 @@\n a\n+b\n c\n@@ -10,2 +11,0 @@\n-x\n")
+	f.Add("@@ -0,0 +1 @@\n+a\n\\ No newline at end of file\n")
+	f.Fuzz(func(t *testing.T, diff string) {
+		for _, r := range assist.HunkLines(diff) {
+			if r[0] < 1 || r[1] < r[0] {
+				t.Fatalf("ranges %v", assist.HunkLines(diff))
+			}
+		}
+	})
+}
+
+// gitRepo makes a repository in a temporary directory with files committed.
+func gitRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func TestChangedFilesLeavesOutSecretsAndIgnored(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package a\n", ".env": "K=1\n",
+		".gitignore": "gen.go\n"})
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() { panic(1) }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("K=2\n"), 0o644)
+	exec.Command("git", "-C", dir, "add", "-f", "gen.go").Run() // not there: nothing
+	folders := workspace.NewFolders(workspace.DefaultOptions(), workspace.Hooks{})
+	defer folders.Close()
+	folders.Add(workspace.FileURI(dir), "ws")
+	files, skipped, err := assist.ChangedFiles(context.Background(), folders, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Path != filepath.Join(dir, "a.go") || !strings.Contains(files[0].Diff, "+func A() { panic(1) }") ||
+		len(files[0].Lines) != 1 || files[0].Lines[0] != [2]int{3, 3} {
+		t.Fatalf("files %+v", files)
+	}
+	if len(skipped) != 1 || !strings.Contains(skipped[0], ".env (secret)") {
+		t.Fatalf("skipped %v", skipped)
+	}
+	if _, _, err := assist.ChangedFiles(context.Background(), folders, t.TempDir()); err == nil {
+		t.Fatal("no error outside a repository")
+	}
+}

@@ -1,0 +1,492 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"unicode/utf8"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// Kimi: Review's findings are diagnostics (source "kimi", code "review").
+// Each is a workspace.Marks mark over its lines, moved through every
+// didChange on the read loop (memory only) and dropped when an edit touches
+// its lines. Clients that pull diagnostics (textDocument.diagnostic) are
+// answered by textDocument/diagnostic and told of changes with
+// workspace/diagnostic/refresh; the others get publishDiagnostics. Not
+// both: VS Code and Neovim keep pushed and pulled diagnostics apart and
+// would show each finding twice. The sending is done by one goroutine
+// (reviewSender), never on the read loop.
+
+// Diagnostic source and code of a finding.
+const (
+	reviewSource = "kimi"
+	reviewCode   = "review"
+)
+
+// reviews holds the findings of every file.
+type reviews struct {
+	mu    sync.Mutex
+	files map[workspace.URI]*fileReview
+	dirty map[workspace.URI]bool
+	wake  chan struct{}
+	once  sync.Once
+}
+
+// fileReview is one file's findings; marks are in the text of the
+// document's version.
+type fileReview struct {
+	version  int32
+	marks    *workspace.Marks
+	findings []reviewFinding
+}
+
+type reviewFinding struct {
+	mark int
+	f    assist.Finding
+}
+
+func (r *reviews) init() {
+	r.once.Do(func() {
+		r.files = map[workspace.URI]*fileReview{}
+		r.dirty = map[workspace.URI]bool{}
+		r.wake = make(chan struct{}, 1)
+	})
+}
+
+// set replaces uri's findings with found, whose lines are those of
+// reviewed; cur is the document now (nil when it is not open: the
+// findings are kept against reviewed). Marks are placed in reviewed and
+// moved to cur's text.
+func (r *reviews) set(uri workspace.URI, reviewed string, cur *workspace.Snapshot, found []assist.Finding) {
+	r.init()
+	base := workspace.NewSnapshot(uri, "", 0, reviewed)
+	fr := &fileReview{marks: workspace.NewMarks()}
+	for _, f := range found {
+		start, end := base.LineStart(f.StartLine-1), base.LineEnd(f.EndLine-1)
+		fr.findings = append(fr.findings, reviewFinding{mark: fr.marks.Add(start, end), f: f})
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur != nil {
+		fr.version = cur.Version
+		if text := cur.Text(); text != reviewed {
+			fr.marks.Apply([]workspace.Edit{workspace.DiffEdit(reviewed, text)})
+		}
+	}
+	r.files[uri] = fr
+	r.markDirtyLocked(uri)
+}
+
+// apply moves uri's marks through a didChange's edits that made version.
+func (r *reviews) apply(uri workspace.URI, version int32, edits []workspace.Edit) {
+	r.init()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fr := r.files[uri]
+	if fr == nil || version <= fr.version && fr.version != 0 {
+		return
+	}
+	fr.version = version
+	fr.marks.Apply(edits)
+	r.markDirtyLocked(uri)
+}
+
+// remove forgets one finding; it reports whether it was there.
+func (r *reviews) remove(uri workspace.URI, mark int) bool {
+	r.init()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fr := r.files[uri]
+	if fr == nil || !fr.marks.Remove(mark) {
+		return false
+	}
+	r.markDirtyLocked(uri)
+	return true
+}
+
+// clear forgets the findings of uri ("" for every file) and returns how
+// many there were.
+func (r *reviews) clear(uri workspace.URI) int {
+	r.init()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for u, fr := range r.files {
+		if uri == "" || u == uri {
+			n += fr.marks.Len()
+			delete(r.files, u)
+			r.markDirtyLocked(u)
+		}
+	}
+	return n
+}
+
+func (r *reviews) markDirtyLocked(uri workspace.URI) {
+	r.dirty[uri] = true
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// findingAt is one kept finding with its current byte range.
+type findingAt struct {
+	mark       int
+	start, end int
+	f          assist.Finding
+}
+
+// current returns uri's kept findings in snap's text, and false when the
+// marks are not (yet) for snap's version.
+func (r *reviews) current(uri workspace.URI, snap *workspace.Snapshot) ([]findingAt, bool) {
+	r.init()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fr := r.files[uri]
+	if fr == nil {
+		return nil, true
+	}
+	if snap != nil && snap.Version != fr.version {
+		return nil, false
+	}
+	var out []findingAt
+	for _, rf := range fr.findings {
+		if s, e, ok := fr.marks.Range(rf.mark); ok {
+			out = append(out, findingAt{mark: rf.mark, start: s, end: e, f: rf.f})
+		}
+	}
+	return out, true
+}
+
+// diagnostics returns uri's findings as diagnostics in snap; ok false when
+// they are not for snap's version.
+func (s *Server) reviewDiagnostics(uri workspace.URI, snap *workspace.Snapshot) ([]outDiagnostic, bool) {
+	found, ok := s.reviews.current(uri, snap)
+	if !ok {
+		return nil, false
+	}
+	out := []outDiagnostic{}
+	if snap == nil {
+		return out, true
+	}
+	enc := s.encoding()
+	for _, f := range found {
+		msg := f.f.Message
+		if f.f.Explanation != "" {
+			msg += "\n\n" + f.f.Explanation
+		}
+		out = append(out, outDiagnostic{
+			Range:    toProtocolRange(snap.OffsetRange(f.start, f.end, enc)),
+			Severity: int(f.f.Severity),
+			Code:     reviewCode,
+			Source:   reviewSource,
+			Message:  msg,
+			Data:     &findingData{Finding: f.mark},
+		})
+	}
+	return out, true
+}
+
+// kimiDiagnostics is every kimi diagnostic of uri in snap, in one list:
+// the review's findings, then the next-edit suggestion. One
+// publishDiagnostics (or pull answer) carries both, so that neither erases
+// the other. ok is false when the review's marks are not for snap's
+// version.
+func (s *Server) kimiDiagnostics(uri workspace.URI, snap *workspace.Snapshot) ([]outDiagnostic, bool) {
+	diags, ok := s.reviewDiagnostics(uri, snap)
+	if !ok {
+		return nil, false
+	}
+	if snap != nil {
+		diags = append(diags, s.nextEditDiagnostics(snap)...)
+	}
+	return diags, true
+}
+
+// diagnosticsChanged marks uri's kimi diagnostics to be sent again (the
+// sender goroutine does it). It never blocks.
+func (s *Server) diagnosticsChanged(uri workspace.URI) {
+	s.reviews.init()
+	s.reviews.mu.Lock()
+	s.reviews.markDirtyLocked(uri)
+	s.reviews.mu.Unlock()
+}
+
+// pullsDiagnostics reports whether the client pulls diagnostics.
+func pullsDiagnostics(caps clientCapabilities) bool {
+	return caps.TextDocument.Diagnostic != nil
+}
+
+// reviewSender sends what changed in the findings, one file at a time,
+// until the session ends.
+func (s *Server) reviewSender(ctx context.Context) {
+	s.reviews.init()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.reviews.wake:
+		}
+		s.reviews.mu.Lock()
+		dirty := s.reviews.dirty
+		s.reviews.dirty = map[workspace.URI]bool{}
+		s.reviews.mu.Unlock()
+		caps := s.clientCaps()
+		if pullsDiagnostics(caps) {
+			if caps.Workspace.Diagnostics != nil && caps.Workspace.Diagnostics.RefreshSupport {
+				_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
+			}
+			continue
+		}
+		for uri := range dirty {
+			snap, open := s.docs.Snapshot(uri)
+			if !open {
+				snap = nil
+			}
+			diags, ok := s.kimiDiagnostics(uri, snap)
+			if !ok {
+				continue // a didChange is being applied: it marks the file again
+			}
+			p := publishDiagnosticsParams{URI: string(uri), Diagnostics: diags}
+			if snap != nil {
+				v := snap.Version
+				p.Version = &v
+			}
+			s.notify(ctx, "textDocument/publishDiagnostics", p)
+		}
+	}
+}
+
+// handleDocumentDiagnostic answers textDocument/diagnostic with the
+// document's findings.
+func handleDocumentDiagnostic(s *Server, ctx context.Context, req *request) (any, error) {
+	var p documentDiagnosticParams
+	if err := decodeParams("textDocument/diagnostic", req.params, &p); err != nil {
+		return nil, err
+	}
+	uri, err := workspace.ParseURI(p.TextDocument.URI)
+	if err != nil {
+		return nil, rpcError(jsonrpc2.InvalidParams, "textDocument/diagnostic: %v", err)
+	}
+	snap, _ := req.view.Snapshot(uri)
+	diags, ok := s.kimiDiagnostics(uri, snap)
+	if !ok {
+		// The request's view is older or newer than the marks: the
+		// current document answers.
+		cur, _ := s.docs.Snapshot(uri)
+		if diags, ok = s.kimiDiagnostics(uri, cur); !ok {
+			diags = []outDiagnostic{}
+		}
+	}
+	return fullDiagnosticReport{Kind: "full", Items: diags}, nil
+}
+
+// reviewActions are the code actions of the findings the range touches:
+// "Kimi: Fix: <message>", a quick fix that runs Fix with the finding as
+// its diagnostic.
+func (s *Server) reviewActions(uri workspace.URI, snap *workspace.Snapshot, rng protocol.Range) []codeAction {
+	diags, ok := s.reviewDiagnostics(uri, snap)
+	if !ok {
+		return nil
+	}
+	var out []codeAction
+	for _, d := range diags {
+		if d.Range.End.Line < rng.Start.Line || d.Range.Start.Line > rng.End.Line {
+			continue
+		}
+		raw, err := json.Marshal(d)
+		if err != nil {
+			continue
+		}
+		msg := d.Message
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if utf8.RuneCountInString(msg) > 80 {
+			msg = string([]rune(msg)[:79]) + "…"
+		}
+		title := "Kimi: Fix: " + msg
+		r := d.Range
+		fd, _ := d.Data.(*findingData)
+		if fd == nil {
+			continue
+		}
+		args := commandArgs{URI: string(uri), Range: &r, Diagnostics: []json.RawMessage{raw}, Finding: fd.Finding}
+		out = append(out, codeAction{
+			Title:       title,
+			Kind:        "quickfix",
+			Diagnostics: []json.RawMessage{raw},
+			Command:     &protocol.Command{Title: title, Command: "kimi.fix", Arguments: []any{args}},
+		})
+	}
+	return out
+}
+
+// isReviewDiagnostic reports whether a diagnostic of a code action request
+// is one of our findings (offered by reviewActions, not as a plain Fix).
+func isReviewDiagnostic(raw json.RawMessage) bool {
+	var d struct {
+		Source string          `json:"source"`
+		Code   json.RawMessage `json:"code"`
+	}
+	return json.Unmarshal(raw, &d) == nil && d.Source == reviewSource && string(d.Code) == `"`+reviewCode+`"`
+}
+
+// reviewOutcome ends a review job: the findings are kept and shown.
+func (s *Server) endReview(uri workspace.URI, reviewed string, out *assist.Outcome) string {
+	cur, _ := s.docs.Snapshot(uri)
+	s.reviews.set(uri, reviewed, cur, out.Findings)
+	msg := fmt.Sprintf("%d %s", len(out.Findings), plural(len(out.Findings), "finding", "findings"))
+	if out.Dropped > 0 {
+		msg += fmt.Sprintf(" (%d left out: invalid, outside the lines reviewed, or over review.maxFindings)", out.Dropped)
+	}
+	return msg + usageNote(out)
+}
+
+// runReviewDiff is the job of kimi.review {diff: true}: every folder's
+// changed files, one after the other, each reviewed by its hunks.
+func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (string, error) {
+	total, files := 0, 0
+	var skipped []string
+	for _, f := range s.folders.List() {
+		changed, skip, err := assist.ChangedFiles(ctx, s.folders, f.Path)
+		if err != nil {
+			s.log.Info("review of changes: folder skipped", "folder", f.Path, "error", err)
+			continue
+		}
+		skipped = append(skipped, skip...)
+		for _, d := range changed {
+			if ctx.Err() != nil {
+				return "", context.Cause(ctx)
+			}
+			uri := workspace.FileURI(d.Path)
+			text, err := s.folders.ReadFile(d.Path)
+			if err != nil {
+				skipped = append(skipped, s.displayPath(uri)+" ("+s.redact(err.Error())+")")
+				continue
+			}
+			// The diff is of the file on disk: review that text; the marks
+			// are moved onto the buffer if it differs.
+			snap := workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, text.Text)
+			if text.Open {
+				if disk, err := s.readDisk(d.Path); err == nil {
+					snap = workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, disk)
+				}
+			}
+			t, err := s.engine.BuildTask(s.config(), s.folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
+			if err != nil {
+				skipped = append(skipped, s.displayPath(uri)+" ("+s.redact(err.Error())+")")
+				continue
+			}
+			assist.ReviewDiffTask(t, d)
+			p.Status("reviewing " + t.Active.Path)
+			out, err := s.engine.Run(ctx, *t, p)
+			if err != nil {
+				if ctx.Err() != nil {
+					return "", context.Cause(ctx)
+				}
+				skipped = append(skipped, t.Active.Path+" ("+s.redact(err.Error())+")")
+				continue
+			}
+			s.endReview(uri, snap.Text(), out)
+			files++
+			total += len(out.Findings)
+		}
+	}
+	msg := fmt.Sprintf("%d %s in %d changed %s", total, plural(total, "finding", "findings"), files, plural(files, "file", "files"))
+	if len(skipped) > 0 {
+		msg += "; not reviewed: " + strings.Join(skipped[:min(len(skipped), 5)], ", ")
+		if len(skipped) > 5 {
+			msg += fmt.Sprintf(" and %d more", len(skipped)-5)
+		}
+	}
+	return msg, nil
+}
+
+// reviewKind is the code action kind of Kimi: Review.
+const reviewKind = "source.kimi.review"
+
+// reviewAction is the menu entry of Kimi: Review for a range (a selection
+// reviews it, a bare cursor the whole file).
+func reviewAction(uri workspace.URI, rng protocol.Range) codeAction {
+	args := commandArgs{URI: string(uri)}
+	if rng.Start != rng.End {
+		r := rng
+		args.Range = &r
+	}
+	title := "Kimi: Review"
+	if args.Range == nil {
+		title = "Kimi: Review File"
+	}
+	return codeAction{Title: title, Kind: reviewKind, Command: &protocol.Command{Title: title, Command: cmdReview, Arguments: []any{args}}}
+}
+
+// cmdReview and cmdClearReview name the review's commands.
+const (
+	cmdReview      = "kimi.review"
+	cmdClearReview = "kimi.clearReview"
+)
+
+// clearReview answers kimi.clearReview: the findings of args.URI, or of
+// every file without one, are cleared.
+func clearReview(s *Server, args commandArgs) any {
+	var uri workspace.URI
+	if args.URI != "" {
+		u, err := workspace.ParseURI(args.URI)
+		if err != nil {
+			return clearReviewReply{}
+		}
+		uri = u
+	}
+	return clearReviewReply{Cleared: s.reviews.clear(uri)}
+}
+
+// readDisk reads a changed file as git diffed it: a regular file, opened
+// without blocking, at most context.maxFileSize bytes.
+func (s *Server) readDisk(path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	limit := s.config().Context.MaxFileSize
+	if !st.Mode().IsRegular() || st.Size() > limit {
+		return "", fmt.Errorf("not a regular file of at most %d bytes", limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return string(b), err
+}
+
+// startReviewDiff starts the job of kimi.review {diff: true}: one job for
+// the whole change set (a newer one supersedes it).
+func (s *Server) startReviewDiff(req *request, p executeCommandParams) (any, error) {
+	a := s.config().ReviewAction()
+	a.Title = "Kimi: Review Changes"
+	run := &jobRun{task: &assist.Task{Action: a}, clientToken: p.WorkDoneToken, reviewDiff: true}
+	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
+		Key:     jobs.Key{Command: cmdReview, Document: "diff"},
+		Title:   a.Title,
+		Request: req.key,
+		OnPanic: func(error) { s.jobPanicked(run) },
+	}, func(ctx context.Context, j *jobs.Job) { s.runJob(ctx, j, run) })
+	if err != nil {
+		return nil, rpcError(jsonrpc2.InvalidRequest, "%s: %v", p.Command, err)
+	}
+	return jobReply{Job: j.ID}, nil
+}
