@@ -137,6 +137,10 @@ type nextDoc struct {
 
 type nextCounts struct {
 	requested, shown, accepted, dismissed, stale, refused, empty, failed, cancelled int64
+	// judged counts the answers checked; server is the time they took in
+	// the server, the provider's excluded (prompt, placing, checks).
+	judged int64
+	server time.Duration
 }
 
 // NewNextEdits returns the next-edit machinery sharing c's client.
@@ -424,6 +428,7 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 			_ = provider.Recovered(n.log, "a next-edit stream", r)
 		}
 	}()
+	began := time.Now()
 	cfg := n.opts.Config()
 	n.mu.Lock()
 	if d.seq != seq || n.docs[d.key] != d {
@@ -470,7 +475,9 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	n.counts.requested++
 	n.mu.Unlock()
 
+	prep := time.Since(began)
 	answer, err := n.stream(ctx, client, j)
+	answered := time.Now()
 	// Hung up: a newer edit (stopLocked) or the session's end.
 	hungUp := errors.Is(context.Cause(ctx), context.Canceled)
 	cancel()
@@ -495,6 +502,8 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	}
 	sug, why := nextFromAnswer(answer, req.Path, text, typed, cfg, j.key)
 	n.mu.Lock()
+	n.counts.judged++
+	n.counts.server += prep + time.Since(answered)
 	switch {
 	case d.seq != seq:
 		// An edit arrived after the answer was complete: not shown.
@@ -804,6 +813,10 @@ type NextStats struct {
 	Empty     int64 `json:"empty"`
 	Failed    int64 `json:"failed"`
 	Cancelled int64 `json:"cancelled"`
+	// ServerMsPerAnswer is the server's own time per answer judged, in
+	// milliseconds: building the prompt (relevance snippets included),
+	// placing the diff and its checks; the provider's time is not in it.
+	ServerMsPerAnswer float64 `json:"serverMsPerAnswer"`
 	// Stats are the prompt accounting: tokens, cache hit ratio and cost.
 	cache.Stats
 }
@@ -815,6 +828,9 @@ func (n *NextEdits) Stats() NextStats {
 	k := n.counts
 	st := NextStats{Requested: k.requested, Shown: k.shown, Accepted: k.accepted, Dismissed: k.dismissed, Stale: k.stale,
 		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Stats: n.retired}
+	if k.judged > 0 {
+		st.ServerMsPerAnswer = float64(k.server.Microseconds()) / 1000 / float64(k.judged)
+	}
 	for _, d := range n.docs {
 		if d.sess != nil {
 			addStats(&st.Stats, d.sess.Stats())

@@ -62,8 +62,8 @@ func main() {
 	log.SetFlags(0)
 	fmt.Printf("%d files x %d rounds, provider latency %v, cache blocks %d, stale typing %.2f; load average %s\n\n",
 		len(files), *rounds, *latency, *blocks, *stale, benchkit.LoadAvg())
-	fmt.Println("| debounce ms | edits | bursts | provider requests / 100 edits | requests / burst | hung up | shown / accepted | stale share | hit ratio: provider's view / kimi.stats | server time / suggestion p50 | session | $ / hour |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|")
+	fmt.Println("| debounce ms | edits | bursts | provider requests / 100 edits | requests / burst | hung up | shown / accepted | stale share | hit ratio: provider's view / kimi.stats / warm files | server time / answer (server's count; end to end less debounce and provider, p50) | session | $ / hour ($ / burst) |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---|---:|---|---|---:|---|")
 	for _, d := range strings.Split(*debounces, ",") {
 		ms, err := strconv.Atoi(strings.TrimSpace(d))
 		if err != nil {
@@ -90,7 +90,9 @@ type result struct {
 	shown, accepted, stale int64
 	seenTokens, seenCached int64
 	statsHit, cost         float64
-	serverMs               []float64
+	serverMs               []float64 // last edit to diagnostic, less debounce and provider latency
+	serverMsInside         float64   // the server's own count, per answer
+	warmTokens, warmCached int64     // each file's first request left out
 	dur                    time.Duration
 }
 
@@ -102,10 +104,11 @@ func (r *result) row() string {
 		}
 		return a / b
 	}
-	return fmt.Sprintf("| %d | %d | %d | %.1f | %.2f | %d | %d / %d | %.2f | %.3f / %.3f | %.1f ms | %.0f s | %.3f |",
+	return fmt.Sprintf("| %d | %d | %d | %.1f | %.2f | %d | %d / %d | %.2f | %.3f / %.3f / %.3f | %.1f ms; %.0f ms | %.0f s | %.3f ($%.4f) |",
 		r.debounce, r.edits, r.bursts, ratio(float64(r.provider)*100, float64(r.edits)), ratio(float64(r.provider), float64(r.bursts)),
 		r.hungUp, r.shown, r.accepted, ratio(float64(r.stale), float64(r.shown)),
-		ratio(float64(r.seenCached), float64(r.seenTokens)), r.statsHit, benchkit.Median(r.serverMs), r.dur.Seconds(), r.cost*hour)
+		ratio(float64(r.seenCached), float64(r.seenTokens)), r.statsHit, ratio(float64(r.warmCached), float64(r.warmTokens)),
+		r.serverMsInside, benchkit.Median(r.serverMs), r.dur.Seconds(), r.cost*hour, ratio(r.cost, float64(r.bursts)))
 }
 
 // replay runs one session: every task, rounds times.
@@ -197,6 +200,7 @@ func replay(debounce, rounds int, staleP float64, latency time.Duration, blocks 
 			HitRatio float64 `json:"hitRatio"`
 			CostUSD  float64 `json:"costUSD"`
 			Input    float64 `json:"inputCostUSD"`
+			ServerMs float64 `json:"serverMsPerAnswer"`
 			Output   int64   `json:"outputTokens"`
 			Prompt   int64   `json:"promptTokens"`
 			Requests int64   `json:"requests"`
@@ -208,11 +212,26 @@ func replay(debounce, rounds int, staleP float64, latency time.Duration, blocks 
 	r := u.res
 	ne := st.NextEdit
 	r.shown, r.accepted, r.stale, r.statsHit, r.cost = ne.Shown, ne.Accepted, ne.Stale, ne.HitRatio, ne.CostUSD
+	r.serverMsInside = ne.ServerMs
 	if verbose {
 		fmt.Fprintf(os.Stderr, "debounce %d: %d requests with usage, %d prompt tokens, %d output tokens, input $%.4f of $%.4f\n",
 			debounce, ne.Requests, ne.Prompt, ne.Output, ne.Input, ne.CostUSD)
 	}
+	first := map[string]bool{}
 	for _, rec := range srv.Requests() {
+		name := ""
+		for _, f := range files {
+			if strings.Contains(string(rec.Body), "Next-edit suggestions in "+f.name) {
+				name = f.name
+			}
+		}
+		if rec.Usage.PromptTokens > 0 {
+			if first[name] {
+				r.warmTokens += int64(rec.Usage.PromptTokens)
+				r.warmCached += int64(rec.Usage.CachedTokens)
+			}
+			first[name] = true
+		}
 		r.provider++
 		if rec.HungUp {
 			r.hungUp++
