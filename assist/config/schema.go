@@ -435,7 +435,7 @@ var schema = []entry{
 		func(c *Config) *int { return &c.Completion.MaxLines }, readInt(1, 1000), showInt),
 	field("nextEdit.enable", true, "`true`", "next-edit suggestions: after an edit and a pause, the change that comes next elsewhere in the file (a Hint diagnostic, a code action, ghost text)",
 		func(c *Config) *bool { return &c.NextEdit.Enable }, readBool, showBool).offOnly(whyAsYouType),
-	field("nextEdit.debounceMs", DefaultNextEditDebounceMS, "800", "the pause after the last edit before a next edit is asked for (0–10000; chosen by measurement, see [bench/README.md](bench/README.md))",
+	field("nextEdit.debounceMs", DefaultNextEditDebounceMS, "1000", "the pause after the last edit before a next edit is asked for (0–10000; chosen by measurement, see [bench/README.md](bench/README.md))",
 		func(c *Config) *int { return &c.NextEdit.DebounceMS }, readInt(0, 10000), showInt).never(whyAsYouType),
 	{path: "nextEdit.model", def: "`fastModel`", doc: "model for next-edit suggestions",
 		parse: func(p *parser, key string, v any) (any, bool) { return readModel(p, key, v) },
