@@ -396,3 +396,11 @@ func Summarize(out *Outcome, err error) Landing {
 	}
 	return Landing{Kind: LandRefused, Err: err}
 }
+
+// DocumentEdit is the outcome of an edit of one open file computed by the
+// server itself (a next-edit suggestion): the file at path, whose text
+// before was before at the editor's version, becomes after. Plan lands it
+// like a job's edit.
+func DocumentEdit(path, before, after string, version int32) *Outcome {
+	return &Outcome{Changes: []patch.FileChange{{Path: path, Kind: patch.ModifyFile, Before: before, After: after, Version: version}}}
+}

@@ -48,12 +48,15 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	findings := s.reviewActions(uri, snap, rng)
 	var diags []json.RawMessage
 	for _, d := range p.Context.Diagnostics {
-		if !isReviewDiagnostic(d) {
+		if !isReviewDiagnostic(d) && !isNextEditDiagnostic(d) {
 			diags = append(diags, d)
 		}
 	}
 	p.Context.Diagnostics = diags
-	if !selection && len(p.Context.Diagnostics) == 0 && len(findings) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
+	// A next-edit suggestion on these lines comes first, whoever asks: it
+	// is a fix of this very place.
+	next := s.nextEditActions(snap, rng)
+	if !selection && len(p.Context.Diagnostics) == 0 && len(findings) == 0 && len(next) == 0 && !s.invokedByUser(p.Context.TriggerKind, p.Context.Only) {
 		// A client asking on its own at a bare cursor (to light a bulb):
 		// nothing of ours applies there more than anywhere else.
 		return []any{}, nil
@@ -65,7 +68,7 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	}
 	cfg := s.config()
 	base := commandArgs{URI: string(uri), Range: &rng}
-	actions := findings
+	actions := append(next, findings...)
 	for _, a := range cfg.Actions() {
 		cmd, kind := actionCommand(a)
 		switch a.Name {

@@ -52,6 +52,9 @@ var commands = []command{
 	// sent (the key struck out; kept in memory only).
 	{name: "kimi.requests", answer: func(s *Server, args commandArgs) any { return s.requestRecord(args.Last) }},
 	{name: "kimi.lastPrompt", answer: func(s *Server, _ commandArgs) any { return s.ledger.LastPrompt() }},
+	// Next edits: the code action's commands (nextedit.go).
+	{name: cmdNextEditApply, answer: (*Server).nextEditApply},
+	{name: cmdNextEditDismiss, answer: (*Server).nextEditDismiss},
 }
 
 // cmdAction runs a user-defined action.

@@ -182,6 +182,12 @@ func handleInlineCompletion(s *Server, ctx context.Context, req *request) (any, 
 		// suggestion would have to extend it. Stay quiet until it closes.
 		return out, nil
 	}
+	if item := s.nextEditInline(req.view, p.TextDocument.URI, p.Position); item != nil {
+		// The cursor is on the first line of a next-edit suggestion: it is
+		// the answer, with no provider request.
+		out.Items = append(out.Items, *item)
+		return out, nil
+	}
 	snap, cursor, sug := s.suggest(ctx, req.view, p.TextDocument.URI, p.Position, s.completion.trigger(p.Context.TriggerKind))
 	if sug == nil {
 		if ctx.Err() != nil {

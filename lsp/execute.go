@@ -360,6 +360,7 @@ func (s *Server) stats() statsReply {
 	out.Streams, out.Queued = s.jobs.Streams()
 	out.Completion = s.completion.completer.Stats()
 	out.Verify = s.engine.VerifyStats()
+	out.NextEdit = s.nextEdit.Stats()
 	return out
 }
 

@@ -193,7 +193,9 @@ type outDiagnostic struct {
 	Code     string         `json:"code"`
 	Source   string         `json:"source"`
 	Message  string         `json:"message"`
-	Data     *findingData   `json:"data,omitempty"`
+	// Data is *findingData for a review finding, nextEditData for a
+	// next-edit suggestion.
+	Data any `json:"data,omitempty"`
 }
 
 // findingData identifies a review finding in its diagnostic.
@@ -439,6 +441,7 @@ type codeAction struct {
 	Kind        string            `json:"kind,omitempty"`
 	Diagnostics []json.RawMessage `json:"diagnostics,omitempty"`
 	IsPreferred bool              `json:"isPreferred,omitempty"`
+	Edit        *workspaceEdit    `json:"edit,omitempty"`
 	Command     *protocol.Command `json:"command,omitempty"`
 }
 
@@ -450,6 +453,8 @@ type commandArgs struct {
 	Instruction string            `json:"instruction,omitempty"`
 	Name        string            `json:"name,omitempty"`
 	Job         string            `json:"job,omitempty"`
+	// ID names a next-edit suggestion (kimi.nextEdit.*).
+	ID uint64 `json:"id,omitempty"`
 	// Diff asks kimi.review for the uncommitted changes against HEAD.
 	Diff bool `json:"diff,omitempty"`
 	// Finding is the review finding a kimi.fix fixes (removed when the
@@ -504,6 +509,8 @@ type statsReply struct {
 	// Verify counts the edits verified, repaired and not verified by the
 	// helper language servers.
 	Verify assist.VerifyStats `json:"verify"`
+	// NextEdit has next-edit suggestions' figures.
+	NextEdit complete.NextStats `json:"nextEdit"`
 }
 
 // spendReply is kimi.stats's spend: the hour and day windows, whether a
@@ -517,6 +524,20 @@ type spendReply struct {
 // holds, oldest first (metadata only: no contents, no key).
 type requestsReply struct {
 	Requests []assist.Record `json:"requests"`
+}
+
+// Diagnostic severities.
+const (
+	severityHint = 4
+)
+
+// nextEditData is the data of a next-edit diagnostic: the suggestion, for
+// editor plugins that show it in place (Neovim, VS Code).
+type nextEditData struct {
+	ID      uint64         `json:"id"`
+	Version int32          `json:"version"`
+	Range   protocol.Range `json:"range"`
+	NewText string         `json:"newText"`
 }
 
 // Completion: inline (LSP 3.18) and items.

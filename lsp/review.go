@@ -199,6 +199,31 @@ func (s *Server) reviewDiagnostics(uri workspace.URI, snap *workspace.Snapshot) 
 	return out, true
 }
 
+// kimiDiagnostics is every kimi diagnostic of uri in snap, in one list:
+// the review's findings, then the next-edit suggestion. One
+// publishDiagnostics (or pull answer) carries both, so that neither erases
+// the other. ok is false when the review's marks are not for snap's
+// version.
+func (s *Server) kimiDiagnostics(uri workspace.URI, snap *workspace.Snapshot) ([]outDiagnostic, bool) {
+	diags, ok := s.reviewDiagnostics(uri, snap)
+	if !ok {
+		return nil, false
+	}
+	if snap != nil {
+		diags = append(diags, s.nextEditDiagnostics(snap)...)
+	}
+	return diags, true
+}
+
+// diagnosticsChanged marks uri's kimi diagnostics to be sent again (the
+// sender goroutine does it). It never blocks.
+func (s *Server) diagnosticsChanged(uri workspace.URI) {
+	s.reviews.init()
+	s.reviews.mu.Lock()
+	s.reviews.markDirtyLocked(uri)
+	s.reviews.mu.Unlock()
+}
+
 // pullsDiagnostics reports whether the client pulls diagnostics.
 func pullsDiagnostics(caps clientCapabilities) bool {
 	return caps.TextDocument.Diagnostic != nil
@@ -230,7 +255,7 @@ func (s *Server) reviewSender(ctx context.Context) {
 			if !open {
 				snap = nil
 			}
-			diags, ok := s.reviewDiagnostics(uri, snap)
+			diags, ok := s.kimiDiagnostics(uri, snap)
 			if !ok {
 				continue // a didChange is being applied: it marks the file again
 			}
@@ -256,12 +281,12 @@ func handleDocumentDiagnostic(s *Server, ctx context.Context, req *request) (any
 		return nil, rpcError(jsonrpc2.InvalidParams, "textDocument/diagnostic: %v", err)
 	}
 	snap, _ := req.view.Snapshot(uri)
-	diags, ok := s.reviewDiagnostics(uri, snap)
+	diags, ok := s.kimiDiagnostics(uri, snap)
 	if !ok {
 		// The request's view is older or newer than the marks: the
 		// current document answers.
 		cur, _ := s.docs.Snapshot(uri)
-		if diags, ok = s.reviewDiagnostics(uri, cur); !ok {
+		if diags, ok = s.kimiDiagnostics(uri, cur); !ok {
 			diags = []outDiagnostic{}
 		}
 	}
@@ -294,7 +319,11 @@ func (s *Server) reviewActions(uri workspace.URI, snap *workspace.Snapshot, rng 
 		}
 		title := "Kimi: Fix: " + msg
 		r := d.Range
-		args := commandArgs{URI: string(uri), Range: &r, Diagnostics: []json.RawMessage{raw}, Finding: d.Data.Finding}
+		fd, _ := d.Data.(*findingData)
+		if fd == nil {
+			continue
+		}
+		args := commandArgs{URI: string(uri), Range: &r, Diagnostics: []json.RawMessage{raw}, Finding: fd.Finding}
 		out = append(out, codeAction{
 			Title:       title,
 			Kind:        "quickfix",

@@ -20,6 +20,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -200,6 +201,9 @@ type Server struct {
 
 	// completion answers inline completion requests (completion.go).
 	completion *completionState
+	// nextEdit proposes next edits (nextedit.go); their diagnostics go out
+	// with the review's (review.go: one list per document).
+	nextEdit *complete.NextEdits
 	// viewSeq numbers the document views of requests (docView.seq).
 	viewSeq atomic.Uint64
 }
@@ -259,6 +263,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		WatchDegraded: s.watchDegraded,
 	})
 	s.lander = &assist.Lander{Queue: workspace.NewEditQueue(s.docs, s.folders, s.opts.confirmWait), Folders: s.folders}
+	s.nextEdit = newNextEdits(s)
 	for k, v := range requestTable {
 		s.requests[k] = v
 	}

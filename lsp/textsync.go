@@ -45,9 +45,11 @@ func handleDidChange(s *Server, ctx context.Context, raw json.RawMessage) error 
 			changes[i].Range = &r
 		}
 	}
+	prev, _ := s.docs.Snapshot(uri)
 	edits, err := s.docs.ChangeEdits(uri, p.TextDocument.Version, changes, s.encoding())
 	if err == nil {
 		s.reviews.apply(uri, p.TextDocument.Version, edits)
+		s.nextEditEdited(uri, prev)
 	}
 	return err
 }
@@ -65,6 +67,7 @@ func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
 		s.recent.add(uri)
 	}
 	s.completion.completer.Forget(string(uri))
+	s.nextEdit.Forget(string(uri))
 	s.reviews.clear(uri)
 	return s.docs.Close(uri)
 }

@@ -291,3 +291,21 @@ func (t *EditTurn) History(uri URI) []LandedEdit {
 	defer t.q.mu.Unlock()
 	return slices.Clone(t.q.history[uri])
 }
+
+// Busy reports whether an edit of ours to uri is in flight: one holds or
+// waits for the document's turn, or the editor applied one whose didChange
+// has not shown it yet.
+func (q *EditQueue) Busy(uri URI) bool {
+	q.mu.Lock()
+	_, held := q.turns[uri]
+	rec := q.pending[uri]
+	q.mu.Unlock()
+	if held {
+		return true
+	}
+	if rec == nil || !rec.open {
+		return false
+	}
+	snap, open := q.docs.Snapshot(uri)
+	return open && snap.Seq <= rec.seq
+}

@@ -200,3 +200,27 @@ func TestEditQueueTurnsExclusiveAndDropped(t *testing.T) {
 		t.Errorf("%d documents still have a turn after every edit ended", n)
 	}
 }
+
+// TestEditQueueBusy: a document is busy while an edit holds its turn.
+func TestEditQueueBusy(t *testing.T) {
+	docs := NewDocuments()
+	uri := FileURI("/ws/a.go")
+	if err := docs.Open(uri, "go", 1, "package a\n"); err != nil {
+		t.Fatal(err)
+	}
+	q := NewEditQueue(docs, nil, 0)
+	if q.Busy(uri) {
+		t.Fatal("busy before any edit")
+	}
+	turn, err := q.Begin(context.Background(), []URI{uri}, "Kimi: Fix", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.Busy(uri) {
+		t.Error("not busy while an edit holds the turn")
+	}
+	turn.End()
+	if q.Busy(uri) {
+		t.Error("busy after the turn ended")
+	}
+}

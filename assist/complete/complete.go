@@ -607,22 +607,30 @@ func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *mod
 		err = context.Canceled // hung up
 	default:
 		c.counts.failed++
-		var apiErr *model.APIError
-		switch {
-		case errors.Is(err, model.ErrRateLimited):
-			wait := defaultPause
-			if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-				wait = apiErr.RetryAfter
-			}
-			c.pauseUntil = time.Now().Add(wait)
-		case errors.Is(err, model.ErrUnauthorized):
-			err = fmt.Errorf("%w: %w", ErrKeyRefused, err)
-			c.badKey = err
-		}
+		err = c.failedLocked(err)
 	}
 	f.text, f.err = text, err
 	c.mu.Unlock()
 	close(f.done)
+}
+
+// failedLocked takes in a failed stream's error (completion's or a next
+// edit's): a rate limit pauses both, a refused key stops both until it
+// changes. It returns the error to report. Precondition: c.mu is held.
+func (c *Completer) failedLocked(err error) error {
+	var apiErr *model.APIError
+	switch {
+	case errors.Is(err, model.ErrRateLimited):
+		wait := defaultPause
+		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+			wait = apiErr.RetryAfter
+		}
+		c.pauseUntil = time.Now().Add(wait)
+	case errors.Is(err, model.ErrUnauthorized):
+		err = fmt.Errorf("%w: %w", ErrKeyRefused, err)
+		c.badKey = err
+	}
+	return err
 }
 
 // answer streams j's answer and normalises it. This goroutine is no

@@ -89,4 +89,31 @@
 // answer that only starts with the same letters as the typed identifier is
 // a continuation ("ad" answered "apter" gives "adapter"): nothing in it
 // says it started over.
+//
+// # Next edits
+//
+// NextEdits is the other as-you-type surface: after an edit burst and a
+// pause of nextEdit.debounceMs, the change that comes next elsewhere in the
+// file (the uses of a renamed parameter, a new field in the constructor). It
+// follows completion's rules: at most one provider stream per document, and
+// a newer edit hangs it up; the fast model; its own cache.Session per
+// document with a constant system message (NextSystem, which holds the
+// instruction), the window of the file around the edit, the relevance
+// snippets, and the append-only edit log, which is what shows the model the
+// edit the user just made; the Completer's client, stream slots, rate-limit
+// pause and refused-key state. No request for a file over
+// context.maxFileSize, one the caller's secret check refuses, without a
+// key, while an edit of ours to the document is in flight (Busy), or when
+// the budget says no (Allow).
+//
+// The model answers a unified diff of the active file, or nothing. The
+// diff is placed by assist/patch on the text the prompt was built from; the
+// suggestion is kept only if it applies cleanly, changes that file only,
+// leaves the lines the burst wrote alone (it must not undo them), changes at
+// most nextEdit.maxLines lines (a replaced line counts once) and does not
+// write the API key. A document has at most one suggestion. When the user
+// edits again, a change inside the suggestion, or on the line before or
+// after it, drops it as stale; any other change re-places it
+// (patch.Rebase); a change that turns the text into the suggestion's result
+// accepts it, however it was applied.
 package complete

@@ -66,3 +66,50 @@ func (c Config) CompletionModel() string {
 	}
 	return c.FastModel
 }
+
+// Next-edit defaults.
+const (
+	// DefaultNextEditDebounceMS is how long after the last edit of a burst
+	// a next-edit suggestion is asked for. Chosen by replaying edit
+	// sessions (bench/README.md, "Next-edit suggestions"): the shortest
+	// pause tried with one provider request per burst and none hung up
+	// (800 ms: 1.11 requests per burst, a hesitation mid-word starts a
+	// stream the next key hangs up; 500 ms: 1.42; 300 ms: 1.91); longer
+	// ones only make every suggestion later.
+	DefaultNextEditDebounceMS = 1000
+	// DefaultNextEditContextTokens is nextEdit.maxContextTokens.
+	DefaultNextEditContextTokens = 6144
+	// DefaultNextEditMaxLines is nextEdit.maxLines.
+	DefaultNextEditMaxLines = 20
+	// DefaultNextEditTokens bounds thinking and the diff of one next-edit
+	// answer.
+	DefaultNextEditTokens = 2048
+)
+
+// NextEdit tunes next-edit suggestions: after an edit burst and a pause,
+// the change that comes next, elsewhere in the file.
+type NextEdit struct {
+	// Enable turns next-edit suggestions on or off.
+	Enable bool
+	// DebounceMS is the pause after the last edit before the provider is
+	// asked.
+	DebounceMS int
+	// Model is the model; empty means FastModel (see
+	// Config.NextEditModel).
+	Model string
+	// ReasoningEffort for next-edit requests.
+	ReasoningEffort Effort
+	// MaxContextTokens bounds the whole prompt.
+	MaxContextTokens int
+	// MaxLines bounds the lines a suggestion changes.
+	MaxLines int
+}
+
+// NextEditModel returns the model next-edit requests use: nextEdit.model,
+// else fastModel.
+func (c Config) NextEditModel() string {
+	if c.NextEdit.Model != "" {
+		return c.NextEdit.Model
+	}
+	return c.FastModel
+}

@@ -271,8 +271,10 @@ type Config struct {
 	WaitTimeout time.Duration
 	// Completion tunes inline completion.
 	Completion Completion
-	Review     Review
-	Edits      Edits
+	// NextEdit tunes next-edit suggestions.
+	NextEdit NextEdit
+	Review   Review
+	Edits    Edits
 	// Budget bounds the spend (budget.*).
 	Budget Budget
 	// Verify configures edit verification.

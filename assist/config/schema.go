@@ -462,6 +462,36 @@ var schema = []entry{
 		func(c *Config) *int { return &c.Completion.MaxContextTokens }, readInt(1024, 262144), showInt),
 	field("completion.maxLines", DefaultCompletionMaxLines, "12", "longest suggestion, in lines",
 		func(c *Config) *int { return &c.Completion.MaxLines }, readInt(1, 1000), showInt),
+	field("nextEdit.enable", true, "`true`", "next-edit suggestions: after an edit and a pause, the change that comes next elsewhere in the file (a Hint diagnostic, a code action, ghost text)",
+		func(c *Config) *bool { return &c.NextEdit.Enable }, readBool, showBool).offOnly(whyAsYouType),
+	field("nextEdit.debounceMs", DefaultNextEditDebounceMS, "1000", "the pause after the last edit before a next edit is asked for (0–10000; chosen by measurement, see [bench/README.md](bench/README.md))",
+		func(c *Config) *int { return &c.NextEdit.DebounceMS }, readInt(0, 10000), showInt).never(whyAsYouType),
+	{path: "nextEdit.model", def: "`fastModel`", doc: "model for next-edit suggestions",
+		parse: func(p *parser, key string, v any) (any, bool) { return readModel(p, key, v) },
+		set:   func(c *Config, v any) { c.NextEdit.Model = v.(string) },
+		list: func(c Config, add func(key, value string, src Source)) {
+			if c.NextEdit.Model == "" {
+				add("nextEdit.model", strconv.Quote(c.NextEditModel())+" (fastModel)", c.srcOf("fastModel"))
+			} else {
+				add("nextEdit.model", strconv.Quote(c.NextEdit.Model), c.srcOf("nextEdit.model"))
+			}
+		},
+	},
+	{path: "nextEdit.reasoningEffort", def: "`low`", dflt: EffortLow, doc: "`max` on `kimi-k3`, which accepts nothing else",
+		parse: func(p *parser, key string, v any) (any, bool) { return p.effort(key, v) },
+		set:   func(c *Config, v any) { c.NextEdit.ReasoningEffort = v.(Effort) },
+		list: func(c Config, add func(key, value string, src Source)) {
+			if e, forced := EffortFor(c.NextEditModel(), c.NextEdit.ReasoningEffort); forced {
+				add("nextEdit.reasoningEffort", strconv.Quote(string(e)), Source{Kind: FromModel, Name: c.NextEditModel()})
+			} else {
+				add("nextEdit.reasoningEffort", strconv.Quote(string(c.NextEdit.ReasoningEffort)), c.srcOf("nextEdit.reasoningEffort"))
+			}
+		},
+	},
+	field("nextEdit.maxContextTokens", DefaultNextEditContextTokens, "6144", "the whole next-edit prompt (1024–262144): the file around the edit, room for its edit log, related snippets",
+		func(c *Config) *int { return &c.NextEdit.MaxContextTokens }, readInt(1024, 262144), showInt),
+	field("nextEdit.maxLines", DefaultNextEditMaxLines, "20", "most lines a suggestion may change",
+		func(c *Config) *int { return &c.NextEdit.MaxLines }, readInt(1, 200), showInt),
 	field("review.maxFindings", DefaultMaxFindings, "20", "most findings of *Kimi: Review* kept per file (1–200), shown as diagnostics with source `kimi`",
 		func(c *Config) *int { return &c.Review.MaxFindings }, readInt(1, 200), showInt),
 	field("edits.confirm", ConfirmNever, "`never`", "when a model edit is sent for confirmation hunk by hunk (one change annotation per hunk, for editors that support them): `never`, `multiFile` (edits that touch more than one file or create, delete or rename one), `always`",

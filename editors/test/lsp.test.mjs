@@ -302,3 +302,43 @@ test('a client without progress or showDocument still gets the whole explanation
     assert.ok(logs.length <= 2, `at most 2 log lines for one explain, got ${logs.length}`);
   });
 });
+
+// The path of Helix, eglot, lsp-mode and every client without a plugin: the
+// next-edit suggestion arrives as a Hint diagnostic (code next-edit), and the
+// preferred quickfix at it applies the edit as one versioned WorkspaceEdit.
+test('next edit: a rename gives a next-edit diagnostic whose preferred quickfix applies the use below', async () => {
+  await withClient('nextedit.json', {}, async (client, standin) => {
+    const diags = [];
+    client.conn.onNotification('textDocument/publishDiagnostics', (p) => diags.push(p));
+    const renamed = client.doc.getText().replace('func Add(a, b int)', 'func Add(a, y int)');
+    client.doc = TextDocument.create(client.doc.uri, 'go', client.doc.version + 1, renamed);
+    client.conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri: client.doc.uri, version: client.doc.version },
+      contentChanges: [{ text: renamed }],
+    });
+    const find = () => diags.flatMap((p) => p.diagnostics).find((d) => d.code === 'next-edit');
+    await waitFor(find, 30000, 'a next-edit diagnostic');
+    const d = find();
+    assert.equal(d.source, 'kimi');
+    assert.equal(d.severity, 4, 'severity Hint');
+    assert.equal(d.range.start.line, 6, 'on the use below the signature');
+    assert.match(d.message, /^Kimi: next edit — /);
+    assert.equal(standin.requests().length, 1, 'one provider request');
+    const actions = await client.conn.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: client.doc.uri }, range: d.range, context: { diagnostics: [d] },
+    });
+    const apply = actions.find((a) => a.title.startsWith('Kimi: Apply next edit'));
+    assert.ok(apply, JSON.stringify(actions));
+    assert.equal(apply.kind, 'quickfix');
+    assert.ok(apply.isPreferred === undefined || apply.isPreferred === true);
+    assert.ok(actions.some((a) => a.title === 'Kimi: Dismiss next edit'), JSON.stringify(actions));
+    assert.ok(!actions.some((a) => a.title.includes('Kimi: next edit')), 'no Fix of the suggestion itself: ' + JSON.stringify(actions));
+    const r = await client.applyEdit({ edit: apply.edit });
+    assert.deepEqual(r, { applied: true }, 'the edit is versioned against the open document');
+    assert.ok(client.doc.getText().includes('\treturn a - y\n'), client.doc.getText());
+    await waitFor(async () => {
+      const st = await client.conn.sendRequest('workspace/executeCommand', { command: 'kimi.stats', arguments: [] });
+      return st.nextEdit && st.nextEdit.accepted === 1;
+    }, 15000, 'kimi.stats to count the next edit accepted');
+  });
+});

@@ -111,6 +111,12 @@ test('nvim: q in the review buffer applies nothing and the job says so', async (
   await scenario('confirm_cancel', 'confirm.json');
 });
 
+test('nvim: a next-edit suggestion is shown at its place; <Tab> jumps, <Tab> applies it in one versioned applyEdit', async () => {
+  await scenario('nextedit', 'nextedit.json', async (standin) => {
+    assert.equal(standin.requests().length, 1, 'one request reached the provider');
+  });
+});
+
 test('nvim: inline completion ghost text is shown, followed, accepted, dismissed and cleared', async () => {
   await scenario('completion', 'completion.json');
 });

@@ -2,7 +2,7 @@
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
--- tests | confirm | confirm_cancel.
+-- tests | confirm | confirm_cancel | nextedit.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
@@ -373,6 +373,63 @@ local ok, err = pcall(function()
       check(#applied == 0, "Neovim's handler got nothing", vim.inspect(applied))
       check((e.message or ''):find('cancelled', 1, true) ~= nil, 'the end message says the review was cancelled', e.message)
     end
+  elseif scenario == 'nextedit' then
+    local nextedit = require('kimi.nextedit')
+    -- Rename b in Add's signature; the stand-in proposes the use below.
+    vim.api.nvim_buf_set_text(bufnr, 5, 12, 5, 13, { 'y' })
+    vim.cmd('let &undolevels = &undolevels') -- an undo break: the rename is the user's own step
+    vim.api.nvim_win_set_cursor(code_win, { 1, 0 })
+    wait(30000, function()
+      return nextedit.current(bufnr) ~= nil
+    end, 'the next-edit suggestion')
+    local diag
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+      if code == 'next-edit' then
+        diag = d
+      end
+    end
+    check(diag ~= nil and diag.lnum == 6 and diag.severity == vim.diagnostic.severity.HINT,
+      'a Hint diagnostic with code next-edit on the use below', vim.inspect(vim.diagnostic.get(bufnr)))
+    local ns = vim.api.nvim_get_namespaces()['kimi_next_edit']
+    local marks = ns and vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true }) or {}
+    local shown = ''
+    for _, m in ipairs(marks) do
+      for _, l in ipairs(m[4].virt_lines or {}) do
+        shown = shown .. l[1][1] .. '\n'
+      end
+    end
+    check(shown:find('return a - y', 1, true) ~= nil, 'the new text is shown as virtual lines at its place', vim.inspect(marks))
+    local tab = vim.api.nvim_replace_termcodes('<Tab>', true, false, true)
+    vim.api.nvim_feedkeys(tab, 'mx', false)
+    check(vim.api.nvim_win_get_cursor(0)[1] == 7, 'the first <Tab> jumps to the suggestion', vim.inspect(vim.api.nvim_win_get_cursor(0)))
+    vim.api.nvim_feedkeys(tab, 'mx', false)
+    wait(15000, function()
+      return vim.api.nvim_buf_get_lines(bufnr, 6, 7, false)[1] == '\treturn a - y'
+    end, 'the second <Tab> to apply the suggestion')
+    check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
+    local v = applied[1] and applied[1].versions[1]
+    check(v ~= nil and v.sent == v.buffer, 'the edit is versioned against the buffer', vim.inspect(applied))
+    wait(10000, function()
+      return #vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, {}) == 0
+    end, 'the suggestion to be cleared')
+    local st
+    wait(15000, function()
+      if not st or (st.nextEdit or {}).accepted ~= 1 then
+        st = nil
+        require('kimi.util').request(client, 'workspace/executeCommand', { command = 'kimi.stats' }, function(_, r)
+          st = r or {}
+        end, bufnr)
+        vim.wait(500, function()
+          return st ~= nil
+        end, 20)
+      end
+      return st ~= nil and (st.nextEdit or {}).accepted == 1
+    end, 'kimi.stats to count the next edit accepted')
+    vim.cmd('normal! u')
+    check(vim.api.nvim_buf_get_lines(bufnr, 5, 7, false)[2] == '\treturn a - b' and
+      vim.api.nvim_buf_get_lines(bufnr, 5, 6, false)[1] == 'func Add(a, y int) int {',
+      'u undoes the next edit in one step, and only it', table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n'))
   else
     check(false, 'known scenario', tostring(scenario))
   end

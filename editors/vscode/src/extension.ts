@@ -56,6 +56,7 @@ import { logLine, notice, stderrReachesOutput } from './messages';
 import { isExplanation, openExplanation } from './preview';
 import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
 import { RequestRecord, requestItems } from './requests';
+import { NextEditUI } from './nextedit';
 
 /** The server commands the palette commands map to. */
 const SERVER_COMMANDS = new Set([
@@ -87,6 +88,7 @@ let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
 let secrets: vscode.SecretStorage;
 let completion: CompletionUI;
+let nextEdit: NextEditUI;
 const jobs = new JobTracker();
 let stats: Stats | undefined;
 let tokenSeq = 0;
@@ -122,6 +124,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   refreshStatus();
   statusItem.show();
   completion = new CompletionUI(vscode, SECTION, context);
+  nextEdit = new NextEditUI(vscode, SECTION, context);
 
   const reg = (id: string, fn: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -228,6 +231,7 @@ async function start(): Promise<LanguageClient | undefined> {
   const c = new LanguageClient('kimi-lsp', 'Kimi', serverOptions, clientOptions);
   client = c;
   completion.attach(c);
+  nextEdit.attach(c);
   // In place of vscode-languageclient's handlers (see messages.ts): one copy
   // of each server warning in the output, and error notifications with the
   // buttons that fix them.
@@ -299,6 +303,7 @@ function tellError(text: string, actions: FixAction[], level: 'error' | 'warning
 async function stop(): Promise<void> {
   const c = client;
   client = undefined;
+  nextEdit?.attach(undefined);
   if (c) {
     try {
       await c.stop();

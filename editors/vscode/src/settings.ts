@@ -16,6 +16,7 @@ export const SECTION_KEYS = [
   'progress',
   'logLevel',
   'completion',
+  'nextEdit',
 ] as const;
 
 /** Name of the configuration section shared by the extension and the server. */

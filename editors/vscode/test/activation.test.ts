@@ -36,13 +36,23 @@ test('activation without a server finishes, and every command says what is wrong
     assert.ok(looked?.includes(MISSING), `"looked in" names the configured path: ${looked}`);
   });
 
-  await t.test('the two status-bar items say what each is for (issue 21 item 19)', () => {
-    assert.equal(fake.statusItems.length, 2, JSON.stringify(fake.statusItems));
-    const [a, b] = fake.statusItems;
-    assert.notEqual(a.text, b.text);
-    assert.notEqual(a.tooltip, b.tooltip);
-    assert.ok(a.name !== '' && b.name !== '' && a.name !== b.name, JSON.stringify(fake.statusItems));
-    assert.ok(a.id !== '' && b.id !== '' && a.id !== b.id, JSON.stringify(fake.statusItems));
+  await t.test('the status-bar items say what each is for (issue 21 item 19): jobs, inline completion, next edits', () => {
+    assert.equal(fake.statusItems.length, 3, JSON.stringify(fake.statusItems));
+    for (const [i, a] of fake.statusItems.entries()) {
+      for (const b of fake.statusItems.slice(i + 1)) {
+        assert.notEqual(a.text, b.text);
+        assert.notEqual(a.tooltip, b.tooltip);
+        assert.ok(a.name !== '' && b.name !== '' && a.name !== b.name, JSON.stringify(fake.statusItems));
+        assert.ok(a.id !== '' && b.id !== '' && a.id !== b.id, JSON.stringify(fake.statusItems));
+      }
+    }
+    assert.equal(fake.statusItems[2].command, 'kimi-lsp.toggleNextEdit');
+  });
+
+  await t.test('Tab and Escape are bound to the next-edit commands only while one is visible', () => {
+    for (const id of ['kimi-lsp.nextEdit.jumpOrAccept', 'kimi-lsp.nextEdit.dismiss', 'kimi-lsp.toggleNextEdit']) {
+      assert.ok(fake.commands.get(id), `${id} is registered`);
+    }
   });
 
   await t.test('Set API Key opens its input box', async () => {

@@ -83,6 +83,12 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
       },
       activeTextEditor: undefined,
       withProgress: () => never(),
+      createTextEditorDecorationType: () => ({ dispose: () => undefined }),
+      onDidChangeActiveTextEditor: () => disposable,
+    },
+    languages: {
+      onDidChangeDiagnostics: () => disposable,
+      getDiagnostics: () => [],
     },
     commands: {
       registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {

@@ -15,6 +15,7 @@ local progress = require('kimi.progress')
 local explain = require('kimi.explain')
 local edits = require('kimi.edits')
 local completion = require('kimi.completion')
+local nextedit = require('kimi.nextedit')
 
 local M = {}
 
@@ -49,6 +50,10 @@ local defaults = {
   -- Inline completion (ghost text): see require("kimi.completion") and
   -- :help kimi-completion. { enabled = false } turns it off.
   completion = {},
+  -- Next-edit suggestions: see require("kimi.nextedit"). key (default
+  -- "<Tab>" in normal mode, while a suggestion exists) jumps to it, then
+  -- applies it; dismiss (unset) drops it; { enabled = false } shows none.
+  next_edit = {},
 }
 
 M.config = vim.deepcopy(defaults)
@@ -126,6 +131,7 @@ local function handlers()
     ['window/showMessage'] = explain.show_message,
     ['workspace/applyEdit'] = edits.apply_edit,
     ['$/kimi/completionStatus'] = completion.on_status,
+    ['textDocument/publishDiagnostics'] = nextedit.on_diagnostics(vim.lsp.handlers['textDocument/publishDiagnostics']),
   }
   if M.config.show_document then
     h['window/showDocument'] = explain.show_document
@@ -140,6 +146,7 @@ end
 
 local function on_attach(client, bufnr)
   completion.on_attach(client, bufnr)
+  nextedit.on_attach(client, bufnr)
   if M.config.on_attach then
     M.config.on_attach(client, bufnr)
   end
@@ -373,6 +380,17 @@ local function stats_lines(s)
       table.insert(lines, string.format('  the %s budget is spent until %s', sp.cap.name or '?', sp.cap.ends or '?'))
     end
   end
+  local n = s.nextEdit
+  if type(n) == 'table' and (n.requested or 0) > 0 then
+    vim.list_extend(lines, {
+      'Next edits',
+      string.format('  requested       %d', n.requested),
+      string.format('  shown           %d', n.shown or 0),
+      string.format('  accepted        %d', n.accepted or 0),
+      string.format('  dismissed       %d', n.dismissed or 0),
+      string.format('  cost            $%.4f', n.costUSD or 0),
+    })
+  end
   return lines
 end
 M.stats_lines = stats_lines
@@ -556,6 +574,9 @@ local function define_commands()
       return vim.tbl_keys(M.jobs)
     end,
   })
+  cmd('KimiNextEditDismiss', function()
+    nextedit.dismiss()
+  end, { desc = 'Dismiss the next-edit suggestion of this buffer' })
   cmd('KimiReview', function(o)
     M.review(o, vim.trim(o.args or '') == 'diff')
   end, {
@@ -599,6 +620,7 @@ function M.setup(opts)
   progress.configure({ mode = M.config.progress })
   explain.configure({ split = M.config.explanation_split, focus = M.config.explanation_focus })
   completion.setup(M.config.completion, M.name)
+  nextedit.setup(M.config.next_edit, M.name)
   define_commands()
 
   local group = vim.api.nvim_create_augroup('kimi', { clear = true })

@@ -1,0 +1,852 @@
+package complete
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+	"github.com/kimi-lsp/kimi-lsp/cache"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
+)
+
+// NextSystem is the system message of every next-edit request: a
+// constant, so that it is the start of every cached prefix, and it holds
+// the instruction, so that the request block stays small.
+const NextSystem = `You are the next-edit engine of the kimi-lsp language server.
+The first user message shows the project and the file being edited (sometimes only a part of it, as the project block says).
+The second shows the edits the user just made to that file, as unified diff hunks, then the request, with <|cursor|> marking where the user stopped typing.
+Predict the one edit the user will make next because of what they just changed, elsewhere in this file: the uses of a renamed name, a new field in a constructor or a String method, the other calls of a function whose parameters changed.
+Answer with a unified diff of that file only (--- a/PATH, +++ b/PATH, then @@ hunks with 3 lines of context exactly as the file has them now) and nothing else: no explanation, no Markdown fences.
+Never change or undo the lines the user just edited. Change as few lines as the edit needs.
+If no edit clearly follows from what the user just did, answer with nothing.
+`
+
+// nextAnswerTokens bounds thinking and the diff of one next-edit answer.
+const nextAnswerTokens = config.DefaultNextEditTokens
+
+// nextTailLines is how many lines around the cursor the request block of a
+// next-edit prompt repeats.
+const nextTailLines = 2
+
+// NextOptions configure NextEdits.
+type NextOptions struct {
+	// Config returns the current configuration, read at every edit.
+	Config func() config.Config
+	// Completer lends its model client, its key and rate-limit state and
+	// its stream slots: a refused key or a rate limit stops both.
+	Completer *Completer
+	// Context ends every stream (the session's end); nil: Background.
+	Context context.Context
+	// Logger receives debug records; nil: the Completer's.
+	Logger *slog.Logger
+	// Changed is called, outside every lock of the package, when a
+	// document's suggestion appears, moves or goes. It must not block.
+	Changed func(key string)
+	// Busy reports that an edit of ours to the document is in flight (a
+	// job's applyEdit): no next edit is asked for then.
+	Busy func(key string) bool
+	// Allow is the budget's say before each provider request: false
+	// means none now (a background surface stops at the budget cap).
+	// Nil allows every request.
+	Allow func() bool
+}
+
+// NextRequest is one edit of a document, as the editor reported it.
+type NextRequest struct {
+	// Key identifies the document (its URI).
+	Key string
+	// Path is the workspace-relative path the model sees; Language the
+	// document's language id; Project names the workspace.
+	Path, Language, Project string
+	// Doc is the text after the edit; Prev the text before it.
+	Doc, Prev *workspace.Snapshot
+	// Folders and Open give the prompt the related snippets (as
+	// completion's). Nil Folders: the active file only.
+	Folders *workspace.Folders
+	Open    []*workspace.Snapshot
+	// Eligible is asked when the pause ends, off the editor's read loop:
+	// false (a secrets file, by the one secret check) means no request.
+	Eligible func() bool
+}
+
+// NextSuggestion is the edit proposed for a document, placed on the
+// document's text of Version.
+type NextSuggestion struct {
+	// ID names the suggestion (a newer one has a larger ID).
+	ID uint64
+	// Version is the document version the offsets are for.
+	Version int32
+	// Edits are line-level edits of that text, sorted.
+	Edits []patch.Edit
+	// Start and End are the byte range from the first edit's start to the
+	// last edit's end; NewText replaces it (the text between the edits
+	// included).
+	Start, End int
+	NewText    string
+	// Summary is one line for the diagnostic's message.
+	Summary string
+	// Lines counts the lines it changes.
+	Lines int
+}
+
+// NextEdits proposes, after an edit burst and a pause, the edit that comes
+// next in the same file (see the package doc, "Next edits"). It is safe
+// for concurrent use.
+type NextEdits struct {
+	opts NextOptions
+	log  *slog.Logger
+	ctx  context.Context
+
+	mu      sync.Mutex
+	docs    map[string]*nextDoc
+	ids     uint64
+	counts  nextCounts
+	retired cache.Stats
+}
+
+// nextDoc is one document's next-edit state. Precondition for every
+// field: NextEdits.mu is held.
+type nextDoc struct {
+	key     string
+	seq     uint64 // the latest edit
+	timer   *time.Timer
+	cancel  context.CancelFunc // the running stream's, if any
+	pending NextRequest        // the latest edit
+	cursor  int                // where that edit ended, in pending.Doc
+	burst   string             // the text before the current burst ("" with noBurst)
+	noBurst bool
+	sug     *NextSuggestion
+	base    string // the text sug is placed on
+	sess    *cache.Session
+	sessID  string
+	layout  *layout
+	touched time.Time
+}
+
+type nextCounts struct {
+	requested, shown, accepted, dismissed, stale, refused, empty, failed, cancelled int64
+	// judged counts the answers checked; server is the time they took in
+	// the server, the provider's excluded (prompt, placing, checks).
+	judged int64
+	server time.Duration
+}
+
+// NewNextEdits returns the next-edit machinery sharing c's client.
+func NewNextEdits(opts NextOptions) *NextEdits {
+	if opts.Config == nil {
+		opts.Config = config.Default
+	}
+	if opts.Completer == nil {
+		opts.Completer = New(Options{Config: opts.Config, Logger: opts.Logger})
+	}
+	log := opts.Logger
+	if log == nil {
+		log = opts.Completer.log
+	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &NextEdits{opts: opts, log: log, ctx: ctx, docs: map[string]*nextDoc{}}
+}
+
+func (n *NextEdits) changed(key string) {
+	if n.opts.Changed != nil {
+		n.opts.Changed(key)
+	}
+}
+
+// docLocked returns key's state. Precondition: n.mu is held.
+func (n *NextEdits) docLocked(key string) *nextDoc {
+	d := n.docs[key]
+	if d == nil {
+		if len(n.docs) >= maxDocs {
+			var oldest *nextDoc
+			for _, o := range n.docs {
+				if o.cancel == nil && o.sug == nil && (oldest == nil || o.touched.Before(oldest.touched)) {
+					oldest = o
+				}
+			}
+			if oldest != nil {
+				n.dropLocked(oldest)
+			}
+		}
+		d = &nextDoc{key: key, noBurst: true}
+		n.docs[key] = d
+	}
+	d.touched = time.Now()
+	return d
+}
+
+// dropLocked forgets d. Precondition: n.mu is held.
+func (n *NextEdits) dropLocked(d *nextDoc) {
+	n.stopLocked(d)
+	if d.sess != nil {
+		addStats(&n.retired, d.sess.Stats())
+	}
+	delete(n.docs, d.key)
+}
+
+// stopLocked stops d's timer and hangs its stream up. Precondition: n.mu
+// is held.
+func (n *NextEdits) stopLocked(d *nextDoc) {
+	if d.timer != nil {
+		d.timer.Stop()
+		d.timer = nil
+	}
+	if d.cancel != nil {
+		d.cancel()
+		d.cancel = nil
+		n.counts.cancelled++
+	}
+}
+
+// Forget drops a document's state (it was closed), its stream and its
+// suggestion.
+func (n *NextEdits) Forget(key string) {
+	n.mu.Lock()
+	d := n.docs[key]
+	had := d != nil && d.sug != nil
+	if d != nil {
+		n.dropLocked(d)
+	}
+	n.mu.Unlock()
+	if had {
+		n.changed(key)
+	}
+}
+
+// Edited takes in an edit of a document: it hangs up the document's
+// stream (a newer edit makes it useless), re-places or drops the
+// suggestion, and asks again after nextEdit.debounceMs without a newer
+// edit. It does no I/O and never waits: the editor's read loop calls it.
+func (n *NextEdits) Edited(req NextRequest) {
+	cfg := n.opts.Config()
+	cur := req.Doc.Text()
+	n.mu.Lock()
+	d := n.docLocked(req.Key)
+	d.seq++
+	seq := d.seq
+	n.stopLocked(d)
+	accepted := n.counts.accepted
+	moved := n.replaceLocked(d, req.Doc, cur)
+	if n.counts.accepted != accepted {
+		// The edit was the suggestion itself: the model's own edit is no
+		// burst of the user's to ask about (at most one request per burst).
+		d.burst, d.noBurst = "", true
+		n.mu.Unlock()
+		n.changed(req.Key)
+		return
+	}
+	prev := ""
+	if req.Prev != nil {
+		prev = req.Prev.Text()
+	}
+	if d.noBurst {
+		d.burst, d.noBurst = prev, false
+	}
+	d.pending, d.cursor = req, changeEnd(prev, cur)
+	if cfg.NextEdit.Enable && int64(len(cur)) <= cfg.Context.MaxFileSize {
+		wait := time.Duration(cfg.NextEdit.DebounceMS) * time.Millisecond
+		d.timer = time.AfterFunc(wait, func() { n.fire(d, seq) })
+	}
+	n.mu.Unlock()
+	if moved {
+		n.changed(req.Key)
+	}
+}
+
+// replaceLocked follows d's suggestion to the document's new text cur: it
+// is accepted when cur is its result, dropped when the user's change
+// touches its lines or the line before or after them, otherwise rebased.
+// It reports whether the suggestion changed. Precondition: n.mu is held.
+func (n *NextEdits) replaceLocked(d *nextDoc, doc *workspace.Snapshot, cur string) bool {
+	s := d.sug
+	if s == nil {
+		return false
+	}
+	if cur == d.base {
+		s.Version = doc.Version
+		return false
+	}
+	if after, err := patch.ApplyEdits(d.base, s.Edits); err == nil && after == cur {
+		n.counts.accepted++
+		d.sug = nil
+		return true
+	}
+	user := patch.LineEdits(d.base, cur)
+	if rest, ok := partly(s.Edits, user); ok {
+		// The editor applies the suggestion one edit at a time (a
+		// didChange each): keep what is left of it.
+		edits, err := patch.Rebase(d.base, cur, rest)
+		if err == nil {
+			d.sug = placed(s.ID, doc.Version, cur, edits, s.Summary, s.Lines)
+			d.base = cur
+			return true
+		}
+	}
+	lo, hi := widen(d.base, s.Start, s.End)
+	for _, u := range user {
+		if u.Start < hi && lo < u.End || u.Start == u.End && lo < u.Start && u.Start < hi {
+			n.counts.stale++
+			d.sug = nil
+			return true
+		}
+	}
+	edits, err := patch.Rebase(d.base, cur, s.Edits)
+	if err != nil {
+		n.counts.stale++
+		d.sug = nil
+		return true
+	}
+	d.sug = placed(s.ID, doc.Version, cur, edits, s.Summary, s.Lines)
+	d.base = cur
+	return true
+}
+
+// partly reports whether the user's changes are some of the suggestion's
+// edits exactly, and returns the others.
+func partly(edits, user []patch.Edit) ([]patch.Edit, bool) {
+	if len(user) == 0 || len(user) >= len(edits) {
+		return nil, false
+	}
+	var rest []patch.Edit
+	i := 0
+	for _, e := range edits {
+		if i < len(user) && user[i] == e {
+			i++
+			continue
+		}
+		rest = append(rest, e)
+	}
+	return rest, i == len(user)
+}
+
+// widen returns the byte range from the start of the line before the one
+// holding start to the end of the line after the one holding end: a change
+// there is "next to" the suggestion.
+func widen(text string, start, end int) (lo, hi int) {
+	lo = strings.LastIndexByte(text[:start], '\n') // end of the line before
+	if lo >= 0 {
+		lo = strings.LastIndexByte(text[:lo], '\n') + 1
+	} else {
+		lo = 0
+	}
+	hi = end
+	steps := 2 // to the end of end's line, then of the next
+	if end > 0 && text[end-1] == '\n' {
+		steps = 1 // end is the start of the line after
+	}
+	for range steps {
+		i := strings.IndexByte(text[min(hi, len(text)):], '\n')
+		if i < 0 {
+			return lo, len(text)
+		}
+		hi += i + 1
+	}
+	return lo, hi
+}
+
+// changeEnd returns where the change from prev to cur ends in cur: after
+// their common prefix and before their common suffix.
+func changeEnd(prev, cur string) int {
+	p := 0
+	for p < len(prev) && p < len(cur) && prev[p] == cur[p] {
+		p++
+	}
+	s := 0
+	for s < len(prev)-p && s < len(cur)-p && prev[len(prev)-1-s] == cur[len(cur)-1-s] {
+		s++
+	}
+	return len(cur) - s
+}
+
+// placed builds a suggestion from edits of text.
+func placed(id uint64, version int32, text string, edits []patch.Edit, summary string, lines int) *NextSuggestion {
+	start, end := edits[0].Start, edits[len(edits)-1].End
+	var b strings.Builder
+	last := start
+	for _, e := range edits {
+		b.WriteString(text[last:e.Start])
+		b.WriteString(e.NewText)
+		last = e.End
+	}
+	return &NextSuggestion{ID: id, Version: version, Edits: edits, Start: start, End: end, NewText: b.String(), Summary: summary, Lines: lines}
+}
+
+// Current returns a copy of key's suggestion, or nil.
+func (n *NextEdits) Current(key string) *NextSuggestion {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	d := n.docs[key]
+	if d == nil || d.sug == nil {
+		return nil
+	}
+	s := *d.sug
+	s.Edits = slices.Clone(s.Edits)
+	return &s
+}
+
+// shownLocked counts a suggestion offered. Precondition: n.mu is held.
+func (n *NextEdits) shownLocked() { n.counts.shown++ }
+
+// Dismiss drops key's suggestion id (the user said no); false when it is
+// no longer the current one.
+func (n *NextEdits) Dismiss(key string, id uint64) bool {
+	n.mu.Lock()
+	d := n.docs[key]
+	ok := d != nil && d.sug != nil && (id == 0 || d.sug.ID == id)
+	if ok {
+		d.sug = nil
+		n.counts.dismissed++
+	}
+	n.mu.Unlock()
+	if ok {
+		n.changed(key)
+	}
+	return ok
+}
+
+// fire asks for d's next edit when the pause after edit seq ended without
+// a newer edit. It runs in the timer's goroutine; a panic fails this
+// suggestion only.
+func (n *NextEdits) fire(d *nextDoc, seq uint64) {
+	defer func() {
+		if r := recover(); r != nil {
+			_ = provider.Recovered(n.log, "a next-edit stream", r)
+		}
+	}()
+	began := time.Now()
+	cfg := n.opts.Config()
+	n.mu.Lock()
+	if d.seq != seq || n.docs[d.key] != d {
+		n.mu.Unlock()
+		return
+	}
+	d.timer = nil
+	req, cursor := d.pending, d.cursor
+	n.mu.Unlock()
+
+	if !cfg.NextEdit.Enable || int64(req.Doc.Len()) > cfg.Context.MaxFileSize ||
+		req.Eligible != nil && !req.Eligible() ||
+		n.opts.Busy != nil && n.opts.Busy(req.Key) ||
+		n.opts.Allow != nil && !n.opts.Allow() {
+		return
+	}
+	c := n.opts.Completer
+	if err := c.opts.Ledger.Background("next edits"); err != nil {
+		// A budget is spent: the ledger has told the user once.
+		n.log.Debug("next edit not asked", "error", err)
+		return
+	}
+	c.mu.Lock()
+	paused := time.Now().Before(c.pauseUntil)
+	client, err := c.clientLocked(cfg)
+	c.mu.Unlock()
+	if paused || err != nil {
+		n.log.Debug("next edit not asked", "paused", paused, "error", err)
+		return
+	}
+	related := n.related(d, req, cursor, cfg)
+
+	n.mu.Lock()
+	if d.seq != seq {
+		n.mu.Unlock()
+		return
+	}
+	j, err := n.promptLocked(d, req, cursor, cfg, related)
+	if err != nil {
+		n.mu.Unlock()
+		n.log.Debug("next-edit prompt", "error", err)
+		return
+	}
+	text := req.Doc.Text()
+	typed := typedLines(d.burst, text)
+	d.burst, d.noBurst = "", true
+	ctx, cancel := context.WithTimeout(n.ctx, StreamTimeout)
+	d.cancel = cancel
+	n.counts.requested++
+	n.mu.Unlock()
+
+	prep := time.Since(began)
+	answer, err := n.stream(ctx, client, j)
+	answered := time.Now()
+	// Hung up: a newer edit (stopLocked) or the session's end.
+	hungUp := errors.Is(context.Cause(ctx), context.Canceled)
+	cancel()
+	n.mu.Lock()
+	hungUp = hungUp || d.seq != seq
+	if d.seq == seq {
+		d.cancel = nil
+	}
+	if err != nil && !hungUp {
+		n.counts.failed++
+	}
+	n.mu.Unlock()
+	if err != nil && !hungUp {
+		c.mu.Lock()
+		err = c.failedLocked(err)
+		c.mu.Unlock()
+		n.log.Debug("next edit failed", "path", req.Path, "error", err)
+		return
+	}
+	if hungUp {
+		return
+	}
+	sug, why := nextFromAnswer(answer, req.Path, text, typed, cfg, j.key)
+	n.mu.Lock()
+	n.counts.judged++
+	n.counts.server += prep + time.Since(answered)
+	switch {
+	case d.seq != seq:
+		// An edit arrived after the answer was complete: not shown.
+		n.counts.stale++
+		n.mu.Unlock()
+		return
+	case sug == nil && why == "":
+		n.counts.empty++
+		n.mu.Unlock()
+		return
+	case sug == nil:
+		n.counts.refused++
+		n.mu.Unlock()
+		n.log.Debug("next edit not shown", "path", req.Path, "why", why)
+		return
+	}
+	n.ids++
+	sug.ID, sug.Version = n.ids, req.Doc.Version
+	d.sug, d.base = sug, text
+	n.shownLocked()
+	n.mu.Unlock()
+	n.changed(req.Key)
+}
+
+// related chooses the snippets of a new layout (outside the locks: the
+// ranking takes milliseconds), or nil when d's layout still fits.
+func (n *NextEdits) related(d *nextDoc, req NextRequest, cursor int, cfg config.Config) []cache.Document {
+	b := splitBudget(cfg.NextEdit.MaxContextTokens)
+	n.mu.Lock()
+	relayout := d.layout == nil || !d.layout.win.fits(req.Doc, cursor, b.windowBytes(d.layout.relatedBytes()))
+	n.mu.Unlock()
+	if !relayout || req.Folders == nil {
+		return nil
+	}
+	w := chooseWindow(req.Doc, cursor, b.windowBytes(0))
+	start, end := w.bounds(req.Doc)
+	return fitRelated(relevance.Choose(relevance.Workspace(req.Folders), relevance.Request{
+		Active: req.Doc, SelStart: cursor, SelEnd: cursor, Snippets: true, ShownStart: start, ShownEnd: end,
+		Open: req.Open, MaxTokens: b.relatedTokens,
+	}).Stable, req.Path, b.relatedTokens)
+}
+
+// promptLocked lays out req's prompt in d's session, as completion does:
+// a window of the file around the edit (the whole file when it fits), the
+// related snippets, the append-only edit log, a small request block.
+// Precondition: n.mu is held.
+func (n *NextEdits) promptLocked(d *nextDoc, req NextRequest, cursor int, cfg config.Config, related []cache.Document) (*job, error) {
+	ne := cfg.NextEdit
+	b := splitBudget(ne.MaxContextTokens)
+	name := cfg.NextEditModel()
+	sid := fmt.Sprintf("%d/%s/%s", ne.MaxContextTokens, cfg.CacheTTL, name)
+	if d.sess == nil || d.sessID != sid {
+		if d.sess != nil {
+			addStats(&n.retired, d.sess.Stats())
+		}
+		s, err := cache.NewSession(cache.Config{
+			System:       NextSystem,
+			Model:        name,
+			Prices:       provider.Prices(cfg),
+			TTL:          cfg.CacheTTLDuration(),
+			BudgetTokens: ne.MaxContextTokens,
+			MaxLogTokens: b.logTokens,
+			WindowLines:  nextTailLines,
+			WindowBytes:  tailBytes,
+			Logger:       n.log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		d.sess, d.sessID, d.layout = s, sid, nil
+	}
+	if d.layout == nil || !d.layout.win.fits(req.Doc, cursor, b.windowBytes(d.layout.relatedBytes())) {
+		rb := 0
+		for _, r := range related {
+			rb += len(r.Text)
+		}
+		w := chooseWindow(req.Doc, cursor, b.windowBytes(rb))
+		d.layout = &layout{win: w, related: related, project: nextProjectFor(req.Project, req.Path, w)}
+	}
+	l := d.layout
+	start, end := l.win.bounds(req.Doc)
+	docs := append(slices.Clip(l.related), cache.Document{
+		Path: req.Path, Language: req.Language, Text: req.Doc.Slice(start, end),
+		Version: req.Doc.Version, LastEdited: int64(len(l.related)),
+	})
+	at := cursor - start
+	p, err := d.sess.Build(cache.Request{
+		Project: l.project, Documents: docs, Active: req.Path,
+		Selection: cache.Selection{Start: at, End: at},
+		Action:    "next-edit", Model: name,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building the next-edit prompt: %w", err)
+	}
+	effort, _ := config.EffortFor(name, ne.ReasoningEffort)
+	key, _ := cfg.Key()
+	return &job{
+		call: &provider.Call{Surface: spend.SurfaceNextEdit, Files: provider.Files(docs), Key: key},
+		key:  key, sess: d.sess, prompt: p,
+		req: &model.Request{
+			Model: name, Messages: provider.Messages(p.Messages),
+			ReasoningEffort:     string(effort),
+			MaxCompletionTokens: nextAnswerTokens,
+			PromptCache:         model.ImplicitCache(cfg.CacheTTL),
+		},
+	}, nil
+}
+
+// nextProjectFor is the project block of a next-edit layout (see
+// projectFor).
+func nextProjectFor(name, file string, w window) cache.Project {
+	p := projectFor(name, file, w)
+	p.Conventions = strings.Replace(p.Conventions, "Inline completion in", "Next-edit suggestions in", 1)
+	return p
+}
+
+// stream sends j's request and returns the answer: nothing when it was cut
+// off (a diff cut off is never applied) or ended for another reason than
+// its end.
+func (n *NextEdits) stream(ctx context.Context, client *model.Client, j *job) (string, error) {
+	c := n.opts.Completer
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	s, err := c.opts.Ledger.Stream(ctx, client, j.req, nil, j.call)
+	if err != nil {
+		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		return "", err
+	}
+	resp, err := model.Collect(s)
+	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
+		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		return "", err
+	}
+	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
+	if err != nil || model.CheckFinish(resp.FinishReason, 0) != nil {
+		return "", nil
+	}
+	return resp.Message.Content, nil
+}
+
+// typedLines returns the lines of cur (0-based, sorted ranges [from, to])
+// that the change from before to cur wrote: the lines a suggestion must
+// leave alone.
+func typedLines(before, cur string) [][2]int {
+	var out [][2]int
+	shift := 0
+	for _, u := range patch.LineEdits(before, cur) {
+		start := u.Start + shift
+		shift += len(u.NewText) - (u.End - u.Start)
+		from := strings.Count(cur[:start], "\n")
+		to := from + max(strings.Count(u.NewText, "\n")-1, 0)
+		if u.NewText == "" {
+			// A deletion: the lines on both sides of it now meet.
+			from, to = max(from-1, 0), from
+		}
+		out = append(out, [2]int{from, to})
+	}
+	return out
+}
+
+// nextFromAnswer checks a model's answer against the text it was asked
+// about and returns the suggestion, or nil with why it is not one ("" for
+// an empty answer): the diff must apply cleanly (assist/patch), change
+// this file only, leave the typed lines alone, change at most
+// nextEdit.maxLines lines and not write the API key.
+func nextFromAnswer(answer, name, text string, typed [][2]int, cfg config.Config, key string) (*NextSuggestion, string) {
+	if strings.TrimSpace(answer) == "" {
+		return nil, ""
+	}
+	files := activeFile{name: name, text: text}
+	changes, err := patch.Apply(files, answer, patch.Options{Document: activePath(name), AllowBrokenGo: cfg.AllowInvalidGo})
+	if err != nil {
+		return nil, "does not apply: " + err.Error()
+	}
+	if len(changes) != 1 || changes[0].Kind != patch.ModifyFile {
+		return nil, "not an edit of the active file"
+	}
+	after := changes[0].After
+	if key != "" && strings.Contains(after, key) && !strings.Contains(text, key) {
+		return nil, "writes the API key"
+	}
+	edits := patch.LineEdits(text, after)
+	if len(edits) == 0 {
+		return nil, ""
+	}
+	lines := 0
+	for _, e := range edits {
+		old := text[e.Start:e.End]
+		lines += max(strings.Count(old, "\n")+boolInt(old != "" && !strings.HasSuffix(old, "\n")),
+			strings.Count(e.NewText, "\n")+boolInt(e.NewText != "" && !strings.HasSuffix(e.NewText, "\n")))
+		if e.Start == e.End {
+			continue // inserted lines change no typed line
+		}
+		from := strings.Count(text[:e.Start], "\n")
+		to := strings.Count(text[:e.End-1], "\n")
+		for _, t := range typed {
+			if from <= t[1] && t[0] <= to {
+				return nil, fmt.Sprintf("changes line %d, which the user just edited", t[0]+1)
+			}
+		}
+	}
+	if lines > cfg.NextEdit.MaxLines {
+		return nil, fmt.Sprintf("changes %d lines (nextEdit.maxLines is %d)", lines, cfg.NextEdit.MaxLines)
+	}
+	s := placed(0, 0, text, edits, "", lines)
+	s.Summary = summarize(text, s)
+	return s, ""
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// summarize returns one line saying what s changes: "`old` → `new`" for
+// a change inside one line, else the first new line and the count.
+func summarize(text string, s *NextSuggestion) string {
+	old := text[s.Start:s.End]
+	ol, nl := strings.Split(strings.TrimSuffix(old, "\n"), "\n"), strings.Split(strings.TrimSuffix(s.NewText, "\n"), "\n")
+	if len(s.Edits) == 1 && len(ol) == 1 && len(nl) == 1 && old != "" && s.NewText != "" {
+		a, b := ol[0], nl[0]
+		p := 0
+		for p < len(a) && p < len(b) && a[p] == b[p] {
+			p++
+		}
+		q := 0
+		for q < len(a)-p && q < len(b)-p && a[len(a)-1-q] == b[len(b)-1-q] {
+			q++
+		}
+		from, to := strings.TrimSpace(a[p:len(a)-q]), strings.TrimSpace(b[p:len(b)-q])
+		switch {
+		case from != "" && to != "":
+			return clip("`"+from+"` → `"+to+"`", 80)
+		case to != "":
+			return clip("add `"+to+"`", 80)
+		case from != "":
+			return clip("remove `"+from+"`", 80)
+		}
+	}
+	if strings.TrimSpace(s.NewText) == "" {
+		return fmt.Sprintf("delete %d %s", len(ol), plural(len(ol), "line", "lines"))
+	}
+	first := ""
+	for _, l := range nl {
+		if l = strings.TrimSpace(l); l != "" {
+			first = l
+			break
+		}
+	}
+	return clip(fmt.Sprintf("%s (%d %s)", first, s.Lines, plural(s.Lines, "line", "lines")), 80)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// clip shortens s to at most n runes.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// activeFile is the one file a next-edit diff may change, for the
+// applier: every name whose base name is the active file's resolves to it.
+type activeFile struct{ name, text string }
+
+func activePath(name string) string { return "/" + path.Clean(strings.TrimPrefix(name, "/")) }
+
+func (f activeFile) Resolve(p string) (string, error) {
+	if path.Base(strings.ReplaceAll(p, "\\", "/")) == path.Base(f.name) {
+		return activePath(f.name), nil
+	}
+	return "", fmt.Errorf("%q: %w (a next edit changes the active file only)", p, patch.ErrOutside)
+}
+
+func (f activeFile) Read(p string) (string, int32, error) {
+	if p != activePath(f.name) {
+		return "", 0, fmt.Errorf("%s: not the active file", p)
+	}
+	return f.text, patch.NoVersion, nil
+}
+
+// NextStats are next edits' figures for kimi.stats.
+type NextStats struct {
+	// Requested counts the provider requests; Shown the suggestions
+	// offered; Accepted those the user applied; Dismissed those the user
+	// dismissed; Stale those dropped because the user edited inside or
+	// next to them (or before their answer was used).
+	Requested int64 `json:"requested"`
+	Shown     int64 `json:"shown"`
+	Accepted  int64 `json:"accepted"`
+	Dismissed int64 `json:"dismissed"`
+	Stale     int64 `json:"stale"`
+	// Refused counts answers never shown (the diff did not apply, changed
+	// the lines just typed or too many lines); Empty the answers that
+	// proposed nothing; Failed the streams that ended in an error;
+	// Cancelled those a newer edit hung up.
+	Refused   int64 `json:"refused"`
+	Empty     int64 `json:"empty"`
+	Failed    int64 `json:"failed"`
+	Cancelled int64 `json:"cancelled"`
+	// ServerMsPerAnswer is the server's own time per answer judged, in
+	// milliseconds: building the prompt (relevance snippets included),
+	// placing the diff and its checks; the provider's time is not in it.
+	ServerMsPerAnswer float64 `json:"serverMsPerAnswer"`
+	// Stats are the prompt accounting: tokens, cache hit ratio and cost.
+	cache.Stats
+}
+
+// Stats returns the figures so far.
+func (n *NextEdits) Stats() NextStats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := n.counts
+	st := NextStats{Requested: k.requested, Shown: k.shown, Accepted: k.accepted, Dismissed: k.dismissed, Stale: k.stale,
+		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Stats: n.retired}
+	if k.judged > 0 {
+		st.ServerMsPerAnswer = float64(k.server.Microseconds()) / 1000 / float64(k.judged)
+	}
+	for _, d := range n.docs {
+		if d.sess != nil {
+			addStats(&st.Stats, d.sess.Stats())
+		}
+	}
+	if st.PromptTokens > 0 {
+		st.HitRatio = float64(st.CachedTokens) / float64(st.PromptTokens)
+	}
+	return st
+}

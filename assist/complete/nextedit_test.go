@@ -1,0 +1,157 @@
+package complete
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// TestNextEditNextTo: a change on the line before or after a suggestion
+// drops it, like one inside it; a change two lines away re-places it.
+func TestNextEditNextTo(t *testing.T) {
+	const base = "a\nb\nc\nd\ne\nf\n"
+	for _, tc := range []struct {
+		name, text string
+		kept       bool
+		start      int
+	}{
+		{"line after", "a\nb\nc\nD\ne\nf\n", false, 0},
+		{"line before", "a\nB\nc\nd\ne\nf\n", false, 0},
+		{"inside", "a\nb\nX\nd\ne\nf\n", false, 0},
+		{"two lines above", "A\nb\nc\nd\ne\nf\n", true, 4},
+		{"a line added at the top", "z\na\nb\nc\nd\ne\nf\n", true, 6},
+		{"two lines below", "a\nb\nc\nd\nE\nf\n", true, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := NewNextEdits(NextOptions{Config: func() config.Config {
+				c := config.Default()
+				c.NextEdit.Enable = false // no request: only the placing
+				return c
+			}})
+			n.mu.Lock()
+			d := n.docLocked("k")
+			d.sug, d.base = placed(1, 1, base, []patch.Edit{{Start: 4, End: 6, NewText: "C\n"}}, "", 1), base
+			n.mu.Unlock()
+			n.Edited(NextRequest{Key: "k", Doc: workspace.NewSnapshot("file:///k", "", 2, tc.text), Prev: workspace.NewSnapshot("file:///k", "", 1, base)})
+			s := n.Current("k")
+			if (s != nil) != tc.kept {
+				t.Fatalf("kept = %v, want %v", s != nil, tc.kept)
+			}
+			if s != nil && (s.Start != tc.start || s.Version != 2 || s.NewText != "C\n") {
+				t.Errorf("re-placed at %d (version %d, %q), want %d", s.Start, s.Version, s.NewText, tc.start)
+			}
+			if st := n.Stats(); !tc.kept && st.Stale != 1 {
+				t.Errorf("stale = %d, want 1", st.Stale)
+			}
+		})
+	}
+}
+
+// TestNextFromAnswer: the checks of an answer.
+func TestNextFromAnswer(t *testing.T) {
+	const text = "package p\n\nfunc f(k int) int {\n\tx := factor\n\treturn x\n}\n"
+	typed := [][2]int{{2, 2}}
+	cfg := config.Default()
+	ok := "--- a/p.go\n+++ b/p.go\n@@ -3,3 +3,3 @@\n func f(k int) int {\n-\tx := factor\n+\tx := k\n \treturn x\n"
+	s, why := nextFromAnswer(ok, "p.go", text, typed, cfg, "")
+	if s == nil || s.Summary != "`factor` → `k`" || s.Lines != 1 {
+		t.Fatalf("good answer: %+v, %q", s, why)
+	}
+	for name, answer := range map[string]string{
+		"typed line":   "--- a/p.go\n+++ b/p.go\n@@ -3,2 +3,2 @@\n-func f(k int) int {\n+func f(factor int) int {\n \tx := factor\n",
+		"other file":   "--- a/q.go\n+++ b/q.go\n@@ -1 +1 @@\n-package q\n+package r\n",
+		"broken go":    "--- a/p.go\n+++ b/p.go\n@@ -4,1 +4,1 @@\n-\tx := factor\n+\tx := (\n",
+		"writes a key": "--- a/p.go\n+++ b/p.go\n@@ -4,1 +4,1 @@\n-\tx := factor\n+\tx := \"sk-secret-key\"\n",
+	} {
+		if s, why := nextFromAnswer(answer, "p.go", text, typed, cfg, "sk-secret-key"); s != nil || why == "" {
+			t.Errorf("%s: shown %+v (%q)", name, s, why)
+		}
+	}
+	if s, why := nextFromAnswer("  \n", "p.go", text, typed, cfg, ""); s != nil || why != "" {
+		t.Errorf("empty answer: %+v %q", s, why)
+	}
+}
+
+// TestNextEditAppliedPiecewise: an editor that applies the suggestion one
+// edit per didChange gets it accepted, not dropped.
+func TestNextEditAppliedPiecewise(t *testing.T) {
+	const base = "a\nb\nc\nd\ne\nf\n"
+	n := NewNextEdits(NextOptions{Config: func() config.Config {
+		c := config.Default()
+		c.NextEdit.Enable = false
+		return c
+	}})
+	n.mu.Lock()
+	d := n.docLocked("k")
+	d.sug, d.base = placed(1, 1, base, []patch.Edit{{Start: 2, End: 4, NewText: "B\n"}, {Start: 8, End: 10, NewText: "E\n"}}, "", 2), base
+	n.mu.Unlock()
+	prev := workspace.NewSnapshot("file:///k", "", 1, base)
+	for i, text := range []string{"a\nb\nc\nd\nE\nf\n", "a\nB\nc\nd\nE\nf\n"} {
+		snap := workspace.NewSnapshot("file:///k", "", int32(i+2), text)
+		n.Edited(NextRequest{Key: "k", Doc: snap, Prev: prev})
+		prev = snap
+	}
+	if st := n.Stats(); st.Accepted != 1 || st.Stale != 0 {
+		t.Errorf("stats %+v, want 1 accepted", st)
+	}
+}
+
+// TestNextEditNotWhileBusy: no request while an edit of ours to the
+// document is in flight, nor when the budget says no; the next edit after
+// that asks as usual.
+func TestNextEditNotWhileBusy(t *testing.T) {
+	f := newFixture(t, `{"nextEdit": {"debounceMs": 0}}`, modeltest.Rule{Content: ""})
+	asked := make(chan string, 4)
+	var mu sync.Mutex
+	busy, allow := true, true
+	n := NewNextEdits(NextOptions{Config: f.config, Completer: f.c,
+		Busy: func(string) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			asked <- "busy"
+			return busy
+		},
+		Allow: func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			asked <- "allow"
+			return allow
+		},
+	})
+	prev := workspace.NewSnapshot(f.uri, "go", 1, "package p\n")
+	edit := func(v int32, text string) {
+		snap := workspace.NewSnapshot(f.uri, "go", v, text)
+		n.Edited(NextRequest{Key: string(f.uri), Path: "p.go", Doc: snap, Prev: prev})
+		prev = snap
+	}
+	edit(2, "package p\n\nvar busyEdit = 1\n")
+	if got := <-asked; got != "busy" {
+		t.Fatalf("asked %s first", got)
+	}
+	mu.Lock()
+	busy, allow = false, false
+	mu.Unlock()
+	edit(3, "package p\n\nvar overBudget = 1\n")
+	<-asked // busy
+	if got := <-asked; got != "allow" {
+		t.Fatalf("asked %s, want the budget", got)
+	}
+	mu.Lock()
+	allow = true
+	mu.Unlock()
+	edit(4, "package p\n\nvar asked = 1\n")
+	f.waitArrived(1)
+	waitFor(t, func() bool { return n.Stats().Empty == 1 })
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "asked") || strings.Contains(string(reqs[0].Body), "busyEdit") || strings.Contains(string(reqs[0].Body), "overBudget") {
+		t.Fatalf("%d requests, want exactly the one after the busy and over-budget edits", len(reqs))
+	}
+	if st := n.Stats(); st.Requested != 1 {
+		t.Errorf("requested = %d, want 1", st.Requested)
+	}
+}

@@ -1,0 +1,242 @@
+package lsp
+
+import (
+	"encoding/json"
+	"go.lsp.dev/protocol"
+
+	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// This file is the LSP face of next-edit suggestions (assist/complete's
+// NextEdits): after an edit burst and a pause, the change that comes next
+// elsewhere in the file, delivered in every editor through standard LSP:
+//
+//   - a Hint diagnostic at its range, source "kimi", code "next-edit",
+//     message "Kimi: next edit — <summary>", its data the suggestion
+//     (nextEditData) for plugins that show it in place;
+//   - code actions there: "Kimi: Apply next edit" (quickfix, preferred,
+//     its edit one versioned WorkspaceEdit: one undo step) and "Kimi:
+//     Dismiss next edit"; clients without code action literals get the
+//     commands kimi.nextEdit.apply (one versioned workspace/applyEdit,
+//     landed like a job's edit) and kimi.nextEdit.dismiss;
+//   - textDocument/inlineCompletion, when the cursor is on the
+//     suggestion's first line: one item with the suggestion's range.
+//
+// A suggestion counts as accepted when a didChange turns the document
+// into its result, whichever way it was applied (the code action's edit,
+// the command, the editor's inline completion, or typed by hand).
+
+// Commands of next edits (rows of the command table).
+const (
+	cmdNextEditApply   = "kimi.nextEdit.apply"
+	cmdNextEditDismiss = "kimi.nextEdit.dismiss"
+)
+
+// codeNextEdit is the diagnostic code of a next-edit suggestion.
+const codeNextEdit = "next-edit"
+
+// nextEditTitlePrefix starts the message of a next-edit diagnostic.
+const nextEditTitlePrefix = "Kimi: next edit — "
+
+func newNextEdits(s *Server) *complete.NextEdits {
+	return complete.NewNextEdits(complete.NextOptions{
+		Config:    s.config,
+		Completer: s.completion.completer,
+		Context:   s.baseCtx,
+		Logger:    s.log,
+		Changed:   func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
+		Busy:      func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
+		Allow:     s.backgroundAllowed,
+	})
+}
+
+// backgroundAllowed is asked before every provider request that the user
+// did not ask for (next edits). The budget cap is not decided here: the
+// one ledger (provider.Ledger.Background) stops next edits as it stops
+// inline completion, and records each request they send.
+func (s *Server) backgroundAllowed() bool {
+	return true
+}
+
+// nextEditEdited hands a document's edit to next edits; the read loop
+// calls it after the change is applied, prev being the text before.
+func (s *Server) nextEditEdited(uri workspace.URI, prev *workspace.Snapshot) {
+	snap, ok := s.docs.Snapshot(uri)
+	if !ok {
+		return
+	}
+	req := complete.NextRequest{
+		Key: string(uri), Path: s.displayPath(uri), Language: snap.LanguageID,
+		Doc: snap, Prev: prev, Folders: s.folders, Open: s.docs.All(),
+		// The one secret check, by name and by the file a link resolves
+		// to now, for every scheme; asked when the pause ends.
+		Eligible: func() bool { return !s.folders.IsSecretURI(uri) },
+	}
+	if req.Language == "" {
+		req.Language = workspace.LanguageOf(string(uri))
+	}
+	if l := s.folders.List(); len(l) > 0 {
+		req.Project = l[0].Name
+	}
+	s.nextEdit.Edited(req)
+}
+
+// nextEditFor returns uri's suggestion when it is placed on snap's
+// version.
+func (s *Server) nextEditFor(snap *workspace.Snapshot) *complete.NextSuggestion {
+	sug := s.nextEdit.Current(string(snap.URI))
+	if sug == nil || sug.Version != snap.Version || sug.End > snap.Len() {
+		return nil
+	}
+	return sug
+}
+
+// nextEditDiagnostics is the next-edit part of the document's kimi
+// diagnostics (kimiDiagnostics).
+func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
+	sug := s.nextEditFor(snap)
+	if sug == nil {
+		return nil
+	}
+	r := toProtocolRange(snap.OffsetRange(sug.Start, sug.End, s.encoding()))
+	return []outDiagnostic{{
+		Range: r, Severity: severityHint, Code: codeNextEdit, Source: "kimi",
+		Message: nextEditTitlePrefix + sug.Summary,
+		Data:    nextEditData{ID: sug.ID, Version: sug.Version, Range: r, NewText: sug.NewText},
+	}}
+}
+
+// nextEditEdit is the suggestion as one WorkspaceEdit of snap: versioned
+// documentChanges where the client supports them.
+func (s *Server) nextEditEdit(snap *workspace.Snapshot, sug *complete.NextSuggestion) *workspaceEdit {
+	enc := s.encoding()
+	tes := make([]protocol.TextEdit, 0, len(sug.Edits))
+	for _, e := range sug.Edits {
+		tes = append(tes, protocol.TextEdit{Range: toProtocolRange(snap.OffsetRange(e.Start, e.End, enc)), NewText: e.NewText})
+	}
+	caps := s.clientCaps()
+	if caps.Workspace.WorkspaceEdit != nil && caps.Workspace.WorkspaceEdit.DocumentChanges {
+		v := snap.Version
+		return &workspaceEdit{DocumentChanges: []any{textDocumentEdit{TextDocument: versionedID{URI: string(snap.URI), Version: &v}, Edits: tes}}}
+	}
+	return &workspaceEdit{Changes: map[string][]protocol.TextEdit{string(snap.URI): tes}}
+}
+
+// nextEditActions returns the code actions of snap's suggestion when the
+// range rng (of a code action request) is on its lines.
+func (s *Server) nextEditActions(snap *workspace.Snapshot, rng protocol.Range) []codeAction {
+	sug := s.nextEditFor(snap)
+	if sug == nil {
+		return nil
+	}
+	enc := s.encoding()
+	r := snap.OffsetRange(sug.Start, sug.End, enc)
+	last := r.End.Line
+	if r.End.Character == 0 && r.End.Line > r.Start.Line {
+		last-- // the range ends at the start of the line after its last
+	}
+	if rng.End.Line < r.Start.Line || rng.Start.Line > last {
+		return nil
+	}
+	args := commandArgs{URI: string(snap.URI), ID: sug.ID}
+	title := "Kimi: Apply next edit — " + sug.Summary
+	apply := codeAction{Title: title, Kind: "quickfix", IsPreferred: true}
+	if caps := s.clientCaps(); caps.TextDocument.CodeAction == nil || caps.TextDocument.CodeAction.CodeActionLiteralSupport == nil {
+		// A client of plain Commands: the command sends the edit.
+		apply.Command = &protocol.Command{Title: title, Command: cmdNextEditApply, Arguments: []any{args}}
+	} else {
+		// The editor applies the edit itself; its didChange accepts it.
+		apply.Edit = s.nextEditEdit(snap, sug)
+	}
+	return []codeAction{
+		apply,
+		{
+			Title: "Kimi: Dismiss next edit", Kind: "quickfix",
+			Command: &protocol.Command{Title: "Kimi: Dismiss next edit", Command: cmdNextEditDismiss, Arguments: []any{args}},
+		},
+	}
+}
+
+// nextEditApply answers kimi.nextEdit.apply: the suggestion goes out as
+// one versioned workspace/applyEdit, landed like a job's edit (one edit at
+// a time per document, never against a stale version). It answers at once;
+// a suggestion already applied (the code action's edit ran first, and its
+// didChange accepted it) or gone is no error: applied is false.
+func (s *Server) nextEditApply(args commandArgs) any {
+	uri, err := workspace.ParseURI(args.URI)
+	if err != nil {
+		return nextEditReply{}
+	}
+	snap, ok := s.docs.Snapshot(uri)
+	if !ok {
+		return nextEditReply{}
+	}
+	sug := s.nextEditFor(snap)
+	if sug == nil || args.ID != 0 && sug.ID != args.ID {
+		return nextEditReply{}
+	}
+	path, err := uri.Path()
+	if err != nil {
+		// Not a file (untitled:): the code action's own edit applies it.
+		return nextEditReply{}
+	}
+	before := snap.Text()
+	after := before[:sug.Start] + sug.NewText + before[sug.End:]
+	go func() {
+		ctx := s.baseCtx
+		if _, _, err := s.applyChanges(ctx, "Kimi: next edit", assist.DocumentEdit(path, before, after, snap.Version), nil); err != nil {
+			s.log.Info("next edit not applied", "path", s.displayPath(uri), "error", s.redact(err.Error()))
+		}
+	}()
+	return nextEditReply{Applied: true}
+}
+
+// nextEditDismiss answers kimi.nextEdit.dismiss.
+func (s *Server) nextEditDismiss(args commandArgs) any {
+	uri, err := workspace.ParseURI(args.URI)
+	if err != nil {
+		return nextEditReply{}
+	}
+	return nextEditReply{Dismissed: s.nextEdit.Dismiss(string(uri), args.ID)}
+}
+
+// nextEditInline returns the inline completion item of the suggestion when
+// pos is on its first line, or nil.
+func (s *Server) nextEditInline(view docView, uriStr string, pos protocol.Position) *inlineCompletionItem {
+	uri, err := workspace.ParseURI(uriStr)
+	if err != nil {
+		return nil
+	}
+	snap, ok := view.Snapshot(uri)
+	if !ok {
+		return nil
+	}
+	sug := s.nextEditFor(snap)
+	if sug == nil {
+		return nil
+	}
+	r := toProtocolRange(snap.OffsetRange(sug.Start, sug.End, s.encoding()))
+	if pos.Line != r.Start.Line {
+		return nil
+	}
+	return &inlineCompletionItem{InsertText: sug.NewText, Range: &r}
+}
+
+// nextEditReply is the answer of the kimi.nextEdit.* commands.
+type nextEditReply struct {
+	Applied   bool `json:"applied,omitempty"`
+	Dismissed bool `json:"dismissed,omitempty"`
+}
+
+// isNextEditDiagnostic reports whether a diagnostic of a code action
+// request is a next-edit suggestion (offered by nextEditActions, never as
+// a plain Fix).
+func isNextEditDiagnostic(raw json.RawMessage) bool {
+	var d struct {
+		Source string          `json:"source"`
+		Code   json.RawMessage `json:"code"`
+	}
+	return json.Unmarshal(raw, &d) == nil && d.Source == "kimi" && string(d.Code) == `"`+codeNextEdit+`"`
+}

@@ -1,0 +1,407 @@
+package lsp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+)
+
+// scaleGo is a function whose parameter the tests rename.
+const scaleGo = "package main\n\nfunc scale(v int, factor int) int {\n\tif factor == 0 {\n\t\treturn v\n\t}\n\treturn v * factor\n}\n"
+
+// renamedGo is scaleGo with the parameter renamed in the signature only.
+var renamedGo = strings.Replace(scaleGo, "v int, factor int", "v int, k int", 1)
+
+// renameDiff is the model's next edit after the rename: the uses below.
+const renameDiff = "--- a/main.go\n+++ b/main.go\n@@ -3,6 +3,6 @@\n func scale(v int, k int) int {\n-\tif factor == 0 {\n+\tif k == 0 {\n \t\treturn v\n \t}\n-\treturn v * factor\n+\treturn v * k\n }\n"
+
+// renamedAll is renamedGo with renameDiff applied.
+var renamedAll = strings.ReplaceAll(renamedGo, "factor", "k")
+
+// nextSession is a completion session with next edits after a short pause.
+func nextSession(t *testing.T, rules ...modeltest.Rule) *compSession {
+	t.Helper()
+	return newCompSession(t, true, map[string]any{"nextEdit": map[string]any{"debounceMs": 20}}, rules...)
+}
+
+// wireDiag is a published diagnostic as the tests read it.
+type wireDiag struct {
+	Range    rangeJSON `json:"range"`
+	Severity int       `json:"severity"`
+	Code     string    `json:"code"`
+	Source   string    `json:"source"`
+	Message  string    `json:"message"`
+	Data     struct {
+		ID      uint64 `json:"id"`
+		NewText string `json:"newText"`
+	} `json:"data"`
+}
+
+// diagnostics waits for the newest publishDiagnostics of uri for which
+// pred holds and returns its list.
+func (cs *compSession) diagnostics(uri string, pred func([]wireDiag) bool) []wireDiag {
+	cs.t.Helper()
+	var out []wireDiag
+	_, err := cs.ed.WaitMethod(ctxT(cs.t), "textDocument/publishDiagnostics", func(raw json.RawMessage) bool {
+		var p struct {
+			URI         string     `json:"uri"`
+			Diagnostics []wireDiag `json:"diagnostics"`
+		}
+		if json.Unmarshal(raw, &p) != nil || p.URI != uri {
+			return false
+		}
+		if pred(p.Diagnostics) {
+			out = p.Diagnostics
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		cs.t.Fatalf("no publishDiagnostics as wanted: %v", err)
+	}
+	return out
+}
+
+func hasNextEdit(ds []wireDiag) bool {
+	for _, d := range ds {
+		if d.Code == "next-edit" {
+			return true
+		}
+	}
+	return false
+}
+
+// nextActions asks for the code actions on line.
+func (cs *compSession) nextActions(uri string, line int) []struct {
+	Title       string          `json:"title"`
+	Kind        string          `json:"kind"`
+	IsPreferred bool            `json:"isPreferred"`
+	Edit        json.RawMessage `json:"edit"`
+	Command     *struct {
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	} `json:"command"`
+} {
+	cs.t.Helper()
+	var actions []struct {
+		Title       string          `json:"title"`
+		Kind        string          `json:"kind"`
+		IsPreferred bool            `json:"isPreferred"`
+		Edit        json.RawMessage `json:"edit"`
+		Command     *struct {
+			Command   string            `json:"command"`
+			Arguments []json.RawMessage `json:"arguments"`
+		} `json:"command"`
+	}
+	if err := cs.ed.Call(ctxT(cs.t), "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "range": rng(line, 1, line, 1),
+		"context": map[string]any{"diagnostics": []any{}, "triggerKind": 2},
+	}, &actions); err != nil {
+		cs.t.Fatal(err)
+	}
+	return actions
+}
+
+// nextStats returns kimi.stats's nextEdit section.
+func (cs *compSession) nextStats() complete.NextStats {
+	cs.t.Helper()
+	var st struct {
+		NextEdit complete.NextStats `json:"nextEdit"`
+	}
+	if err := cs.ed.Call(ctxT(cs.t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		cs.t.Fatal(err)
+	}
+	return st.NextEdit
+}
+
+// TestNextEditRename: renaming a parameter in the signature gives, after
+// the pause, one provider request and a Hint diagnostic with code
+// next-edit on the first use below; the preferred quickfix there applies
+// the rename as one versioned edit, and its didChange counts it accepted.
+func TestNextEditRename(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	ds := cs.diagnostics(uri, hasNextEdit)
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Errorf("%d provider requests, want 1", n)
+	}
+	d := ds[0]
+	if d.Severity != 4 || d.Source != "kimi" || !strings.HasPrefix(d.Message, "Kimi: next edit — ") {
+		t.Errorf("diagnostic %+v", d)
+	}
+	if d.Range.Start.Line != 3 || d.Range.Start.Character != 0 {
+		t.Errorf("diagnostic at %+v, want the first use below the signature (line 3)", d.Range)
+	}
+	if d.Data.ID == 0 || !strings.Contains(d.Data.NewText, "if k == 0") {
+		t.Errorf("diagnostic data %+v", d.Data)
+	}
+	if got := cs.nextActions(uri, 0); len(got) != 0 && strings.HasPrefix(got[0].Title, "Kimi: Apply next edit") {
+		t.Errorf("next-edit action offered on the signature line: %+v", got)
+	}
+	actions := cs.nextActions(uri, 3)
+	if len(actions) < 2 || !strings.HasPrefix(actions[0].Title, "Kimi: Apply next edit") || actions[0].Kind != "quickfix" ||
+		!actions[0].IsPreferred || actions[1].Title != "Kimi: Dismiss next edit" {
+		t.Fatalf("code actions %+v", actions)
+	}
+	var req applyEditRequest
+	if err := json.Unmarshal([]byte(`{"edit":`+string(actions[0].Edit)+`}`), &req); err != nil {
+		t.Fatal(err)
+	}
+	if len(req.Edit.DocumentChanges) != 1 {
+		t.Fatalf("edit %s: want one versioned document change", actions[0].Edit)
+	}
+	got := applyWorkspaceEdit(t, []byte(`{"edit":`+string(actions[0].Edit)+`}`), map[string]string{uri: renamedGo}, map[string]int32{uri: 2})[uri]
+	if got != renamedAll {
+		t.Fatalf("the action's edit gives\n%s\nwant\n%s", got, renamedAll)
+	}
+	cs.change(uri, got+"|")
+	cs.diagnostics(uri, func(ds []wireDiag) bool { return !hasNextEdit(ds) })
+	if st := cs.nextStats(); st.Accepted != 1 || st.Shown != 1 || st.Requested < 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want 1 shown, 1 accepted", st)
+	}
+}
+
+// TestNextEditApplyCommand: kimi.nextEdit.apply sends the suggestion as
+// one versioned workspace/applyEdit.
+func TestNextEditApplyCommand(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff})
+	var edits []json.RawMessage
+	done := make(chan string, 1)
+	cs.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		edits = append(edits, p)
+		done <- ""
+		return map[string]any{"applied": true}, nil
+	})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	ds := cs.diagnostics(uri, hasNextEdit)
+	var out nextEditReply
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.nextEdit.apply", "arguments": []any{map[string]any{"uri": uri, "id": ds[0].Data.ID}},
+	}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Applied {
+		t.Fatalf("kimi.nextEdit.apply = %+v", out)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no workspace/applyEdit")
+	}
+	got := applyWorkspaceEdit(t, edits[0], map[string]string{uri: renamedGo}, map[string]int32{uri: 2})[uri]
+	if got != renamedAll {
+		t.Fatalf("applyEdit gives\n%s\nwant\n%s", got, renamedAll)
+	}
+	cs.change(uri, got+"|")
+	cs.diagnostics(uri, func(ds []wireDiag) bool { return !hasNextEdit(ds) })
+	if st := cs.nextStats(); st.Accepted != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want 1 accepted", st)
+	}
+	if len(edits) != 1 {
+		t.Errorf("%d applyEdits, want 1", len(edits))
+	}
+}
+
+// TestNextEditTypingInsideDrops: typing inside the suggestion's range
+// drops it (the diagnostic is cleared) and no edit is applied; typing
+// elsewhere keeps it, re-placed.
+func TestNextEditTypingInsideDrops(t *testing.T) {
+	// No second suggestion: the rule answers once.
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff, Times: 1}, modeltest.Rule{Content: ""})
+	applied := false
+	cs.ed.Handle("workspace/applyEdit", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		applied = true
+		return map[string]any{"applied": true}, nil
+	})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+
+	// Elsewhere: a comment above the package clause moves it one line down.
+	moved := "// Package main scales.\n" + renamedGo
+	cs.change(uri, moved+"|")
+	ds := cs.diagnostics(uri, func(ds []wireDiag) bool { return hasNextEdit(ds) && ds[0].Range.Start.Line == 4 })
+	actions := cs.nextActions(uri, 4)
+	if len(actions) == 0 {
+		t.Fatal("no action after typing elsewhere")
+	}
+	got := applyWorkspaceEdit(t, []byte(`{"edit":`+string(actions[0].Edit)+`}`), map[string]string{uri: moved}, map[string]int32{uri: 3})[uri]
+	if want := "// Package main scales.\n" + renamedAll; got != want {
+		t.Errorf("re-placed edit gives\n%s\nwant\n%s", got, want)
+	}
+	_ = ds
+
+	// Inside: the user edits the line the suggestion changes.
+	inside := strings.Replace(moved, "if factor == 0", "if factor <= 0", 1)
+	cs.change(uri, inside+"|")
+	cs.diagnostics(uri, func(ds []wireDiag) bool { return !hasNextEdit(ds) })
+	if got := cs.nextActions(uri, 4); len(got) > 0 && strings.HasPrefix(got[0].Title, "Kimi: Apply next edit") {
+		t.Errorf("action still offered after typing inside: %+v", got)
+	}
+	var out nextEditReply
+	cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.nextEdit.apply", "arguments": []any{map[string]any{"uri": uri}},
+	}, &out)
+	if out.Applied || applied {
+		t.Errorf("an edit was applied after the suggestion was dropped")
+	}
+	if st := cs.nextStats(); st.Stale != 1 || st.Accepted != 0 {
+		t.Errorf("kimi.stats nextEdit = %+v, want 1 stale", st)
+	}
+}
+
+// TestNextEditNeverShown: a reply that changes the lines just typed, one
+// that does not apply, and one over nextEdit.maxLines are never shown.
+func TestNextEditNeverShown(t *testing.T) {
+	for _, tc := range []struct{ name, reply string }{
+		{"changes the typed line", "--- a/main.go\n+++ b/main.go\n@@ -3,2 +3,2 @@\n-func scale(v int, k int) int {\n-\tif factor == 0 {\n+func scale(v int, factor int) int {\n+\tif factor == 0 {\n"},
+		{"does not apply", "--- a/main.go\n+++ b/main.go\n@@ -3,2 +3,2 @@\n func scale(v int, k int) int {\n-\tif ratio == 0 {\n+\tif k == 0 {\n"},
+		{"prose", "You should rename the other uses too."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := nextSession(t, modeltest.Rule{Content: tc.reply})
+			uri, _ := cs.file("main.go", scaleGo+"|")
+			cs.change(uri, renamedGo+"|")
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				st := cs.nextStats()
+				if st.Refused+st.Empty+st.Failed > 0 {
+					if st.Shown != 0 || st.Refused != 1 {
+						t.Errorf("kimi.stats nextEdit = %+v, want 1 refused, none shown", st)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the answer was never judged: %+v", st)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			for _, m := range cs.ed.Messages() {
+				if m.Method == "textDocument/publishDiagnostics" && strings.Contains(string(m.Params), "next-edit") {
+					t.Errorf("published %s", m.Params)
+				}
+			}
+		})
+	}
+}
+
+// TestNextEditMaxLines: a suggestion changing more lines than
+// nextEdit.maxLines is never shown.
+func TestNextEditMaxLines(t *testing.T) {
+	cs := newCompSession(t, true, map[string]any{"nextEdit": map[string]any{"debounceMs": 20, "maxLines": 1}}, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Refused == 0; st = cs.nextStats() {
+		if st.Shown > 0 || time.Now().After(deadline) {
+			t.Fatalf("kimi.stats nextEdit = %+v, want 1 refused (2 lines changed, maxLines 1)", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestNextEditNeverInSecrets: no next edit is asked for a secrets file,
+// whatever its URI scheme, nor when nextEdit.enable is false.
+func TestNextEditNeverInSecrets(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff})
+	for _, uri := range []string{"untitled:.env", "file://" + cs.dir + "/.env"} {
+		cs.open(uri, "A=1\n")
+		cs.version[uri] = 1
+		cs.change(uri, "A=2\n|")
+	}
+	// An eligible file after them: its request proves the pause has passed.
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Errorf("%d provider requests, want 1 (for main.go only)", n)
+	}
+	cs.neverSent("A=2")
+}
+
+// TestNextEditNewerEditHangsUp: an edit while the stream runs hangs it up;
+// the burst's last edit makes the one request whose answer is shown.
+func TestNextEditNewerEditHangsUp(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff, DelayMS: 3000, Times: 1}, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, strings.Replace(scaleGo, "factor int", "kk int", 1)+"|")
+	cs.waitArrived(1)
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+	st := cs.nextStats()
+	if st.Requested != 2 || st.Cancelled != 1 || st.Shown != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want 2 requests, 1 hung up, 1 shown", st)
+	}
+}
+
+// TestNextEditInlineCompletion: with the cursor on the suggestion's first
+// line, inlineCompletion answers it with its range, without a provider
+// request.
+func TestNextEditInlineCompletion(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+	n := len(cs.prov.Requests())
+	_, ch := cs.inline(uri, map[string]any{"line": 3, "character": 1}, 1)
+	l := cs.inlineResult(ch)
+	if got := cs.applyInline(uri, l); got != renamedAll {
+		t.Errorf("accepting the item gives\n%s\nwant\n%s", got, renamedAll)
+	}
+	if len(cs.prov.Requests()) != n {
+		t.Errorf("the inline item made a provider request")
+	}
+}
+
+// TestNextEditPullDiagnostics: a client that pulls diagnostics gets
+// diagnosticProvider, a refresh when a suggestion appears, and the
+// diagnostic through textDocument/diagnostic — and no push.
+func TestNextEditPullDiagnostics(t *testing.T) {
+	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
+	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Content: renameDiff}}}, RequestLog: cs})
+	t.Cleanup(cs.prov.Close)
+	cs.dir = t.TempDir()
+	cs.session = newSessionOpts(t, Options{Config: providerConfig(t, cs.prov)}, nil)
+	refreshed := make(chan struct{}, 8)
+	cs.ed.Handle("workspace/diagnostic/refresh", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		refreshed <- struct{}{}
+		return nil, nil
+	})
+	p := completionInit("file://"+cs.dir, true, map[string]any{"nextEdit": map[string]any{"debounceMs": 20}})
+	caps := p["capabilities"].(map[string]any)
+	caps["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+	caps["workspace"].(map[string]any)["diagnostics"] = map[string]any{"refreshSupport": true}
+	res := cs.initialize(p)
+	if _, ok := res["capabilities"].(map[string]any)["diagnosticProvider"]; !ok {
+		t.Fatalf("no diagnosticProvider for a pulling client: %v", res["capabilities"])
+	}
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	select {
+	case <-refreshed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no workspace/diagnostic/refresh")
+	}
+	var rep struct {
+		Kind  string     `json:"kind"`
+		Items []wireDiag `json:"items"`
+	}
+	if err := cs.ed.Call(ctxT(t), "textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": uri}}, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kind != "full" || !hasNextEdit(rep.Items) {
+		t.Errorf("pulled %+v", rep)
+	}
+	for _, m := range cs.ed.Messages() {
+		if m.Method == "textDocument/publishDiagnostics" {
+			t.Errorf("pushed to a pulling client: %s", m.Params)
+		}
+	}
+}
