@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
@@ -247,3 +248,40 @@ func redactedKey(got, want, key string) string {
 }
 
 func second[A, B any](_ A, b B) B { return b }
+
+// TestHourlyBudgetStopsNextEdits (#25.1 for #24): next edits go through the
+// same ledger as completion: once a request has spent budget.hourly, an
+// edit burst asks the provider nothing more and one notice says next edits
+// are paused.
+func TestHourlyBudgetStopsNextEdits(t *testing.T) {
+	cs, _ := newSpendSession(t, map[string]any{
+		"budget": map[string]any{"hourly": 0.01}, "prices": dearPrices,
+		"nextEdit": map[string]any{"debounceMs": 20},
+	}, "Cancel")
+	text := "package main\n\nfunc add(a, b int) int {\n\treturn a + b\n}\n"
+	uri, _ := cs.file("main.go", text+"|")
+	cs.change(uri, strings.Replace(text, "a + b", "a + b + 0", 1)+"|")
+	ctx := ctxT(t)
+	for len(cs.prov.Requests()) == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the first next-edit request never reached the stand-in")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if st := cs.srv.stats().Spend; !st.Capped {
+		t.Fatalf("after a dear request: spend %+v, want capped", st)
+	}
+	cs.change(uri, strings.Replace(text, "a + b", "a + b + 1", 1)+"|")
+	if _, err := cs.ed.WaitMethod(ctx, "window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "next edits are paused until")
+	}); err != nil {
+		t.Fatalf("no notice that next edits are paused: %v (messages %q)", err, cs.messages())
+	}
+	if n := len(cs.prov.Requests()); n != 1 {
+		t.Errorf("%d requests at the stand-in, want 1: the budget did not stop next edits", n)
+	}
+	if recs := cs.srv.requestRecord(0); len(recs.Requests) != 1 || recs.Requests[0].Surface != "nextEdit" {
+		t.Errorf("request record %+v, want the one next-edit request", recs)
+	}
+}

@@ -3,6 +3,7 @@ package spend
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,13 +152,17 @@ func (m *Meter) Check() Status {
 // CapMessage says why what (a surface: "inline completion") stopped, and
 // until when: "Kimi: the hourly budget of $0.01 is spent ($0.0123 this
 // hour); inline completion is paused until 18:00." It is "" when no budget
-// is spent.
+// is spent. A plural surface ("next edits") "are" paused.
 func (s Status) CapMessage(what string, now time.Time) string {
 	if !s.Capped {
 		return ""
 	}
-	return fmt.Sprintf("Kimi: the %s budget of %s is spent (%s %s); %s is paused until %s.",
-		s.Cap.Name, USD(s.Cap.Limit), USD(s.Cap.Spent), thisWindow(s.Cap.Name), what, Until(now, s.Cap.Ends))
+	verb := "is"
+	if strings.HasSuffix(what, "s") {
+		verb = "are"
+	}
+	return fmt.Sprintf("Kimi: the %s budget of %s is spent (%s %s); %s %s paused until %s.",
+		s.Cap.Name, USD(s.Cap.Limit), USD(s.Cap.Spent), thisWindow(s.Cap.Name), what, verb, Until(now, s.Cap.Ends))
 }
 
 // AskMessage is the question an action asks before a request while a
