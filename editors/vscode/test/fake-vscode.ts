@@ -56,8 +56,15 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
       return `${this.scheme}://${this.fsPath}`;
     }
   }
+  // Classes the extension constructs at activation (next edits' decoration
+  // colours). They must be real properties: the esbuild bundle copies the
+  // module's properties when it loads it, past the Proxy below.
+  class ThemeColor {
+    constructor(readonly id: string) {}
+  }
   const api: { [name: string]: unknown } = {
     __esModule: true,
+    ThemeColor,
     Uri,
     StatusBarAlignment: { Left: 1, Right: 2 },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
