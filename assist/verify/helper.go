@@ -171,15 +171,25 @@ func startHelper(ctx context.Context, path string, argv []string, folders []work
 		}
 	}
 	cmd.Env = append(os.Environ(), env...)
+	// A temporary directory of the helper's own, removed when it exits: a
+	// helper killed mid-check (or its go list children) leaves no work
+	// directories in the user's temporary directory.
+	tmp, err := os.MkdirTemp(envValue(cmd.Env, "TMPDIR"), "kimi-lsp-helper-")
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	ownGroup(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	errR, errW, err := os.Pipe()
@@ -188,6 +198,7 @@ func startHelper(ctx context.Context, path string, argv []string, folders []work
 		inW.Close()
 		outR.Close()
 		outW.Close()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
@@ -199,6 +210,7 @@ func startHelper(ctx context.Context, path string, argv []string, folders []work
 		inW.Close()
 		outR.Close()
 		errR.Close()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	h.cmd = cmd
@@ -208,6 +220,7 @@ func startHelper(ctx context.Context, path string, argv []string, folders []work
 		h.log.Debug("helper exited", "err", err)
 		// What it started may hold the pipes: end them too.
 		killGroup(cmd)
+		os.RemoveAll(tmp)
 		close(h.exited)
 	}()
 	h.conn = newConn(outR, inW, h.onNotify, h.onRequest)
@@ -645,4 +658,15 @@ func (h *helper) shutdown() {
 	case <-time.After(shutdownWait):
 		h.log.Warn("helper did not exit after being killed")
 	}
+}
+
+// envValue is the value env (KEY=VALUE entries, the last one winning, as
+// exec uses them) gives key, or "".
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
