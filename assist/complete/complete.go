@@ -661,23 +661,10 @@ func (c *Completer) answer(ctx context.Context, client *model.Client, j *job) (t
 // a reason outside the seed's enum (a content filter). Its usage is
 // recorded when the answer ends (a stream hung up has none to record).
 func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (string, error) {
-	select {
-	case c.slots <- struct{}{}:
-		defer func() { <-c.slots }()
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
-	s, err := c.opts.Ledger.Stream(ctx, client, j.req, nil, j.call)
-	if err != nil {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+	resp, err := c.send(ctx, client, j)
+	if resp == nil {
 		return "", err
 	}
-	resp, err := model.Collect(s)
-	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
-		return "", err
-	}
-	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
 	if err != nil {
 		return "", nil // thinking used the whole budget: no suggestion
 	}
@@ -691,6 +678,32 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 		return "", nil
 	}
 	return text, nil
+}
+
+// send takes a stream slot, sends j's request through the ledger (which
+// records it), collects the reply and accounts for its usage. It returns
+// no response with the error of a request that failed or was hung up, and
+// the response with model.ErrNoAnswer when thinking used the whole budget.
+// Completion and next edits both send through it.
+func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*model.Response, error) {
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s, err := c.opts.Ledger.Stream(ctx, client, j.req, nil, j.call)
+	if err != nil {
+		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		return nil, err
+	}
+	resp, err := model.Collect(s)
+	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
+		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		return nil, err
+	}
+	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
+	return resp, err
 }
 
 // record accounts for resp's usage; a reply without usage (servers that

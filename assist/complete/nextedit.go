@@ -630,24 +630,10 @@ func nextProjectFor(name, file string, w window) cache.Project {
 // off (a diff cut off is never applied) or ended for another reason than
 // its end.
 func (n *NextEdits) stream(ctx context.Context, client *model.Client, j *job) (string, error) {
-	c := n.opts.Completer
-	select {
-	case c.slots <- struct{}{}:
-		defer func() { <-c.slots }()
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
-	s, err := c.opts.Ledger.Stream(ctx, client, j.req, nil, j.call)
-	if err != nil {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+	resp, err := n.opts.Completer.send(ctx, client, j)
+	if resp == nil {
 		return "", err
 	}
-	resp, err := model.Collect(s)
-	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
-		return "", err
-	}
-	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
 	if err != nil || model.CheckFinish(resp.FinishReason, 0) != nil {
 		return "", nil
 	}
