@@ -85,7 +85,8 @@ local function steps()
   kimi.setup({
     cmd = { os.getenv('KIMI_LSP_BIN') },
     progress = 'none',
-    settings = { completion = { debounceMs = 50 } },
+    -- next edits would add provider requests of their own to the counts below
+    settings = { completion = { debounceMs = 50 }, nextEdit = { enable = false } },
     completion = { builtin = builtin },
   })
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
