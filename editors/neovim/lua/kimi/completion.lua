@@ -214,16 +214,7 @@ end
 --- lsp_col converts an LSP character offset on row to a byte column.
 local function lsp_col(bufnr, row, character, encoding)
   local line = vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
-  if encoding == 'utf-8' then
-    return math.min(character, #line)
-  end
-  local i, n = 1, 0
-  while i <= #line and n < character do
-    local l = util.char_len(line, i)
-    n = n + ((encoding == 'utf-16' and l == 4) and 2 or 1)
-    i = i + l
-  end
-  return i - 1
+  return util.byte_col(line, character, encoding)
 end
 
 local function handle(bufnr, id, err, result)

@@ -52,22 +52,6 @@ function M.needs_confirmation(edit)
   return false
 end
 
--- byte_col returns the byte column of the position's character (code
--- units of encoding) in line.
-local function byte_col(line, units, encoding)
-  if encoding == 'utf-8' then
-    return math.min(units, #line)
-  end
-  local util = require('kimi.util')
-  local i, n = 1, 0
-  while i <= #line and n < units do
-    local l = util.char_len(line, i)
-    n = n + ((encoding == 'utf-16' and l == 4) and 2 or 1)
-    i = i + l
-  end
-  return i - 1
-end
-
 -- split_lines splits text at newlines.
 local function split_lines(s)
   return vim.split(s, '\n', { plain = true })
@@ -81,8 +65,9 @@ local function hunk_lines(bufnr, e, encoding)
   local lines = vim.api.nvim_buf_get_lines(bufnr, first, last + 1, false)
   local head = lines[1] or ''
   local tail = lines[#lines] or ''
-  local s = byte_col(head, r.start.character, encoding)
-  local t = byte_col(tail, r['end'].character, encoding)
+  local util = require('kimi.util')
+  local s = util.byte_col(head, r.start.character, encoding)
+  local t = util.byte_col(tail, r['end'].character, encoding)
   local new = split_lines(head:sub(1, s) .. (e.newText or '') .. tail:sub(t + 1))
   local old = lines
   -- An edit ending at column 0 of a line leaves that line as it is.

@@ -79,6 +79,22 @@ function M.units(line, byte_col, encoding)
   return n
 end
 
+--- byte_col is the inverse of units: the byte column (0-based) at which
+--- the first `units` code units of the encoding of line end, clamped to the
+--- line.
+function M.byte_col(line, units, encoding)
+  if encoding == 'utf-8' then
+    return math.min(units, #line)
+  end
+  local i, n = 1, 0
+  while i <= #line and n < units do
+    local l = char_len(line, i)
+    n = n + ((encoding == 'utf-16' and l == 4) and 2 or 1)
+    i = i + l
+  end
+  return i - 1
+end
+
 --- position makes an LSP position from a 0-based row and byte column.
 function M.position(bufnr, row, byte_col, encoding)
   local line = vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
