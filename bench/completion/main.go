@@ -31,7 +31,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"log/slog"
 	"math/rand/v2"
@@ -43,11 +42,9 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/bench/internal/benchkit"
 	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
-	"github.com/kimi-lsp/kimi-lsp/lsp"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -194,47 +191,21 @@ func replay(text string, at, keys, debounce int, q float64, latency time.Duratio
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return nil, err
 	}
-	env := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
-	cfg, errs := config.Default().WithEnv(func(k string) string { return env[k] })
-	if config.HasErrors(errs) {
-		return nil, fmt.Errorf("%v", errs)
-	}
 	settings := map[string]any{"completion": map[string]any{"debounceMs": debounce}}
-	raw, _ := json.Marshal(settings)
-	if cfg, errs = cfg.WithEditor(raw); config.HasErrors(errs) {
-		return nil, fmt.Errorf("%v", errs)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	logger := slog.New(slog.DiscardHandler)
 	if verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	server, err := lsp.NewServer(inR, outW, inR, lsp.Options{Version: "bench", Config: cfg, Logger: logger, ExplanationDir: dir})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	ed, stop, err := benchkit.Serve(ctx, srv, dir, settings, logger, func(params map[string]any) {
+		caps := params["capabilities"].(map[string]any)
+		caps["textDocument"].(map[string]any)["inlineCompletion"] = map[string]any{"dynamicRegistration": true}
+	})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	done := make(chan struct{})
-	go func() {
-		server.Run(ctx)
-		outW.Close()
-		close(done)
-	}()
-	defer func() {
-		inW.Close()
-		<-done
-	}()
-	ed := lsptest.New(outR, inW)
-	params := lsptest.DefaultInitializeParams(string(workspace.FileURI(dir)))
-	caps := params["capabilities"].(map[string]any)
-	caps["textDocument"].(map[string]any)["inlineCompletion"] = map[string]any{"dynamicRegistration": true}
-	params["initializationOptions"] = map[string]any{"kimi": settings}
-	ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) { return []any{settings}, nil })
-	if _, err := ed.Initialize(ctx, params); err != nil {
-		return nil, err
-	}
+	defer stop()
 	uri := string(workspace.FileURI(path))
 	ed.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": workspace.LanguageOf(path), "version": 1, "text": doc}})
 

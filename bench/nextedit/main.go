@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"log/slog"
 	"math/rand/v2"
@@ -39,11 +38,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/bench/internal/benchkit"
-	"github.com/kimi-lsp/kimi-lsp/lsp"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -125,41 +122,14 @@ func replay(debounce, rounds int, staleP float64, latency time.Duration, blocks 
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	env := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
-	cfg, errs := config.Default().WithEnv(func(k string) string { return env[k] })
-	if config.HasErrors(errs) {
-		return nil, fmt.Errorf("%v", errs)
-	}
 	settings := map[string]any{"nextEdit": map[string]any{"debounceMs": debounce}, "completion": map[string]any{"enable": false}}
-	raw, _ := json.Marshal(settings)
-	if cfg, errs = cfg.WithEditor(raw); config.HasErrors(errs) {
-		return nil, fmt.Errorf("%v", errs)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	server, err := lsp.NewServer(inR, outW, inR, lsp.Options{Version: "bench", Config: cfg, Logger: slog.New(slog.DiscardHandler), ExplanationDir: dir})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
+	defer cancel()
+	ed, stop, err := benchkit.Serve(ctx, srv, dir, settings, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
-	defer cancel()
-	done := make(chan struct{})
-	go func() {
-		server.Run(ctx)
-		outW.Close()
-		close(done)
-	}()
-	defer func() {
-		inW.Close()
-		<-done
-	}()
-	ed := lsptest.New(outR, inW)
-	params := lsptest.DefaultInitializeParams(string(workspace.FileURI(dir)))
-	params["initializationOptions"] = map[string]any{"kimi": settings}
-	ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) { return []any{settings}, nil })
-	if _, err := ed.Initialize(ctx, params); err != nil {
-		return nil, err
-	}
+	defer stop()
 	u := &user{ed: ed, rng: rng, res: &result{debounce: debounce}, diags: map[string]chan diag{}}
 	go u.listen(ctx)
 	began := time.Now()
