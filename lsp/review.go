@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
@@ -381,8 +378,10 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 			// are moved onto the buffer if it differs.
 			snap := workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, text.Text)
 			if text.Open {
-				if disk, err := s.readDisk(d.Path); err == nil {
-					snap = workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, disk)
+				if v, rel, ok := s.folders.ViewOf(d.Path); ok {
+					if disk, err := v.ReadDisk(rel); err == nil {
+						snap = workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, disk)
+					}
 				}
 			}
 			t, err := s.engine.BuildTask(s.config(), s.folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
@@ -451,26 +450,6 @@ func clearReview(s *Server, args commandArgs) any {
 		uri = u
 	}
 	return clearReviewReply{Cleared: s.reviews.clear(uri)}
-}
-
-// readDisk reads a changed file as git diffed it: a regular file, opened
-// without blocking, at most context.maxFileSize bytes.
-func (s *Server) readDisk(path string) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	limit := s.config().Context.MaxFileSize
-	if !st.Mode().IsRegular() || st.Size() > limit {
-		return "", fmt.Errorf("not a regular file of at most %d bytes", limit)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	return string(b), err
 }
 
 // startReviewDiff starts the job of kimi.review {diff: true}: one job for
