@@ -91,7 +91,10 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		fmt.Fprintln(stderr, "kimi-lsp: no uncommitted changes to review")
 		return 0
 	}
-	engine, err := assist.NewEngine(assist.Options{Config: env.cfg, Logger: env.log, HTTPClient: modelHTTP})
+	// Recorded and counted like every other request (kimi-lsp requests).
+	ledger := assist.OpenLedger(env.getenv, env.cfg.Budget, env.log)
+	defer ledger.Close()
+	engine, err := assist.NewEngine(assist.Options{Config: env.cfg, Logger: env.log, HTTPClient: modelHTTP, Ledger: ledger})
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 1

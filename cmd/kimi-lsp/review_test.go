@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +42,8 @@ func TestReviewDiff(t *testing.T) {
 		{Match: "careful senior reviewer", Content: `{"findings":[{"startLine":4,"endLine":4,"severity":"error","message":"Sub adds","explanation":""},` +
 			`{"startLine":1,"endLine":1,"severity":"hint","message":"outside the change","explanation":""}]}`}}}})
 	defer srv.Close()
-	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	state := t.TempDir()
+	env := testEnv(t, "XDG_STATE_HOME="+state, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"review", "--diff"}, nil, &out, &errb, envFunc(env))
@@ -57,6 +60,15 @@ func TestReviewDiff(t *testing.T) {
 	prompt := string(reqs[0].Prompt)
 	if !strings.Contains(prompt, "-\treturn a - b") || !strings.Contains(prompt, "+\treturn a + b") || strings.Contains(prompt, "UnrelatedMarker") {
 		t.Fatalf("prompt:\n%s", prompt)
+	}
+	// Like every request, it is in the record kimi-lsp requests reads.
+	out.Reset()
+	if code := run(context.Background(), []string{"requests", "--json"}, nil, &out, &errb, envFunc(env)); code != 0 {
+		t.Fatalf("requests: exit %d, %s", code, errb.String())
+	}
+	var recs []spend.Record
+	if err := json.Unmarshal(out.Bytes(), &recs); err != nil || len(recs) != 1 || recs[0].PromptTokens == 0 {
+		t.Fatalf("requests --json after review --diff printed %s (%v), want the one review request", out.String(), err)
 	}
 }
 
