@@ -125,7 +125,6 @@ type nextDoc struct {
 	timer   *time.Timer
 	cancel  context.CancelFunc // the running stream's, if any
 	pending NextRequest        // the latest edit
-	cursor  int                // where that edit ended, in pending.Doc
 	burst   string             // the text before the current burst ("" with noBurst)
 	noBurst bool
 	sug     *NextSuggestion
@@ -235,14 +234,13 @@ func (n *NextEdits) Forget(key string) {
 // edit. It does no I/O and never waits: the editor's read loop calls it.
 func (n *NextEdits) Edited(req NextRequest) {
 	cfg := n.opts.Config()
-	cur := req.Doc.Text()
 	n.mu.Lock()
 	d := n.docLocked(req.Key)
 	d.seq++
 	seq := d.seq
 	n.stopLocked(d)
 	accepted := n.counts.accepted
-	moved := n.replaceLocked(d, req.Doc, cur)
+	moved := n.replaceLocked(d, req.Doc)
 	if n.counts.accepted != accepted {
 		// The edit was the suggestion itself: the model's own edit is no
 		// burst of the user's to ask about (at most one request per burst).
@@ -251,15 +249,13 @@ func (n *NextEdits) Edited(req NextRequest) {
 		n.changed(req.Key)
 		return
 	}
-	prev := ""
-	if req.Prev != nil {
-		prev = req.Prev.Text()
-	}
+	// A keystroke copies no text: the text before the burst is taken at
+	// its first keystroke, the cursor when the pause ends (fire).
 	if d.noBurst {
-		d.burst, d.noBurst = prev, false
+		d.burst, d.noBurst = textOf(req.Prev), false
 	}
-	d.pending, d.cursor = req, changeEnd(prev, cur)
-	if cfg.NextEdit.Enable && int64(len(cur)) <= cfg.Context.MaxFileSize {
+	d.pending = req
+	if cfg.NextEdit.Enable && int64(req.Doc.Len()) <= cfg.Context.MaxFileSize {
 		wait := time.Duration(cfg.NextEdit.DebounceMS) * time.Millisecond
 		d.timer = time.AfterFunc(wait, func() { n.fire(d, seq) })
 	}
@@ -269,15 +265,16 @@ func (n *NextEdits) Edited(req NextRequest) {
 	}
 }
 
-// replaceLocked follows d's suggestion to the document's new text cur: it
+// replaceLocked follows d's suggestion to the document's new text doc: it
 // is accepted when cur is its result, dropped when the user's change
 // touches its lines or the line before or after them, otherwise rebased.
 // It reports whether the suggestion changed. Precondition: n.mu is held.
-func (n *NextEdits) replaceLocked(d *nextDoc, doc *workspace.Snapshot, cur string) bool {
+func (n *NextEdits) replaceLocked(d *nextDoc, doc *workspace.Snapshot) bool {
 	s := d.sug
 	if s == nil {
 		return false
 	}
+	cur := doc.Text()
 	if cur == d.base {
 		s.Version = doc.Version
 		return false
@@ -360,6 +357,14 @@ func widen(text string, start, end int) (lo, hi int) {
 	return lo, hi
 }
 
+// textOf is s's text, "" for no snapshot.
+func textOf(s *workspace.Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	return s.Text()
+}
+
 // changeEnd returns where the change from prev to cur ends in cur: after
 // their common prefix and before their common suffix.
 func changeEnd(prev, cur string) int {
@@ -437,8 +442,9 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		return
 	}
 	d.timer = nil
-	req, cursor := d.pending, d.cursor
+	req := d.pending
 	n.mu.Unlock()
+	cursor := changeEnd(textOf(req.Prev), req.Doc.Text())
 
 	if !cfg.NextEdit.Enable || int64(req.Doc.Len()) > cfg.Context.MaxFileSize ||
 		req.Eligible != nil && !req.Eligible() ||
