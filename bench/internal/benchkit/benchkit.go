@@ -1,7 +1,8 @@
-// Package benchkit holds what the whole-process benchmark programs under
-// bench/ share: deterministic buffers of real source text cut from GOROOT,
-// memory figures read from /proc, and order statistics (median, spread,
-// percentiles) over repeated measurements.
+// Package benchkit holds what the benchmark programs under bench/ share:
+// deterministic buffers of real source text cut from GOROOT, memory figures
+// read from /proc, order statistics (median, spread, percentiles) over
+// repeated measurements, and Serve, the in-process server the replay
+// benchmarks drive.
 package benchkit
 
 import (
