@@ -351,17 +351,21 @@ func (h *helper) onRequest(method string, params json.RawMessage) (any, *rpcErro
 
 // alive reports why the helper can no longer be used, or nil.
 func (h *helper) alive() error {
+	// Why it was made unusable first: a helper killed for a timeout has
+	// exited too, and the timeout is what keeps it from being started
+	// again at once.
+	h.mu.Lock()
+	broken := h.broken
+	h.mu.Unlock()
+	if broken != nil {
+		return broken
+	}
 	select {
 	case <-h.exited:
 		return fmt.Errorf("%s exited", h.name)
 	default:
 	}
-	if err := h.conn.closedErr(); err != nil {
-		return err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.broken
+	return h.conn.closedErr()
 }
 
 // acquire takes the helper's operation slot.

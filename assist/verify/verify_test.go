@@ -383,6 +383,12 @@ func TestCheckHelperStopsAnswering(t *testing.T) {
 	if took > bounds.Diag+5*time.Second {
 		t.Errorf("the check took %v, bound %v", took, bounds.Diag)
 	}
+	// Within RetryAfter, the next check does not start it again: it ends
+	// at once with the same reason (it started a new gopls before: the
+	// killed one's exit hid the timeout).
+	if got := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, candidate}}).Line(); got != "not verified (gopls did not answer within 2s)" {
+		t.Errorf("the next check: got %q", got)
+	}
 	// The stopped helper was killed.
 	deadline := time.Now().Add(30 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
