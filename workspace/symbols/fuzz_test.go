@@ -27,6 +27,9 @@ func FuzzParse(f *testing.F) {
 			if r.Name == "" {
 				t.Fatalf("%s: empty reference", lang)
 			}
+			if r.Offset < start || r.Offset+len(r.Name) > min(end, len(src)) || string(src[r.Offset:r.Offset+len(r.Name)]) != r.Name {
+				t.Fatalf("%s: reference %+v is not at its offset in [%d, %d)", lang, r, start, end)
+			}
 		}
 	})
 }

@@ -261,6 +261,10 @@ type Ref struct {
 	Name string
 	// Count is how many times the range uses it.
 	Count int
+	// Offset is the byte offset, in the text the range was taken from, of
+	// the name's first use in the range (the Name, not its Qual): where a
+	// language server is asked for its definition.
+	Offset int
 }
 
 // predeclared are Go's universe names: never a workspace declaration
@@ -295,18 +299,19 @@ func GoRefs(src []byte, start, end int) []Ref {
 	var prev, prev2 token.Token
 	var prevLit string
 	for {
-		_, tok, lit := s.Scan()
+		pos, tok, lit := s.Scan()
 		if tok == token.EOF {
 			break
 		}
 		if tok == token.IDENT {
+			at := start + file.Offset(pos)
 			switch {
 			case prev == token.PERIOD && prev2 == token.IDENT:
-				add(Ref{Qual: prevLit, Name: lit})
+				add(Ref{Qual: prevLit, Name: lit, Offset: at})
 			case prev == token.PERIOD:
-				add(Ref{Qual: ".", Name: lit}) // (expr).Name, a[i].Name, f().Name
+				add(Ref{Qual: ".", Name: lit, Offset: at}) // (expr).Name, a[i].Name, f().Name
 			case !predeclared[lit]:
-				add(Ref{Name: lit})
+				add(Ref{Name: lit, Offset: at})
 			}
 		}
 		if tok == token.IDENT {

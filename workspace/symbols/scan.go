@@ -330,11 +330,11 @@ func Refs(lang string, src []byte, start, end int) []Ref {
 			name := string(b[i:j])
 			switch {
 			case dot && prevIdent != "":
-				add(Ref{Qual: prevIdent, Name: name})
+				add(Ref{Qual: prevIdent, Name: name, Offset: start + i})
 			case dot:
-				add(Ref{Qual: ".", Name: name})
+				add(Ref{Qual: ".", Name: name, Offset: start + i})
 			case !kw[name]:
-				add(Ref{Name: name})
+				add(Ref{Name: name, Offset: start + i})
 			}
 			prevIdent, dot = name, false
 			i = j

@@ -302,12 +302,30 @@ func refNames(refs []Ref) string {
 	return strings.Join(out, " ")
 }
 
+// checkOffsets checks that each reference's Offset is where its name is
+// first used (the name, not its qualifier).
+func checkOffsets(t *testing.T, src []byte, refs []Ref) {
+	t.Helper()
+	for _, r := range refs {
+		i := r.Offset
+		if i < 0 || i+len(r.Name) > len(src) || string(src[i:i+len(r.Name)]) != r.Name {
+			t.Errorf("%s.%s: Offset %d does not hold the name", r.Qual, r.Name, i)
+			continue
+		}
+		if r.Qual != "" && r.Qual != "." && (i < len(r.Qual)+1 || string(src[i-len(r.Qual)-1:i]) != r.Qual+".") {
+			t.Errorf("%s.%s: Offset %d does not follow its qualifier", r.Qual, r.Name, i)
+		}
+	}
+}
+
 func TestGoRefs(t *testing.T) {
 	src := []byte(`x := NewServer(addr); s.Start(); fmt.Println(u.Helper(len(x)), Mode(1), cfg().Name, "NotARef") // Comment`)
 	want := "x NewServer addr s s.Start fmt fmt.Println u u.Helper Mode cfg ..Name"
 	if got := refNames(GoRefs(src, 0, len(src))); got != want {
 		t.Errorf("GoRefs = %s\nwant      %s", got, want)
 	}
+	checkOffsets(t, src, GoRefs(src, 0, len(src)))
+	checkOffsets(t, src, GoRefs(src, 30, len(src)))
 	if r := GoRefs(src, 10, 5); r != nil {
 		t.Errorf("empty range: %v", r)
 	}
@@ -324,6 +342,8 @@ func TestRefs(t *testing.T) {
 	if got := refNames(Refs("javascript", src, 0, len(src))); got != want {
 		t.Errorf("Refs = %s\nwant   %s", got, want)
 	}
+	checkOffsets(t, src, Refs("javascript", src, 0, len(src)))
+	checkOffsets(t, src, Refs("javascript", src, 20, len(src)))
 	py := []byte("x = load(path)  # parse(p)\n")
 	if got := Refs("python", py, 0, len(py)); len(got) != 3 || got[1].Name != "load" {
 		t.Errorf("python refs %v", got)
