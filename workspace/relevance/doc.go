@@ -19,9 +19,16 @@
 // workspace.Folders and workspace.View implement; it keeps nothing between
 // calls but what those hold.
 //
-// Its invariants: the result depends on the snapshots, the workspace and
+// Where a language server can say where the selection's names are
+// declared, the caller asks it for the names Lookups returns and passes
+// its answers as Request.Definitions: those declarations rank first among
+// the selection's, and the symbol index resolves only the names it did not
+// answer (assist asks the verification helper, see assist/verify).
+//
+// Its invariants: the result depends on the snapshots, the workspace,
 // what the prompt session's stable part holds (Request.Cached: within each
-// group of candidates, what is cached goes first) only, and is
+// group of candidates, what is cached goes first) and the definitions
+// given (the volatile part only) only, and is
 // deterministic (see Select for the order); the stable part depends on the
 // active file, the open buffers and that ledger, never on the selection;
 // a secret file (by its name or the target of its links), a binary file, a

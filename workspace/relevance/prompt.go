@@ -33,6 +33,9 @@ type Request struct {
 	// Cached reports what the prompt session's stable part holds
 	// (cache.Session.Shown); see SelectInput.Cached.
 	Cached func(path, part string) bool
+	// Definitions are a language server's answers for Lookups(src, r);
+	// see SelectInput.Definitions. Not used with Snippets.
+	Definitions []Definition
 }
 
 // Docs is what Choose chose, in cache.Request's terms.
@@ -82,7 +85,7 @@ func Choose(src Source, r Request) Docs {
 		return out
 	}
 	in := SelectInput{Active: r.Active.URI, ActiveText: text, SelStart: r.SelStart, SelEnd: r.SelEnd,
-		Open: open, Recent: r.Recent, Budget: budget, Cached: r.Cached}
+		Open: open, Recent: r.Recent, Budget: budget, Cached: r.Cached, Definitions: r.Definitions}
 	for _, f := range Select(src, in) {
 		d := doc(f)
 		switch {

@@ -360,8 +360,10 @@ func linesAround(text string, start, end, n int) (lo, hi int) {
 // aroundLineBytes bounds the bytes per line linesAround takes.
 const aroundLineBytes = 256
 
-// volatileCandidates lists what the selection uses: its names' declarations,
-// the types they mention, the names of the declaration around it.
+// volatileCandidates lists what the selection uses: its names'
+// declarations (those SelectInput.Definitions locates first, then the
+// symbol index's for the other names), the types they mention, the names
+// of the declaration around it.
 func (s *selector) volatileCandidates() []candidate {
 	if !s.opts.IncludeRelated || s.v == nil || s.active == nil {
 		return nil
@@ -383,11 +385,15 @@ func (s *selector) volatileCandidates() []candidate {
 			}
 		}
 	}
-	direct := s.resolve(symbols.Refs(s.lang, text, start, end), evidence, false)
-	add(direct, ReasonRef)
-	add(s.oneHop(direct), ReasonType)
+	// A language server's definitions first; the symbol index resolves
+	// the names it did not answer.
+	defined, answered := s.definitions()
+	add(defined, ReasonDefinition)
+	indexed := s.resolve(withoutAnswered(symbols.Refs(s.lang, text, start, end), answered), evidence, false)
+	add(indexed, ReasonRef)
+	add(s.oneHop(append(defined, indexed...)), ReasonType)
 	if hasEnc {
-		add(s.resolve(symbols.Refs(s.lang, text, int(enc.Start), int(enc.End)), evidence, false), ReasonScope)
+		add(s.resolve(withoutAnswered(symbols.Refs(s.lang, text, int(enc.Start), int(enc.End)), answered), evidence, false), ReasonScope)
 	}
 	return out
 }

@@ -16,15 +16,16 @@ type Reason string
 // Reasons, the selection's first (volatile), then the active file's
 // (stable), each group in order of priority.
 const (
-	ReasonRegion  Reason = "region"   // the active file's header or a declaration around the selection (a large active file)
-	ReasonRef     Reason = "ref"      // defines a name the selection uses
-	ReasonType    Reason = "type"     // a type mentioned by a definition the selection uses (one hop)
-	ReasonScope   Reason = "scope"    // defines a name the declaration around the selection uses
-	ReasonUse     Reason = "use"      // defines a name the active file uses
-	ReasonImport  Reason = "import"   // imported by the active file
-	ReasonOpen    Reason = "open"     // open in the editor
-	ReasonSameDir Reason = "same-dir" // in the active file's directory (Go: its package)
-	ReasonRecent  Reason = "recent"   // recently viewed
+	ReasonRegion     Reason = "region"     // the active file's header or a declaration around the selection (a large active file)
+	ReasonDefinition Reason = "definition" // a language server's definition of a name the selection uses (SelectInput.Definitions)
+	ReasonRef        Reason = "ref"        // defines a name the selection uses (the symbol index)
+	ReasonType       Reason = "type"       // a type mentioned by a definition the selection uses (one hop)
+	ReasonScope      Reason = "scope"      // defines a name the declaration around the selection uses
+	ReasonUse        Reason = "use"        // defines a name the active file uses
+	ReasonImport     Reason = "import"     // imported by the active file
+	ReasonOpen       Reason = "open"       // open in the editor
+	ReasonSameDir    Reason = "same-dir"   // in the active file's directory (Go: its package)
+	ReasonRecent     Reason = "recent"     // recently viewed
 )
 
 // ContextFile is one piece of a prompt's context: a whole file or one
@@ -83,6 +84,11 @@ type SelectInput struct {
 	// stays in the cached prefix and a switch of file or function re-sends
 	// less.
 	Cached func(path, part string) bool
+	// Definitions are a language server's answers for the selection's
+	// names (Lookups): the declarations they locate rank first among the
+	// volatile pieces, and the names they answered are not resolved
+	// through the symbol index, which stays the way for the others.
+	Definitions []Definition
 }
 
 // VolatileShare is the part of SelectInput.Budget kept for the volatile
@@ -144,11 +150,12 @@ func (cf ContextFile) Cost() int { return len(cf.Text) + blockOverhead(cf) }
 // files. It gets the budget less VolatileShare.
 //
 // The volatile part is what the selection needs that the stable part does
-// not show: the declarations the selection uses (resolved through the
-// folder's symbol index: its package and imports for Go, imports, the
-// directory and then the whole folder for other languages), then the types
-// those mention (one hop), then the names the declaration around the
-// selection uses.
+// not show: the declarations the selection uses — first those a language
+// server located (SelectInput.Definitions), then, for the names it did not
+// answer, those the folder's symbol index resolves (its package and
+// imports for Go, imports, the directory and then the whole folder for
+// other languages) — then the types those mention (one hop), then the
+// names the declaration around the selection uses.
 //
 // A file up to SmallFileBytes enters whole, a larger one only by snippets
 // of the declarations used (a doc comment and the declaration; a long
