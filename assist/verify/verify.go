@@ -80,6 +80,8 @@ type Options struct {
 // Bounds are the bounds on a check's waits.
 type Bounds struct {
 	Start, Cold, Diag, Retry time.Duration
+	// Definition bounds Definitions (DefinitionTimeout).
+	Definition time.Duration
 }
 
 // File is one file of an edit: its URI and its whole text.
@@ -205,6 +207,7 @@ func New(opts Options) *Verifier {
 	b.Cold = cmp.Or(b.Cold, ColdTimeout)
 	b.Diag = cmp.Or(b.Diag, DiagTimeout)
 	b.Retry = cmp.Or(b.Retry, RetryAfter)
+	b.Definition = cmp.Or(b.Definition, DefinitionTimeout)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -246,6 +249,10 @@ func (v *Verifier) commandFor(lang string) (argv Command, path, missing string) 
 func languageOf(uri workspace.URI) string {
 	return workspace.LanguageOf(uri.AnyPath())
 }
+
+// errNotWaited is helperFor's error when its caller stopped waiting for a
+// start (which goes on).
+var errNotWaited = errors.New("the check was cancelled")
 
 // helperFor returns the running helper of argv, starting it within
 // StartTimeout when it is not running.
@@ -297,7 +304,7 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 	select {
 	case <-pending:
 	case <-ctx.Done():
-		return nil, errors.New("the check was cancelled")
+		return nil, errNotWaited
 	}
 	s.start.Lock()
 	defer s.start.Unlock()
