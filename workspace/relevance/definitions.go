@@ -102,7 +102,7 @@ func (s *selector) definitions() (found []ref, answered map[[2]string]bool) {
 // the one of that name whose text spans the line (a field or an interface
 // method stands for its type), else the smallest one spanning it.
 func (s *selector) declAt(loc Location, name string) (ref, bool) {
-	sf := s.file(loc.URI)
+	sf := s.file(s.canonical(loc.URI))
 	if sf == nil || sf.v == nil || sf.rel == "" || sf.isActive && !s.excerpt {
 		return ref{}, false
 	}
@@ -130,6 +130,32 @@ func (s *selector) declAt(loc Location, name string) (ref, bool) {
 		return ref{}, false
 	}
 	return ref{src: sf, def: best}, true
+}
+
+// canonical returns the URI the selection knows a file by: a language
+// server spells URIs its own way (escapes, a drive letter's case), so a
+// location naming the active file or an open buffer is matched by its
+// path.
+func (s *selector) canonical(uri workspace.URI) workspace.URI {
+	p, err := uri.Path()
+	if err != nil {
+		return uri
+	}
+	if s.byPath == nil {
+		s.byPath = map[string]workspace.URI{}
+		for u := range s.openText {
+			if q, err := u.Path(); err == nil {
+				s.byPath[q] = u
+			}
+		}
+		if q, err := s.in.Active.Path(); err == nil {
+			s.byPath[q] = s.in.Active
+		}
+	}
+	if u, ok := s.byPath[p]; ok {
+		return u
+	}
+	return workspace.FileURI(p)
 }
 
 // lineSpan returns the byte range of the 0-based line n of text.

@@ -143,6 +143,7 @@ func TestSelectDefinitionsRankFirst(t *testing.T) {
 		Locations: []Location{{URI: kitURI(root, "kit/b.go"), Line: lineOf(t, root, "kit/b.go", "func (x *B) Close")}}}}
 	with := Select(Workspace(f), in)
 	t.Logf("with the definition: %s", names(with))
+
 	c, ok := find(with, "kit/b.go", "method B.Close")
 	if !ok || !c.Volatile || c.Reason != ReasonDefinition || !strings.Contains(c.Text, "// Close closes the B.") {
 		t.Fatalf("B.Close is not the definition's piece: %s", names(with))
@@ -197,7 +198,11 @@ func TestDefinitionsAnswerTheirNames(t *testing.T) {
 	}
 	elsewhere := workspace.FileURI(filepath.Join(t.TempDir(), "other.go"))
 	for name, loc := range map[string]Location{
-		"local":   {URI: kitURI(root, "kit/run.go"), Line: lineOf(t, root, "kit/run.go", "helper := func")},
+		"local": {URI: kitURI(root, "kit/run.go"), Line: lineOf(t, root, "kit/run.go", "helper := func")},
+		// A server's own spelling of the active file (an escaped letter)
+		// is the active file.
+		"local, spelled": {URI: workspace.URI(strings.Replace(string(kitURI(root, "kit/run.go")), "/kit/", "/%6Bit/", 1)),
+			Line: lineOf(t, root, "kit/run.go", "helper := func")},
 		"outside": {URI: elsewhere, Line: 0},
 		"secret":  {URI: kitURI(root, "kit/.env.go"), Line: 2},
 	} {

@@ -38,9 +38,12 @@ type selector struct {
 	openText map[workspace.URI]string // the open buffers' texts, taken once
 	files    map[workspace.URI]*srcFile
 	scopes   map[string]*goScope
-	modDone  bool
-	modDir   string
-	modPath  string
+	// byPath maps the open buffers' and the active file's paths to their
+	// URIs (see canonical), made at the first use.
+	byPath  map[string]workspace.URI
+	modDone bool
+	modDir  string
+	modPath string
 }
 
 // srcFile is a file the selection looked at.
