@@ -98,6 +98,10 @@ type Task struct {
 	// user or the selection: the caller should ask (or use
 	// DefaultRewriteInstruction).
 	NeedsInstruction bool
+	// choice is what Context and Volatile were chosen from (nil for a
+	// task not built by BuildTask): Run chooses Volatile again with the
+	// helper's definitions.
+	choice *contextChoice
 }
 
 // selectedLines returns the 1-based first and last line of the selection,
@@ -538,6 +542,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 			return out, nil
 		}
 	}
+	// The helper's definitions of the selection's names, where it runs:
+	// asked before the prompt is built, within verify.DefinitionTimeout.
+	e.precise(ctx, cfg, &t)
 	prompt, err := e.prompts.Build(cache.Request{
 		Project:       t.Project,
 		Documents:     append(append([]cache.Document(nil), t.Context...), t.Active),

@@ -132,8 +132,12 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 	if folders != nil {
 		src = relevance.Workspace(folders)
 	}
-	c := relevance.Choose(src, relevance.Request{Active: snap, SelStart: start, SelEnd: end, Open: r.Open, Recent: r.Recent,
-		MaxTokens: cfg.Context.MaxTokens, Estimator: r.Estimator, Cached: r.Cached})
+	creq := relevance.Request{Active: snap, SelStart: start, SelEnd: end, Open: r.Open, Recent: r.Recent,
+		MaxTokens: cfg.Context.MaxTokens, Estimator: r.Estimator, Cached: r.Cached}
+	c := relevance.Choose(src, creq)
+	if src != nil {
+		t.choice = &contextChoice{src: src, req: creq}
+	}
 	for _, d := range c.Stable {
 		// An active file outside every folder is shown by its base name,
 		// which a workspace file may share; a file cut to a window is

@@ -112,10 +112,17 @@ type VerifyStats struct {
 	Unverified int64 `json:"unverified"`
 	// RepairTokens are the prompt and completion tokens of repair rounds.
 	RepairTokens int64 `json:"repairTokens"`
+	// ContextActions are the actions whose context the helper's
+	// definitions chose (Engine.Run); DefinitionNames the selection's
+	// names they asked for, DefinitionsLocated those the helper located.
+	ContextActions     int64 `json:"contextActions"`
+	DefinitionNames    int64 `json:"definitionNames"`
+	DefinitionsLocated int64 `json:"definitionsLocated"`
 }
 
 type verifyCounters struct {
 	verified, repaired, withErrors, unverified, repairTokens atomic.Int64
+	contextActions, names, located                           atomic.Int64
 }
 
 func (c *verifyCounters) add(v *Verification) {
@@ -135,7 +142,8 @@ func (c *verifyCounters) add(v *Verification) {
 
 func (c *verifyCounters) snapshot() VerifyStats {
 	return VerifyStats{Verified: c.verified.Load(), Repaired: c.repaired.Load(), WithErrors: c.withErrors.Load(),
-		Unverified: c.unverified.Load(), RepairTokens: c.repairTokens.Load()}
+		Unverified: c.unverified.Load(), RepairTokens: c.repairTokens.Load(),
+		ContextActions: c.contextActions.Load(), DefinitionNames: c.names.Load(), DefinitionsLocated: c.located.Load()}
 }
 
 // VerifyStats returns the session's verification counts.
