@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -308,5 +309,66 @@ func TestNewErrorsApplyOrRefuse(t *testing.T) {
 				t.Errorf("%d provider requests, want 1", n)
 			}
 		})
+	}
+}
+
+// TestContextFromHelperDefinitions: the selection calls Close on a value
+// whose type three files declare a Close for; the symbol index cannot tell
+// which, gopls can. The first action starts gopls and keeps the index's
+// choice (none of the three); once gopls runs, the prompt holds the one
+// Close it names, and neither of the others.
+func TestContextFromHelperDefinitions(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsRepair, modeltest.Rule{MatchPrompt: "conn.Close()", Content: "It closes the connection."})
+	filler := strings.Repeat("// Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n", 120) // > 6 KiB: enters by snippets
+	for _, name := range []string{"A", "B", "C"} {
+		text := "package m\n\n" + filler + "\n// " + name + " is one kind of connection.\ntype " + name +
+			" struct{ addr string }\n\n// Close closes the " + name + " connection.\nfunc (x *" + name + ") Close() error { return nil }\n"
+		if err := os.WriteFile(filepath.Join(js.dir, "conn_"+strings.ToLower(name)+".go"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool := "package m\n\n" + filler + "\n// Pool hands out Bs.\ntype Pool struct{ idle []*B }\n\n// Get returns an idle B.\nfunc (p *Pool) Get() *B { return p.idle[0] }\n"
+	if err := os.WriteFile(filepath.Join(js.dir, "pool.go"), []byte(pool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const run = "package m\n\nfunc Run(p *Pool) {\n\tconn := p.Get()\n\tconn.Close()\n}\n"
+	le := js.liveEditor()
+	uri := le.open("run.go", run)
+	closes := func(body string) (a, b, c bool) {
+		return strings.Contains(body, "Close closes the A connection"), strings.Contains(body, "Close closes the B connection"),
+			strings.Contains(body, "Close closes the C connection")
+	}
+	// Document the line (the answer proposes no change): unlike an
+	// explanation, it is asked of the model each time.
+	var got string
+	for i := 0; i < 60; i++ {
+		token := fmt.Sprintf("d%d", i)
+		js.run("kimi.document", map[string]any{"uri": uri, "range": rng(4, 1, 4, 13)}, token)
+		js.progressEnd(`"` + token + `"`)
+		reqs := js.srv.Requests()
+		body := string(reqs[len(reqs)-1].Body)
+		a, b, c := closes(body)
+		if a || c {
+			t.Fatalf("attempt %d: another type's Close is in the prompt (A %v, C %v)", i, a, c)
+		}
+		if i == 0 && b {
+			t.Fatalf("the first action, before gopls ran, has B's Close: the symbol index chose it")
+		}
+		if b {
+			got = body
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got == "" {
+		t.Fatalf("B's Close never reached the prompt")
+	}
+	var st statsReply
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Verify.ContextActions == 0 || st.Verify.DefinitionsLocated == 0 || st.Verify.DefinitionNames < st.Verify.DefinitionsLocated {
+		t.Errorf("kimi.stats verify %+v: no action counted with the helper's definitions", st.Verify)
 	}
 }
