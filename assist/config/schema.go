@@ -502,7 +502,7 @@ var schema = []entry{
 		func(c *Config) *float64 { return &c.Budget.Daily }),
 	budgetEntry("budget.confirmAbove", DefaultConfirmAbove, "0.1", "an action whose request is estimated above this many USD asks first, naming its size in tokens and its estimated cost (`0`: never asks)",
 		func(c *Config) *float64 { return &c.Budget.ConfirmAbove }),
-	field("verify.enable", VerifyAuto, "`auto`", "`auto`: before an edit lands, the language's own server (a private helper kimi-lsp starts: `gopls`, `pyright-langserver --stdio`, …, see `verify.servers`) checks it, and Fix sees its errors where the editor sends none; `off`: never",
+	field("verify.enable", VerifyAuto, "`auto`", "`auto`: before an edit lands, the language's own server (a private helper kimi-lsp starts: `gopls`, `pyright-langserver --stdio`, …, see `verify.servers`) checks it, Fix sees its errors where the editor sends none, and actions show the declarations it locates for the selection's names first; `off`: never",
 		func(c *Config) *string { return &c.Verify.Enable }, readOneOf(VerifyAuto, VerifyOff), quoted),
 	entry{path: "verify.servers", def: "Go `gopls`; Python `pyright-langserver --stdio`, else `basedpyright-langserver --stdio`; JavaScript/TypeScript `typescript-language-server --stdio`; Rust `rust-analyzer`; C/C++ `clangd`",
 		doc:   "a table from language (`go`, `python`, `javascript`, `typescript`, `rust`, `c`, `cpp`, …) to the helper's command, a string split at spaces or a list; `\"\"` turns verification off for that language. A helper is started only when its command is on PATH",

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
 
 // benchModule writes a 50-file Go module whose files call each other and
@@ -132,6 +133,52 @@ func BenchmarkCheckGo(b *testing.B) {
 		}
 		report(b, lat)
 	})
+}
+
+// BenchmarkDefinitionsGo measures what the helper's definitions add
+// before an action's prompt is built (Definitions, gopls warm): the names
+// of the whole of f0.go of the 50-file module, at most 48 (as
+// relevance.Lookups gives them), asked at once.
+func BenchmarkDefinitionsGo(b *testing.B) {
+	if _, err := execLookPath("gopls"); err != nil {
+		b.Fatal("gopls not found on PATH")
+	}
+	dir, text := benchModule(b)
+	uri := fileURI(filepath.Join(dir, "f0.go"))
+	var offsets []int
+	for _, r := range symbols.GoRefs([]byte(text), 0, len(text)) {
+		if r.Qual == "" && (r.Name == "fmt" || r.Name == "strings") {
+			continue // package names, as Lookups leaves them out
+		}
+		if offsets = append(offsets, r.Offset); len(offsets) == 48 {
+			break
+		}
+	}
+	v := benchVerifier(b, dir)
+	defer v.Close()
+	file := File{URI: uri, Text: text}
+	if r := v.Check(context.Background(), []File{file}, []File{file}); !r.Verified {
+		b.Fatal(r.Line())
+	}
+	var lat []time.Duration
+	located := 0
+	for b.Loop() {
+		t0 := time.Now()
+		out, r := v.Definitions(context.Background(), file, offsets)
+		lat = append(lat, time.Since(t0))
+		if !r.Verified || r.Reason != "" {
+			b.Fatalf("%+v", r)
+		}
+		located = 0
+		for _, l := range out {
+			if len(l) > 0 {
+				located++
+			}
+		}
+	}
+	report(b, lat)
+	b.ReportMetric(float64(len(offsets)), "names")
+	b.ReportMetric(float64(located), "located")
 }
 
 // BenchmarkCheckPython is the same for pyright on one module of 50
