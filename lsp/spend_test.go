@@ -10,6 +10,8 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	prov "github.com/kimi-lsp/kimi-lsp/assist/provider"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -34,14 +36,15 @@ func newSpendSession(t *testing.T, settings map[string]any, answer string) (*com
 		t.Fatal(err)
 	}
 	cs.dir = dir
-	state := t.TempDir()
 	cfg := providerConfig(t, cs.prov)
-	ledger := assist.OpenLedger(func(k string) string {
-		if k == "XDG_STATE_HOME" {
-			return state
-		}
-		return ""
-	}, cfg.Budget, nil)
+	// The record's clock stands still at the test's start: the clock hour
+	// turning mid-test would reset the hourly budget.
+	start := time.Now()
+	rec, err := spend.Open(filepath.Join(t.TempDir(), "kimi-lsp"), spend.Options{Now: func() time.Time { return start }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := prov.NewLedger(rec, cfg.Budget, nil)
 	t.Cleanup(func() { ledger.Close() })
 	cs.session = newSessionOpts(t, Options{Config: cfg, Ledger: ledger}, nil)
 	q := &questions{}

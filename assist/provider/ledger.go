@@ -185,8 +185,7 @@ func (l *Ledger) Background(what string) error {
 	if !st.Capped {
 		return nil
 	}
-	now := time.Now()
-	msg := st.CapMessage(what, now)
+	msg := st.CapMessage(what, l.meter().Log().Now())
 	l.mu.Lock()
 	first := l.noticed != st.Cap.Ends.Unix()
 	l.noticed = st.Cap.Ends.Unix()
@@ -217,7 +216,7 @@ func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(
 	if !st.Capped && !b.Confirm(usd) {
 		return nil
 	}
-	q := st.AskMessage(b, tokens, usd, time.Now())
+	q := st.AskMessage(b, tokens, usd, l.meter().Log().Now())
 	if confirm == nil {
 		l.log.Warn(q + " (sent anyway: a request typed on the command line is not asked about)")
 		return nil
@@ -265,7 +264,8 @@ func (l *Ledger) Done(c *Call, modelName string, a cache.Accounting, err error) 
 		return
 	}
 	r := spend.Record{
-		Time: time.Now(), Surface: c.Surface, Model: modelName, Files: c.Files,
+		// The record's own clock, the one its budget windows go by.
+		Time: l.meter().Log().Now(), Surface: c.Surface, Model: modelName, Files: c.Files,
 		PromptTokens: a.PromptTokens, CachedTokens: a.CachedTokens, WrittenTokens: a.CacheWriteTokens, OutputTokens: a.CompletionTokens,
 		CostUSD: a.InputCostUSD + a.OutputCostUSD, Unpriced: !a.Priced && a.PromptTokens > 0, Estimated: a.Estimated,
 		Outcome: Outcome(err),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
@@ -113,5 +114,21 @@ func TestLedgerWarnsOnce(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "of the daily budget of $1.00 spent (81 %)") {
 		t.Errorf("warnings %q, want one", warns)
+	}
+}
+
+// TestLedgerOneClock: the ledger records and gates by its record's clock
+// (spend.Options.Now), not the wall clock: a request recorded in a window
+// is the spend of that window, whatever hour the wall clock shows.
+func TestLedgerOneClock(t *testing.T) {
+	at := time.Date(2026, 3, 4, 10, 59, 0, 0, time.UTC) // far from the wall clock's hour
+	l := NewLedger(spend.Memory(spend.Options{Location: time.UTC, Now: func() time.Time { return at }}), config.Budget{Hourly: 0.01}, nil)
+	l.Done(&Call{Surface: "explain"}, "m", cache.Accounting{Usage: cache.Usage{PromptTokens: 10}, Priced: true, InputCostUSD: 0.02}, nil)
+	err := l.Background("inline completion")
+	if !errors.Is(err, ErrBudget) {
+		t.Fatalf("the request was not counted in its clock's hour: %v", err)
+	}
+	if !strings.Contains(err.Error(), "paused until 11:00") {
+		t.Errorf("%v: the end of the window is not the record's clock's", err)
 	}
 }

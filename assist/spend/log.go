@@ -289,6 +289,10 @@ type Spend struct {
 	HourEnds, DayEnds time.Time
 }
 
+// Now is the record's clock (Options.Now): the budget windows, and the
+// time of what is recorded, go by it.
+func (l *Log) Now() time.Time { return l.now() }
+
 // Spend returns what every server's requests recorded in the directory
 // cost in the hour and the day of now, reading what the file gained since
 // the last call.
