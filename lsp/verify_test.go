@@ -332,6 +332,21 @@ func TestContextFromHelperDefinitions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(js.dir, "pool.go"), []byte(pool), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The files were written after the folder's scan started: wait until
+	// its tree holds them all, so that the symbol index sees three Close
+	// methods (with one seen, it would choose that one).
+	waitFor(t, func() bool {
+		v, _, ok := js.session.srv.folders.ViewOf(filepath.Join(js.dir, "pool.go"))
+		if !ok || v.Tree() == nil {
+			return false
+		}
+		for _, name := range []string{"conn_a.go", "conn_b.go", "conn_c.go", "pool.go"} {
+			if _, ok := v.Tree().Lookup(name); !ok {
+				return false
+			}
+		}
+		return true
+	})
 	const run = "package m\n\nfunc Run(p *Pool) {\n\tconn := p.Get()\n\tconn.Close()\n}\n"
 	le := js.liveEditor()
 	uri := le.open("run.go", run)
