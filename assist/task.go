@@ -1,9 +1,11 @@
 package assist
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -112,7 +114,7 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 			LastEdited: int64(snap.Seq),
 		},
 		Selection:   cache.Selection{Start: start, End: end},
-		Diagnostics: r.Diagnostics,
+		Diagnostics: slices.Clone(r.Diagnostics),
 	}
 	windowed := false
 	if limit := cfg.Context.MaxFileSize; limit > 0 && int64(len(text)) > limit {
@@ -121,6 +123,7 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 		}
 		windowed = true
 	}
+	t.fitDiagnostics()
 	if a.Name == config.ActionRewrite && t.Instruction == "" {
 		if in, ok := RewriteInstruction(t.selectedText()); ok {
 			t.Instruction = in
@@ -204,7 +207,64 @@ func (t *Task) window(limit int) error {
 	t.Notice = fmt.Sprintf("%s is %s, over context.maxFileSize (%s): the model sees lines %d-%d of %d around the selection only%s",
 		t.Active.Path, sizeText(len(text)), sizeText(limit), first, last, total, part)
 	t.Notes = append(t.Notes, fmt.Sprintf("Note: %s is too large to show whole; the prompt holds only its lines %d-%d (of %d), renumbered from 1%s. Do not assume anything about the lines not shown.", t.Active.Path, first, last, total, part))
+	// The diagnostics are renumbered with the lines; those outside the
+	// window go (the model could not see their lines).
+	var kept []cache.Diagnostic
+	for _, d := range t.Diagnostics {
+		if d.StartLine >= first-1 && d.EndLine <= last-1 {
+			d.StartLine, d.EndLine = d.StartLine-(first-1), d.EndLine-(first-1)
+			kept = append(kept, d)
+		}
+	}
+	t.Diagnostics = kept
 	return nil
+}
+
+// MaxDiagnostics bounds the diagnostics a prompt quotes (a linter may
+// report thousands in a file), and maxDiagnosticBytes each one's message.
+const (
+	MaxDiagnostics     = 20
+	maxDiagnosticBytes = 1 << 10
+)
+
+// fitDiagnostics keeps at most MaxDiagnostics of t's diagnostics: those on
+// the selection's lines first, then the most severe, then the nearest;
+// quoted in line order, each message cut at maxDiagnosticBytes. A note
+// says how many were left out.
+func (t *Task) fitDiagnostics() {
+	for i := range t.Diagnostics {
+		if m := t.Diagnostics[i].Message; len(m) > maxDiagnosticBytes {
+			cut := maxDiagnosticBytes
+			for cut > 0 && !utf8.RuneStart(m[cut]) {
+				cut--
+			}
+			t.Diagnostics[i].Message = m[:cut] + "…"
+		}
+	}
+	n := len(t.Diagnostics)
+	if n <= MaxDiagnostics {
+		return
+	}
+	text, sel := t.Active.Text, t.Selection
+	first := strings.Count(text[:min(sel.Start, len(text))], "\n")
+	last := first + strings.Count(text[min(sel.Start, len(text)):min(sel.End, len(text))], "\n")
+	distance := func(d cache.Diagnostic) int {
+		switch {
+		case d.EndLine < first:
+			return first - d.EndLine
+		case d.StartLine > last:
+			return d.StartLine - last
+		}
+		return 0
+	}
+	ds := slices.Clone(t.Diagnostics)
+	slices.SortStableFunc(ds, func(a, b cache.Diagnostic) int {
+		return cmp.Or(cmp.Compare(min(distance(a), 1), min(distance(b), 1)), cmp.Compare(a.Severity, b.Severity), cmp.Compare(distance(a), distance(b)))
+	})
+	ds = ds[:MaxDiagnostics]
+	slices.SortStableFunc(ds, func(a, b cache.Diagnostic) int { return cmp.Compare(a.StartLine, b.StartLine) })
+	t.Diagnostics = ds
+	t.Notes = append(t.Notes, fmt.Sprintf("Note: the file has %d diagnostics; the prompt quotes the %d on or nearest the selection.", n, MaxDiagnostics))
 }
 
 func sizeText(n int) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +118,81 @@ func TestLargeActiveFileWindow(t *testing.T) {
 	r = f.request(config.ActionExplain, "big.go", "func F0100", "2900 }")
 	if _, err := assist.BuildTask(cfg, f.folders, r); !errors.Is(err, assist.ErrSelectionTooLarge) || !strings.Contains(err.Error(), "maxFileSize") {
 		t.Errorf("huge selection: %v", err)
+	}
+}
+
+// TestDiagnosticsFitThePrompt: a file with thousands of diagnostics
+// quotes MaxDiagnostics, those on the selection's lines first, a long
+// message cut; a note says how many there were. An active file cut to a
+// window renumbers its diagnostics with its lines and leaves out those it
+// does not show.
+func TestDiagnosticsFitThePrompt(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package big\n\n")
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "func F%04d() int { return %d }\n", i, i)
+	}
+	f := newFixture(t, map[string]string{"big.go": b.String()})
+	r := f.request(config.ActionFix, "big.go", "func F1500", "1500 }")
+	for line := range 3002 {
+		sev := assist.SeverityWarning
+		if line%500 == 0 {
+			sev = assist.SeverityError
+		}
+		r.Diagnostics = append(r.Diagnostics, assist.Diagnostic{StartLine: line, EndLine: line, Severity: sev, Message: fmt.Sprintf("problem on line %d", line+1)})
+	}
+	r.Diagnostics[1502].Message = strings.Repeat("long ", 1000) // F1500's line
+	given := r.Diagnostics[1502].Message
+	task, err := assist.BuildTask(f.cfg, f.folders, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(task.Diagnostics) != assist.MaxDiagnostics {
+		t.Fatalf("%d diagnostics quoted, want %d", len(task.Diagnostics), assist.MaxDiagnostics)
+	}
+	var lines []int
+	errorsKept := 0
+	for _, d := range task.Diagnostics {
+		lines = append(lines, d.StartLine)
+		if d.Severity == assist.SeverityError {
+			errorsKept++
+		}
+	}
+	if lines[0] > 1502 || !slices.Contains(lines, 1502) || !slices.IsSorted(lines) {
+		t.Errorf("lines %v: the selection's first, in line order", lines)
+	}
+	if errorsKept != 7 {
+		t.Errorf("%d errors kept, want all 7 (errors before nearer warnings)", errorsKept)
+	}
+	for _, d := range task.Diagnostics {
+		if d.StartLine == 1502 && (len(d.Message) > 1100 || !strings.HasSuffix(d.Message, "…")) {
+			t.Errorf("the long message is %d bytes", len(d.Message))
+		}
+	}
+	if r.Diagnostics[1502].Message != given {
+		t.Errorf("the caller's diagnostics were changed")
+	}
+	if !slices.ContainsFunc(task.Notes, func(n string) bool { return strings.Contains(n, "has 3002 diagnostics") }) {
+		t.Errorf("notes %q", task.Notes)
+	}
+
+	// Cut to a window: renumbered, the others left out.
+	cfg, errs := f.cfg.WithEditor([]byte(`{"context": {"maxFileSize": 4096}}`))
+	if config.HasErrors(errs) {
+		t.Fatal(errs)
+	}
+	r.Diagnostics = []assist.Diagnostic{{StartLine: 1502, EndLine: 1502, Severity: assist.SeverityError, Message: "here"},
+		{StartLine: 10, EndLine: 10, Severity: assist.SeverityError, Message: "far"}}
+	task, err = assist.BuildTask(cfg, f.folders, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(task.Diagnostics) != 1 || task.Diagnostics[0].Message != "here" {
+		t.Fatalf("windowed diagnostics %+v, want the one in the window", task.Diagnostics)
+	}
+	sel := strings.Count(task.Active.Text[:task.Selection.Start], "\n")
+	if task.Diagnostics[0].StartLine != sel || task.Diagnostics[0].EndLine != sel {
+		t.Errorf("the diagnostic is on line %d of the window, the selection on %d", task.Diagnostics[0].StartLine, sel)
 	}
 }
 
