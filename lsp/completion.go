@@ -231,7 +231,7 @@ func handleCompletion(s *Server, ctx context.Context, req *request) (any, error)
 	item := s.clientCaps().TextDocument.Completion.item()
 	var doc any = text
 	if slices.Contains(item.DocumentationFormat, "markdown") {
-		doc = &markupContent{Kind: "markdown", Value: "```\n" + text + "\n```"}
+		doc = &markupContent{Kind: "markdown", Value: codeBlock(snap.LanguageID, text)}
 	}
 	var details *completionLabelDetail
 	if item.LabelDetailsSupport {
@@ -403,4 +403,27 @@ func (s *Server) completionStatus(ctx context.Context, state, msg string) {
 	if changed {
 		s.notify(ctx, notifyCompletionStatus, map[string]string{"state": state, "message": msg})
 	}
+}
+
+// codeBlock is text as a Markdown code block in language lang: its fence
+// is longer than any run of backticks in text (a suggestion holding a
+// fence of its own, a Markdown file's, would close a shorter one), and the
+// info string names the language where it is a plain identifier.
+func codeBlock(lang, text string) string {
+	run, longest := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	if strings.ContainsFunc(lang, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '+')
+	}) {
+		lang = ""
+	}
+	return fence + lang + "\n" + text + "\n" + fence
 }

@@ -746,7 +746,7 @@ func TestCompletionItemsForClientCaps(t *testing.T) {
 		{"eglot 1.9 (nothing declared)", nil, `"\tfmt.Println(\"hi\")"`, false},
 		{"plaintext only", map[string]any{"documentationFormat": []string{"plaintext"}}, `"\tfmt.Println(\"hi\")"`, false},
 		{"markdown and label details", map[string]any{"documentationFormat": []string{"markdown", "plaintext"}, "labelDetailsSupport": true},
-			`{"kind":"markdown","value":"` + "```" + `\n\tfmt.Println(\"hi\")\n` + "```" + `"}`, true},
+			`{"kind":"markdown","value":"` + "```go" + `\n\tfmt.Println(\"hi\")\n` + "```" + `"}`, true},
 		{"label details only", map[string]any{"labelDetailsSupport": true}, `"\tfmt.Println(\"hi\")"`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -782,6 +782,19 @@ func TestCompletionItemsForClientCaps(t *testing.T) {
 				t.Errorf("labelDetails sent: %v (%s), want %v", ok, it["labelDetails"], c.wantDeta)
 			}
 		})
+	}
+}
+
+func TestCodeBlock(t *testing.T) {
+	for _, c := range []struct{ lang, text, want string }{
+		{"go", "x := 1", "```go\nx := 1\n```"},
+		{"markdown", "```sh\nls\n```", "````markdown\n```sh\nls\n```\n````"},
+		{"", "a `b` c", "```\na `b` c\n```"},
+		{"weird lang`", "x", "```\nx\n```"},
+	} {
+		if got := codeBlock(c.lang, c.text); got != c.want {
+			t.Errorf("codeBlock(%q, %q) = %q, want %q", c.lang, c.text, got, c.want)
+		}
 	}
 }
 
