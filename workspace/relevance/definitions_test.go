@@ -229,3 +229,29 @@ func partNameOf(c candidate) string {
 	}
 	return partName(*c.def)
 }
+
+// TestSelectDefinitionsPython: a method's definition inside a class (the
+// line scan records top-level names only) shows the class around it.
+func TestSelectDefinitionsPython(t *testing.T) {
+	root := t.TempDir()
+	lib := "# lib\n" + strings.Repeat("# filler line to make the file large enough\n", 160) +
+		"class Store:\n    \"\"\"Keeps totals.\"\"\"\n\n    def save(self, total):\n        pass\n\n\ndef unrelated():\n    pass\n"
+	writeFile(t, root, "lib.py", lib)
+	app := "from lib import open_store\n\n\ndef run():\n    s = open_store()\n    s.save(1)\n"
+	writeFile(t, root, "app.py", app)
+	f := newFolders(t, workspace.DefaultOptions(), workspace.Hooks{}, root)
+	in := selectIn(root, "app.py", app, "    s.save(1)\n", 200_000)
+	in.Definitions = []Definition{{Lookup: Lookup{Qual: "s", Name: "save"},
+		Locations: []Location{{URI: kitURI(root, "lib.py"), Line: lineOf(t, root, "lib.py", "    def save")}}}}
+	got := Select(Workspace(f), in)
+	t.Logf("selected: %s", names(got))
+	c, ok := find(got, "lib.py", "type Store")
+	if !ok || c.Reason != ReasonDefinition || !c.Volatile || !strings.Contains(c.Text, "def save") {
+		t.Fatalf("the class holding save is not the definition's piece: %s", names(got))
+	}
+	for _, c := range got {
+		if strings.Contains(c.Text, "def unrelated") {
+			t.Errorf("%s#%s: more than the class entered", c.Path, c.Part)
+		}
+	}
+}
