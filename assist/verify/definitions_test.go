@@ -225,3 +225,19 @@ func TestParseLocations(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseLocations: any reply, however malformed, gives locations with a
+// URI and a line, or none, and never panics.
+func FuzzParseLocations(f *testing.F) {
+	f.Add(`[{"uri":"file:///a.go","range":{"start":{"line":3,"character":1},"end":{"line":3,"character":2}}}]`)
+	f.Add(`{"targetUri":"file:///c.py","targetSelectionRange":{"start":{"line":2,"character":4}}}`)
+	f.Add(`null`)
+	f.Add(`[{"uri":1}]`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, l := range parseLocations(json.RawMessage(raw)) {
+			if l.URI == "" || l.Line < 0 {
+				t.Fatalf("%q: location %+v", raw, l)
+			}
+		}
+	})
+}
