@@ -127,3 +127,30 @@ test('nvim: inline completion ghost text is shown, followed, accepted, dismissed
 test('nvim 0.12: inline completion through vim.lsp.inline_completion', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
   await scenario('completion_builtin', 'completion.json', undefined, process.env.NVIM012_BIN);
 });
+
+// :KimiStats lays out the verification counts (issue 23): the edits the
+// helper checked and the actions whose context its definitions chose, each
+// only once there is something to count.
+test('nvim: :KimiStats shows the verified edits and the context from the language server', async () => {
+  const lines = (stats) =>
+    new Promise((resolve) => {
+      const lua = `io.stdout:write(table.concat(require('kimi').stats_lines(vim.fn.json_decode(${JSON.stringify(JSON.stringify(stats))})), '\\n') .. '\\n')`;
+      const child = spawn(
+        NVIM,
+        ['--headless', '-u', 'NONE', '-i', 'NONE', '-n', '--cmd', `set rtp+=${path.join(here, '..', 'neovim')}`, '-c', `lua ${lua}`, '-c', 'qa!'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('exit', () => resolve(out));
+    });
+  const out = await lines({
+    requests: 3,
+    verify: { verified: 2, repaired: 1, withNewErrors: 1, unverified: 0, repairTokens: 1883, contextActions: 4, definitionNames: 40, definitionsLocated: 31 },
+  });
+  assert.match(out, /Verified edits\n  verified +2\n  after a repair +1 \(1883 tokens\)\n  new errors +1\n  not verified +0\n/, out);
+  assert.match(out, /Context from the language server\n  actions +4\n  names located +31 of 40\n/, out);
+  const none = await lines({ requests: 1, verify: { verified: 0, contextActions: 0 } });
+  assert.doesNotMatch(none, /Verified edits|Context from/, none);
+});

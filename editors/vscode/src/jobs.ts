@@ -33,7 +33,45 @@ export interface Stats {
   costUSD?: number;
   /** spend is every surface's spend against the budgets. */
   spend?: Spend;
+  /** verify counts the edits the helper language servers checked. */
+  verify?: VerifyStats;
   [key: string]: unknown;
+}
+
+/** VerifyStats is kimi.stats' verify: the edits checked, and the actions whose context the helper's definitions chose. */
+export interface VerifyStats {
+  verified?: number;
+  repaired?: number;
+  withNewErrors?: number;
+  unverified?: number;
+  repairTokens?: number;
+  contextActions?: number;
+  definitionNames?: number;
+  definitionsLocated?: number;
+}
+
+/**
+ * verifyItems words the verification counts, one line for the edits and
+ * one for the context, each only once there is something to count.
+ */
+export function verifyItems(v: VerifyStats | undefined): StatsItem[] {
+  if (!v) return [];
+  const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
+  const out: StatsItem[] = [];
+  const edits = n(v.verified) + n(v.withNewErrors) + n(v.unverified);
+  if (edits > 0) {
+    out.push({
+      label: `$(check) Verified edits: ${n(v.verified)}`,
+      description: `${n(v.repaired)} after a repair (${n(v.repairTokens).toLocaleString('en-US')} tokens), ${n(v.withNewErrors)} with new errors, ${n(v.unverified)} not verified`,
+    });
+  }
+  if (n(v.contextActions) > 0) {
+    out.push({
+      label: `$(symbol-class) Context from the language server: ${n(v.contextActions)} actions`,
+      description: `${n(v.definitionsLocated)} of ${n(v.definitionNames)} names located`,
+    });
+  }
+  return out;
 }
 
 /**
@@ -169,6 +207,7 @@ export function statsItems(s: Stats, completionLine = ''): StatsItem[] {
   if (completionLine) items.push({ label: '$(lightbulb) Inline completion', description: completionLine });
   const spend = spendLine(s.spend);
   if (spend) items.push({ label: '$(graph) ' + spend, description: 'every surface, across restarts and editors' });
+  items.push(...verifyItems(s.verify));
   return items;
 }
 

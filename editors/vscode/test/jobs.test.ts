@@ -125,6 +125,20 @@ test('statsItems shows every figure on its own line (issue 21 item 19: a truncat
   assert.equal(statsItems({}).length, 3, 'no cost, no completion line when there are none');
 });
 
+test('statsItems counts the verified edits and the context the language server gave (issue 23)', () => {
+  const items = statsItems({
+    requests: 3,
+    verify: { verified: 2, repaired: 1, withNewErrors: 1, unverified: 0, repairTokens: 1883, contextActions: 4, definitionNames: 40, definitionsLocated: 31 },
+  });
+  const v = items.find((i) => i.label.startsWith('$(check)'));
+  assert.equal(v?.label, '$(check) Verified edits: 2');
+  assert.equal(v?.description, '1 after a repair (1,883 tokens), 1 with new errors, 0 not verified');
+  const c = items.find((i) => i.label.startsWith('$(symbol-class)'));
+  assert.equal(c?.label, '$(symbol-class) Context from the language server: 4 actions');
+  assert.equal(c?.description, '31 of 40 names located');
+  assert.equal(statsItems({ requests: 1, verify: { verified: 0, contextActions: 0 } }).length, 3, 'nothing to count: no lines');
+});
+
 test('the two status-bar items differ in text and name', () => {
   const idle = statusView([], undefined);
   const inline = completionView(true, true);

@@ -380,6 +380,26 @@ local function stats_lines(s)
       table.insert(lines, string.format('  the %s budget is spent until %s', sp.cap.name or '?', sp.cap.ends or '?'))
     end
   end
+  local v = s.verify
+  if type(v) == 'table' then
+    local edits = (v.verified or 0) + (v.withNewErrors or 0) + (v.unverified or 0)
+    if edits > 0 then
+      vim.list_extend(lines, {
+        'Verified edits',
+        string.format('  verified        %d', v.verified or 0),
+        string.format('  after a repair  %d (%d tokens)', v.repaired or 0, v.repairTokens or 0),
+        string.format('  new errors      %d', v.withNewErrors or 0),
+        string.format('  not verified    %d', v.unverified or 0),
+      })
+    end
+    if (v.contextActions or 0) > 0 then
+      vim.list_extend(lines, {
+        'Context from the language server',
+        string.format('  actions         %d', v.contextActions),
+        string.format('  names located   %d of %d', v.definitionsLocated or 0, v.definitionNames or 0),
+      })
+    end
+  end
   local n = s.nextEdit
   if type(n) == 'table' and (n.requested or 0) > 0 then
     vim.list_extend(lines, {
