@@ -25,7 +25,7 @@
 //
 // Usage:
 //
-//	go run ./bench/contextbench [-budgets 6000,8000,12000,16000] [-only replay|recall] [-v]
+//	go run ./bench/contextbench [-budgets 6000,8000,12000,16000] [-only replay|recall] [-definitions] [-v]
 package main
 
 import (
@@ -53,6 +53,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/tools"
+	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/bench/internal/benchkit"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
@@ -72,6 +73,8 @@ var (
 	flagWindow   = flag.Int("window", 0, "lines around the selection repeated in the request (0: the cache package's default)")
 	flagVerbose  = flag.Bool("v", false, "print each step")
 	flagUnrelate = flag.Bool("unrelated", false, "recall session: also keep six large files of go/types open (173 KB)")
+	flagDefs     = flag.Bool("definitions", false, "also run, at each budget, \"after + definitions\": the helper's (gopls) definitions of the selection's names ranked first (assist.Definitions)")
+	flagDefBound = flag.Duration("defbound", 10*time.Second, "-definitions: verify.Bounds.Definition, the bound on one action's look-ups")
 )
 
 // defaultPkgs are the recall session's packages (go/types is kept out: the
@@ -129,6 +132,23 @@ type pipeline struct {
 	cost                    float64
 	found, foundFull, truth int
 	build                   time.Duration
+
+	defs *definer // -definitions: the helper's answers ranked first
+}
+
+// definer asks a pipeline's helper (gopls) for the definitions of each
+// selection's names, as the engine does (assist.Definitions), and accounts
+// for it.
+type definer struct {
+	v       *verify.Verifier
+	warm    time.Duration   // from the start until the first verified answer
+	lookups []time.Duration // one per action, with the warm helper
+	names   int             // names asked
+	located int             // names answered with a location
+	// partial counts the actions where some names got no reply within the
+	// bound, unverified those where the helper gave no answer at all.
+	partial, unverified int
+	hwmKB               int64 // the helper's peak RSS (VmHWM)
 }
 
 type docsBuffers struct{ d *workspace.Documents }
@@ -161,7 +181,91 @@ func newPipeline(name string, budget int, root string, toolsJSON []byte) (*pipel
 	return p, nil
 }
 
-func (p *pipeline) close() { p.folders.Close() }
+// withDefinitions gives p a helper of its own, with p's open documents as
+// the editor's buffers and root as the workspace folder, and warms it on
+// first's selection: it asks until the helper answers (the first call only
+// starts it), and times that apart from the actions.
+func (p *pipeline) withDefinitions(first state) error {
+	d := &definer{}
+	d.v = verify.New(verify.Options{
+		Folders: func() []workspace.URI { return []workspace.URI{workspace.FileURI(p.root)} },
+		Buffers: p.docs.All,
+		Bounds:  verify.Bounds{Definition: *flagDefBound},
+	})
+	p.defs = d
+	p.sync(first)
+	req := p.request(first)
+	begin := time.Now()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, res := assist.Definitions(ctx, d.v, relevance.Workspace(p.folders), req)
+		cancel()
+		if res.Verified {
+			break
+		}
+		if res.None {
+			return fmt.Errorf("definitions: no names to look up in %s", first.open[first.active].rel)
+		}
+		if time.Since(begin) > 5*time.Minute {
+			return fmt.Errorf("definitions: the helper did not answer within 5 minutes: %s", res.Reason)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	d.warm = time.Since(begin)
+	return nil
+}
+
+func (p *pipeline) close() {
+	if p.defs != nil {
+		p.defs.hwmKB = helperPeakRSS("gopls")
+		p.defs.v.Close()
+	}
+	p.folders.Close()
+}
+
+// helperPeakRSS returns the largest VmHWM, in KB, among this process's
+// children named name (the helper; 0 when none is found or /proc is
+// missing).
+func helperPeakRSS(name string) int64 {
+	ents, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	var peak int64
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		var comm, ppid string
+		var hwm int64
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch k {
+			case "Name":
+				comm = v
+			case "PPid":
+				ppid = v
+			case "VmHWM":
+				hwm, _ = strconv.ParseInt(strings.TrimSuffix(v, " kB"), 10, 64)
+			}
+		}
+		if comm == name && ppid == self {
+			peak = max(peak, hwm)
+		}
+	}
+	return peak
+}
+
+// request is the relevance request of st's action (after sync).
+func (p *pipeline) request(st state) relevance.Request {
+	uri := workspace.FileURI(filepath.Join(p.root, st.open[st.active].rel))
+	snap, _ := p.docs.Snapshot(uri)
+	return relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
+		Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator(), Cached: p.sess.Shown()}
+}
 
 // sync makes the open buffers those of st.
 func (p *pipeline) sync(st state) {
@@ -207,18 +311,55 @@ func (p *pipeline) step(st state) error {
 	if st.diagLine >= 0 {
 		req.Diagnostics = []cache.Diagnostic{{StartLine: st.diagLine, EndLine: st.diagLine, Severity: cache.SeverityError, Source: "compiler", Message: "undefined: x1"}}
 	}
+	var lookup time.Duration
 	begin := time.Now()
 	if p.budget == 0 {
 		req.Documents = wave1(p.folders, snap, p.docs.All())
 	} else {
-		c := relevance.Choose(relevance.Workspace(p.folders), relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
-			Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator(), Cached: p.sess.Shown()})
+		rreq := p.request(st)
+		if d := p.defs; d != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defs, res := assist.Definitions(ctx, d.v, relevance.Workspace(p.folders), rreq)
+			cancel()
+			lookup = time.Since(begin)
+			d.lookups = append(d.lookups, lookup)
+			switch {
+			case !res.Verified && !res.None:
+				d.unverified++
+			case res.Verified && res.Reason != "":
+				d.partial++
+			}
+			located := 0
+			for _, def := range defs {
+				if len(def.Locations) > 0 {
+					located++
+				}
+			}
+			d.names += len(defs)
+			d.located += located
+			if *flagVerbose {
+				fmt.Printf("    definitions: %d names, %d located in %v %s\n", len(defs), located, lookup.Round(time.Millisecond), res.Reason)
+			}
+			if *flagVerbose && os.Getenv("CONTEXTBENCH_DEFS") != "" {
+				for _, def := range defs {
+					var at []string
+					for _, l := range def.Locations {
+						lp, _ := l.URI.Path()
+						rel, _ := filepath.Rel(p.root, lp)
+						at = append(at, fmt.Sprintf("%s:%d", rel, l.Line+1))
+					}
+					fmt.Printf("      %s.%s -> %s\n", def.Qual, def.Name, strings.Join(at, " "))
+				}
+			}
+			rreq.Definitions = defs
+		}
+		c := relevance.Choose(relevance.Workspace(p.folders), rreq)
 		req.Documents, req.Volatile, req.ExcerptActive = c.Stable, c.Volatile, c.ExcerptActive
 		req.ContextBudget = int(float64(p.budget) * *flagSlack)
 	}
 	req.Documents = append(req.Documents, active)
 	pr, err := p.sess.Build(req)
-	p.build += time.Since(begin)
+	p.build += time.Since(begin) - lookup
 	if err != nil {
 		return err
 	}
@@ -241,7 +382,8 @@ func (p *pipeline) step(st state) error {
 			if strings.Contains(text, d.sig) {
 				found++
 			} else if *flagVerbose {
-				fmt.Printf("    missed %s in %s: %.80q\n", d.name, st.open[st.active].rel, d.sig)
+				head, _, _ := strings.Cut(d.sig, "\n")
+				fmt.Printf("    missed %s in %s (first line shown: %v): %.80q\n", d.name, st.open[st.active].rel, strings.Contains(text, head), d.sig)
 			}
 			if strings.Contains(text, d.full) {
 				full++
@@ -255,6 +397,9 @@ func (p *pipeline) step(st state) error {
 		for _, d := range req.Documents {
 			fmt.Printf("    %s#%s %d\n", d.Path, d.Part, d.LastEdited)
 		}
+		for _, d := range req.Volatile {
+			fmt.Printf("    volatile %s#%s %d bytes\n", d.Path, d.Part, len(d.Text))
+		}
 	}
 	if *flagVerbose {
 		fmt.Printf("%s/%d: %s %s:%d-%d prompt %d cached %d layout %q defs %d/%d vol %d diverged in %s\n", p.name, p.budget, st.action.Name, activePath,
@@ -264,8 +409,11 @@ func (p *pipeline) step(st state) error {
 }
 
 func (p *pipeline) label() string {
-	if p.budget == 0 {
+	switch {
+	case p.budget == 0:
 		return "before (wave 1, 64,000)"
+	case p.defs != nil:
+		return fmt.Sprintf("after + definitions, %d", p.budget)
 	}
 	return fmt.Sprintf("after, %d", p.budget)
 }
@@ -309,29 +457,69 @@ func run(w io.Writer) error {
 		fmt.Fprintf(w, "## %s: %d actions (made in %v)\n\n", s.name, len(steps), time.Since(start).Round(time.Millisecond))
 		fmt.Fprintln(w, "| selection | mean prompt tokens | uncached per action | hit ratio | input cost per action | recall (signatures) | recall (full) | mean build |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		var withDefs []*pipeline
 		for _, b := range budgets {
-			p, err := newPipeline(s.name, b, src, toolsJSON)
-			if err != nil {
-				return err
-			}
-			for _, st := range steps {
-				if err := p.step(st); err != nil {
-					p.close()
+			for _, defs := range []bool{false, true} {
+				if defs && (!*flagDefs || b == 0) {
+					continue
+				}
+				p, err := runPipeline(s.name, b, src, toolsJSON, steps, defs)
+				if err != nil {
 					return err
 				}
+				if defs {
+					withDefs = append(withDefs, p)
+				}
+				rec, recFull := "—", "—"
+				if p.truth > 0 {
+					rec = fmt.Sprintf("%.3f (%d/%d)", float64(p.found)/float64(p.truth), p.found, p.truth)
+					recFull = fmt.Sprintf("%.3f", float64(p.foundFull)/float64(p.truth))
+				}
+				fmt.Fprintf(w, "| %s | %d | %d | %.3f | $%.5f | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
+					(p.prompt-p.cached)/int64(p.steps), float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, (p.build / time.Duration(p.steps)).Round(time.Microsecond))
 			}
-			p.close()
-			rec, recFull := "—", "—"
-			if p.truth > 0 {
-				rec = fmt.Sprintf("%.3f (%d/%d)", float64(p.found)/float64(p.truth), p.found, p.truth)
-				recFull = fmt.Sprintf("%.3f", float64(p.foundFull)/float64(p.truth))
-			}
-			fmt.Fprintf(w, "| %s | %d | %d | %.3f | $%.5f | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
-				(p.prompt-p.cached)/int64(p.steps), float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, (p.build / time.Duration(p.steps)).Round(time.Microsecond))
 		}
 		fmt.Fprintln(w)
+		if len(withDefs) > 0 {
+			fmt.Fprintf(w, "Definitions (gopls, bound %v per action; warm-up not in the look-up times):\n\n", *flagDefBound)
+			fmt.Fprintln(w, "| selection | warm-up | look-up p50 | p90 | max | names per action | located per action | partial | unanswered | gopls peak RSS |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+			for _, p := range withDefs {
+				d := p.defs
+				l := slices.Clone(d.lookups)
+				slices.Sort(l)
+				q := func(f float64) time.Duration {
+					return l[min(len(l)-1, int(f*float64(len(l))))].Round(100 * time.Microsecond)
+				}
+				fmt.Fprintf(w, "| %s | %v | %v | %v | %v | %.1f | %.1f | %d | %d | %d MB |\n", p.label(), d.warm.Round(100*time.Millisecond),
+					q(0.5), q(0.9), l[len(l)-1].Round(100*time.Microsecond), float64(d.names)/float64(len(l)), float64(d.located)/float64(len(l)),
+					d.partial, d.unverified, d.hwmKB/1024)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	return nil
+}
+
+// runPipeline runs steps through a new pipeline at budget, with the
+// helper's definitions when defs is set.
+func runPipeline(name string, budget int, src string, toolsJSON []byte, steps []state, defs bool) (*pipeline, error) {
+	p, err := newPipeline(name, budget, src, toolsJSON)
+	if err != nil {
+		return nil, err
+	}
+	defer p.close()
+	if defs {
+		if err := p.withDefinitions(steps[0]); err != nil {
+			return nil, err
+		}
+	}
+	for _, st := range steps {
+		if err := p.step(st); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // replaySession is cachetest.Script over the 8 net/http files of the cache
