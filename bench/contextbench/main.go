@@ -105,6 +105,7 @@ type state struct {
 	action           cachetest.ScriptAction
 	diagLine         int
 	truth            []truthDef // recall session only
+	imported         []truthDef // recall session: those of other packages
 }
 
 // truthDef is a definition a selection uses.
@@ -131,6 +132,7 @@ type pipeline struct {
 	prompt, cached, written int64
 	cost                    float64
 	found, foundFull, truth int
+	foundImp, truthImp      int
 	build                   time.Duration
 
 	defs *definer // -definitions: the helper's answers ranked first
@@ -149,6 +151,51 @@ type definer struct {
 	// bound, unverified those where the helper gave no answer at all.
 	partial, unverified int
 	hwmKB               int64 // the helper's peak RSS (VmHWM)
+	// Paired choices: the same request, in the same session state, chosen
+	// without and with the definitions; the ground truth found in the
+	// chosen documents (not the prompt, whose retained part depends on the
+	// earlier choices), and the actions where the definitions lost some.
+	pairIndex, pairDefs, pairIndexImp, pairDefsImp, pairLost int
+	pairTokensIndex, pairTokensDefs                          int
+}
+
+// pair accounts for the paired choices of st's action: index without the
+// definitions, defs with them.
+func (d *definer) pair(index, defs relevance.Docs, st state) {
+	count := func(c relevance.Docs) (local, imp, size int) {
+		var b strings.Builder
+		for _, doc := range append(slices.Clone(c.Stable), c.Volatile...) {
+			b.WriteString(doc.Text)
+			b.WriteByte(0)
+			size += len(doc.Text)
+		}
+		text := b.String()
+		for _, t := range st.truth {
+			if strings.Contains(text, t.sig) {
+				local++
+			}
+		}
+		for _, t := range st.imported {
+			if strings.Contains(text, t.sig) {
+				imp++
+			}
+		}
+		return local, imp, size
+	}
+	li, ii, si := count(index)
+	ld, id, sd := count(defs)
+	d.pairIndex += li
+	d.pairDefs += ld
+	d.pairIndexImp += ii
+	d.pairDefsImp += id
+	d.pairTokensIndex += si
+	d.pairTokensDefs += sd
+	if ld < li || id < ii {
+		d.pairLost++
+		if *flagVerbose {
+			fmt.Printf("    paired choice: the definitions lost: package %d → %d, other packages %d → %d (%d → %d bytes)\n", li, ld, ii, id, si, sd)
+		}
+	}
 }
 
 type docsBuffers struct{ d *workspace.Documents }
@@ -354,6 +401,9 @@ func (p *pipeline) step(st state) error {
 			rreq.Definitions = defs
 		}
 		c := relevance.Choose(relevance.Workspace(p.folders), rreq)
+		if p.defs != nil && len(st.truth) > 0 {
+			p.defs.pair(relevance.Choose(relevance.Workspace(p.folders), p.request(st)), c, st)
+		}
 		req.Documents, req.Volatile, req.ExcerptActive = c.Stable, c.Volatile, c.ExcerptActive
 		req.ContextBudget = int(float64(p.budget) * *flagSlack)
 	}
@@ -375,7 +425,7 @@ func (p *pipeline) step(st state) error {
 	p.cached += int64(cached)
 	p.written += int64(written)
 	p.cost += cost
-	found, full := 0, 0
+	found, full, foundImp := 0, 0, 0
 	if len(st.truth) > 0 {
 		text := string(r)
 		for _, d := range st.truth {
@@ -392,6 +442,16 @@ func (p *pipeline) step(st state) error {
 		p.truth += len(st.truth)
 		p.found += found
 		p.foundFull += full
+		for _, d := range st.imported {
+			if strings.Contains(text, d.sig) {
+				foundImp++
+			} else if *flagVerbose && os.Getenv("CONTEXTBENCH_IMPORTS") != "" {
+				head, _, _ := strings.Cut(d.sig, "\n")
+				fmt.Printf("    missed imported %s in %s (first line shown: %v): %.80q\n", d.name, st.open[st.active].rel, strings.Contains(text, head), d.sig)
+			}
+		}
+		p.foundImp += foundImp
+		p.truthImp += len(st.imported)
 	}
 	if *flagVerbose && os.Getenv("CONTEXTBENCH_DOCS") != "" {
 		for _, d := range req.Documents {
@@ -402,8 +462,8 @@ func (p *pipeline) step(st state) error {
 		}
 	}
 	if *flagVerbose {
-		fmt.Printf("%s/%d: %s %s:%d-%d prompt %d cached %d layout %q defs %d/%d vol %d diverged in %s\n", p.name, p.budget, st.action.Name, activePath,
-			st.selStart, st.selEnd, pt, cached, pr.Layout, found, len(st.truth), len(req.Volatile), pr.DivergedIn)
+		fmt.Printf("%s/%d: %s %s:%d-%d prompt %d cached %d layout %q defs %d/%d imported %d/%d vol %d diverged in %s\n", p.name, p.budget, st.action.Name, activePath,
+			st.selStart, st.selEnd, pt, cached, pr.Layout, found, len(st.truth), foundImp, len(st.imported), len(req.Volatile), pr.DivergedIn)
 	}
 	return nil
 }
@@ -455,8 +515,8 @@ func run(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(w, "## %s: %d actions (made in %v)\n\n", s.name, len(steps), time.Since(start).Round(time.Millisecond))
-		fmt.Fprintln(w, "| selection | mean prompt tokens | uncached per action | hit ratio | input cost per action | recall (signatures) | recall (full) | mean build |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| selection | mean prompt tokens | uncached per action | hit ratio | input cost per action | recall (signatures) | recall (full) | recall, other packages | mean build |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 		var withDefs []*pipeline
 		for _, b := range budgets {
 			for _, defs := range []bool{false, true} {
@@ -470,13 +530,17 @@ func run(w io.Writer) error {
 				if defs {
 					withDefs = append(withDefs, p)
 				}
-				rec, recFull := "—", "—"
+				rec, recFull, recImp := "—", "—", "—"
 				if p.truth > 0 {
 					rec = fmt.Sprintf("%.3f (%d/%d)", float64(p.found)/float64(p.truth), p.found, p.truth)
 					recFull = fmt.Sprintf("%.3f", float64(p.foundFull)/float64(p.truth))
 				}
-				fmt.Fprintf(w, "| %s | %d | %d | %.3f | $%.5f | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
-					(p.prompt-p.cached)/int64(p.steps), float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, (p.build / time.Duration(p.steps)).Round(time.Microsecond))
+				if p.truthImp > 0 {
+					recImp = fmt.Sprintf("%.3f (%d/%d)", float64(p.foundImp)/float64(p.truthImp), p.foundImp, p.truthImp)
+				}
+				fmt.Fprintf(w, "| %s | %d | %d | %.3f | $%.5f | %s | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
+					(p.prompt-p.cached)/int64(p.steps), float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, recImp,
+					(p.build / time.Duration(p.steps)).Round(time.Microsecond))
 			}
 		}
 		fmt.Fprintln(w)
@@ -496,6 +560,18 @@ func run(w io.Writer) error {
 					d.partial, d.unverified, d.hwmKB/1024)
 			}
 			fmt.Fprintln(w)
+			if withDefs[0].truth > 0 {
+				fmt.Fprintln(w, "Paired choices (each action's request chosen twice in the same state, without and with the definitions; ground truth in the chosen documents):")
+				fmt.Fprintln(w)
+				fmt.Fprintln(w, "| budget | package: index → definitions | other packages: index → definitions | chosen bytes per action | actions where the definitions lost one |")
+				fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+				for _, p := range withDefs {
+					d := p.defs
+					fmt.Fprintf(w, "| %d | %d → %d of %d | %d → %d of %d | %d → %d | %d |\n", p.budget, d.pairIndex, d.pairDefs, p.truth,
+						d.pairIndexImp, d.pairDefsImp, p.truthImp, d.pairTokensIndex/p.steps, d.pairTokensDefs/p.steps, d.pairLost)
+				}
+				fmt.Fprintln(w)
+			}
 		}
 	}
 	return nil
@@ -569,6 +645,7 @@ func recallSession(src string) ([]state, error) {
 		}
 	}
 	var out []state
+	decls := declCache{}
 	for _, pkgPath := range strings.Split(*flagPkgs, ",") {
 		bp, err := build.Default.Import(pkgPath, "", 0)
 		if err != nil {
@@ -651,7 +728,8 @@ func recallSession(src string) ([]state, error) {
 			}
 			now = now.Add(time.Duration(20+r.IntN(70)) * time.Second)
 			st := state{at: now, open: append(slices.Clone(unrelated), open...), active: len(unrelated) + idx, selStart: start, selEnd: end,
-				action: cachetest.ScriptActions[r.IntN(len(cachetest.ScriptActions))], diagLine: -1, truth: truth}
+				action: cachetest.ScriptActions[r.IntN(len(cachetest.ScriptActions))], diagLine: -1, truth: truth,
+				imported: usedFromImports(fset, info, pkg, c.file, start, end, decls)}
 			out = append(out, st)
 		}
 		now = now.Add(3 * time.Minute)
@@ -703,6 +781,72 @@ func usedElsewhere(fset *token.FileSet, info *types.Info, pkg *types.Package, fi
 	}
 	slices.SortFunc(out, func(a, b truthDef) int { return strings.Compare(a.name, b.name) })
 	return out
+}
+
+// usedFromImports returns the definitions that src[start:end] of file
+// uses and that other packages of the tree declare (not the builtins, not
+// unsafe's).
+func usedFromImports(fset *token.FileSet, info *types.Info, pkg *types.Package, file *ast.File, start, end int, decls declCache) []truthDef {
+	tf := fset.File(file.Pos())
+	seen := map[types.Object]bool{}
+	var out []truthDef
+	for id, obj := range info.Uses {
+		if fset.File(id.Pos()) != tf {
+			continue
+		}
+		o := tf.Offset(id.Pos())
+		if o < start || o >= end || obj == nil || obj.Pkg() == nil || obj.Pkg() == pkg || seen[obj] || !obj.Pos().IsValid() {
+			continue
+		}
+		switch x := obj.(type) {
+		case *types.Func:
+		case *types.Var:
+			if !x.IsField() && x.Parent() != x.Pkg().Scope() {
+				continue
+			}
+		case *types.TypeName, *types.Const:
+			if obj.Parent() != obj.Pkg().Scope() {
+				continue
+			}
+		default:
+			continue
+		}
+		seen[obj] = true
+		pos := fset.Position(obj.Pos())
+		if d, ok := decls.at(pos.Filename, pos.Offset); ok {
+			d.name = obj.Pkg().Name() + "." + obj.Name()
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b truthDef) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// declCache parses the files of other packages, once each.
+type declCache map[string]*parsedFile
+
+type parsedFile struct {
+	fset *token.FileSet
+	file *ast.File
+	src  []byte
+}
+
+// at returns the text of the top-level declaration at offset of filename.
+func (c declCache) at(filename string, offset int) (truthDef, bool) {
+	pf, ok := c[filename]
+	if !ok {
+		if b, err := os.ReadFile(filename); err == nil {
+			fs := token.NewFileSet()
+			if f, err := parser.ParseFile(fs, filename, b, parser.ParseComments|parser.SkipObjectResolution); err == nil {
+				pf = &parsedFile{fs, f, b}
+			}
+		}
+		c[filename] = pf
+	}
+	if pf == nil {
+		return truthDef{}, false
+	}
+	return declText(pf.fset, pf.file, pf.src, pf.fset.File(pf.file.Pos()).Pos(offset))
 }
 
 // declText returns the text of the top-level declaration of f holding pos:
