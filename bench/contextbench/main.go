@@ -22,10 +22,34 @@
 //     declaration's text (a function's signature, a type's, var's or
 //     const's spec; for a field or an interface method, its type's spec)
 //     appears in it verbatim; "full" recall asks for a function's body too.
+//     "Other packages" is the same for the objects of other packages of the
+//     tree that the selection uses (methods through values, functions,
+//     types, fields; not the builtins), on the same selections.
+//
+// With -definitions, each budget also runs "after + definitions": the same
+// relevance request with Request.Definitions filled by assist.Definitions
+// (the engine's code path: relevance.Lookups, verify.Definitions) from a
+// verify.Verifier whose helper is the gopls on PATH, with GOROOT/src as
+// its workspace folder and the pipeline's open documents as the editor's
+// buffers. gopls takes GOROOT/src as it is (module "std"): it starts in a
+// few seconds, locates every name of the recall session's selections and
+// stays within a few hundred MB, so no copy of the tree is made. Each such
+// pipeline has a helper of its own, warmed on its first selection before
+// the session (asked until it answers; the warm-up is reported apart), and
+// -defbound (10 s) bounds each action's look-ups so that a slow machine
+// does not turn into missing answers; the actions with a partial answer or
+// none are counted. Reported beside the pipelines: the look-up time per
+// action (assist.Definitions, relevance.Lookups included), the names asked
+// and located per action, and the helper's peak RSS (VmHWM). The prompts
+// of two pipelines differ by more than their choices (what the session's
+// stable part retains depends on the earlier prompts), so the recall
+// session also chooses each request twice in the same state, without and
+// with the definitions, and counts the ground truth in the chosen
+// documents ("paired choices").
 //
 // Usage:
 //
-//	go run ./bench/contextbench [-budgets 6000,8000,12000,16000] [-only replay|recall] [-definitions] [-v]
+//	go run ./bench/contextbench [-budgets 6000,8000,12000,16000] [-only replay|recall] [-definitions [-defbound 10s]] [-v]
 package main
 
 import (
