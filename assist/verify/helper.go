@@ -448,7 +448,11 @@ func (h *helper) syncEditor(bufs []*workspace.Snapshot, keep []workspace.URI) er
 		seen[s.URI] = true
 		h.mu.Lock()
 		d := h.docs[s.URI]
-		same := d != nil && d.editor == s.Version
+		// The version alone does not tell: an editor that closes a buffer
+		// and opens it again may count from 1 again, with another text.
+		// When nothing changed the helper holds the snapshot's own string,
+		// and comparing it is a pointer comparison.
+		same := d != nil && d.editor == s.Version && d.text == s.Text()
 		h.mu.Unlock()
 		if same {
 			continue

@@ -219,6 +219,37 @@ func TestCheckSeesEditorBuffers(t *testing.T) {
 	}
 }
 
+// TestCheckSeesReopenedBuffer: an editor that closes a buffer and opens it
+// again, with another text (changed on disk meanwhile), may give it the
+// version it had before (versions count from 1 for each opening, as in VS
+// Code); with no check in between, the helper still holds the old text at
+// that version, and must take the new one.
+func TestCheckSeesReopenedBuffer(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid, "b.go": "package m\n"})
+	b := uriOf(dir, "b.go")
+	var mu sync.Mutex
+	bufs := []*workspace.Snapshot{workspace.NewSnapshot(b, "go", 1, "package m\n\nfunc helper() int { return 2 }\n")}
+	v := newVerifier(t, dir, Options{Buffers: func() []*workspace.Snapshot {
+		mu.Lock()
+		defer mu.Unlock()
+		return bufs
+	}})
+	a := uriOf(dir, "a.go")
+	candidate := strings.Replace(goValid, "return 1", "return helper()", 1)
+	if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, candidate}}); !r.Verified || len(r.NewErrors) != 0 {
+		t.Fatalf("with the buffer open: got %+v, want no new errors", r)
+	}
+	// Closed and opened again at version 1, helper() renamed.
+	mu.Lock()
+	bufs = []*workspace.Snapshot{workspace.NewSnapshot(b, "go", 1, "package m\n\nfunc helper2() int { return 2 }\n")}
+	mu.Unlock()
+	r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, candidate}})
+	if len(r.NewErrors) != 1 || r.NewErrors[0].Message != "undefined: helper" {
+		t.Fatalf("after the buffer was opened again: got %+v, want undefined: helper", r)
+	}
+}
+
 func TestCheckPythonTypeError(t *testing.T) {
 	needPyright(t)
 	dir := t.TempDir()

@@ -22,10 +22,34 @@
 //     declaration's text (a function's signature, a type's, var's or
 //     const's spec; for a field or an interface method, its type's spec)
 //     appears in it verbatim; "full" recall asks for a function's body too.
+//     "Other packages" is the same for the objects of other packages of the
+//     tree that the selection uses (methods through values, functions,
+//     types, fields; not the builtins), on the same selections.
+//
+// With -definitions, each budget also runs "after + definitions": the same
+// relevance request with Request.Definitions filled by assist.Definitions
+// (the engine's code path: relevance.Lookups, verify.Definitions) from a
+// verify.Verifier whose helper is the gopls on PATH, with GOROOT/src as
+// its workspace folder and the pipeline's open documents as the editor's
+// buffers. gopls takes GOROOT/src as it is (module "std"): it starts in a
+// few seconds, locates every name of the recall session's selections and
+// stays within a few hundred MB, so no copy of the tree is made. Each such
+// pipeline has a helper of its own, warmed on its first selection before
+// the session (asked until it answers; the warm-up is reported apart), and
+// -defbound (10 s) bounds each action's look-ups so that a slow machine
+// does not turn into missing answers; the actions with a partial answer or
+// none are counted. Reported beside the pipelines: the look-up time per
+// action (assist.Definitions, relevance.Lookups included), the names asked
+// and located per action, and the helper's peak RSS (VmHWM). The prompts
+// of two pipelines differ by more than their choices (what the session's
+// stable part retains depends on the earlier prompts), so the recall
+// session also chooses each request twice in the same state, without and
+// with the definitions, and counts the ground truth in the chosen
+// documents ("paired choices").
 //
 // Usage:
 //
-//	go run ./bench/contextbench [-budgets 6000,8000,12000,16000] [-only replay|recall] [-v]
+//	go run ./bench/contextbench [-budgets 6000,8000,12000,16000] [-only replay|recall] [-definitions [-defbound 10s]] [-v]
 package main
 
 import (
@@ -53,6 +77,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/tools"
+	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/bench/internal/benchkit"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
@@ -72,6 +97,8 @@ var (
 	flagWindow   = flag.Int("window", 0, "lines around the selection repeated in the request (0: the cache package's default)")
 	flagVerbose  = flag.Bool("v", false, "print each step")
 	flagUnrelate = flag.Bool("unrelated", false, "recall session: also keep six large files of go/types open (173 KB)")
+	flagDefs     = flag.Bool("definitions", false, "also run, at each budget, \"after + definitions\": the helper's (gopls) definitions of the selection's names ranked first (assist.Definitions)")
+	flagDefBound = flag.Duration("defbound", 10*time.Second, "-definitions: verify.Bounds.Definition, the bound on one action's look-ups")
 )
 
 // defaultPkgs are the recall session's packages (go/types is kept out: the
@@ -102,6 +129,7 @@ type state struct {
 	action           cachetest.ScriptAction
 	diagLine         int
 	truth            []truthDef // recall session only
+	imported         []truthDef // recall session: those of other packages
 }
 
 // truthDef is a definition a selection uses.
@@ -128,7 +156,70 @@ type pipeline struct {
 	prompt, cached, written int64
 	cost                    float64
 	found, foundFull, truth int
+	foundImp, truthImp      int
 	build                   time.Duration
+
+	defs *definer // -definitions: the helper's answers ranked first
+}
+
+// definer asks a pipeline's helper (gopls) for the definitions of each
+// selection's names, as the engine does (assist.Definitions), and accounts
+// for it.
+type definer struct {
+	v       *verify.Verifier
+	warm    time.Duration   // from the start until the first verified answer
+	lookups []time.Duration // one per action, with the warm helper
+	names   int             // names asked
+	located int             // names answered with a location
+	// partial counts the actions where some names got no reply within the
+	// bound, unverified those where the helper gave no answer at all.
+	partial, unverified int
+	hwmKB               int64 // the helper's peak RSS (VmHWM)
+	// Paired choices: the same request, in the same session state, chosen
+	// without and with the definitions; the ground truth found in the
+	// chosen documents (not the prompt, whose retained part depends on the
+	// earlier choices), and the actions where the definitions lost some.
+	pairIndex, pairDefs, pairIndexImp, pairDefsImp, pairLost int
+	pairTokensIndex, pairTokensDefs                          int
+}
+
+// pair accounts for the paired choices of st's action: index without the
+// definitions, defs with them.
+func (d *definer) pair(index, defs relevance.Docs, st state) {
+	count := func(c relevance.Docs) (local, imp, size int) {
+		var b strings.Builder
+		for _, doc := range append(slices.Clone(c.Stable), c.Volatile...) {
+			b.WriteString(doc.Text)
+			b.WriteByte(0)
+			size += len(doc.Text)
+		}
+		text := b.String()
+		for _, t := range st.truth {
+			if strings.Contains(text, t.sig) {
+				local++
+			}
+		}
+		for _, t := range st.imported {
+			if strings.Contains(text, t.sig) {
+				imp++
+			}
+		}
+		return local, imp, size
+	}
+	li, ii, si := count(index)
+	ld, id, sd := count(defs)
+	d.pairIndex += li
+	d.pairDefs += ld
+	d.pairIndexImp += ii
+	d.pairDefsImp += id
+	d.pairTokensIndex += si
+	d.pairTokensDefs += sd
+	if ld < li || id < ii {
+		d.pairLost++
+		if *flagVerbose {
+			fmt.Printf("    paired choice: the definitions lost: package %d → %d, other packages %d → %d (%d → %d bytes)\n", li, ld, ii, id, si, sd)
+		}
+	}
 }
 
 type docsBuffers struct{ d *workspace.Documents }
@@ -161,7 +252,91 @@ func newPipeline(name string, budget int, root string, toolsJSON []byte) (*pipel
 	return p, nil
 }
 
-func (p *pipeline) close() { p.folders.Close() }
+// withDefinitions gives p a helper of its own, with p's open documents as
+// the editor's buffers and root as the workspace folder, and warms it on
+// first's selection: it asks until the helper answers (the first call only
+// starts it), and times that apart from the actions.
+func (p *pipeline) withDefinitions(first state) error {
+	d := &definer{}
+	d.v = verify.New(verify.Options{
+		Folders: func() []workspace.URI { return []workspace.URI{workspace.FileURI(p.root)} },
+		Buffers: p.docs.All,
+		Bounds:  verify.Bounds{Definition: *flagDefBound},
+	})
+	p.defs = d
+	p.sync(first)
+	req := p.request(first)
+	begin := time.Now()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, res := assist.Definitions(ctx, d.v, relevance.Workspace(p.folders), req)
+		cancel()
+		if res.Verified {
+			break
+		}
+		if res.None {
+			return fmt.Errorf("definitions: no names to look up in %s", first.open[first.active].rel)
+		}
+		if time.Since(begin) > 5*time.Minute {
+			return fmt.Errorf("definitions: the helper did not answer within 5 minutes: %s", res.Reason)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	d.warm = time.Since(begin)
+	return nil
+}
+
+func (p *pipeline) close() {
+	if p.defs != nil {
+		p.defs.hwmKB = helperPeakRSS("gopls")
+		p.defs.v.Close()
+	}
+	p.folders.Close()
+}
+
+// helperPeakRSS returns the largest VmHWM, in KB, among this process's
+// children named name (the helper; 0 when none is found or /proc is
+// missing).
+func helperPeakRSS(name string) int64 {
+	ents, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	var peak int64
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		var comm, ppid string
+		var hwm int64
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch k {
+			case "Name":
+				comm = v
+			case "PPid":
+				ppid = v
+			case "VmHWM":
+				hwm, _ = strconv.ParseInt(strings.TrimSuffix(v, " kB"), 10, 64)
+			}
+		}
+		if comm == name && ppid == self {
+			peak = max(peak, hwm)
+		}
+	}
+	return peak
+}
+
+// request is the relevance request of st's action (after sync).
+func (p *pipeline) request(st state) relevance.Request {
+	uri := workspace.FileURI(filepath.Join(p.root, st.open[st.active].rel))
+	snap, _ := p.docs.Snapshot(uri)
+	return relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
+		Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator(), Cached: p.sess.Shown()}
+}
 
 // sync makes the open buffers those of st.
 func (p *pipeline) sync(st state) {
@@ -207,18 +382,58 @@ func (p *pipeline) step(st state) error {
 	if st.diagLine >= 0 {
 		req.Diagnostics = []cache.Diagnostic{{StartLine: st.diagLine, EndLine: st.diagLine, Severity: cache.SeverityError, Source: "compiler", Message: "undefined: x1"}}
 	}
+	var lookup time.Duration
 	begin := time.Now()
 	if p.budget == 0 {
 		req.Documents = wave1(p.folders, snap, p.docs.All())
 	} else {
-		c := relevance.Choose(relevance.Workspace(p.folders), relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
-			Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator(), Cached: p.sess.Shown()})
+		rreq := p.request(st)
+		if d := p.defs; d != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defs, res := assist.Definitions(ctx, d.v, relevance.Workspace(p.folders), rreq)
+			cancel()
+			lookup = time.Since(begin)
+			d.lookups = append(d.lookups, lookup)
+			switch {
+			case !res.Verified && !res.None:
+				d.unverified++
+			case res.Verified && res.Reason != "":
+				d.partial++
+			}
+			located := 0
+			for _, def := range defs {
+				if len(def.Locations) > 0 {
+					located++
+				}
+			}
+			d.names += len(defs)
+			d.located += located
+			if *flagVerbose {
+				fmt.Printf("    definitions: %d names, %d located in %v %s\n", len(defs), located, lookup.Round(time.Millisecond), res.Reason)
+			}
+			if *flagVerbose && os.Getenv("CONTEXTBENCH_DEFS") != "" {
+				for _, def := range defs {
+					var at []string
+					for _, l := range def.Locations {
+						lp, _ := l.URI.Path()
+						rel, _ := filepath.Rel(p.root, lp)
+						at = append(at, fmt.Sprintf("%s:%d", rel, l.Line+1))
+					}
+					fmt.Printf("      %s.%s -> %s\n", def.Qual, def.Name, strings.Join(at, " "))
+				}
+			}
+			rreq.Definitions = defs
+		}
+		c := relevance.Choose(relevance.Workspace(p.folders), rreq)
+		if p.defs != nil && len(st.truth) > 0 {
+			p.defs.pair(relevance.Choose(relevance.Workspace(p.folders), p.request(st)), c, st)
+		}
 		req.Documents, req.Volatile, req.ExcerptActive = c.Stable, c.Volatile, c.ExcerptActive
 		req.ContextBudget = int(float64(p.budget) * *flagSlack)
 	}
 	req.Documents = append(req.Documents, active)
 	pr, err := p.sess.Build(req)
-	p.build += time.Since(begin)
+	p.build += time.Since(begin) - lookup
 	if err != nil {
 		return err
 	}
@@ -234,14 +449,15 @@ func (p *pipeline) step(st state) error {
 	p.cached += int64(cached)
 	p.written += int64(written)
 	p.cost += cost
-	found, full := 0, 0
+	found, full, foundImp := 0, 0, 0
 	if len(st.truth) > 0 {
 		text := string(r)
 		for _, d := range st.truth {
 			if strings.Contains(text, d.sig) {
 				found++
 			} else if *flagVerbose {
-				fmt.Printf("    missed %s in %s: %.80q\n", d.name, st.open[st.active].rel, d.sig)
+				head, _, _ := strings.Cut(d.sig, "\n")
+				fmt.Printf("    missed %s in %s (first line shown: %v): %.80q\n", d.name, st.open[st.active].rel, strings.Contains(text, head), d.sig)
 			}
 			if strings.Contains(text, d.full) {
 				full++
@@ -250,22 +466,38 @@ func (p *pipeline) step(st state) error {
 		p.truth += len(st.truth)
 		p.found += found
 		p.foundFull += full
+		for _, d := range st.imported {
+			if strings.Contains(text, d.sig) {
+				foundImp++
+			} else if *flagVerbose && os.Getenv("CONTEXTBENCH_IMPORTS") != "" {
+				head, _, _ := strings.Cut(d.sig, "\n")
+				fmt.Printf("    missed imported %s in %s (first line shown: %v): %.80q\n", d.name, st.open[st.active].rel, strings.Contains(text, head), d.sig)
+			}
+		}
+		p.foundImp += foundImp
+		p.truthImp += len(st.imported)
 	}
 	if *flagVerbose && os.Getenv("CONTEXTBENCH_DOCS") != "" {
 		for _, d := range req.Documents {
 			fmt.Printf("    %s#%s %d\n", d.Path, d.Part, d.LastEdited)
 		}
+		for _, d := range req.Volatile {
+			fmt.Printf("    volatile %s#%s %d bytes\n", d.Path, d.Part, len(d.Text))
+		}
 	}
 	if *flagVerbose {
-		fmt.Printf("%s/%d: %s %s:%d-%d prompt %d cached %d layout %q defs %d/%d vol %d diverged in %s\n", p.name, p.budget, st.action.Name, activePath,
-			st.selStart, st.selEnd, pt, cached, pr.Layout, found, len(st.truth), len(req.Volatile), pr.DivergedIn)
+		fmt.Printf("%s/%d: %s %s:%d-%d prompt %d cached %d layout %q defs %d/%d imported %d/%d vol %d diverged in %s\n", p.name, p.budget, st.action.Name, activePath,
+			st.selStart, st.selEnd, pt, cached, pr.Layout, found, len(st.truth), foundImp, len(st.imported), len(req.Volatile), pr.DivergedIn)
 	}
 	return nil
 }
 
 func (p *pipeline) label() string {
-	if p.budget == 0 {
+	switch {
+	case p.budget == 0:
 		return "before (wave 1, 64,000)"
+	case p.defs != nil:
+		return fmt.Sprintf("after + definitions, %d", p.budget)
 	}
 	return fmt.Sprintf("after, %d", p.budget)
 }
@@ -307,31 +539,87 @@ func run(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(w, "## %s: %d actions (made in %v)\n\n", s.name, len(steps), time.Since(start).Round(time.Millisecond))
-		fmt.Fprintln(w, "| selection | mean prompt tokens | uncached per action | hit ratio | input cost per action | recall (signatures) | recall (full) | mean build |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| selection | mean prompt tokens | uncached per action | hit ratio | input cost per action | recall (signatures) | recall (full) | recall, other packages | mean build |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		var withDefs []*pipeline
 		for _, b := range budgets {
-			p, err := newPipeline(s.name, b, src, toolsJSON)
-			if err != nil {
-				return err
-			}
-			for _, st := range steps {
-				if err := p.step(st); err != nil {
-					p.close()
+			for _, defs := range []bool{false, true} {
+				if defs && (!*flagDefs || b == 0) {
+					continue
+				}
+				p, err := runPipeline(s.name, b, src, toolsJSON, steps, defs)
+				if err != nil {
 					return err
 				}
+				if defs {
+					withDefs = append(withDefs, p)
+				}
+				rec, recFull, recImp := "—", "—", "—"
+				if p.truth > 0 {
+					rec = fmt.Sprintf("%.3f (%d/%d)", float64(p.found)/float64(p.truth), p.found, p.truth)
+					recFull = fmt.Sprintf("%.3f", float64(p.foundFull)/float64(p.truth))
+				}
+				if p.truthImp > 0 {
+					recImp = fmt.Sprintf("%.3f (%d/%d)", float64(p.foundImp)/float64(p.truthImp), p.foundImp, p.truthImp)
+				}
+				fmt.Fprintf(w, "| %s | %d | %d | %.3f | $%.5f | %s | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
+					(p.prompt-p.cached)/int64(p.steps), float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, recImp,
+					(p.build / time.Duration(p.steps)).Round(time.Microsecond))
 			}
-			p.close()
-			rec, recFull := "—", "—"
-			if p.truth > 0 {
-				rec = fmt.Sprintf("%.3f (%d/%d)", float64(p.found)/float64(p.truth), p.found, p.truth)
-				recFull = fmt.Sprintf("%.3f", float64(p.foundFull)/float64(p.truth))
-			}
-			fmt.Fprintf(w, "| %s | %d | %d | %.3f | $%.5f | %s | %s | %v |\n", p.label(), p.prompt/int64(p.steps),
-				(p.prompt-p.cached)/int64(p.steps), float64(p.cached)/float64(p.prompt), p.cost/float64(p.steps), rec, recFull, (p.build / time.Duration(p.steps)).Round(time.Microsecond))
 		}
 		fmt.Fprintln(w)
+		if len(withDefs) > 0 {
+			fmt.Fprintf(w, "Definitions (gopls, bound %v per action; warm-up not in the look-up times):\n\n", *flagDefBound)
+			fmt.Fprintln(w, "| selection | warm-up | look-up p50 | p90 | max | names per action | located per action | partial | unanswered | gopls peak RSS |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+			for _, p := range withDefs {
+				d := p.defs
+				l := slices.Clone(d.lookups)
+				slices.Sort(l)
+				q := func(f float64) time.Duration {
+					return l[min(len(l)-1, int(f*float64(len(l))))].Round(100 * time.Microsecond)
+				}
+				fmt.Fprintf(w, "| %s | %v | %v | %v | %v | %.1f | %.1f | %d | %d | %d MB |\n", p.label(), d.warm.Round(100*time.Millisecond),
+					q(0.5), q(0.9), l[len(l)-1].Round(100*time.Microsecond), float64(d.names)/float64(len(l)), float64(d.located)/float64(len(l)),
+					d.partial, d.unverified, d.hwmKB/1024)
+			}
+			fmt.Fprintln(w)
+			if withDefs[0].truth > 0 {
+				fmt.Fprintln(w, "Paired choices (each action's request chosen twice in the same state, without and with the definitions; ground truth in the chosen documents):")
+				fmt.Fprintln(w)
+				fmt.Fprintln(w, "| budget | package: index → definitions | other packages: index → definitions | chosen bytes per action | actions where the definitions lost one |")
+				fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+				for _, p := range withDefs {
+					d := p.defs
+					fmt.Fprintf(w, "| %d | %d → %d of %d | %d → %d of %d | %d → %d | %d |\n", p.budget, d.pairIndex, d.pairDefs, p.truth,
+						d.pairIndexImp, d.pairDefsImp, p.truthImp, d.pairTokensIndex/p.steps, d.pairTokensDefs/p.steps, d.pairLost)
+				}
+				fmt.Fprintln(w)
+			}
+		}
 	}
 	return nil
+}
+
+// runPipeline runs steps through a new pipeline at budget, with the
+// helper's definitions when defs is set.
+func runPipeline(name string, budget int, src string, toolsJSON []byte, steps []state, defs bool) (*pipeline, error) {
+	p, err := newPipeline(name, budget, src, toolsJSON)
+	if err != nil {
+		return nil, err
+	}
+	defer p.close()
+	if defs {
+		if err := p.withDefinitions(steps[0]); err != nil {
+			return nil, err
+		}
+	}
+	for _, st := range steps {
+		if err := p.step(st); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // replaySession is cachetest.Script over the 8 net/http files of the cache
@@ -381,6 +669,7 @@ func recallSession(src string) ([]state, error) {
 		}
 	}
 	var out []state
+	decls := declCache{}
 	for _, pkgPath := range strings.Split(*flagPkgs, ",") {
 		bp, err := build.Default.Import(pkgPath, "", 0)
 		if err != nil {
@@ -463,7 +752,8 @@ func recallSession(src string) ([]state, error) {
 			}
 			now = now.Add(time.Duration(20+r.IntN(70)) * time.Second)
 			st := state{at: now, open: append(slices.Clone(unrelated), open...), active: len(unrelated) + idx, selStart: start, selEnd: end,
-				action: cachetest.ScriptActions[r.IntN(len(cachetest.ScriptActions))], diagLine: -1, truth: truth}
+				action: cachetest.ScriptActions[r.IntN(len(cachetest.ScriptActions))], diagLine: -1, truth: truth,
+				imported: usedFromImports(fset, info, pkg, c.file, start, end, decls)}
 			out = append(out, st)
 		}
 		now = now.Add(3 * time.Minute)
@@ -515,6 +805,72 @@ func usedElsewhere(fset *token.FileSet, info *types.Info, pkg *types.Package, fi
 	}
 	slices.SortFunc(out, func(a, b truthDef) int { return strings.Compare(a.name, b.name) })
 	return out
+}
+
+// usedFromImports returns the definitions that src[start:end] of file
+// uses and that other packages of the tree declare (not the builtins, not
+// unsafe's).
+func usedFromImports(fset *token.FileSet, info *types.Info, pkg *types.Package, file *ast.File, start, end int, decls declCache) []truthDef {
+	tf := fset.File(file.Pos())
+	seen := map[types.Object]bool{}
+	var out []truthDef
+	for id, obj := range info.Uses {
+		if fset.File(id.Pos()) != tf {
+			continue
+		}
+		o := tf.Offset(id.Pos())
+		if o < start || o >= end || obj == nil || obj.Pkg() == nil || obj.Pkg() == pkg || seen[obj] || !obj.Pos().IsValid() {
+			continue
+		}
+		switch x := obj.(type) {
+		case *types.Func:
+		case *types.Var:
+			if !x.IsField() && x.Parent() != x.Pkg().Scope() {
+				continue
+			}
+		case *types.TypeName, *types.Const:
+			if obj.Parent() != obj.Pkg().Scope() {
+				continue
+			}
+		default:
+			continue
+		}
+		seen[obj] = true
+		pos := fset.Position(obj.Pos())
+		if d, ok := decls.at(pos.Filename, pos.Offset); ok {
+			d.name = obj.Pkg().Name() + "." + obj.Name()
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b truthDef) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// declCache parses the files of other packages, once each.
+type declCache map[string]*parsedFile
+
+type parsedFile struct {
+	fset *token.FileSet
+	file *ast.File
+	src  []byte
+}
+
+// at returns the text of the top-level declaration at offset of filename.
+func (c declCache) at(filename string, offset int) (truthDef, bool) {
+	pf, ok := c[filename]
+	if !ok {
+		if b, err := os.ReadFile(filename); err == nil {
+			fs := token.NewFileSet()
+			if f, err := parser.ParseFile(fs, filename, b, parser.ParseComments|parser.SkipObjectResolution); err == nil {
+				pf = &parsedFile{fs, f, b}
+			}
+		}
+		c[filename] = pf
+	}
+	if pf == nil {
+		return truthDef{}, false
+	}
+	return declText(pf.fset, pf.file, pf.src, pf.fset.File(pf.file.Pos()).Pos(offset))
 }
 
 // declText returns the text of the top-level declaration of f holding pos:
