@@ -55,7 +55,9 @@ function runNvim(scenario, standin, ws, nvim = NVIM, env = {}) {
 async function scenario(name, script, extra, nvim, env, files = {}) {
   const standin = await startStandin(script);
   const ws = workspace();
+  // The first of files is the one opened.
   for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(ws.ws, rel), text);
+  if (Object.keys(files).length > 0) ws.file = path.join(ws.ws, Object.keys(files)[0]);
   try {
     const r = await runNvim(name, standin, ws, nvim ?? NVIM, env);
     const detail = `nvim output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
@@ -147,11 +149,16 @@ test('nvim 0.12: inline completion through vim.lsp.inline_completion', { skip: !
 // on a line without an error no Fix is offered.
 const UNDEFINED_Y = { 'main.go': FIXTURE_MAIN.replace('return a - b', 'return a + y') };
 
-function heldGoplsError(standin, detail) {
-  const reqs = standin.requests();
-  assert.equal(reqs.length, 1, `one request reached the provider\n${detail}`);
-  assert.ok(JSON.stringify(reqs[0]).includes('undefined: y'), `the prompt holds gopls's message\n${detail}`);
+/** held returns a check that the one provider request's prompt quotes message. */
+function held(message) {
+  return (standin, detail) => {
+    const reqs = standin.requests();
+    assert.equal(reqs.length, 1, `one request reached the provider\n${detail}`);
+    const prompt = reqs[0].messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+    assert.ok(prompt.includes(message), `the prompt holds the helper's message ${message}\n${detail}`);
+  };
 }
+const heldGoplsError = held('undefined: y');
 
 test('nvim: code_action() on gopls\'s error offers Kimi: Fix quoting it (helper diagnostics), the fix lands; none on a clean line', async () => {
   await scenario('fix_helper', 'helper-fix.json', heldGoplsError, undefined, undefined, UNDEFINED_Y);
@@ -159,4 +166,13 @@ test('nvim: code_action() on gopls\'s error offers Kimi: Fix quoting it (helper 
 
 test('nvim 0.12: the same through its vim.lsp.buf.code_action() (triggerKind 1)', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
   await scenario('fix_helper', 'helper-fix.json', heldGoplsError, process.env.NVIM012_BIN, undefined, UNDEFINED_Y);
+});
+
+// The same for Python: calc.py's undefined name, reported by the helper
+// pyright (pyright-langserver --stdio); the title quotes its message,
+// quotes and all.
+const CALC_PY = 'def add(a: int, b: int) -> int:\n    return a + y\n\n\nprint(add(1, 2))\n';
+
+test('nvim: code_action() on pyright\'s error offers Kimi: Fix quoting it (helper diagnostics), the fix lands; none on a clean line', async () => {
+  await scenario('fix_helper_py', 'helper-fix-py.json', held('"y" is not defined'), undefined, undefined, { 'calc.py': CALC_PY });
 });

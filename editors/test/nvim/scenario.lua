@@ -2,7 +2,7 @@
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
--- tests | confirm | confirm_cancel | nextedit | fix_helper.
+-- tests | confirm | confirm_cancel | nextedit | fix_helper | fix_helper_py.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
@@ -53,7 +53,7 @@ end
 vim.defer_fn(function()
   check(false, 'scenario finished in time')
   finish()
-end, scenario:match('_helper$') and 150000 or 90000)
+end, scenario:match('^fix_helper') and 150000 or 90000)
 
 if scenario:match('^completion') then
   -- Inline completion types in insert mode: its own, asynchronous script.
@@ -125,7 +125,8 @@ local ok, err = pcall(function()
     client = require('kimi.util').clients('kimi', bufnr)[1]
     return client ~= nil and client.initialized == true
   end, 'kimi-lsp to attach and initialize')
-  check(vim.bo[bufnr].filetype == 'go', 'the Go file is open')
+  local ft = file:match('%.py$') and 'python' or 'go'
+  check(vim.bo[bufnr].filetype == ft, 'the ' .. ft .. ' file is open', vim.bo[bufnr].filetype)
   if not confirming then
     local sent = vim.fn.json_encode(client.config.init_options)
     check(sent == '{"kimi": {}}', 'settings = {} is sent as an object in initializationOptions', sent)
@@ -431,7 +432,7 @@ local ok, err = pcall(function()
     check(vim.api.nvim_buf_get_lines(bufnr, 5, 7, false)[2] == '\treturn a - b' and
       vim.api.nvim_buf_get_lines(bufnr, 5, 6, false)[1] == 'func Add(a, y int) int {',
       'u undoes the next edit in one step, and only it', table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n'))
-  elseif scenario == 'fix_helper' then
+  elseif scenario == 'fix_helper' or scenario == 'fix_helper_py' then
     -- Issue 23 item 4 as a user meets it: only kimi-lsp is attached (no
     -- gopls of the editor's own), so Neovim sends kimi-lsp no diagnostic;
     -- the server asks its own helper gopls for the errors under the cursor.
@@ -474,17 +475,24 @@ local ok, err = pcall(function()
       end
       return out
     end
-    local want_title = 'Kimi: Fix “undefined: y”'
-    -- The first request starts gopls, which loads the module and the
-    -- standard library into an empty cache (its HOME and XDG_CACHE_HOME are
-    -- the test's): longer than the 2 s the server waits, so that menu comes
-    -- without Fix, as D63 says, and a user would open it again. So the
-    -- menu is opened again until Fix is there, for 60 s at most.
+    -- main.go (Go, gopls) or calc.py (Python, pyright): the error's line,
+    -- a clean line, the Fix's title, the fixed line.
+    local lang = ({
+      fix_helper = { helper = 'gopls', bad = 7, clean = 11, title = 'Kimi: Fix “undefined: y”', fixed = '\treturn a + b' },
+      fix_helper_py = { helper = 'pyright', bad = 2, clean = 5, title = 'Kimi: Fix “"y" is not defined”', fixed = '    return a + b' },
+    })[scenario]
+    local want_title = lang.title
+    -- The first request starts the helper (gopls loads the module and the
+    -- standard library into an empty cache: its HOME and XDG_CACHE_HOME
+    -- are the test's); when that takes longer than the 2 s the server
+    -- waits, the menu comes without Fix, as D63 says, and a user would
+    -- open it again. So the menu is opened again until Fix is there, for
+    -- 60 s at most.
     local tries, titles = 0, {}
     local deadline = vim.loop.now() + 60000
     repeat
       tries = tries + 1
-      titles = code_actions(7, 1)
+      titles = code_actions(lang.bad, 1)
       if vim.tbl_contains(titles, want_title) then
         break
       end
@@ -492,7 +500,7 @@ local ok, err = pcall(function()
         return false
       end, 50)
     until vim.loop.now() > deadline
-    check(vim.tbl_contains(titles, want_title), "on gopls's error line the menu offers " .. want_title,
+    check(vim.tbl_contains(titles, want_title), 'on the line of ' .. lang.helper .. "'s error the menu offers " .. want_title,
       string.format('after %d menus: %s', tries, vim.inspect(titles)))
     if not vim.tbl_contains(titles, want_title) then
       finish()
@@ -501,20 +509,20 @@ local ok, err = pcall(function()
     check(#fixes(titles) == 1, 'one Kimi: Fix, the one quoting the error', vim.inspect(titles))
     -- A line without an error, nothing selected: the helper now runs and
     -- answers at once; no Fix, the other actions as ever.
-    titles = code_actions(11, 1)
+    titles = code_actions(lang.clean, 1)
     check(#fixes(titles) == 0, 'on a line without an error no Kimi: Fix is offered', vim.inspect(titles))
     check(vim.tbl_contains(titles, 'Kimi: Explain'), 'and Kimi: Explain is', vim.inspect(titles))
     -- Back on the error's line: pick the Fix.
-    titles = code_actions(7, 1, want_title)
+    titles = code_actions(lang.bad, 1, want_title)
     wait(30000, function()
       return has('end') ~= nil
     end, 'progress end of the Fix')
     local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
     local want = vim.deepcopy(original)
-    want[7] = '\treturn a + b'
+    want[lang.bad] = lang.fixed
     check(vim.deep_equal(lines, want), "the buffer holds the stand-in's fix", table.concat(lines, '\n'))
     local e = has('end')
-    check((e.message or ''):find('verified by gopls', 1, true) ~= nil, 'the end message says gopls verified the edit', e.message)
+    check((e.message or ''):find('verified by ' .. lang.helper, 1, true) ~= nil, 'the end message says ' .. lang.helper .. ' verified the edit', e.message)
     check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
