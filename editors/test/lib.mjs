@@ -74,6 +74,7 @@ export function startStandin(scriptName) {
       resolve({
         url,
         stderrFile,
+        logFile,
         stderr: () => stderr,
         requests: () =>
           existsSync(logFile)

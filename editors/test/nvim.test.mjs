@@ -27,6 +27,7 @@ function runNvim(scenario, standin, ws, nvim = NVIM, env = {}) {
           KIMI_API_KEY: KEY,
           KIMI_BASE_URL: standin.url,
           KIMI_STANDIN_STDERR: standin.stderrFile,
+          KIMI_STANDIN_LOG: standin.logFile,
           XDG_CACHE_HOME: ws.cacheHome,
           XDG_CONFIG_HOME: ws.configHome,
           XDG_STATE_HOME: path.join(ws.root, 'state'),
@@ -175,4 +176,31 @@ const CALC_PY = 'def add(a: int, b: int) -> int:\n    return a + y\n\n\nprint(ad
 
 test('nvim: code_action() on pyright\'s error offers Kimi: Fix quoting it (helper diagnostics), the fix lands; none on a clean line', async () => {
   await scenario('fix_helper_py', 'helper-fix-py.json', held('"y" is not defined'), undefined, undefined, { 'calc.py': CALC_PY });
+});
+
+// Issue 23 item 5 in the editor: run.go calls Close on what Pool.Get
+// returns, a *B, and conn_a.go, conn_b.go and conn_c.go each declare a
+// Close: the symbol index cannot tell which. :KimiDocument on that line
+// (asked of the model each time, unlike an explanation) is repeated until
+// the prompt holds B's Close: the first action starts gopls and does not
+// wait for it (D65), so its prompt has none of them; once gopls runs, it
+// locates conn.Close and the prompt shows B's declaration, never A's or C's.
+const FILLER = '// Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n'.repeat(120); // > 6 KiB: a file enters by snippets
+const CONNS = Object.fromEntries(['A', 'B', 'C'].map((n) => [`conn_${n.toLowerCase()}.go`,
+  `package main\n\n${FILLER}\n// ${n} is one kind of connection.\ntype ${n} struct{ addr string }\n\n// Close closes the ${n} connection.\nfunc (x *${n}) Close() error { return nil }\n`]));
+
+test('nvim: once gopls runs, :KimiDocument\'s prompt shows the declaration gopls locates (B\'s Close of three)', async () => {
+  await scenario('definitions_helper', 'definitions.json', (standin, detail) => {
+    const prompts = standin.requests().map((r) => r.messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n'));
+    const has = (p, n) => p.includes(`Close closes the ${n} connection`);
+    assert.ok(prompts.length >= 2, `at least two actions reached the provider\n${detail}`);
+    assert.ok(!has(prompts[0], 'B'), `the first action, before gopls ran, has B's Close: the symbol index chose it\n${detail}`);
+    assert.ok(has(prompts.at(-1), 'B'), `the last prompt has B's Close\n${detail}`);
+    prompts.forEach((p, i) => assert.ok(!has(p, 'A') && !has(p, 'C'), `prompt ${i + 1} has another type's Close\n${detail}`));
+    console.log(`info: B's Close in prompt ${prompts.length}`);
+  }, undefined, undefined, {
+    'run.go': 'package main\n\nfunc Run(p *Pool) {\n\tconn := p.Get()\n\tconn.Close()\n}\n',
+    ...CONNS,
+    'pool.go': `package main\n\n${FILLER}\n// Pool hands out Bs.\ntype Pool struct{ idle []*B }\n\n// Get returns an idle B.\nfunc (p *Pool) Get() *B { return p.idle[0] }\n`,
+  });
 });

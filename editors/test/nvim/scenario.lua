@@ -2,7 +2,8 @@
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
--- tests | confirm | confirm_cancel | nextedit | fix_helper | fix_helper_py.
+-- tests | confirm | confirm_cancel | nextedit | fix_helper |
+-- fix_helper_py | definitions_helper.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
@@ -49,11 +50,11 @@ local function wait(ms, cond, what)
 end
 
 -- A stuck scenario still ends, with a failure.
--- (fix_helper waits up to 60 s for a cold gopls first.)
+-- (The _helper scenarios wait up to 60 s for a cold gopls first.)
 vim.defer_fn(function()
   check(false, 'scenario finished in time')
   finish()
-end, scenario:match('^fix_helper') and 150000 or 90000)
+end, scenario:match('_helper') and 150000 or 90000)
 
 if scenario:match('^completion') then
   -- Inline completion types in insert mode: its own, asynchronous script.
@@ -526,6 +527,50 @@ local ok, err = pcall(function()
     check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
+  elseif scenario == 'definitions_helper' then
+    -- :KimiDocument on run.go's conn.Close() until the stand-in's last
+    -- prompt holds B's Close (nvim.test.mjs checks every prompt), 40 times
+    -- or 60 s at most: the first action starts gopls without waiting.
+    local function last_prompt()
+      local f = io.open(os.getenv('KIMI_STANDIN_LOG') or '', 'r')
+      local text = f and f:read('*a') or ''
+      if f then
+        f:close()
+      end
+      local lines = vim.split(vim.trim(text), '\n')
+      return lines[#lines] or '', #text > 0 and #lines or 0
+    end
+    local function ends()
+      local n = 0
+      for _, e in ipairs(progress.history) do
+        if e.kind == 'end' then
+          n = n + 1
+        end
+      end
+      return n
+    end
+    local deadline, tries, found = vim.loop.now() + 60000, 0, false
+    repeat
+      tries = tries + 1
+      local before = ends()
+      vim.cmd('5KimiDocument')
+      wait(30000, function()
+        return ends() > before
+      end, 'the end of :KimiDocument ' .. tries)
+      local p, n = last_prompt()
+      if n ~= tries then
+        check(false, 'one provider request per :KimiDocument', string.format('%d requests after %d', n, tries))
+        finish()
+      end
+      found = p:find('Close closes the B connection', 1, true) ~= nil
+      if not found then
+        vim.wait(500, function()
+          return false
+        end, 50)
+      end
+    until found or tries >= 40 or vim.loop.now() > deadline
+    check(found, "B's Close reached the prompt", string.format('after %d actions', tries))
+    check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
   else
     check(false, 'known scenario', tostring(scenario))
   end
