@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bin, here, KEY, startStandin, workspace } from './lib.mjs';
+import { bin, here, KEY, startStandin, waitGone, workspace } from './lib.mjs';
 
 const EMACS = process.env.EMACS_BIN || 'emacs';
 const GREET = '#!/bin/sh\n# greet prints a greeting.\ngreet() {\n  echo "hello $2"\n}\ngreet world\n';
@@ -53,13 +53,19 @@ async function scenario(name, script, files = { 'greet.sh': GREET }) {
         HOME: ws.root,
       },
     });
+    const exited = Date.now();
     const detail = `emacs output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
     assert.equal(r.code, 0, `emacs scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
     assert.match(r.out, new RegExp(`^PASS ${name}$`, 'm'), detail);
     assert.ok(!r.out.includes(KEY), `the API key appeared in Emacs's output\n${detail}`);
+    const left = await waitGone(ws.cacheHome);
+    assert.deepEqual(left, [], `processes of the scenario (kimi-lsp, its helpers) still ran 10 s after Emacs exited\n${detail}`);
+    const lingered = Date.now() - exited;
+    if (lingered >= 500) console.log(`info: ${lingered} ms from Emacs's exit until no process of the scenario was left`);
     return { standin, detail };
   } finally {
     standin.stop();
+    await waitGone(ws.cacheHome);
   }
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bin, here, KEY, startStandin, waitFor, workspace } from './lib.mjs';
+import { bin, here, KEY, startStandin, waitFor, waitGone, workspace } from './lib.mjs';
 
 const NVIM = process.env.NVIM_BIN || 'nvim';
 const FIXTURE_MAIN = readFileSync(path.join(here, 'fixtures', 'workspace', 'main.go'), 'utf8');
@@ -61,13 +61,19 @@ async function scenario(name, script, extra, nvim, env, files = {}) {
   if (Object.keys(files).length > 0) ws.file = path.join(ws.ws, Object.keys(files)[0]);
   try {
     const r = await runNvim(name, standin, ws, nvim ?? NVIM, env);
+    const exited = Date.now();
     const detail = `nvim output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
     assert.equal(r.code, 0, `nvim scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
     assert.match(r.out, new RegExp(`PASS ${name}`), detail);
     for (const l of r.out.split('\n')) if (l.startsWith('info: ')) console.log(l);
     if (extra) await extra(standin, detail);
+    const left = await waitGone(ws.cacheHome);
+    assert.deepEqual(left, [], `processes of the scenario (kimi-lsp, its helpers) still ran 10 s after nvim exited\n${detail}`);
+    const lingered = Date.now() - exited;
+    if (lingered >= 500) console.log(`info: ${lingered} ms from nvim's exit until no process of the scenario was left`);
   } finally {
     standin.stop();
+    await waitGone(ws.cacheHome);
   }
 }
 
