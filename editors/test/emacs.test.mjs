@@ -104,7 +104,7 @@ test('emacs: completion-at-point offers Kimi\'s suggestion and completes the lin
 // with the message (the script's only rule matches it: any other prompt
 // gets no diff) and the fix lands in the buffer.
 test('emacs: eglot-code-actions on gopls\'s error offers Kimi: Fix quoting it (helper diagnostics), the fix lands; none on a clean line', async () => {
-  const main = readFileSync(path.join(here, 'fixtures', 'workspace', 'main.go'), 'utf8').replace('return a - b', 'return a + y');
+  const main = readFileSync(path.join(here, 'fixtures', 'workspace', 'main.go'), 'utf8').replace('return a - b', 'return a /* 😀 */ + y');
   const { standin, detail } = await scenario('fix_helper', 'helper-fix.json', { 'main.go': main });
   const reqs = standin.requests();
   assert.equal(reqs.length, 1, `one request reached the provider\n${detail}`);

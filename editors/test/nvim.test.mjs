@@ -154,7 +154,9 @@ test('nvim 0.12: inline completion through vim.lsp.inline_completion', { skip: !
 // picking it sends the stand-in a prompt with that message (the script's
 // only rule matches it: any other prompt gets no diff), and the fix lands;
 // on a line without an error no Fix is offered.
-const UNDEFINED_Y = { 'main.go': FIXTURE_MAIN.replace('return a - b', 'return a + y') };
+// The comment before y puts a character outside the BMP (4 bytes in UTF-8,
+// 2 units in UTF-16) before gopls's error on its line.
+const UNDEFINED_Y = { 'main.go': FIXTURE_MAIN.replace('return a - b', 'return a /* 😀 */ + y') };
 
 /** held returns a check that the one provider request's prompt quotes message. */
 function held(message) {

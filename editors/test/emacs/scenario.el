@@ -268,9 +268,10 @@ leaves the list)."
            (kimi-fail "line after completion-at-point: %S, want \"greet everyone\"" line))
          (kimi-ok "completion-at-point completed the line: %S" line)))
       ("fix_helper"
-       ;; main.go line 7 is "\treturn a + y". Point on the y, where `go
-       ;; build' and `next-error' put it (main.go:7:13): eglot 1.9 sends
-       ;; the sexp at point, y, as the range. The first menu starts gopls,
+       ;; main.go line 7 is "\treturn a /* 😀 */ + y". Point on the y,
+       ;; where `go build' and `next-error' put it: eglot 1.9 sends the
+       ;; sexp at point, y, as the range, in UTF-16 code units, past a
+       ;; character that is 2 of them (4 bytes in UTF-8, gopls's own). The first menu starts gopls,
        ;; which loads the module and the standard library into an empty
        ;; cache (the test's HOME and XDG_CACHE_HOME), longer than the 2 s
        ;; the server waits for it: that menu comes without the Fix (D63),
@@ -282,10 +283,12 @@ leaves the list)."
              offered)
          (while (progn
                   (setq tries (1+ tries))
-                  (kimi-goto 7 12)
+                  (kimi-goto 7 20)
                   (setq offered (kimi-menu-at-point))
                   (and (not (member want offered)) (< (float-time) deadline)))
            (accept-process-output nil 0.5))
+         (unless (equal (thing-at-point 'symbol t) "y")
+           (kimi-fail "point is not on the y but on %S" (thing-at-point 'symbol t)))
          (unless (member want offered)
            (kimi-fail "after %d menus on the y, no %s among %S" tries want offered))
          (unless (equal (kimi-fixes offered) (list want))
@@ -305,12 +308,12 @@ leaves the list)."
            (kimi-fail "on a line without an error Fix is offered: %S" offered))
          (kimi-ok "on a line without an error: %S" offered)
          (undo-boundary)
-         (kimi-goto 7 12)
+         (kimi-goto 7 20)
          (unless (member want (kimi-menu-at-point want))
            (kimi-fail "the Fix was gone when picked"))
          (kimi-wait "the fix in the buffer" (lambda () (not (equal (buffer-string) original))))
          (kimi-jobs-done)
-         (let ((fixed (replace-regexp-in-string (regexp-quote "return a + y") "return a + b" original t t)))
+         (let ((fixed (replace-regexp-in-string (regexp-quote "return a /* 😀 */ + y") "return a + b" original t t)))
            (unless (equal (buffer-string) fixed)
              (kimi-fail "buffer after the fix:\n%s\nwant:\n%s" (buffer-string) fixed)))
          (unless (seq-find (lambda (m) (string-match-p "Kimi: Fix: 1 edit applied to 1 file, verified by gopls" m)) kimi-shown)
