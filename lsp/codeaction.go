@@ -161,9 +161,11 @@ func wantsFix(only []string) bool {
 // opening the menu, rather than from the client asking on its own (for a
 // lightbulb, VS Code's and lsp-mode's): triggerKind 1. A request without
 // triggerKind (clients before LSP 3.17) counts as the user's when it names
-// the kinds it wants (only: eglot's eglot-code-action-rewrite) or comes
+// the kinds it wants (only: eglot's eglot-code-action-rewrite), comes
 // from Neovim before 0.8, whose code action requests are all the user's
-// (vim.lsp.buf.code_action(); 0.8 and later send triggerKind).
+// (vim.lsp.buf.code_action(); 0.8 and later send triggerKind), or comes
+// from eglot, whose M-x eglot-code-actions never sends one (its automatic
+// requests, eglot-code-action-indications since 1.17, send triggerKind 2).
 func (s *Server) invokedByUser(triggerKind int, only []string) bool {
 	switch triggerKind {
 	case triggerInvoked:
@@ -177,7 +179,18 @@ func (s *Server) invokedByUser(triggerKind int, only []string) bool {
 	s.mu.Lock()
 	client := s.client
 	s.mu.Unlock()
-	return client.Name == "Neovim" && versionBefore(client.Version, 0, 8)
+	switch client.Name {
+	case "Neovim":
+		return versionBefore(client.Version, 0, 8)
+	case "Eglot":
+		return true
+	case "":
+		// Eglot 1.9 (Debian 12's) sends no clientInfo; it marks its
+		// capabilities with an empty "experimental" object.
+		var mark map[string]json.RawMessage
+		return json.Unmarshal(s.clientCaps().Experimental, &mark) == nil && mark != nil && len(mark) == 0
+	}
+	return false
 }
 
 // versionBefore reports whether a "major.minor[.patch]" version (a leading

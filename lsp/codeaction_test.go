@@ -305,3 +305,54 @@ func TestCodeActionNeovim07(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeActionEglot: eglot's M-x eglot-code-actions sends no
+// triggerKind, and at a point without a sexp (a line's indentation) an
+// empty range; eglot 1.9 sends no clientInfo either, only its mark
+// "experimental": {}. That request is the user's (eglot 1.9 makes no
+// automatic ones; later eglots' eglot-code-action-indications send
+// triggerKind 2), so it gets Kimi's actions: without this, eglot's menu
+// there said "No code actions here", Fix included (issue 23 item 4).
+// Other clients without triggerKind or clientInfo are as before.
+func TestCodeActionEglot(t *testing.T) {
+	noFix := "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review File"
+	eglot19 := func() map[string]any {
+		p := lsptest.DefaultInitializeParams("")
+		delete(p, "clientInfo")
+		p["capabilities"].(map[string]any)["experimental"] = map[string]any{}
+		return p
+	}
+	named := func(name, version string) func() map[string]any {
+		return func() map[string]any {
+			p := lsptest.DefaultInitializeParams("")
+			p["clientInfo"] = map[string]any{"name": name, "version": version}
+			return p
+		}
+	}
+	anonymous := func() map[string]any {
+		p := lsptest.DefaultInitializeParams("")
+		delete(p, "clientInfo")
+		return p
+	}
+	for _, c := range []struct {
+		name   string
+		params func() map[string]any
+		ctx    map[string]any
+		want   string
+	}{
+		{"eglot 1.9, no trigger kind", eglot19, nil, noFix},
+		{"Eglot 1.17, no trigger kind", named("Eglot", "1.17"), nil, noFix},
+		{"Eglot 1.17, automatic", named("Eglot", "1.17"), map[string]any{"triggerKind": 2}, ""},
+		{"no clientInfo, no experimental", anonymous, nil, ""},
+		{"another client, no trigger kind", named("vim-lsp", "1"), nil, ""},
+	} {
+		s := newSession(t, nil)
+		s.initialize(c.params())
+		uri := "file:///tmp/eglot.go"
+		s.open(uri, "package a\n\nfunc f() {\n\tg()\n}\n")
+		s.text(uri, 1)
+		if got := strings.Join(titles(s.actionsAt(uri, rng(3, 0, 3, 0), c.ctx)), "|"); got != c.want {
+			t.Errorf("%s, bare cursor: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -37,7 +37,10 @@
 // 3.17) counts as the user's when it names kinds in context.only (a
 // client's "rewrite" or "quick fix" command), or when it comes from Neovim
 // before 0.8 (clientInfo), whose requests are all vim.lsp.buf.code_action()
-// by the user; any other such request counts as automatic. Fix is offered
+// by the user, or from eglot (clientInfo "Eglot"; eglot 1.9 sends none and
+// is known by its empty capabilities.experimental), whose M-x
+// eglot-code-actions sends no triggerKind while its automatic requests send
+// 2; any other such request counts as automatic. Fix is offered
 // only for a diagnostic or a non-empty selection, whatever the trigger; a
 // selection or a diagnostic gets every action, automatic or not.
 package lsp

@@ -30,7 +30,7 @@ class Editor {
     this.stderr = '';
     this.proc = spawn(bin('KIMI_LSP_BIN'), ['--stdio'], {
       cwd: ws.ws,
-      env: { ...process.env, KIMI_API_KEY: KEY, KIMI_BASE_URL: standin.url, XDG_CACHE_HOME: ws.cacheHome, XDG_CONFIG_HOME: ws.configHome },
+      env: { ...process.env, KIMI_API_KEY: KEY, KIMI_BASE_URL: standin.url, XDG_CACHE_HOME: ws.cacheHome, XDG_CONFIG_HOME: ws.configHome, HOME: ws.root },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.proc.stderr.on('data', (d) => (this.stderr += d));

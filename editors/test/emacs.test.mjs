@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bin, here, KEY, startStandin, workspace } from './lib.mjs';
+import { bin, here, KEY, startStandin, waitGone, workspace } from './lib.mjs';
 
 const EMACS = process.env.EMACS_BIN || 'emacs';
 const GREET = '#!/bin/sh\n# greet prints a greeting.\ngreet() {\n  echo "hello $2"\n}\ngreet world\n';
@@ -30,11 +30,11 @@ function run(args, opts = {}) {
   });
 }
 
-async function scenario(name, script) {
+async function scenario(name, script, files = { 'greet.sh': GREET }) {
   const standin = await startStandin(script);
   const ws = workspace();
-  const file = path.join(ws.ws, 'greet.sh');
-  writeFileSync(file, GREET);
+  for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(ws.ws, rel), text);
+  const file = path.join(ws.ws, Object.keys(files)[0]);
   try {
     const lsp = bin('KIMI_LSP_BIN');
     const r = await run(['--batch', '-q', '-l', path.join(here, 'emacs', 'scenario.el')], {
@@ -53,13 +53,19 @@ async function scenario(name, script) {
         HOME: ws.root,
       },
     });
+    const exited = Date.now();
     const detail = `emacs output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
     assert.equal(r.code, 0, `emacs scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
     assert.match(r.out, new RegExp(`^PASS ${name}$`, 'm'), detail);
     assert.ok(!r.out.includes(KEY), `the API key appeared in Emacs's output\n${detail}`);
+    const left = await waitGone(ws.cacheHome);
+    assert.deepEqual(left, [], `processes of the scenario (kimi-lsp, its helpers) still ran 10 s after Emacs exited\n${detail}`);
+    const lingered = Date.now() - exited;
+    if (lingered >= 500) console.log(`info: ${lingered} ms from Emacs's exit until no process of the scenario was left`);
     return { standin, detail };
   } finally {
     standin.stop();
+    await waitGone(ws.cacheHome);
   }
 }
 
@@ -87,4 +93,20 @@ test('emacs: eglot-code-actions → Kimi: Fix edits the buffer, one undo restore
 
 test('emacs: completion-at-point offers Kimi\'s suggestion and completes the line', async () => {
   await scenario('completion', 'emacs-completion.json');
+});
+
+// Issue 23 item 4 with eglot, which sends a server only the diagnostics it
+// got from it: main.go of a Go module has an undefined name, eglot runs
+// kimi-lsp as go-mode's server (no gopls of its own), verify.enable is
+// "auto". M-x eglot-code-actions on the error offers Kimi: Fix quoting
+// gopls's message (the server asks its helper gopls), at the y and at the
+// line's start; not on a clean line. Picking it sends the stand-in a prompt
+// with the message (the script's only rule matches it: any other prompt
+// gets no diff) and the fix lands in the buffer.
+test('emacs: eglot-code-actions on gopls\'s error offers Kimi: Fix quoting it (helper diagnostics), the fix lands; none on a clean line', async () => {
+  const main = readFileSync(path.join(here, 'fixtures', 'workspace', 'main.go'), 'utf8').replace('return a - b', 'return a /* 😀 */ + y');
+  const { standin, detail } = await scenario('fix_helper', 'helper-fix.json', { 'main.go': main });
+  const reqs = standin.requests();
+  assert.equal(reqs.length, 1, `one request reached the provider\n${detail}`);
+  assert.ok(JSON.stringify(reqs[0]).includes('undefined: y'), `the prompt holds gopls's message\n${detail}`);
 });

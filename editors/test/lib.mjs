@@ -1,7 +1,7 @@
 // Shared helpers for the editor end-to-end tests: the binaries, the
 // stand-in provider on loopback, and a scratch Go workspace.
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +74,7 @@ export function startStandin(scriptName) {
       resolve({
         url,
         stderrFile,
+        logFile,
         stderr: () => stderr,
         requests: () =>
           existsSync(logFile)
@@ -98,6 +99,49 @@ export async function waitFor(cond, timeoutMs, what) {
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * processesOf lists the processes ("pid name") whose environment holds
+ * XDG_CACHE_HOME=cacheHome: a scenario's kimi-lsp and the helper language
+ * servers it started (gopls, pyright), which inherit it. It reads /proc
+ * (Linux); elsewhere it finds none.
+ */
+export function processesOf(cacheHome) {
+  const mark = `XDG_CACHE_HOME=${cacheHome}`;
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return [];
+  }
+  const found = [];
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(mark)) {
+        found.push(`${pid} ${readFileSync(`/proc/${pid}/comm`, 'latin1').trim()}`);
+      }
+    } catch {
+      // gone, or another user's
+    }
+  }
+  return found;
+}
+
+/**
+ * waitGone waits until no process of the scenario is left (processesOf),
+ * for timeoutMs at most, and returns those still there. kimi-lsp stops
+ * its helpers within about 2 s of the editor's exit; a gopls still
+ * writing its cache into the scenario's directory would race run.sh's
+ * removal of it (rm: "Directory not empty").
+ */
+export async function waitGone(cacheHome, timeoutMs = 10000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = processesOf(cacheHome);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

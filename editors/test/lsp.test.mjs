@@ -43,6 +43,7 @@ class Client {
         KIMI_BASE_URL: standin.url,
         XDG_CACHE_HOME: ws.cacheHome,
         XDG_CONFIG_HOME: ws.configHome,
+        HOME: ws.root, // and the helper gopls's GOPATH
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -4,7 +4,8 @@
 # protocol harness on vscode-languageserver-protocol, headless Neovim, and
 # Emacs + eglot in batch mode. Needs go, node/npm, nvim (Debian's neovim)
 # and emacs with eglot (Debian's emacs-nox and elpa-eglot, or Emacs 29+) on
-# PATH. Exits non-zero on any failure.
+# PATH, and gopls and pyright-langserver (.ci/run installs them). Exits
+# non-zero on any failure.
 #
 #   editors/test/run.sh            # everything
 #   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, ci, lsp, nvim, emacs
@@ -25,6 +26,14 @@ need node "the editor tests need Node.js ≥ 20.10 (https://nodejs.org); .ci/run
 need npm "the editor tests install their packages with npm (it comes with Node.js)"
 if want lsp || want nvim || want emacs; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
 if want nvim; then need nvim "the Neovim tests need Neovim ≥ 0.7 (Debian: apt-get install neovim)"; fi
+# The helper language servers kimi-lsp starts for Fix from their diagnostics
+# and for the definitions in the context (.ci/run installs both, pinned).
+if want nvim || want emacs; then
+  need gopls "the Neovim and Emacs tests of verification need gopls (go install golang.org/x/tools/gopls@v0.23.0; .ci/run does)"
+fi
+if want nvim; then
+  need pyright-langserver "the Neovim test of verification in Python needs pyright (npm install -g pyright@1.1.414; .ci/run does)"
+fi
 if want emacs; then
   need emacs "the Emacs tests need Emacs with eglot (Debian: apt-get install emacs-nox elpa-eglot; Emacs 29+ has eglot built in)"
   emacs --batch -q --eval "(require 'eglot)" >/dev/null 2>&1 ||

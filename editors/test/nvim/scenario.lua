@@ -2,7 +2,8 @@
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
--- tests | confirm | confirm_cancel | nextedit.
+-- tests | confirm | confirm_cancel | nextedit | fix_helper |
+-- fix_helper_py | definitions_helper.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
@@ -49,10 +50,11 @@ local function wait(ms, cond, what)
 end
 
 -- A stuck scenario still ends, with a failure.
+-- (The _helper scenarios wait up to 60 s for a cold gopls first.)
 vim.defer_fn(function()
   check(false, 'scenario finished in time')
   finish()
-end, 90000)
+end, scenario:match('_helper') and 150000 or 90000)
 
 if scenario:match('^completion') then
   -- Inline completion types in insert mode: its own, asynchronous script.
@@ -70,7 +72,7 @@ vim.lsp.handlers['workspace/applyEdit'] = function(err, params, ctx, config)
   for _, c in ipairs((params and params.edit and params.edit.documentChanges) or {}) do
     if c.textDocument then
       local b = vim.uri_to_bufnr(c.textDocument.uri)
-      table.insert(versions, { sent = c.textDocument.version, buffer = vim.lsp.util.buf_versions[b] })
+      table.insert(versions, { sent = c.textDocument.version, buffer = (vim.lsp.util.buf_versions or {})[b] })
     end
   end
   table.insert(applied, { params = params, versions = versions })
@@ -124,7 +126,8 @@ local ok, err = pcall(function()
     client = require('kimi.util').clients('kimi', bufnr)[1]
     return client ~= nil and client.initialized == true
   end, 'kimi-lsp to attach and initialize')
-  check(vim.bo[bufnr].filetype == 'go', 'the Go file is open')
+  local ft = file:match('%.py$') and 'python' or 'go'
+  check(vim.bo[bufnr].filetype == ft, 'the ' .. ft .. ' file is open', vim.bo[bufnr].filetype)
   if not confirming then
     local sent = vim.fn.json_encode(client.config.init_options)
     check(sent == '{"kimi": {}}', 'settings = {} is sent as an object in initializationOptions', sent)
@@ -430,6 +433,144 @@ local ok, err = pcall(function()
     check(vim.api.nvim_buf_get_lines(bufnr, 5, 7, false)[2] == '\treturn a - b' and
       vim.api.nvim_buf_get_lines(bufnr, 5, 6, false)[1] == 'func Add(a, y int) int {',
       'u undoes the next edit in one step, and only it', table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n'))
+  elseif scenario == 'fix_helper' or scenario == 'fix_helper_py' then
+    -- Issue 23 item 4 as a user meets it: only kimi-lsp is attached (no
+    -- gopls of the editor's own), so Neovim sends kimi-lsp no diagnostic;
+    -- the server asks its own helper gopls for the errors under the cursor.
+    -- The menu is opened as a user opens it, vim.lsp.buf.code_action() at
+    -- a bare cursor, and the pick is made in vim.ui.select: its items are
+    -- shown with opts.format_item, so the titles checked are those the
+    -- user reads.
+    local menu -- what the last vim.ui.select offered: { titles, items, format }
+    local pick -- the title to choose in the next menu, or nil to close it
+    vim.ui.select = function(items, opts, on_choice)
+      local titles = {}
+      for _, it in ipairs(items) do
+        table.insert(titles, opts.format_item and opts.format_item(it) or tostring(it))
+      end
+      menu = { titles = titles }
+      for i, t in ipairs(titles) do
+        if pick and t == pick then
+          on_choice(items[i], i)
+          return
+        end
+      end
+      on_choice(nil, nil)
+    end
+    local function code_actions(line, col, choose)
+      menu, pick = nil, choose
+      vim.api.nvim_win_set_cursor(code_win, { line, col })
+      vim.lsp.buf.code_action()
+      -- The server waits at most 2 s for the helper (helperDiagnosticsWait).
+      wait(30000, function()
+        return menu ~= nil
+      end, 'the code action menu at ' .. line .. ':' .. col)
+      return menu.titles
+    end
+    local function fixes(titles)
+      local out = {}
+      for _, t in ipairs(titles) do
+        if t:find('Kimi: Fix', 1, true) then
+          table.insert(out, t)
+        end
+      end
+      return out
+    end
+    -- main.go (Go, gopls) or calc.py (Python, pyright): the error's line,
+    -- a clean line, the Fix's title, the fixed line.
+    local lang = ({
+      fix_helper = { helper = 'gopls', bad = 7, clean = 11, title = 'Kimi: Fix “undefined: y”', fixed = '\treturn a + b' },
+      fix_helper_py = { helper = 'pyright', bad = 2, clean = 5, title = 'Kimi: Fix “"y" is not defined”', fixed = '    return a + b' },
+    })[scenario]
+    local want_title = lang.title
+    -- The first request starts the helper (gopls loads the module and the
+    -- standard library into an empty cache: its HOME and XDG_CACHE_HOME
+    -- are the test's); when that takes longer than the 2 s the server
+    -- waits, the menu comes without Fix, as D63 says, and a user would
+    -- open it again. So the menu is opened again until Fix is there, for
+    -- 60 s at most.
+    local tries, titles = 0, {}
+    local deadline = vim.loop.now() + 60000
+    repeat
+      tries = tries + 1
+      titles = code_actions(lang.bad, 1)
+      if vim.tbl_contains(titles, want_title) then
+        break
+      end
+      vim.wait(500, function()
+        return false
+      end, 50)
+    until vim.loop.now() > deadline
+    check(vim.tbl_contains(titles, want_title), 'on the line of ' .. lang.helper .. "'s error the menu offers " .. want_title,
+      string.format('after %d menus: %s', tries, vim.inspect(titles)))
+    if not vim.tbl_contains(titles, want_title) then
+      finish()
+    end
+    out(string.format('info: Fix offered at menu %d', tries))
+    check(#fixes(titles) == 1, 'one Kimi: Fix, the one quoting the error', vim.inspect(titles))
+    -- A line without an error, nothing selected: the helper now runs and
+    -- answers at once; no Fix, the other actions as ever.
+    titles = code_actions(lang.clean, 1)
+    check(#fixes(titles) == 0, 'on a line without an error no Kimi: Fix is offered', vim.inspect(titles))
+    check(vim.tbl_contains(titles, 'Kimi: Explain'), 'and Kimi: Explain is', vim.inspect(titles))
+    -- Back on the error's line: pick the Fix.
+    titles = code_actions(lang.bad, 1, want_title)
+    wait(30000, function()
+      return has('end') ~= nil
+    end, 'progress end of the Fix')
+    local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    local want = vim.deepcopy(original)
+    want[lang.bad] = lang.fixed
+    check(vim.deep_equal(lines, want), "the buffer holds the stand-in's fix", table.concat(lines, '\n'))
+    local e = has('end')
+    check((e.message or ''):find('verified by ' .. lang.helper, 1, true) ~= nil, 'the end message says ' .. lang.helper .. ' verified the edit', e.message)
+    check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
+    check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
+      vim.inspect(applied[1] and applied[1].params.label))
+  elseif scenario == 'definitions_helper' then
+    -- :KimiDocument on run.go's conn.Close() until the stand-in's last
+    -- prompt holds B's Close (nvim.test.mjs checks every prompt), 40 times
+    -- or 60 s at most: the first action starts gopls without waiting.
+    local function last_prompt()
+      local f = io.open(os.getenv('KIMI_STANDIN_LOG') or '', 'r')
+      local text = f and f:read('*a') or ''
+      if f then
+        f:close()
+      end
+      local lines = vim.split(vim.trim(text), '\n')
+      return lines[#lines] or '', #text > 0 and #lines or 0
+    end
+    local function ends()
+      local n = 0
+      for _, e in ipairs(progress.history) do
+        if e.kind == 'end' then
+          n = n + 1
+        end
+      end
+      return n
+    end
+    local deadline, tries, found = vim.loop.now() + 60000, 0, false
+    repeat
+      tries = tries + 1
+      local before = ends()
+      vim.cmd('5KimiDocument')
+      wait(30000, function()
+        return ends() > before
+      end, 'the end of :KimiDocument ' .. tries)
+      local p, n = last_prompt()
+      if n ~= tries then
+        check(false, 'one provider request per :KimiDocument', string.format('%d requests after %d', n, tries))
+        finish()
+      end
+      found = p:find('Close closes the B connection', 1, true) ~= nil
+      if not found then
+        vim.wait(500, function()
+          return false
+        end, 50)
+      end
+    until found or tries >= 40 or vim.loop.now() > deadline
+    check(found, "B's Close reached the prompt", string.format('after %d actions', tries))
+    check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
   else
     check(false, 'known scenario', tostring(scenario))
   end
