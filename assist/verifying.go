@@ -24,9 +24,11 @@ type Verification struct {
 	First    verify.Result
 }
 
-// NewErrors reports whether the edit, as it lands, brings errors.
+// NewErrors reports whether the edit, as it lands, brings errors: the
+// errors a helper found count also when another helper could not check
+// its files.
 func (v *Verification) NewErrors() bool {
-	return v != nil && v.Result.Verified && len(v.Result.NewErrors) > 0
+	return v != nil && len(v.Result.NewErrors) > 0
 }
 
 // Line is the verification in a few words for the end of a job: "verified
@@ -38,23 +40,23 @@ func (v *Verification) Line() string {
 		return ""
 	}
 	r := v.Result
-	if !r.Verified {
+	if !r.Verified && len(r.Helpers) == 0 {
 		return r.Line()
 	}
 	by := "verified by " + strings.Join(r.Helpers, ", ") + ": "
 	switch {
 	case len(r.NewErrors) == 0 && v.Repaired:
-		return by + "no new errors after repair"
+		return by + "no new errors after repair" + r.Unverified()
 	case len(r.NewErrors) == 0:
-		return by + "no new errors"
+		return by + "no new errors" + r.Unverified()
 	case v.Repaired:
 		n, noun := len(r.NewErrors), "new errors"
 		if n == 1 {
 			noun = "new error"
 		}
-		return by + strings.Replace(r.ErrorSummary(), noun, noun+" after repair", 1)
+		return by + strings.Replace(r.ErrorSummary(), noun, noun+" after repair", 1) + r.Unverified()
 	}
-	return by + r.ErrorSummary()
+	return by + r.ErrorSummary() + r.Unverified()
 }
 
 // VerifyFiles turns an edit's changes into the texts a check compares:
@@ -128,10 +130,10 @@ type verifyCounters struct {
 func (c *verifyCounters) add(v *Verification) {
 	switch {
 	case v == nil || v.Result.None:
-	case !v.Result.Verified:
-		c.unverified.Add(1)
 	case len(v.Result.NewErrors) > 0:
 		c.withErrors.Add(1)
+	case !v.Result.Verified:
+		c.unverified.Add(1)
 	default:
 		c.verified.Add(1)
 		if v.Repaired {
@@ -191,7 +193,7 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 		} else {
 			out.Verification.Result = r
 		}
-		if !first || !canRepair || !r.Verified || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
+		if !first || !canRepair || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
 			return ""
 		}
 		out.Verification.Repaired, out.Verification.First = true, r

@@ -387,3 +387,40 @@ func TestContextFromHelperDefinitions(t *testing.T) {
 		t.Errorf("kimi.stats verify %+v: no action counted with the helper's definitions", st.Verify)
 	}
 }
+
+// TestEditOfTwoLanguagesOneHelperMissing: an edit of a Go and a Python
+// file without a Python helper: the error gopls finds is repaired all the
+// same, and the end says what gopls verified and what was not verified.
+func TestEditOfTwoLanguagesOneHelperMissing(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	const py = "x = 1\n"
+	reply := func(from, to string) string {
+		return "```diff\n--- a/a.go\n+++ b/a.go\n@@ -3,3 +3,3 @@\n func F() int {\n-\treturn " + from + "\n+\treturn " + to + "\n }\n" +
+			"--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\nDone."
+	}
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t)},
+		"[verify]\nenable = \"auto\"\nonNewErrors = \"repair\"\n[verify.servers]\npython = \"no-such-pyright --stdio\"\n", nil,
+		modeltest.Rule{Match: repairMatch, Content: goDiff("x", "2")},
+		modeltest.Rule{MatchPrompt: "func F() int", Content: reply("1", "x"), Times: 1},
+	)
+	for name, text := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "b.py": py} {
+		if err := os.WriteFile(filepath.Join(js.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	le.open("b.py", py)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "verified by gopls: no new errors after repair; not verified (no no-such-pyright found)") {
+		t.Errorf("end %q", end)
+	}
+	reqs := js.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "undefined: x") {
+		t.Fatalf("%d provider requests; want 2, the second quoting gopls", len(reqs))
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return 2", 1) {
+		t.Errorf("buffer %q, want the repaired edit", text)
+	}
+}

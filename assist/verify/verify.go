@@ -111,7 +111,10 @@ type Result struct {
 	// Reason says why the edit is not verified ("no gopls found",
 	// "gopls did not answer within 5s").
 	Reason string
-	// NewErrors are the errors the edit brought, in file order.
+	// NewErrors are the errors the edit brought, in file order: those
+	// the Helpers found, also when another helper could not check its
+	// files (Verified false: an edit of a Go and a Python file without
+	// pyright still brings the errors gopls found).
 	NewErrors []Error
 	// None reports that no file of the edit is in a language with a
 	// helper: nothing is said about verification then.
@@ -120,17 +123,26 @@ type Result struct {
 
 // Line is the result in one line: "verified by gopls: no new errors",
 // "verified by gopls: 1 new error: undefined: x", "not verified (no gopls
-// found)", or "" when no file had a helper.
+// found)", or "" when no file had a helper. A check that some helpers
+// made and others could not says both: "verified by gopls: no new
+// errors; not verified (no pyright-langserver … found)".
 func (r Result) Line() string {
 	switch {
 	case r.None:
 		return ""
-	case !r.Verified:
+	case !r.Verified && len(r.Helpers) == 0:
 		return "not verified (" + r.Reason + ")"
-	case len(r.NewErrors) == 0:
-		return "verified by " + strings.Join(r.Helpers, ", ") + ": no new errors"
 	}
-	return "verified by " + strings.Join(r.Helpers, ", ") + ": " + r.ErrorSummary()
+	return "verified by " + strings.Join(r.Helpers, ", ") + ": " + r.ErrorSummary() + r.Unverified()
+}
+
+// Unverified is "; not verified (reason)" for a check that some helpers
+// made and others could not, else "".
+func (r Result) Unverified() string {
+	if r.Verified || r.None || len(r.Helpers) == 0 {
+		return ""
+	}
+	return "; not verified (" + r.Reason + ")"
 }
 
 // ErrorSummary is "1 new error: undefined: x" or "3 new errors: a; b; …".

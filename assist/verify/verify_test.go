@@ -506,3 +506,25 @@ func TestFilesOutsideTheFoldersAreNotChecked(t *testing.T) {
 		t.Errorf("no folders: got %+v, want None", r)
 	}
 }
+
+// TestCheckPartlyVerified: an edit of a Go and a Python file, with gopls
+// and without a Python helper: the error gopls finds is kept, and the
+// line says both what gopls found and what was not verified.
+func TestCheckPartlyVerified(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid, "a.py": "x = 1\n"})
+	v := newVerifier(t, dir, Options{Servers: map[string]Command{"python": {"no-such-pyright", "--stdio"}}})
+	a, p := uriOf(dir, "a.go"), uriOf(dir, "a.py")
+	candidate := strings.Replace(goValid, "return 1", "return x", 1)
+	r := v.Check(context.Background(), []File{{a, goValid}, {p, "x = 1\n"}}, []File{{a, candidate}, {p, "x = 2\n"}})
+	if r.Verified || len(r.NewErrors) != 1 || r.NewErrors[0].Message != "undefined: x" {
+		t.Fatalf("got %+v, want not verified with gopls's undefined: x", r)
+	}
+	if got, want := r.Line(), "verified by gopls: 1 new error: undefined: x; not verified (no no-such-pyright found)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	r = v.Check(context.Background(), []File{{a, goValid}, {p, "x = 1\n"}}, []File{{a, goValid + "\n"}, {p, "x = 2\n"}})
+	if got, want := r.Line(), "verified by gopls: no new errors; not verified (no no-such-pyright found)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
