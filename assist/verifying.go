@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
@@ -82,12 +83,26 @@ func VerifyFiles(changes []patch.FileChange) (before, after []verify.File) {
 }
 
 // repairPrompt is the message that asks the model to repair the errors
-// its edit brought; it quotes the helper's messages.
+// its edit brought; it quotes the helper's messages, as a prompt quotes
+// diagnostics: at most MaxDiagnostics of them, each cut at
+// maxDiagnosticBytes (a renamed type can bring hundreds, and a type
+// checker's message can be kilobytes long).
 func repairPrompt(r verify.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your edit is applied in the edit set, but %s reports %s it brings:\n", strings.Join(r.Helpers, ", "), plural(len(r.NewErrors), "a new error", fmt.Sprintf("%d new errors", len(r.NewErrors))))
-	for _, e := range r.NewErrors {
-		fmt.Fprintf(&b, "\n- %s:%d: %s", e.URI.AnyPath(), e.Line+1, e.Message)
+	for _, e := range r.NewErrors[:min(len(r.NewErrors), MaxDiagnostics)] {
+		msg := e.Message
+		if len(msg) > maxDiagnosticBytes {
+			cut := maxDiagnosticBytes
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + "…"
+		}
+		fmt.Fprintf(&b, "\n- %s:%d: %s", e.URI.AnyPath(), e.Line+1, msg)
+	}
+	if n := len(r.NewErrors); n > MaxDiagnostics {
+		fmt.Fprintf(&b, "\n- … and %d more", n-MaxDiagnostics)
 	}
 	b.WriteString("\n\nRepair them with further edit tool calls on the files as they are now (your edit included; read_file shows them), keeping the rest of your change. " +
 		"If an error cannot be repaired without undoing the change, say so in one sentence instead.")
