@@ -424,3 +424,25 @@ func TestEditOfTwoLanguagesOneHelperMissing(t *testing.T) {
 		t.Errorf("buffer %q, want the repaired edit", text)
 	}
 }
+
+// TestNewErrorsAskEditorCannotAsk: with onNewErrors = "ask", an editor
+// that answers window/showMessageRequest with an error (it has no such
+// dialog) leaves the buffer unchanged, and the end does not claim the user
+// chose to discard the edit.
+func TestNewErrorsAskEditorCannotAsk(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsAsk, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+	js.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return nil, &lsptest.ResponseError{Code: -32601, Message: "method not found"}
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "not applied: verified by gopls: 1 new error: undefined: x (the editor could not ask whether to apply it") || strings.Contains(end, "your choice") {
+		t.Errorf("end %q", end)
+	}
+	if text, applies, _ := le.state(uri); text != goFile || applies != 0 {
+		t.Errorf("buffer %q after %d applyEdits, want unchanged", text, applies)
+	}
+}
