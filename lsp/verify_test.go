@@ -12,7 +12,9 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 // The edit verification tests run the real helper language servers
@@ -444,5 +446,56 @@ func TestNewErrorsAskEditorCannotAsk(t *testing.T) {
 	}
 	if text, applies, _ := le.state(uri); text != goFile || applies != 0 {
 		t.Errorf("buffer %q after %d applyEdits, want unchanged", text, applies)
+	}
+}
+
+// TestCheckSeesFilesWrittenOnDisk: a file written on disk while gopls
+// runs (a checkout, a generator; not open in the editor) is part of the
+// next check: an edit calling the function it declares lands verified,
+// with no repair round.
+func TestCheckSeesFilesWrittenOnDisk(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	seen := make(chan string, 100)
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), testHook: func(point string, arg any) {
+		if point == "diskChanged" {
+			for _, c := range arg.([]verify.FileChange) {
+				seen <- string(c.URI)
+			}
+		}
+	}}, "[verify]\nenable = \"auto\"\nonNewErrors = \"refuse\"\n", nil,
+		modeltest.Rule{MatchPrompt: "return 1", Content: goDiff("1", "2"), Times: 1},
+		modeltest.Rule{MatchPrompt: "return 2", Content: goDiff("2", "helper()")},
+	)
+	if err := os.WriteFile(filepath.Join(js.dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	// The first edit starts gopls.
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "verified by gopls: no new errors") {
+		t.Fatalf("end %q", end)
+	}
+	b := filepath.Join(js.dir, "b.go")
+	if err := os.WriteFile(b, []byte("package m\n\nfunc helper() int { return 3 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for want := string(workspace.FileURI(b)); ; {
+		select {
+		case u := <-seen:
+			if u != want {
+				continue
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the folder's view never reported b.go")
+		}
+		break
+	}
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f2")
+	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors") {
+		t.Errorf("end %q", end)
+	}
+	if text, _, _ := le.state(uri); !strings.Contains(text, "return helper()") {
+		t.Errorf("buffer %q", text)
 	}
 }

@@ -26,6 +26,10 @@
 // The files of an edit that are not open in the editor are opened with
 // the text the edit was computed against and closed again at the next
 // operation that does not touch them (the helper then reads the disk).
+// A helper watches nothing on disk itself: the changes kimi-lsp's own
+// folder views see (FilesChanged: a checkout, a generated file, a file
+// saved and closed) are sent to it as workspace/didChangeWatchedFiles at
+// the start of its next operation.
 //
 // # A check
 //

@@ -57,6 +57,48 @@ type helper struct {
 	// gen counts the changes to what the helper holds, except a check's
 	// trial texts, which the check takes out again.
 	gen uint64
+	// watched are the disk changes not yet sent (FilesChanged).
+	watched []fileEvent
+}
+
+// fileEvent is one entry of workspace/didChangeWatchedFiles.
+type fileEvent struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
+// maxWatched bounds the disk changes kept for a helper between two
+// operations (a checkout of another branch); past it the oldest go.
+const maxWatched = 10000
+
+// queueWatched keeps disk changes for the next operation.
+func (h *helper) queueWatched(changes []FileChange) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range changes {
+		h.watched = append(h.watched, fileEvent{URI: string(c.URI), Type: int(c.Type)})
+	}
+	if n := len(h.watched); n > maxWatched {
+		h.watched = append(h.watched[:0:0], h.watched[n-maxWatched:]...)
+	}
+}
+
+// flushWatched sends the disk changes queued since the last operation
+// (workspace/didChangeWatchedFiles: the helper watches nothing itself,
+// gopls reads a file not open only when told it changed). Precondition:
+// the op slot is held.
+func (h *helper) flushWatched() error {
+	h.mu.Lock()
+	events := h.watched
+	h.watched = nil
+	if len(events) > 0 {
+		h.gen++
+	}
+	h.mu.Unlock()
+	if len(events) == 0 {
+		return nil
+	}
+	return h.conn.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": events})
 }
 
 // hdoc is a document as the helper has it.
@@ -438,11 +480,15 @@ func (h *helper) closeDoc(uri workspace.URI) error {
 	return h.conn.notify("textDocument/didClose", map[string]any{"textDocument": docID{URI: string(uri)}})
 }
 
-// syncEditor makes the helper's documents of its languages the editor's
+// syncEditor sends the disk changes queued since the last operation,
+// then makes the helper's documents of its languages the editor's
 // buffers: opens and changes what differs, closes what the editor closed
 // and what an earlier check opened, except keep (the files of this
 // operation). Precondition: the op slot is held.
 func (h *helper) syncEditor(bufs []*workspace.Snapshot, keep []workspace.URI) error {
+	if err := h.flushWatched(); err != nil {
+		return err
+	}
 	seen := map[workspace.URI]bool{}
 	for _, s := range bufs {
 		seen[s.URI] = true

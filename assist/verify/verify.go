@@ -757,6 +757,47 @@ func (v *Verifier) Warm(uri workspace.URI) {
 	}()
 }
 
+// FileChangeType is LSP's FileChangeType.
+type FileChangeType int
+
+// The FileChangeType values.
+const (
+	FileCreated FileChangeType = 1
+	FileChanged FileChangeType = 2
+	FileDeleted FileChangeType = 3
+)
+
+// FileChange is a change of a file on disk.
+type FileChange struct {
+	URI  workspace.URI
+	Type FileChangeType
+}
+
+// FilesChanged tells the running helpers that files changed on disk (a
+// checkout, a generator, a file saved and closed): each gets them, as
+// workspace/didChangeWatchedFiles, at the start of its next operation.
+// Without it a helper keeps the workspace as it was when it started for
+// the files the editor has not open (gopls does not watch the disk).
+func (v *Verifier) FilesChanged(changes []FileChange) {
+	if len(changes) == 0 {
+		return
+	}
+	v.mu.Lock()
+	slots := make([]*slot, 0, len(v.helpers))
+	for _, s := range v.helpers {
+		slots = append(slots, s)
+	}
+	v.mu.Unlock()
+	for _, s := range slots {
+		s.start.Lock()
+		h := s.h
+		s.start.Unlock()
+		if h != nil {
+			h.queueWatched(changes)
+		}
+	}
+}
+
 func (v *Verifier) idle() time.Duration {
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -528,3 +528,43 @@ func TestCheckPartlyVerified(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestCheckSeesDiskChanges: a file written on disk after the helper
+// started, not open in the editor (a checkout, a generator), is seen by
+// the next check once FilesChanged reports it; so is its removal.
+func TestCheckSeesDiskChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, defines, uses, before string
+		need                              func(*testing.T)
+	}{
+		{"gopls", "a.go", "package m\n\nfunc helper() int { return 2 }\n", "return helper()", goValid, needGopls},
+		{"pyright", "a.py", "def helper() -> int:\n    return 2\n", "from b import helper\nx: int = helper()\n", "x: int = 1\n", needPyright},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.need(t)
+			dir := goModule(t, map[string]string{tc.file: tc.before})
+			v := newVerifier(t, dir, Options{})
+			a := uriOf(dir, tc.file)
+			candidate := strings.Replace(tc.before, "return 1", tc.uses, 1)
+			if tc.name == "pyright" {
+				candidate = tc.uses
+			}
+			if r := v.Check(context.Background(), []File{{a, tc.before}}, []File{{a, candidate}}); len(r.NewErrors) == 0 {
+				t.Fatalf("before b was written: got %+v, want an error", r)
+			}
+			other := "b" + filepath.Ext(tc.file)
+			write(t, dir, other, tc.defines)
+			v.FilesChanged([]FileChange{{URI: uriOf(dir, other), Type: FileCreated}})
+			if r := v.Check(context.Background(), []File{{a, tc.before}}, []File{{a, candidate}}); !r.Verified || len(r.NewErrors) != 0 {
+				t.Fatalf("after %s was written: got %+v, want no new errors", other, r)
+			}
+			if err := os.Remove(filepath.Join(dir, other)); err != nil {
+				t.Fatal(err)
+			}
+			v.FilesChanged([]FileChange{{URI: uriOf(dir, other), Type: FileDeleted}})
+			if r := v.Check(context.Background(), []File{{a, tc.before}}, []File{{a, candidate}}); len(r.NewErrors) == 0 {
+				t.Fatalf("after %s was removed: got %+v, want an error", other, r)
+			}
+		})
+	}
+}
