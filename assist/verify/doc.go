@@ -13,7 +13,9 @@
 // name the same command share one helper. A helper starts lazily, at the
 // first check or Diagnostics in its language (or Warm), and only when its
 // command is found on PATH; it gets the workspace folders, runs in the
-// first folder, in a process group of its own, with our environment.
+// first folder, in a process group of its own, with our environment
+// without the API key's variable (Options.Unset: a helper runs the
+// workspace's code, rust-analyzer its build scripts).
 // Its stderr and its log messages go to our logger at debug level. It is
 // stopped after Options.Idle without use (DefaultIdle, 10 minutes) and by
 // Close: a shutdown request, the exit notification, then a kill of its

@@ -192,8 +192,8 @@ func initOptions(argv []string) any {
 	return nil
 }
 
-// startHelper starts argv (path is its resolved program) and initializes
-// it with the folders, all within ctx.
+// startHelper starts argv (path is its resolved program) with the
+// environment env and initializes it with the folders, all within ctx.
 func startHelper(ctx context.Context, path string, argv []string, folders []workspace.URI, env []string, log *slog.Logger) (*helper, error) {
 	h := &helper{
 		name:    helperName(argv),
@@ -212,7 +212,7 @@ func startHelper(ctx context.Context, path string, argv []string, folders []work
 			cmd.Dir = dir
 		}
 	}
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	// A temporary directory of the helper's own, removed when it exits: a
 	// helper killed mid-check (or its go list children) leaves no work
 	// directories in the user's temporary directory.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -68,6 +69,10 @@ type Options struct {
 	Idle time.Duration
 	// Env is added to the helpers' environment.
 	Env []string
+	// Unset names the variables of our environment a helper does not get
+	// (the API key's: a helper runs the workspace's code, rust-analyzer
+	// its build scripts).
+	Unset []string
 	// Logger receives the helpers' stderr and messages (at debug level);
 	// nil means none.
 	Logger *slog.Logger
@@ -334,7 +339,11 @@ func (v *Verifier) start(s *slot, argv Command, path string) {
 	if v.opts.Folders != nil {
 		folders = v.opts.Folders()
 	}
-	h, err := startHelper(sctx, path, argv, folders, v.opts.Env, v.log)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(v.opts.Unset, name)
+	})
+	h, err := startHelper(sctx, path, argv, folders, append(env, v.opts.Env...), v.log)
 	s.start.Lock()
 	defer s.start.Unlock()
 	defer func() {
