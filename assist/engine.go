@@ -402,6 +402,9 @@ func (e *Engine) SetConfig(cfg config.Config) {
 	e.cfg = cfg
 	if e.verifier != nil {
 		e.verifier.SetServers(VerifierOptions(cfg))
+		if cfg.Verify.Enable == config.VerifyOff {
+			e.verifier.Stop()
+		}
 	}
 }
 

@@ -499,3 +499,63 @@ func TestCheckSeesFilesWrittenOnDisk(t *testing.T) {
 		t.Errorf("buffer %q", text)
 	}
 }
+
+// helperPids returns the pids of the processes named name that run in
+// dir (a helper runs in the first workspace folder), from /proc.
+func helperPids(t *testing.T, name, dir string) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var out []int
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if strings.TrimSpace(string(comm)) == name && cwd == dir {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestVerifyTurnedOffStopsHelpers: verify.enable = "off" sent by the
+// editor (didChangeConfiguration) stops the running gopls at once, not
+// at its idle stop; the next edit is not verified.
+func TestVerifyTurnedOffStopsHelpers(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{MatchPrompt: "return 1", Content: goDiff("1", "2"), Times: 1},
+		modeltest.Rule{MatchPrompt: "return 2", Content: goDiff("2", "3")})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "verified by gopls: no new errors") {
+		t.Fatalf("end %q", end)
+	}
+	if len(helperPids(t, "gopls", js.dir)) == 0 {
+		t.Fatal("no gopls runs in the folder after a verified edit")
+	}
+	waitFor(t, func() bool { // the editor's didChange of the edit
+		for _, d := range js.session.srv.docs.All() {
+			if strings.Contains(d.Text(), "return 2") {
+				return true
+			}
+		}
+		return false
+	})
+	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return []any{map[string]any{"verify": map[string]any{"enable": "off"}}}, nil
+	})
+	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+	waitFor(t, func() bool { return js.session.srv.config().Verify.Enable == config.VerifyOff })
+	waitFor(t, func() bool { return len(helperPids(t, "gopls", js.dir)) == 0 })
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f2")
+	if end := js.progressEnd(`"f2"`); !strings.HasPrefix(end, "1 edit applied to 1 file (") {
+		t.Errorf("end %q, want no verification", end)
+	}
+}

@@ -17,9 +17,11 @@
 // without the API key's variable (Options.Unset: a helper runs the
 // workspace's code, rust-analyzer its build scripts).
 // Its stderr and its log messages go to our logger at debug level. It is
-// stopped after Options.Idle without use (DefaultIdle, 10 minutes) and by
-// Close: a shutdown request, the exit notification, then a kill of its
-// process group, each step bounded by 1 s.
+// stopped after Options.Idle without use (DefaultIdle, 10 minutes), at
+// once when a configuration change no longer names it (SetServers) or
+// turns verification off (Stop), and by Close: a shutdown request, the
+// exit notification, then a kill of its process group, each step bounded
+// by 1 s.
 //
 // The helper mirrors the editor's buffers (Options.Buffers), synchronised
 // with full-text didOpen/didChange/didClose at the start of each

@@ -814,14 +814,55 @@ func (v *Verifier) idle() time.Duration {
 }
 
 // SetServers replaces Options.Servers and Options.Idle (a configuration
-// change): new helpers use them; a running helper whose language now
-// names another command is left to its idle stop.
+// change): new helpers use them; a running helper that no language names
+// any more (its language now names another command, or none) is stopped.
 func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	v.opts.Servers = servers
 	if idle > 0 {
 		v.opts.Idle = idle
+	}
+	v.mu.Unlock()
+	named := map[string]bool{}
+	for lang := range DefaultServers {
+		if argv, _, _ := v.commandFor(lang); argv != nil {
+			named[strings.Join(argv, "\x00")] = true
+		}
+	}
+	for lang := range servers {
+		if argv, _, _ := v.commandFor(lang); argv != nil {
+			named[strings.Join(argv, "\x00")] = true
+		}
+	}
+	v.stop(func(key string) bool { return !named[key] })
+}
+
+// Stop stops the running helpers (verify.enable turned off); a later
+// check starts them again. It does not wait for them to exit.
+func (v *Verifier) Stop() { v.stop(func(string) bool { return true }) }
+
+// stop shuts down the running helpers whose command line key matches.
+func (v *Verifier) stop(match func(key string) bool) {
+	v.mu.Lock()
+	var slots []*slot
+	for key, s := range v.helpers {
+		if match(key) {
+			slots = append(slots, s)
+		}
+	}
+	v.mu.Unlock()
+	for _, s := range slots {
+		s.start.Lock()
+		h := s.h
+		s.h = nil
+		if s.idle != nil {
+			s.idle.Stop()
+		}
+		s.start.Unlock()
+		if h != nil {
+			v.log.Debug("stopping a verification helper no longer configured", "helper", h.name)
+			go h.shutdown()
+		}
 	}
 }
 

@@ -568,3 +568,49 @@ func TestCheckSeesDiskChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestReconfiguredHelpersStop: a helper that no language names any more
+// (its language now names no command) is stopped at once, and so is
+// every helper by Stop (verify.enable turned off); a later check starts
+// one again.
+func TestReconfiguredHelpersStop(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid})
+	v := newVerifier(t, dir, Options{})
+	a := uriOf(dir, "a.go")
+	check := func() Result { return v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "\n"}}) }
+	gone := func(pid int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("gopls %d still runs", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if r := check(); !r.Verified {
+		t.Fatalf("got %+v", r)
+	}
+	pid := helperPid(t, v, "gopls")
+	// Another language's change leaves it running.
+	v.SetServers(map[string]Command{"python": {}}, 0)
+	if syscall.Kill(pid, 0) != nil || helperPid(t, v, "gopls") != pid {
+		t.Fatal("gopls was stopped by a change of python's helper")
+	}
+	v.SetServers(map[string]Command{"go": {}}, 0)
+	gone(pid)
+	if r := check(); !r.None {
+		t.Fatalf("with go = \"\": got %+v, want no verification", r)
+	}
+	v.SetServers(nil, 0)
+	if r := check(); !r.Verified {
+		t.Fatalf("with the defaults again: got %+v", r)
+	}
+	pid = helperPid(t, v, "gopls")
+	v.Stop()
+	gone(pid)
+	if r := check(); !r.Verified {
+		t.Fatalf("after Stop: got %+v, want a new helper to verify", r)
+	}
+}
