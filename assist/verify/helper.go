@@ -469,7 +469,7 @@ func (h *helper) closeDoc(uri workspace.URI) error {
 	h.mu.Lock()
 	_, ok := h.docs[uri]
 	delete(h.docs, uri)
-	delete(h.pubs, uri)
+	delete(h.pubs, canonical(uri))
 	if ok {
 		h.gen++
 	}
@@ -604,6 +604,18 @@ func (h *helper) pullDiagnostics(ctx context.Context, uri workspace.URI) ([]wire
 	}
 }
 
+// canonical is uri as ParseURI spells it, the key of h.pubs (onNotify
+// parses the URIs a helper publishes): a document opened as
+// "file:///C:/x" (the CLI's path on Windows; FileURI keeps the drive
+// letter's case) is published back as "file:///C:/x" or, by pyright, as
+// "file:///c%3A/x", both "file:///c:/x" once parsed.
+func canonical(uri workspace.URI) workspace.URI {
+	if c, err := workspace.ParseURI(string(uri)); err == nil {
+		return c
+	}
+	return uri
+}
+
 // settleWindow is how long a helper that publishes diagnostics without a
 // version must stay quiet after a publish of the document before that
 // publish is taken as the diagnostics of our last change.
@@ -614,7 +626,7 @@ func (h *helper) pushedDiagnostics(ctx context.Context, uri workspace.URI) ([]wi
 	for {
 		h.mu.Lock()
 		d := h.docs[uri]
-		pub, ok := h.pubs[uri]
+		pub, ok := h.pubs[canonical(uri)]
 		wake := h.pubWake
 		versioned := h.versioned
 		h.mu.Unlock()
@@ -639,7 +651,7 @@ func (h *helper) pushedDiagnostics(ctx context.Context, uri workspace.URI) ([]wi
 				}
 			}
 			h.mu.Lock()
-			again := h.pubs[uri]
+			again := h.pubs[canonical(uri)]
 			h.mu.Unlock()
 			if again.seq == pub.seq {
 				return pub.diags, nil

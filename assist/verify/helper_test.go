@@ -1,0 +1,32 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// TestPublishedURISpelledOtherwise: the diagnostics a helper publishes
+// for a document opened with a drive letter in upper case (the CLI's path
+// on Windows, "file:///C:/…") are heard, whether it sends our URI back or
+// its own spelling of it (pyright: "file:///c%3A/…"): the publications
+// are kept by ParseURI's spelling, which lowers the drive letter.
+func TestPublishedURISpelledOtherwise(t *testing.T) {
+	uri := workspace.FileURI("/C:/proj/a.py")
+	for _, sent := range []string{string(uri), "file:///c%3A/proj/a.py"} {
+		h := &helper{name: "pyright", docs: map[workspace.URI]*hdoc{uri: {version: 3}}, pubs: map[workspace.URI]published{},
+			pubWake: make(chan struct{}), exited: make(chan struct{})}
+		params, _ := json.Marshal(map[string]any{"uri": sent, "version": 3,
+			"diagnostics": []any{map[string]any{"range": map[string]any{}, "message": "boom", "severity": 1}}})
+		h.onNotify("textDocument/publishDiagnostics", params)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		d, err := h.pushedDiagnostics(ctx, uri)
+		cancel()
+		if err != nil || len(d) != 1 || d[0].Message != "boom" {
+			t.Errorf("published as %s: got %+v, %v; want the published diagnostic", sent, d, err)
+		}
+	}
+}
