@@ -559,3 +559,35 @@ func TestVerifyTurnedOffStopsHelpers(t *testing.T) {
 		t.Errorf("end %q, want no verification", end)
 	}
 }
+
+// TestCancelWhileAskedAboutNewErrors: the job cancelled while the editor
+// asks whether to apply an edit that brings new errors ends cancelled,
+// with the buffer unchanged, not "discarded by your choice".
+func TestCancelWhileAskedAboutNewErrors(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsAsk, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	js.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		close(asked)
+		<-release // the user has not decided yet
+		return nil, nil
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, 9)
+	select {
+	case <-asked:
+	case <-ctxT(t).Done():
+		t.Fatal("the editor was not asked")
+	}
+	js.ed.Notify("window/workDoneProgress/cancel", map[string]any{"token": 9})
+	end := js.progressEnd(`9`)
+	if !strings.Contains(strings.ToLower(end), "cancel") || strings.Contains(end, "your choice") {
+		t.Errorf("end %q", end)
+	}
+	if text, applies, _ := le.state(uri); text != goFile || applies != 0 {
+		t.Errorf("buffer %q after %d applyEdits, want unchanged", text, applies)
+	}
+}
