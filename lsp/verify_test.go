@@ -591,3 +591,36 @@ func TestCancelWhileAskedAboutNewErrors(t *testing.T) {
 		t.Errorf("buffer %q after %d applyEdits, want unchanged", text, applies)
 	}
 }
+
+// TestRepairThatDoesNotApplyKeepsTheEdit: the repair's diff does not
+// apply (written against the text before the edit), nor after the
+// correction: the edit is not lost, the user is asked about it as it was,
+// with gopls's error.
+func TestRepairThatDoesNotApplyKeepsTheEdit(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x"), Times: 1},
+		modeltest.Rule{Content: goDiff("1", "2")}, // the repair, against the text before the edit
+	)
+	asked := make(chan string, 4)
+	js.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		asked <- string(p)
+		return map[string]any{"title": choiceApply}, nil
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.HasPrefix(end, "1 edit applied to 1 file, verified by gopls: 1 new error after repair: undefined: x (kept by your choice)") {
+		t.Errorf("end %q", end)
+	}
+	if len(asked) != 1 {
+		t.Errorf("the editor was asked %d times, want once", len(asked))
+	}
+	if n := len(js.srv.Requests()); n != 3 {
+		t.Errorf("%d provider requests, want 3 (the edit, the repair, its correction)", n)
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return x", 1) {
+		t.Errorf("buffer %q, want the edit as it was before the repair", text)
+	}
+}
