@@ -46,7 +46,8 @@
 // goplsOptions); otherwise they are the helper's next publishDiagnostics
 // for the version we sent (pyright publishes with versions), or, from a
 // helper that publishes without versions, the first publish after our
-// change once 300 ms passed without another (settleWindow). The
+// change once 300 ms passed without another of that document
+// (settleWindow; other documents' publications do not count). The
 // diagnostics before the edit are kept while nothing the helper holds
 // changes, so a repeated check of a file costs one diagnosis.
 //

@@ -623,6 +623,7 @@ const settleWindow = 300 * time.Millisecond
 
 func (h *helper) pushedDiagnostics(ctx context.Context, uri workspace.URI) ([]wireDiagnostic, error) {
 	var quietSince time.Time
+	var quietSeq uint64
 	for {
 		h.mu.Lock()
 		d := h.docs[uri]
@@ -637,26 +638,25 @@ func (h *helper) pushedDiagnostics(ctx context.Context, uri workspace.URI) ([]wi
 		case ok && pub.version >= 0 && pub.version == d.version:
 			return pub.diags, nil
 		case ok && pub.version < 0 && !versioned && pub.seq > d.changedSeq:
-			if quietSince.IsZero() {
-				quietSince = time.Now()
+			// The document's publication after our change, once no other
+			// of it came for settleWindow. Other documents' publications
+			// do not count: a helper that publishes each open file in
+			// turn would otherwise never settle.
+			if pub.seq != quietSeq {
+				quietSeq, quietSince = pub.seq, time.Now()
 			}
-			if wait := settleWindow - time.Since(quietSince); wait > 0 {
-				select {
-				case <-wake:
-					quietSince = time.Time{}
-					continue
-				case <-time.After(wait):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
-			h.mu.Lock()
-			again := h.pubs[canonical(uri)]
-			h.mu.Unlock()
-			if again.seq == pub.seq {
+			wait := settleWindow - time.Since(quietSince)
+			if wait <= 0 {
 				return pub.diags, nil
 			}
-			quietSince = time.Time{}
+			select {
+			case <-wake:
+			case <-time.After(wait):
+			case <-h.exited:
+				return nil, fmt.Errorf("%s exited", h.name)
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 			continue
 		}
 		select {

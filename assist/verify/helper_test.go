@@ -30,3 +30,39 @@ func TestPublishedURISpelledOtherwise(t *testing.T) {
 		}
 	}
 }
+
+// TestUnversionedPublishSettles: from a helper that publishes without
+// versions, a document's diagnostics are its publication after our
+// change once no other of it came for settleWindow (a later one of it
+// within the window wins), and other documents' publications (a helper
+// publishing each open file in turn) do not hold it up.
+func TestUnversionedPublishSettles(t *testing.T) {
+	uri, other := workspace.FileURI("/p/a.ts"), workspace.FileURI("/p/b.ts")
+	h := &helper{name: "ts", docs: map[workspace.URI]*hdoc{uri: {version: 3}}, pubs: map[workspace.URI]published{},
+		pubWake: make(chan struct{}), exited: make(chan struct{})}
+	publish := func(u workspace.URI, msg string) {
+		params, _ := json.Marshal(map[string]any{"uri": string(u),
+			"diagnostics": []any{map[string]any{"range": map[string]any{}, "message": msg, "severity": 1}}})
+		h.onNotify("textDocument/publishDiagnostics", params)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	publish(uri, "stale")
+	go func() {
+		publish(uri, "fresh")
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(settleWindow / 5):
+				publish(other, "another file")
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*settleWindow)
+	defer cancel()
+	d, err := h.pushedDiagnostics(ctx, uri)
+	if err != nil || len(d) != 1 || d[0].Message != "fresh" {
+		t.Fatalf("got %+v, %v; want the document's last publication", d, err)
+	}
+}
