@@ -37,10 +37,12 @@
 //
 // # A check
 //
-// Check takes each touched file's diagnostics with its text before the
-// edit, then puts the candidate text in the helper (didChange, in the
-// helper only: never on disk, never in the editor), takes the diagnostics
-// again, and puts the text before back. Diagnostics are pulled with
+// Check takes each touched file's diagnostics with the texts before the
+// edit, then puts the candidate texts of all of them in the helper
+// (didChange, in the helper only: never on disk, never in the editor),
+// takes each file's diagnostics again, and puts the texts before back. A
+// file is diagnosed only once every file of the edit holds its text: one
+// may use what another declares. Diagnostics are pulled with
 // textDocument/diagnostic where the helper offers it
 // (serverCapabilities.diagnosticProvider; gopls does when asked, see
 // goplsOptions); otherwise they are the helper's next publishDiagnostics

@@ -540,6 +540,8 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 	if err := h.syncEditor(bufs, uris); err != nil {
 		return nil, err
 	}
+	// Every touched file holds its text before the edit, then each is
+	// diagnosed: a file's diagnostics depend on the others' texts.
 	old := map[workspace.URI][]wireDiagnostic{}
 	for _, uri := range uris {
 		text, ok := before[uri]
@@ -552,6 +554,11 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 		}
 		if err := h.setText(uri, languageOf(uri), text, editorVersion(bufs, uri, text), false); err != nil {
 			return nil, err
+		}
+	}
+	for _, uri := range uris {
+		if _, ok := before[uri]; !ok {
+			continue
 		}
 		d, ok := h.cached(uri)
 		if !ok {
@@ -572,14 +579,20 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 	if v.testHook != nil {
 		v.testHook(h)
 	}
+	// The whole candidate goes in before any file is diagnosed: a file
+	// of the edit may use what another file of it declares.
+	for _, uri := range uris {
+		if text, ok := after[uri]; ok {
+			if err := h.setText(uri, languageOf(uri), text, -1, true); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var out []Error
 	for _, uri := range uris {
 		text, ok := after[uri]
 		if !ok {
 			continue // deleted by the edit
-		}
-		if err := h.setText(uri, languageOf(uri), text, -1, true); err != nil {
-			return nil, err
 		}
 		d, err := h.diagnostics(ctx, uri, v.bound(h))
 		if err != nil {

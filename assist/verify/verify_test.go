@@ -614,3 +614,38 @@ func TestReconfiguredHelpersStop(t *testing.T) {
 		t.Fatalf("after Stop: got %+v, want a new helper to verify", r)
 	}
 }
+
+// TestCheckEditOfTwoFiles: an edit that declares a function in one file
+// and calls it from another, the caller listed first, brings no new
+// error: the whole candidate is in the helper before any file of it is
+// diagnosed. A call of a name neither declares is still new.
+func TestCheckEditOfTwoFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name, a, aAfter, aBroken, b, bAfter string
+		need                                func(*testing.T)
+	}{
+		{"gopls", goValid, strings.Replace(goValid, "return 1", "return helper()", 1), strings.Replace(goValid, "return 1", "return helpr()", 1),
+			"package m\n", "package m\n\nfunc helper() int { return 2 }\n", needGopls},
+		{"pyright", "from b import one\n\nx: int = one()\n", "from b import one, two\n\nx: int = two()\n", "from b import one, tw\n\nx: int = tw()\n",
+			"def one() -> int:\n    return 1\n", "def one() -> int:\n    return 1\n\n\ndef two() -> int:\n    return 2\n", needPyright},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.need(t)
+			ext := ".go"
+			if tc.name == "pyright" {
+				ext = ".py"
+			}
+			dir := goModule(t, map[string]string{"a" + ext: tc.a, "b" + ext: tc.b})
+			v := newVerifier(t, dir, Options{})
+			a, b := uriOf(dir, "a"+ext), uriOf(dir, "b"+ext)
+			r := v.Check(context.Background(), []File{{a, tc.a}, {b, tc.b}}, []File{{a, tc.aAfter}, {b, tc.bAfter}})
+			if !r.Verified || len(r.NewErrors) != 0 {
+				t.Fatalf("got %+v, want no new errors", r)
+			}
+			r = v.Check(context.Background(), []File{{a, tc.a}, {b, tc.b}}, []File{{a, tc.aBroken}, {b, tc.bAfter}})
+			if !r.Verified || len(r.NewErrors) == 0 || r.NewErrors[0].URI != a {
+				t.Fatalf("with a misspelt name: got %+v, want a new error in a", r)
+			}
+		})
+	}
+}
