@@ -467,7 +467,8 @@ func inFolders(uri workspace.URI, folders []string) bool {
 // Check verifies an edit: the touched files' diagnostics as they are
 // (before), then with the candidate texts (after) in the helper only,
 // never on disk or in the editor. A file absent from before is created by
-// the edit, one absent from after deleted. It never fails: what it could
+// the edit, one absent from after deleted (empty in the helper during the
+// check, so that a rename does not redeclare what it moves). It never fails: what it could
 // not check it reports in Result.Reason, and it returns within the bounds
 // of the package doc.
 func (v *Verifier) Check(ctx context.Context, before, after []File) Result {
@@ -582,10 +583,12 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 	// The whole candidate goes in before any file is diagnosed: a file
 	// of the edit may use what another file of it declares.
 	for _, uri := range uris {
-		if text, ok := after[uri]; ok {
-			if err := h.setText(uri, languageOf(uri), text, -1, true); err != nil {
-				return nil, err
-			}
+		// A file the edit deletes (or renames away) is empty in the
+		// helper meanwhile: it exists on disk, and its declarations
+		// would still count (a rename would redeclare them all).
+		text := after[uri]
+		if err := h.setText(uri, languageOf(uri), text, -1, true); err != nil {
+			return nil, err
 		}
 	}
 	var out []Error

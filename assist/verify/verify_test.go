@@ -649,3 +649,39 @@ func TestCheckEditOfTwoFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRenameAndDelete: a file the edit renames is not in the helper
+// twice (its declarations are not redeclared), and a file it deletes is
+// gone for the check: a touched file that still uses it has a new error.
+func TestCheckRenameAndDelete(t *testing.T) {
+	t.Run("gopls", func(t *testing.T) {
+		needGopls(t)
+		const user = "package m\n\nfunc G() int { return F() }\n"
+		dir := goModule(t, map[string]string{"a.go": goValid, "b.go": user})
+		v := newVerifier(t, dir, Options{})
+		a, b, c := uriOf(dir, "a.go"), uriOf(dir, "b.go"), uriOf(dir, "c.go")
+		if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{c, goValid}}); !r.Verified || len(r.NewErrors) != 0 {
+			t.Errorf("rename a.go → c.go: got %+v, want no new errors", r)
+		}
+		r := v.Check(context.Background(), []File{{a, goValid}, {b, user}}, []File{{b, user + "\n"}})
+		if len(r.NewErrors) != 1 || r.NewErrors[0].Message != "undefined: F" {
+			t.Errorf("delete a.go: got %+v, want undefined: F in b.go", r)
+		}
+		if d, _ := v.Diagnostics(context.Background(), File{a, goValid}, 0, len(goValid)); len(d) != 0 {
+			t.Errorf("after the checks a.go has %+v, want its text back", d)
+		}
+	})
+	t.Run("pyright", func(t *testing.T) {
+		needPyright(t)
+		dir := t.TempDir()
+		const lib, user = "def one() -> int:\n    return 1\n", "from a import one\n\nx: int = one()\n"
+		write(t, dir, "a.py", lib)
+		write(t, dir, "b.py", user)
+		v := newVerifier(t, dir, Options{})
+		a, b := uriOf(dir, "a.py"), uriOf(dir, "b.py")
+		r := v.Check(context.Background(), []File{{a, lib}, {b, user}}, []File{{b, user + "\n"}})
+		if len(r.NewErrors) == 0 || r.NewErrors[0].URI != b {
+			t.Errorf("delete a.py: got %+v, want a new error in b.py, which imports from it", r)
+		}
+	})
+}
