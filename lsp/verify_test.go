@@ -624,3 +624,47 @@ func TestRepairThatDoesNotApplyKeepsTheEdit(t *testing.T) {
 		t.Errorf("buffer %q, want the edit as it was before the repair", text)
 	}
 }
+
+// TestHelperCrashDuringRepair: gopls is killed while the model writes its
+// repair; the repaired edit is checked by a gopls started again, and
+// lands verified.
+func TestHelperCrashDuringRepair(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	var js *jobSession
+	killed := make(chan []int, 1)
+	js = verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{Match: repairMatch, Content: goDiff("x", "2"), DelayMS: 1000},
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x"), Times: 1},
+	)
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	go func() {
+		// The repair request is being answered (it takes a second): kill
+		// the gopls that checked the first edit.
+		deadline := time.Now().Add(30 * time.Second)
+		for open, _ := js.srv.Open(); len(js.srv.Requests()) < 1 || open < 1; open, _ = js.srv.Open() {
+			if time.Now().After(deadline) {
+				killed <- nil
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		pids := helperPids(t, "gopls", js.dir)
+		for _, pid := range pids {
+			p, _ := os.FindProcess(pid)
+			_ = p.Kill()
+		}
+		killed <- pids
+	}()
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if pids := <-killed; len(pids) == 0 {
+		t.Fatal("no gopls was running during the repair")
+	}
+	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors after repair") {
+		t.Errorf("end %q", end)
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return 2", 1) {
+		t.Errorf("buffer %q", text)
+	}
+}
