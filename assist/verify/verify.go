@@ -835,10 +835,26 @@ func (v *Verifier) idle() time.Duration {
 func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
 	v.mu.Lock()
 	v.opts.Servers = servers
+	shorter := idle > 0 && idle < v.opts.Idle
 	if idle > 0 {
 		v.opts.Idle = idle
 	}
+	slots := make([]*slot, 0, len(v.helpers))
+	for _, s := range v.helpers {
+		slots = append(slots, s)
+	}
 	v.mu.Unlock()
+	if shorter {
+		// The idle timers run to the old time: look again now (a longer
+		// one is found at the old time, which re-arms for the rest).
+		for _, s := range slots {
+			s.start.Lock()
+			if s.idle != nil && s.h != nil {
+				s.idle.Reset(0)
+			}
+			s.start.Unlock()
+		}
+	}
 	named := map[string]bool{}
 	for lang := range DefaultServers {
 		if argv, _, _ := v.commandFor(lang); argv != nil {

@@ -685,3 +685,25 @@ func TestCheckRenameAndDelete(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleShortenedAtRuntime: verify.idleMinutes made shorter while a
+// helper runs applies to it: it stops after the new idle time, not the
+// one it started with.
+func TestIdleShortenedAtRuntime(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid})
+	v := newVerifier(t, dir, Options{Idle: time.Hour})
+	a := uriOf(dir, "a.go")
+	if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid}}); !r.Verified {
+		t.Fatalf("%+v", r)
+	}
+	pid := helperPid(t, v, "gopls")
+	v.SetServers(nil, time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("gopls still runs 20 s after the idle time became 1 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
