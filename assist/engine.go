@@ -347,7 +347,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.VerifyFolders != nil {
 		servers, idle := VerifierOptions(opts.Config)
 		e.verifier = verify.New(verify.Options{Servers: servers, Idle: idle, Folders: opts.VerifyFolders,
-			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Logger: log, Bounds: opts.VerifyBounds})
+			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Unset: []string{config.APIKeyEnv}, Logger: log, Bounds: opts.VerifyBounds})
 	}
 	return e, nil
 }
@@ -402,6 +402,9 @@ func (e *Engine) SetConfig(cfg config.Config) {
 	e.cfg = cfg
 	if e.verifier != nil {
 		e.verifier.SetServers(VerifierOptions(cfg))
+		if cfg.Verify.Enable == config.VerifyOff {
+			e.verifier.Stop()
+		}
 	}
 }
 

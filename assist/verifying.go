@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
@@ -24,9 +25,11 @@ type Verification struct {
 	First    verify.Result
 }
 
-// NewErrors reports whether the edit, as it lands, brings errors.
+// NewErrors reports whether the edit, as it lands, brings errors: the
+// errors a helper found count also when another helper could not check
+// its files.
 func (v *Verification) NewErrors() bool {
-	return v != nil && v.Result.Verified && len(v.Result.NewErrors) > 0
+	return v != nil && len(v.Result.NewErrors) > 0
 }
 
 // Line is the verification in a few words for the end of a job: "verified
@@ -38,23 +41,23 @@ func (v *Verification) Line() string {
 		return ""
 	}
 	r := v.Result
-	if !r.Verified {
+	if !r.Verified && len(r.Helpers) == 0 {
 		return r.Line()
 	}
 	by := "verified by " + strings.Join(r.Helpers, ", ") + ": "
 	switch {
 	case len(r.NewErrors) == 0 && v.Repaired:
-		return by + "no new errors after repair"
+		return by + "no new errors after repair" + r.Unverified()
 	case len(r.NewErrors) == 0:
-		return by + "no new errors"
+		return by + "no new errors" + r.Unverified()
 	case v.Repaired:
 		n, noun := len(r.NewErrors), "new errors"
 		if n == 1 {
 			noun = "new error"
 		}
-		return by + strings.Replace(r.ErrorSummary(), noun, noun+" after repair", 1)
+		return by + strings.Replace(r.ErrorSummary(), noun, noun+" after repair", 1) + r.Unverified()
 	}
-	return by + r.ErrorSummary()
+	return by + r.ErrorSummary() + r.Unverified()
 }
 
 // VerifyFiles turns an edit's changes into the texts a check compares:
@@ -80,12 +83,26 @@ func VerifyFiles(changes []patch.FileChange) (before, after []verify.File) {
 }
 
 // repairPrompt is the message that asks the model to repair the errors
-// its edit brought; it quotes the helper's messages.
+// its edit brought; it quotes the helper's messages, as a prompt quotes
+// diagnostics: at most MaxDiagnostics of them, each cut at
+// maxDiagnosticBytes (a renamed type can bring hundreds, and a type
+// checker's message can be kilobytes long).
 func repairPrompt(r verify.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your edit is applied in the edit set, but %s reports %s it brings:\n", strings.Join(r.Helpers, ", "), plural(len(r.NewErrors), "a new error", fmt.Sprintf("%d new errors", len(r.NewErrors))))
-	for _, e := range r.NewErrors {
-		fmt.Fprintf(&b, "\n- %s:%d: %s", e.URI.AnyPath(), e.Line+1, e.Message)
+	for _, e := range r.NewErrors[:min(len(r.NewErrors), MaxDiagnostics)] {
+		msg := e.Message
+		if len(msg) > maxDiagnosticBytes {
+			cut := maxDiagnosticBytes
+			for cut > 0 && !utf8.RuneStart(msg[cut]) {
+				cut--
+			}
+			msg = msg[:cut] + "…"
+		}
+		fmt.Fprintf(&b, "\n- %s:%d: %s", e.URI.AnyPath(), e.Line+1, msg)
+	}
+	if n := len(r.NewErrors); n > MaxDiagnostics {
+		fmt.Fprintf(&b, "\n- … and %d more", n-MaxDiagnostics)
 	}
 	b.WriteString("\n\nRepair them with further edit tool calls on the files as they are now (your edit included; read_file shows them), keeping the rest of your change. " +
 		"If an error cannot be repaired without undoing the change, say so in one sentence instead.")
@@ -128,10 +145,10 @@ type verifyCounters struct {
 func (c *verifyCounters) add(v *Verification) {
 	switch {
 	case v == nil || v.Result.None:
-	case !v.Result.Verified:
-		c.unverified.Add(1)
 	case len(v.Result.NewErrors) > 0:
 		c.withErrors.Add(1)
+	case !v.Result.Verified:
+		c.unverified.Add(1)
 	default:
 		c.verified.Add(1)
 		if v.Repaired {
@@ -191,7 +208,7 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 		} else {
 			out.Verification.Result = r
 		}
-		if !first || !canRepair || !r.Verified || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
+		if !first || !canRepair || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
 			return ""
 		}
 		out.Verification.Repaired, out.Verification.First = true, r

@@ -184,6 +184,12 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, explainOutcome(out), false)
 	default:
 		vd := s.decideVerified(ctx, cfg, t, out)
+		if ctx.Err() != nil && !vd.land {
+			// Cancelled while the editor asked about the new errors.
+			msg, failed := cancelOutcome(context.Cause(ctx))
+			p.End(endCtx, msg, failed)
+			return
+		}
 		if !vd.land {
 			p.End(endCtx, outcomeLine("not applied: %s", vd.line), vd.failed)
 			return

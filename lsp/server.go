@@ -261,6 +261,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		Logger:        log,
 		SecretNotice:  s.secretNotice,
 		WatchDegraded: s.watchDegraded,
+		DiskChanged:   s.diskChanged,
 	})
 	s.lander = &assist.Lander{Queue: workspace.NewEditQueue(s.docs, s.folders, s.opts.confirmWait), Folders: s.folders}
 	s.nextEdit = newNextEdits(s)

@@ -9,6 +9,9 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/verify"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/watch"
 )
 
 // The choices of the question about an edit that brings new errors.
@@ -43,16 +46,24 @@ func (s *Server) decideVerified(ctx context.Context, cfg config.Config, t *assis
 	case config.OnNewErrorsRefuse:
 		return verdict{line: line + " (verify.onNewErrors = refuse)", failed: true}
 	}
-	if s.askNewErrors(ctx, t, v) {
+	apply, err := s.askNewErrors(ctx, t, v)
+	switch {
+	case apply:
 		return verdict{land: true, line: line + " (kept by your choice)"}
+	case err != nil && ctx.Err() == nil:
+		// The editor could not ask (it answered the question with an
+		// error, or not within UserClientTimeout): no one chose.
+		s.log.Info("the editor did not ask whether to apply an edit that brings new errors", "error", err)
+		return verdict{line: line + " (the editor could not ask whether to apply it; verify.onNewErrors = \"apply\" applies such edits)"}
 	}
 	return verdict{line: line + " (discarded by your choice)"}
 }
 
 // askNewErrors asks the user, with window/showMessageRequest, whether to
 // apply an edit that brings new errors: apply anyway, discard, or show
-// the errors (then asked again). No answer discards it.
-func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Verification) bool {
+// the errors (then asked again). No answer discards it; err is the
+// request's failure, when the editor could not ask.
+func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Verification) (bool, error) {
 	r := v.Result
 	msg := "Kimi: " + t.Action.Title + " — the edit brings " + r.ErrorSummary() + " (" + strings.Join(r.Helpers, ", ") + ")"
 	if v.Repaired {
@@ -65,12 +76,15 @@ func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Ver
 		err := s.call(ctx, "window/showMessageRequest", showMessageRequestParams{
 			Type: protocol.MessageTypeWarning, Message: s.redact(msg), Actions: items,
 		}, &res)
-		if err != nil || res == nil {
-			return false
+		if err != nil {
+			return false, err
+		}
+		if res == nil {
+			return false, nil
 		}
 		switch res.Title {
 		case choiceApply:
-			return true
+			return true, nil
 		case choiceShow:
 			var b strings.Builder
 			b.WriteString("Kimi: the errors the edit brings (" + strings.Join(r.Helpers, ", ") + "):")
@@ -80,7 +94,29 @@ func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Ver
 			s.showMessage(ctx, protocol.MessageTypeInfo, b.String())
 			continue
 		}
-		return false
+		return false, nil
 	}
-	return false
+	return false, nil
+}
+
+// diskChanged passes the folders' disk changes to the helper language
+// servers (workspace.Hooks.DiskChanged), which do not watch the disk.
+func (s *Server) diskChanged(changes []workspace.DiskChange) {
+	v := s.engine.Verifier()
+	if v == nil {
+		return
+	}
+	out := make([]verify.FileChange, 0, len(changes))
+	for _, c := range changes {
+		typ := verify.FileChanged
+		switch c.Op {
+		case watch.Created:
+			typ = verify.FileCreated
+		case watch.Removed:
+			typ = verify.FileDeleted
+		}
+		out = append(out, verify.FileChange{URI: c.URI, Type: typ})
+	}
+	v.FilesChanged(out)
+	s.hook("diskChanged", out)
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 // The edit verification tests run the real helper language servers
@@ -385,5 +387,284 @@ func TestContextFromHelperDefinitions(t *testing.T) {
 	}
 	if st.Verify.ContextActions == 0 || st.Verify.DefinitionsLocated == 0 || st.Verify.DefinitionNames < st.Verify.DefinitionsLocated {
 		t.Errorf("kimi.stats verify %+v: no action counted with the helper's definitions", st.Verify)
+	}
+}
+
+// TestEditOfTwoLanguagesOneHelperMissing: an edit of a Go and a Python
+// file without a Python helper: the error gopls finds is repaired all the
+// same, and the end says what gopls verified and what was not verified.
+func TestEditOfTwoLanguagesOneHelperMissing(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	const py = "x = 1\n"
+	reply := func(from, to string) string {
+		return "```diff\n--- a/a.go\n+++ b/a.go\n@@ -3,3 +3,3 @@\n func F() int {\n-\treturn " + from + "\n+\treturn " + to + "\n }\n" +
+			"--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\nDone."
+	}
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t)},
+		"[verify]\nenable = \"auto\"\nonNewErrors = \"repair\"\n[verify.servers]\npython = \"no-such-pyright --stdio\"\n", nil,
+		modeltest.Rule{Match: repairMatch, Content: goDiff("x", "2")},
+		modeltest.Rule{MatchPrompt: "func F() int", Content: reply("1", "x"), Times: 1},
+	)
+	for name, text := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "b.py": py} {
+		if err := os.WriteFile(filepath.Join(js.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	le.open("b.py", py)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "verified by gopls: no new errors after repair; not verified (no no-such-pyright found)") {
+		t.Errorf("end %q", end)
+	}
+	reqs := js.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "undefined: x") {
+		t.Fatalf("%d provider requests; want 2, the second quoting gopls", len(reqs))
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return 2", 1) {
+		t.Errorf("buffer %q, want the repaired edit", text)
+	}
+}
+
+// TestNewErrorsAskEditorCannotAsk: with onNewErrors = "ask", an editor
+// that answers window/showMessageRequest with an error (it has no such
+// dialog) leaves the buffer unchanged, and the end does not claim the user
+// chose to discard the edit.
+func TestNewErrorsAskEditorCannotAsk(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsAsk, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+	js.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return nil, &lsptest.ResponseError{Code: -32601, Message: "method not found"}
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "not applied: verified by gopls: 1 new error: undefined: x (the editor could not ask whether to apply it") || strings.Contains(end, "your choice") {
+		t.Errorf("end %q", end)
+	}
+	if text, applies, _ := le.state(uri); text != goFile || applies != 0 {
+		t.Errorf("buffer %q after %d applyEdits, want unchanged", text, applies)
+	}
+}
+
+// TestCheckSeesFilesWrittenOnDisk: a file written on disk while gopls
+// runs (a checkout, a generator; not open in the editor) is part of the
+// next check: an edit calling the function it declares lands verified,
+// with no repair round.
+func TestCheckSeesFilesWrittenOnDisk(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	seen := make(chan string, 100)
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), testHook: func(point string, arg any) {
+		if point == "diskChanged" {
+			for _, c := range arg.([]verify.FileChange) {
+				seen <- string(c.URI)
+			}
+		}
+	}}, "[verify]\nenable = \"auto\"\nonNewErrors = \"refuse\"\n", nil,
+		modeltest.Rule{MatchPrompt: "return 1", Content: goDiff("1", "2"), Times: 1},
+		modeltest.Rule{MatchPrompt: "return 2", Content: goDiff("2", "helper()")},
+	)
+	if err := os.WriteFile(filepath.Join(js.dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	// The first edit starts gopls.
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "verified by gopls: no new errors") {
+		t.Fatalf("end %q", end)
+	}
+	b := filepath.Join(js.dir, "b.go")
+	if err := os.WriteFile(b, []byte("package m\n\nfunc helper() int { return 3 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for want := string(workspace.FileURI(b)); ; {
+		select {
+		case u := <-seen:
+			if u != want {
+				continue
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the folder's view never reported b.go")
+		}
+		break
+	}
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f2")
+	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors") {
+		t.Errorf("end %q", end)
+	}
+	if text, _, _ := le.state(uri); !strings.Contains(text, "return helper()") {
+		t.Errorf("buffer %q", text)
+	}
+}
+
+// helperPids returns the pids of the processes named name that run in
+// dir (a helper runs in the first workspace folder), from /proc.
+func helperPids(t *testing.T, name, dir string) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var out []int
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if strings.TrimSpace(string(comm)) == name && cwd == dir {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestVerifyTurnedOffStopsHelpers: verify.enable = "off" sent by the
+// editor (didChangeConfiguration) stops the running gopls at once, not
+// at its idle stop; the next edit is not verified.
+func TestVerifyTurnedOffStopsHelpers(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{MatchPrompt: "return 1", Content: goDiff("1", "2"), Times: 1},
+		modeltest.Rule{MatchPrompt: "return 2", Content: goDiff("2", "3")})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "verified by gopls: no new errors") {
+		t.Fatalf("end %q", end)
+	}
+	if len(helperPids(t, "gopls", js.dir)) == 0 {
+		t.Fatal("no gopls runs in the folder after a verified edit")
+	}
+	waitFor(t, func() bool { // the editor's didChange of the edit
+		for _, d := range js.session.srv.docs.All() {
+			if strings.Contains(d.Text(), "return 2") {
+				return true
+			}
+		}
+		return false
+	})
+	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return []any{map[string]any{"verify": map[string]any{"enable": "off"}}}, nil
+	})
+	js.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+	waitFor(t, func() bool { return js.session.srv.config().Verify.Enable == config.VerifyOff })
+	waitFor(t, func() bool { return len(helperPids(t, "gopls", js.dir)) == 0 })
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f2")
+	if end := js.progressEnd(`"f2"`); !strings.HasPrefix(end, "1 edit applied to 1 file (") {
+		t.Errorf("end %q, want no verification", end)
+	}
+}
+
+// TestCancelWhileAskedAboutNewErrors: the job cancelled while the editor
+// asks whether to apply an edit that brings new errors ends cancelled,
+// with the buffer unchanged, not "discarded by your choice".
+func TestCancelWhileAskedAboutNewErrors(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsAsk, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	js.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		close(asked)
+		<-release // the user has not decided yet
+		return nil, nil
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, 9)
+	select {
+	case <-asked:
+	case <-ctxT(t).Done():
+		t.Fatal("the editor was not asked")
+	}
+	js.ed.Notify("window/workDoneProgress/cancel", map[string]any{"token": 9})
+	end := js.progressEnd(`9`)
+	if !strings.Contains(strings.ToLower(end), "cancel") || strings.Contains(end, "your choice") {
+		t.Errorf("end %q", end)
+	}
+	if text, applies, _ := le.state(uri); text != goFile || applies != 0 {
+		t.Errorf("buffer %q after %d applyEdits, want unchanged", text, applies)
+	}
+}
+
+// TestRepairThatDoesNotApplyKeepsTheEdit: the repair's diff does not
+// apply (written against the text before the edit), nor after the
+// correction: the edit is not lost, the user is asked about it as it was,
+// with gopls's error.
+func TestRepairThatDoesNotApplyKeepsTheEdit(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x"), Times: 1},
+		modeltest.Rule{Content: goDiff("1", "2")}, // the repair, against the text before the edit
+	)
+	asked := make(chan string, 4)
+	js.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		asked <- string(p)
+		return map[string]any{"title": choiceApply}, nil
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.HasPrefix(end, "1 edit applied to 1 file, verified by gopls: 1 new error after repair: undefined: x (kept by your choice)") {
+		t.Errorf("end %q", end)
+	}
+	if len(asked) != 1 {
+		t.Errorf("the editor was asked %d times, want once", len(asked))
+	}
+	if n := len(js.srv.Requests()); n != 3 {
+		t.Errorf("%d provider requests, want 3 (the edit, the repair, its correction)", n)
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return x", 1) {
+		t.Errorf("buffer %q, want the edit as it was before the repair", text)
+	}
+}
+
+// TestHelperCrashDuringRepair: gopls is killed while the model writes its
+// repair; the repaired edit is checked by a gopls started again, and
+// lands verified.
+func TestHelperCrashDuringRepair(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	var js *jobSession
+	killed := make(chan []int, 1)
+	js = verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{Match: repairMatch, Content: goDiff("x", "2"), DelayMS: 1000},
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x"), Times: 1},
+	)
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	go func() {
+		// The repair request is being answered (it takes a second): kill
+		// the gopls that checked the first edit.
+		deadline := time.Now().Add(30 * time.Second)
+		for open, _ := js.srv.Open(); len(js.srv.Requests()) < 1 || open < 1; open, _ = js.srv.Open() {
+			if time.Now().After(deadline) {
+				killed <- nil
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		pids := helperPids(t, "gopls", js.dir)
+		for _, pid := range pids {
+			p, _ := os.FindProcess(pid)
+			_ = p.Kill()
+		}
+		killed <- pids
+	}()
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if pids := <-killed; len(pids) == 0 {
+		t.Fatal("no gopls was running during the repair")
+	}
+	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors after repair") {
+		t.Errorf("end %q", end)
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return 2", 1) {
+		t.Errorf("buffer %q", text)
 	}
 }

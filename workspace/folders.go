@@ -61,6 +61,17 @@ type Hooks struct {
 	// (or went away) on disk with different text. The buffer is kept: the
 	// disk copy is never merged into it.
 	ChangedOnDisk func(uri URI)
+	// DiskChanged is called after each batch of disk changes a folder's
+	// view applied (files created, modified or removed, open or not), from
+	// the view's goroutine: it must return quickly. The lsp layer passes
+	// them to the helper language servers (assist/verify).
+	DiskChanged func(changes []DiskChange)
+}
+
+// DiskChange is one file's change on disk (Hooks.DiskChanged).
+type DiskChange struct {
+	URI URI
+	Op  watch.Op
 }
 
 // Folders is the set of workspace folders, each with its disk view. The

@@ -391,6 +391,13 @@ func (v *View) onChange(changes []watch.Change) {
 		}
 	}
 	v.mu.Unlock()
+	if h := v.fs.hooks.DiskChanged; h != nil && len(changes) > 0 {
+		out := make([]DiskChange, len(changes))
+		for i, c := range changes {
+			out[i] = DiskChange{URI: FileURI(v.abs(c.Path)), Op: c.Op}
+		}
+		h(out)
+	}
 	b := v.fs.hooks.Buffers
 	if b == nil {
 		return

@@ -278,7 +278,7 @@ var schema = []entry{
 			}
 			return Secret{}, false
 		},
-		func(s Secret) string { return s.String() }).envVar("KIMI_API_KEY").never(whyEndpoint),
+		func(s Secret) string { return s.String() }).envVar(APIKeyEnv).never(whyEndpoint),
 	{path: "baseURL", env: "KIMI_BASE_URL", ws: wsNever, why: whyEndpoint, def: "`" + DefaultBaseURL + "`", dflt: endpoint{url: DefaultBaseURL},
 		doc: "endpoint; after 5xx errors the default falls back to `" + DefaultFallbackURL + "`. Any OpenAI-compatible server works (Ollama, llama.cpp, vLLM, OpenAI), with or without `/v1`. " +
 			"An invalid value (no `http://`/`https://`, another scheme, no host) from any source stops every request, with a message naming it and its source: it never falls back to the default endpoint",

@@ -41,6 +41,10 @@ type Verify struct {
 	IdleMinutes int
 }
 
+// APIKeyEnv is the environment variable of apiKey. The helper language
+// servers never get it.
+const APIKeyEnv = "KIMI_API_KEY"
+
 const whyServers = "a cloned repository must not choose a program for kimi-lsp to run; set it in your user config file or your editor settings"
 
 // readServers reads verify.servers: a table from language to a command,

@@ -91,7 +91,11 @@ type LoopOptions struct {
 	// edits applied, with whether a repair round may follow (Repairs and
 	// the round limit allow it): a non-empty answer then (the errors the
 	// edit brings) is sent back to the model as the next message, in the
-	// same conversation, and the loop goes on as after a correction.
+	// same conversation, and the loop goes on as after a correction. A
+	// repair that cannot be applied (its diff refused after the
+	// corrections DiffRetries allows, cut off, or its request failed)
+	// ends the loop without an error, the edit set as it was before the
+	// repair, after one more call of Verify.
 	Verify func(ctx context.Context, canRepair bool) string
 	// Repairs bounds the rounds Verify may start (0: none).
 	Repairs int
@@ -151,6 +155,18 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 	// that brings neither a diff nor an edit call ends with the refusal.
 	var refused error
 	var doneThen int
+	// repairing is set once Verify's answer was sent back: from then on a
+	// repair that cannot be applied (its diff refused, the request failed)
+	// leaves the edit as it was before it, checked again, for the caller's
+	// policy (ask, apply, refuse), instead of losing the whole edit. A
+	// refused diff changes nothing in the set, and neither does a failed
+	// request.
+	repairing := false
+	keepUnrepaired := func(err error) (*LoopResult, error) {
+		x.log.Info("the repair could not be applied; the edit stays as it was before it", "err", err)
+		opts.Verify(ctx, false)
+		return res, nil
+	}
 	for res.Rounds < rounds {
 		resp, err := c.Complete(ctx, req)
 		res.Rounds++
@@ -159,6 +175,9 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			// The error goes to the user as it is: which round failed is
 			// for the log (and res.Rounds), not an "round 1:" prefix.
 			x.log.Debug("model call failed", "round", res.Rounds, "err", err)
+			if repairing && ctx.Err() == nil {
+				return keepUnrepaired(err)
+			}
 			return res, err
 		}
 		msg := resp.Message
@@ -174,12 +193,19 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			res.Final = msg
 			if opts.ReplyDiff && hasDiff(msg.Content) {
 				if resp.FinishReason == model.FinishLength {
-					return res, &patch.Refusal{Problems: []*patch.ApplyError{{Err: patch.ErrTruncated,
+					err := &patch.Refusal{Problems: []*patch.ApplyError{{Err: patch.ErrTruncated,
 						Detail: "the reply was cut off at the token limit (finish_reason \"length\"), so its diff is not applied"}}}
+					if repairing {
+						return keepUnrepaired(err)
+					}
+					return res, err
 				}
 				err := x.set.ApplyDiff(msg.Content)
 				if err != nil {
 					if retries <= 0 || res.Rounds >= rounds {
+						if repairing {
+							return keepUnrepaired(err)
+						}
 						return res, err
 					}
 					retries--
@@ -193,6 +219,9 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			if refused != nil && x.succeeded == doneThen {
 				// Asked to correct its diff, the model answered without an
 				// edit: the reason nothing applies is the refusal.
+				if repairing {
+					return keepUnrepaired(refused)
+				}
 				return res, refused
 			}
 			un := x.Unresolved()
@@ -201,6 +230,7 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 					can := opts.Repairs > 0 && res.Rounds < rounds
 					if fb := opts.Verify(ctx, can); fb != "" && can {
 						opts.Repairs--
+						repairing = true
 						x.log.Info("the edit brings new errors; asking the model to repair it")
 						req.Messages = append(req.Messages, model.UserMessage(fb))
 						continue

@@ -300,3 +300,48 @@ func TestLoopVerifyRepairRound(t *testing.T) {
 		t.Fatalf("changes %+v %v", changes, err)
 	}
 }
+
+// TestLoopRepairThatDoesNotApply: a repair whose diff is refused, and
+// refused again after the correction, leaves the first edit as it was (it
+// is not lost), checked once more by Verify; so does a repair request
+// that fails.
+func TestLoopRepairThatDoesNotApply(t *testing.T) {
+	first := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + c\n }\n```"
+	stale := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a * b\n+\treturn a + b\n }\n```"
+	for _, tc := range []struct {
+		name  string
+		rules []modeltest.Rule
+	}{
+		{"refused twice", []modeltest.Rule{
+			{Match: "Fix Add", Times: 1, Content: first},
+			{Content: stale},
+		}},
+		{"request fails", []modeltest.Rule{
+			{Match: "Fix Add", Times: 1, Content: first},
+			{Fault: "400", Message: "bad request"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: tc.rules}})
+			defer srv.Close()
+			x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+			var calls []bool
+			verify := func(_ context.Context, canRepair bool) string {
+				calls = append(calls, canRepair)
+				return "calc.go:4: undefined: c"
+			}
+			_, err := tools.Loop(context.Background(), client(srv), loopRequest("Fix Add in calc.go"), x,
+				tools.LoopOptions{ReplyDiff: true, Verify: verify, Repairs: 1})
+			if err != nil {
+				t.Fatalf("got %v, want the first edit kept", err)
+			}
+			if len(calls) != 2 || !calls[0] || calls[1] {
+				t.Errorf("verify calls %v; want a repair possible at the first only", calls)
+			}
+			changes, err := x.Set().Changes()
+			if err != nil || len(changes) != 1 || !strings.Contains(changes[0].After, "return a + c") {
+				t.Fatalf("changes %+v %v; want the first edit", changes, err)
+			}
+		})
+	}
+}

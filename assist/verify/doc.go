@@ -13,11 +13,15 @@
 // name the same command share one helper. A helper starts lazily, at the
 // first check or Diagnostics in its language (or Warm), and only when its
 // command is found on PATH; it gets the workspace folders, runs in the
-// first folder, in a process group of its own, with our environment.
+// first folder, in a process group of its own, with our environment
+// without the API key's variable (Options.Unset: a helper runs the
+// workspace's code, rust-analyzer its build scripts).
 // Its stderr and its log messages go to our logger at debug level. It is
-// stopped after Options.Idle without use (DefaultIdle, 10 minutes) and by
-// Close: a shutdown request, the exit notification, then a kill of its
-// process group, each step bounded by 1 s.
+// stopped after Options.Idle without use (DefaultIdle, 10 minutes), at
+// once when a configuration change no longer names it (SetServers) or
+// turns verification off (Stop), and by Close: a shutdown request, the
+// exit notification, then a kill of its process group, each step bounded
+// by 1 s.
 //
 // The helper mirrors the editor's buffers (Options.Buffers), synchronised
 // with full-text didOpen/didChange/didClose at the start of each
@@ -26,19 +30,26 @@
 // The files of an edit that are not open in the editor are opened with
 // the text the edit was computed against and closed again at the next
 // operation that does not touch them (the helper then reads the disk).
+// A helper watches nothing on disk itself: the changes kimi-lsp's own
+// folder views see (FilesChanged: a checkout, a generated file, a file
+// saved and closed) are sent to it as workspace/didChangeWatchedFiles at
+// the start of its next operation.
 //
 // # A check
 //
-// Check takes each touched file's diagnostics with its text before the
-// edit, then puts the candidate text in the helper (didChange, in the
-// helper only: never on disk, never in the editor), takes the diagnostics
-// again, and puts the text before back. Diagnostics are pulled with
+// Check takes each touched file's diagnostics with the texts before the
+// edit, then puts the candidate texts of all of them in the helper
+// (didChange, in the helper only: never on disk, never in the editor),
+// takes each file's diagnostics again, and puts the texts before back. A
+// file is diagnosed only once every file of the edit holds its text: one
+// may use what another declares. Diagnostics are pulled with
 // textDocument/diagnostic where the helper offers it
 // (serverCapabilities.diagnosticProvider; gopls does when asked, see
 // goplsOptions); otherwise they are the helper's next publishDiagnostics
 // for the version we sent (pyright publishes with versions), or, from a
 // helper that publishes without versions, the first publish after our
-// change once 300 ms passed without another (settleWindow). The
+// change once 300 ms passed without another of that document
+// (settleWindow; other documents' publications do not count). The
 // diagnostics before the edit are kept while nothing the helper holds
 // changes, so a repeated check of a file costs one diagnosis.
 //

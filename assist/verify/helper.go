@@ -57,6 +57,48 @@ type helper struct {
 	// gen counts the changes to what the helper holds, except a check's
 	// trial texts, which the check takes out again.
 	gen uint64
+	// watched are the disk changes not yet sent (FilesChanged).
+	watched []fileEvent
+}
+
+// fileEvent is one entry of workspace/didChangeWatchedFiles.
+type fileEvent struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
+// maxWatched bounds the disk changes kept for a helper between two
+// operations (a checkout of another branch); past it the oldest go.
+const maxWatched = 10000
+
+// queueWatched keeps disk changes for the next operation.
+func (h *helper) queueWatched(changes []FileChange) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range changes {
+		h.watched = append(h.watched, fileEvent{URI: string(c.URI), Type: int(c.Type)})
+	}
+	if n := len(h.watched); n > maxWatched {
+		h.watched = append(h.watched[:0:0], h.watched[n-maxWatched:]...)
+	}
+}
+
+// flushWatched sends the disk changes queued since the last operation
+// (workspace/didChangeWatchedFiles: the helper watches nothing itself,
+// gopls reads a file not open only when told it changed). Precondition:
+// the op slot is held.
+func (h *helper) flushWatched() error {
+	h.mu.Lock()
+	events := h.watched
+	h.watched = nil
+	if len(events) > 0 {
+		h.gen++
+	}
+	h.mu.Unlock()
+	if len(events) == 0 {
+		return nil
+	}
+	return h.conn.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": events})
 }
 
 // hdoc is a document as the helper has it.
@@ -150,8 +192,8 @@ func initOptions(argv []string) any {
 	return nil
 }
 
-// startHelper starts argv (path is its resolved program) and initializes
-// it with the folders, all within ctx.
+// startHelper starts argv (path is its resolved program) with the
+// environment env and initializes it with the folders, all within ctx.
 func startHelper(ctx context.Context, path string, argv []string, folders []workspace.URI, env []string, log *slog.Logger) (*helper, error) {
 	h := &helper{
 		name:    helperName(argv),
@@ -170,7 +212,7 @@ func startHelper(ctx context.Context, path string, argv []string, folders []work
 			cmd.Dir = dir
 		}
 	}
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	// A temporary directory of the helper's own, removed when it exits: a
 	// helper killed mid-check (or its go list children) leaves no work
 	// directories in the user's temporary directory.
@@ -427,7 +469,7 @@ func (h *helper) closeDoc(uri workspace.URI) error {
 	h.mu.Lock()
 	_, ok := h.docs[uri]
 	delete(h.docs, uri)
-	delete(h.pubs, uri)
+	delete(h.pubs, canonical(uri))
 	if ok {
 		h.gen++
 	}
@@ -438,11 +480,15 @@ func (h *helper) closeDoc(uri workspace.URI) error {
 	return h.conn.notify("textDocument/didClose", map[string]any{"textDocument": docID{URI: string(uri)}})
 }
 
-// syncEditor makes the helper's documents of its languages the editor's
+// syncEditor sends the disk changes queued since the last operation,
+// then makes the helper's documents of its languages the editor's
 // buffers: opens and changes what differs, closes what the editor closed
 // and what an earlier check opened, except keep (the files of this
 // operation). Precondition: the op slot is held.
 func (h *helper) syncEditor(bufs []*workspace.Snapshot, keep []workspace.URI) error {
+	if err := h.flushWatched(); err != nil {
+		return err
+	}
 	seen := map[workspace.URI]bool{}
 	for _, s := range bufs {
 		seen[s.URI] = true
@@ -562,6 +608,18 @@ func (h *helper) pullDiagnostics(ctx context.Context, uri workspace.URI) ([]wire
 	}
 }
 
+// canonical is uri as ParseURI spells it, the key of h.pubs (onNotify
+// parses the URIs a helper publishes): a document opened as
+// "file:///C:/x" (the CLI's path on Windows; FileURI keeps the drive
+// letter's case) is published back as "file:///C:/x" or, by pyright, as
+// "file:///c%3A/x", both "file:///c:/x" once parsed.
+func canonical(uri workspace.URI) workspace.URI {
+	if c, err := workspace.ParseURI(string(uri)); err == nil {
+		return c
+	}
+	return uri
+}
+
 // settleWindow is how long a helper that publishes diagnostics without a
 // version must stay quiet after a publish of the document before that
 // publish is taken as the diagnostics of our last change.
@@ -569,10 +627,11 @@ const settleWindow = 300 * time.Millisecond
 
 func (h *helper) pushedDiagnostics(ctx context.Context, uri workspace.URI) ([]wireDiagnostic, error) {
 	var quietSince time.Time
+	var quietSeq uint64
 	for {
 		h.mu.Lock()
 		d := h.docs[uri]
-		pub, ok := h.pubs[uri]
+		pub, ok := h.pubs[canonical(uri)]
 		wake := h.pubWake
 		versioned := h.versioned
 		h.mu.Unlock()
@@ -583,26 +642,25 @@ func (h *helper) pushedDiagnostics(ctx context.Context, uri workspace.URI) ([]wi
 		case ok && pub.version >= 0 && pub.version == d.version:
 			return pub.diags, nil
 		case ok && pub.version < 0 && !versioned && pub.seq > d.changedSeq:
-			if quietSince.IsZero() {
-				quietSince = time.Now()
+			// The document's publication after our change, once no other
+			// of it came for settleWindow. Other documents' publications
+			// do not count: a helper that publishes each open file in
+			// turn would otherwise never settle.
+			if pub.seq != quietSeq {
+				quietSeq, quietSince = pub.seq, time.Now()
 			}
-			if wait := settleWindow - time.Since(quietSince); wait > 0 {
-				select {
-				case <-wake:
-					quietSince = time.Time{}
-					continue
-				case <-time.After(wait):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
-			h.mu.Lock()
-			again := h.pubs[uri]
-			h.mu.Unlock()
-			if again.seq == pub.seq {
+			wait := settleWindow - time.Since(quietSince)
+			if wait <= 0 {
 				return pub.diags, nil
 			}
-			quietSince = time.Time{}
+			select {
+			case <-wake:
+			case <-time.After(wait):
+			case <-h.exited:
+				return nil, fmt.Errorf("%s exited", h.name)
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 			continue
 		}
 		select {

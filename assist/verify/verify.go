@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -68,6 +69,10 @@ type Options struct {
 	Idle time.Duration
 	// Env is added to the helpers' environment.
 	Env []string
+	// Unset names the variables of our environment a helper does not get
+	// (the API key's: a helper runs the workspace's code, rust-analyzer
+	// its build scripts).
+	Unset []string
 	// Logger receives the helpers' stderr and messages (at debug level);
 	// nil means none.
 	Logger *slog.Logger
@@ -111,7 +116,10 @@ type Result struct {
 	// Reason says why the edit is not verified ("no gopls found",
 	// "gopls did not answer within 5s").
 	Reason string
-	// NewErrors are the errors the edit brought, in file order.
+	// NewErrors are the errors the edit brought, in file order: those
+	// the Helpers found, also when another helper could not check its
+	// files (Verified false: an edit of a Go and a Python file without
+	// pyright still brings the errors gopls found).
 	NewErrors []Error
 	// None reports that no file of the edit is in a language with a
 	// helper: nothing is said about verification then.
@@ -120,17 +128,26 @@ type Result struct {
 
 // Line is the result in one line: "verified by gopls: no new errors",
 // "verified by gopls: 1 new error: undefined: x", "not verified (no gopls
-// found)", or "" when no file had a helper.
+// found)", or "" when no file had a helper. A check that some helpers
+// made and others could not says both: "verified by gopls: no new
+// errors; not verified (no pyright-langserver … found)".
 func (r Result) Line() string {
 	switch {
 	case r.None:
 		return ""
-	case !r.Verified:
+	case !r.Verified && len(r.Helpers) == 0:
 		return "not verified (" + r.Reason + ")"
-	case len(r.NewErrors) == 0:
-		return "verified by " + strings.Join(r.Helpers, ", ") + ": no new errors"
 	}
-	return "verified by " + strings.Join(r.Helpers, ", ") + ": " + r.ErrorSummary()
+	return "verified by " + strings.Join(r.Helpers, ", ") + ": " + r.ErrorSummary() + r.Unverified()
+}
+
+// Unverified is "; not verified (reason)" for a check that some helpers
+// made and others could not, else "".
+func (r Result) Unverified() string {
+	if r.Verified || r.None || len(r.Helpers) == 0 {
+		return ""
+	}
+	return "; not verified (" + r.Reason + ")"
 }
 
 // ErrorSummary is "1 new error: undefined: x" or "3 new errors: a; b; …".
@@ -322,7 +339,11 @@ func (v *Verifier) start(s *slot, argv Command, path string) {
 	if v.opts.Folders != nil {
 		folders = v.opts.Folders()
 	}
-	h, err := startHelper(sctx, path, argv, folders, v.opts.Env, v.log)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(v.opts.Unset, name)
+	})
+	h, err := startHelper(sctx, path, argv, folders, append(env, v.opts.Env...), v.log)
 	s.start.Lock()
 	defer s.start.Unlock()
 	defer func() {
@@ -446,7 +467,8 @@ func inFolders(uri workspace.URI, folders []string) bool {
 // Check verifies an edit: the touched files' diagnostics as they are
 // (before), then with the candidate texts (after) in the helper only,
 // never on disk or in the editor. A file absent from before is created by
-// the edit, one absent from after deleted. It never fails: what it could
+// the edit, one absent from after deleted (empty in the helper during the
+// check, so that a rename does not redeclare what it moves). It never fails: what it could
 // not check it reports in Result.Reason, and it returns within the bounds
 // of the package doc.
 func (v *Verifier) Check(ctx context.Context, before, after []File) Result {
@@ -519,6 +541,8 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 	if err := h.syncEditor(bufs, uris); err != nil {
 		return nil, err
 	}
+	// Every touched file holds its text before the edit, then each is
+	// diagnosed: a file's diagnostics depend on the others' texts.
 	old := map[workspace.URI][]wireDiagnostic{}
 	for _, uri := range uris {
 		text, ok := before[uri]
@@ -531,6 +555,11 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 		}
 		if err := h.setText(uri, languageOf(uri), text, editorVersion(bufs, uri, text), false); err != nil {
 			return nil, err
+		}
+	}
+	for _, uri := range uris {
+		if _, ok := before[uri]; !ok {
+			continue
 		}
 		d, ok := h.cached(uri)
 		if !ok {
@@ -551,14 +580,22 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 	if v.testHook != nil {
 		v.testHook(h)
 	}
+	// The whole candidate goes in before any file is diagnosed: a file
+	// of the edit may use what another file of it declares.
+	for _, uri := range uris {
+		// A file the edit deletes (or renames away) is empty in the
+		// helper meanwhile: it exists on disk, and its declarations
+		// would still count (a rename would redeclare them all).
+		text := after[uri]
+		if err := h.setText(uri, languageOf(uri), text, -1, true); err != nil {
+			return nil, err
+		}
+	}
 	var out []Error
 	for _, uri := range uris {
 		text, ok := after[uri]
 		if !ok {
 			continue // deleted by the edit
-		}
-		if err := h.setText(uri, languageOf(uri), text, -1, true); err != nil {
-			return nil, err
 		}
 		d, err := h.diagnostics(ctx, uri, v.bound(h))
 		if err != nil {
@@ -745,6 +782,47 @@ func (v *Verifier) Warm(uri workspace.URI) {
 	}()
 }
 
+// FileChangeType is LSP's FileChangeType.
+type FileChangeType int
+
+// The FileChangeType values.
+const (
+	FileCreated FileChangeType = 1
+	FileChanged FileChangeType = 2
+	FileDeleted FileChangeType = 3
+)
+
+// FileChange is a change of a file on disk.
+type FileChange struct {
+	URI  workspace.URI
+	Type FileChangeType
+}
+
+// FilesChanged tells the running helpers that files changed on disk (a
+// checkout, a generator, a file saved and closed): each gets them, as
+// workspace/didChangeWatchedFiles, at the start of its next operation.
+// Without it a helper keeps the workspace as it was when it started for
+// the files the editor has not open (gopls does not watch the disk).
+func (v *Verifier) FilesChanged(changes []FileChange) {
+	if len(changes) == 0 {
+		return
+	}
+	v.mu.Lock()
+	slots := make([]*slot, 0, len(v.helpers))
+	for _, s := range v.helpers {
+		slots = append(slots, s)
+	}
+	v.mu.Unlock()
+	for _, s := range slots {
+		s.start.Lock()
+		h := s.h
+		s.start.Unlock()
+		if h != nil {
+			h.queueWatched(changes)
+		}
+	}
+}
+
 func (v *Verifier) idle() time.Duration {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -752,14 +830,71 @@ func (v *Verifier) idle() time.Duration {
 }
 
 // SetServers replaces Options.Servers and Options.Idle (a configuration
-// change): new helpers use them; a running helper whose language now
-// names another command is left to its idle stop.
+// change): new helpers use them; a running helper that no language names
+// any more (its language now names another command, or none) is stopped.
 func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	v.opts.Servers = servers
+	shorter := idle > 0 && idle < v.opts.Idle
 	if idle > 0 {
 		v.opts.Idle = idle
+	}
+	slots := make([]*slot, 0, len(v.helpers))
+	for _, s := range v.helpers {
+		slots = append(slots, s)
+	}
+	v.mu.Unlock()
+	if shorter {
+		// The idle timers run to the old time: look again now (a longer
+		// one is found at the old time, which re-arms for the rest).
+		for _, s := range slots {
+			s.start.Lock()
+			if s.idle != nil && s.h != nil {
+				s.idle.Reset(0)
+			}
+			s.start.Unlock()
+		}
+	}
+	named := map[string]bool{}
+	for lang := range DefaultServers {
+		if argv, _, _ := v.commandFor(lang); argv != nil {
+			named[strings.Join(argv, "\x00")] = true
+		}
+	}
+	for lang := range servers {
+		if argv, _, _ := v.commandFor(lang); argv != nil {
+			named[strings.Join(argv, "\x00")] = true
+		}
+	}
+	v.stop(func(key string) bool { return !named[key] })
+}
+
+// Stop stops the running helpers (verify.enable turned off); a later
+// check starts them again. It does not wait for them to exit.
+func (v *Verifier) Stop() { v.stop(func(string) bool { return true }) }
+
+// stop shuts down the running helpers whose command line key matches.
+func (v *Verifier) stop(match func(key string) bool) {
+	v.mu.Lock()
+	var slots []*slot
+	for key, s := range v.helpers {
+		if match(key) {
+			slots = append(slots, s)
+		}
+	}
+	v.mu.Unlock()
+	for _, s := range slots {
+		s.start.Lock()
+		h := s.h
+		s.h = nil
+		if s.idle != nil {
+			s.idle.Stop()
+		}
+		s.start.Unlock()
+		if h != nil {
+			v.log.Debug("stopping a verification helper no longer configured", "helper", h.name)
+			go h.shutdown()
+		}
 	}
 }
 

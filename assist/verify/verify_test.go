@@ -537,3 +537,204 @@ func TestFilesOutsideTheFoldersAreNotChecked(t *testing.T) {
 		t.Errorf("no folders: got %+v, want None", r)
 	}
 }
+
+// TestCheckPartlyVerified: an edit of a Go and a Python file, with gopls
+// and without a Python helper: the error gopls finds is kept, and the
+// line says both what gopls found and what was not verified.
+func TestCheckPartlyVerified(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid, "a.py": "x = 1\n"})
+	v := newVerifier(t, dir, Options{Servers: map[string]Command{"python": {"no-such-pyright", "--stdio"}}})
+	a, p := uriOf(dir, "a.go"), uriOf(dir, "a.py")
+	candidate := strings.Replace(goValid, "return 1", "return x", 1)
+	r := v.Check(context.Background(), []File{{a, goValid}, {p, "x = 1\n"}}, []File{{a, candidate}, {p, "x = 2\n"}})
+	if r.Verified || len(r.NewErrors) != 1 || r.NewErrors[0].Message != "undefined: x" {
+		t.Fatalf("got %+v, want not verified with gopls's undefined: x", r)
+	}
+	if got, want := r.Line(), "verified by gopls: 1 new error: undefined: x; not verified (no no-such-pyright found)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	r = v.Check(context.Background(), []File{{a, goValid}, {p, "x = 1\n"}}, []File{{a, goValid + "\n"}, {p, "x = 2\n"}})
+	if got, want := r.Line(), "verified by gopls: no new errors; not verified (no no-such-pyright found)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestCheckSeesDiskChanges: a file written on disk after the helper
+// started, not open in the editor (a checkout, a generator), is seen by
+// the next check once FilesChanged reports it; so is its removal.
+func TestCheckSeesDiskChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, defines, uses, before string
+		need                              func(*testing.T)
+	}{
+		{"gopls", "a.go", "package m\n\nfunc helper() int { return 2 }\n", "return helper()", goValid, needGopls},
+		{"pyright", "a.py", "def helper() -> int:\n    return 2\n", "from b import helper\nx: int = helper()\n", "x: int = 1\n", needPyright},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.need(t)
+			dir := goModule(t, map[string]string{tc.file: tc.before})
+			v := newVerifier(t, dir, Options{})
+			a := uriOf(dir, tc.file)
+			candidate := strings.Replace(tc.before, "return 1", tc.uses, 1)
+			if tc.name == "pyright" {
+				candidate = tc.uses
+			}
+			if r := v.Check(context.Background(), []File{{a, tc.before}}, []File{{a, candidate}}); len(r.NewErrors) == 0 {
+				t.Fatalf("before b was written: got %+v, want an error", r)
+			}
+			other := "b" + filepath.Ext(tc.file)
+			write(t, dir, other, tc.defines)
+			v.FilesChanged([]FileChange{{URI: uriOf(dir, other), Type: FileCreated}})
+			if r := v.Check(context.Background(), []File{{a, tc.before}}, []File{{a, candidate}}); !r.Verified || len(r.NewErrors) != 0 {
+				t.Fatalf("after %s was written: got %+v, want no new errors", other, r)
+			}
+			if err := os.Remove(filepath.Join(dir, other)); err != nil {
+				t.Fatal(err)
+			}
+			v.FilesChanged([]FileChange{{URI: uriOf(dir, other), Type: FileDeleted}})
+			if r := v.Check(context.Background(), []File{{a, tc.before}}, []File{{a, candidate}}); len(r.NewErrors) == 0 {
+				t.Fatalf("after %s was removed: got %+v, want an error", other, r)
+			}
+		})
+	}
+}
+
+// TestReconfiguredHelpersStop: a helper that no language names any more
+// (its language now names no command) is stopped at once, and so is
+// every helper by Stop (verify.enable turned off); a later check starts
+// one again.
+func TestReconfiguredHelpersStop(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid})
+	v := newVerifier(t, dir, Options{})
+	a := uriOf(dir, "a.go")
+	check := func() Result { return v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "\n"}}) }
+	gone := func(pid int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("gopls %d still runs", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if r := check(); !r.Verified {
+		t.Fatalf("got %+v", r)
+	}
+	pid := helperPid(t, v, "gopls")
+	// Another language's change leaves it running.
+	v.SetServers(map[string]Command{"python": {}}, 0)
+	if syscall.Kill(pid, 0) != nil || helperPid(t, v, "gopls") != pid {
+		t.Fatal("gopls was stopped by a change of python's helper")
+	}
+	v.SetServers(map[string]Command{"go": {}}, 0)
+	gone(pid)
+	if r := check(); !r.None {
+		t.Fatalf("with go = \"\": got %+v, want no verification", r)
+	}
+	v.SetServers(nil, 0)
+	if r := check(); !r.Verified {
+		t.Fatalf("with the defaults again: got %+v", r)
+	}
+	pid = helperPid(t, v, "gopls")
+	v.Stop()
+	gone(pid)
+	if r := check(); !r.Verified {
+		t.Fatalf("after Stop: got %+v, want a new helper to verify", r)
+	}
+}
+
+// TestCheckEditOfTwoFiles: an edit that declares a function in one file
+// and calls it from another, the caller listed first, brings no new
+// error: the whole candidate is in the helper before any file of it is
+// diagnosed. A call of a name neither declares is still new.
+func TestCheckEditOfTwoFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name, a, aAfter, aBroken, b, bAfter string
+		need                                func(*testing.T)
+	}{
+		{"gopls", goValid, strings.Replace(goValid, "return 1", "return helper()", 1), strings.Replace(goValid, "return 1", "return helpr()", 1),
+			"package m\n", "package m\n\nfunc helper() int { return 2 }\n", needGopls},
+		{"pyright", "from b import one\n\nx: int = one()\n", "from b import one, two\n\nx: int = two()\n", "from b import one, tw\n\nx: int = tw()\n",
+			"def one() -> int:\n    return 1\n", "def one() -> int:\n    return 1\n\n\ndef two() -> int:\n    return 2\n", needPyright},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.need(t)
+			ext := ".go"
+			if tc.name == "pyright" {
+				ext = ".py"
+			}
+			dir := goModule(t, map[string]string{"a" + ext: tc.a, "b" + ext: tc.b})
+			v := newVerifier(t, dir, Options{})
+			a, b := uriOf(dir, "a"+ext), uriOf(dir, "b"+ext)
+			r := v.Check(context.Background(), []File{{a, tc.a}, {b, tc.b}}, []File{{a, tc.aAfter}, {b, tc.bAfter}})
+			if !r.Verified || len(r.NewErrors) != 0 {
+				t.Fatalf("got %+v, want no new errors", r)
+			}
+			r = v.Check(context.Background(), []File{{a, tc.a}, {b, tc.b}}, []File{{a, tc.aBroken}, {b, tc.bAfter}})
+			if !r.Verified || len(r.NewErrors) == 0 || r.NewErrors[0].URI != a {
+				t.Fatalf("with a misspelt name: got %+v, want a new error in a", r)
+			}
+		})
+	}
+}
+
+// TestCheckRenameAndDelete: a file the edit renames is not in the helper
+// twice (its declarations are not redeclared), and a file it deletes is
+// gone for the check: a touched file that still uses it has a new error.
+func TestCheckRenameAndDelete(t *testing.T) {
+	t.Run("gopls", func(t *testing.T) {
+		needGopls(t)
+		const user = "package m\n\nfunc G() int { return F() }\n"
+		dir := goModule(t, map[string]string{"a.go": goValid, "b.go": user})
+		v := newVerifier(t, dir, Options{})
+		a, b, c := uriOf(dir, "a.go"), uriOf(dir, "b.go"), uriOf(dir, "c.go")
+		if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{c, goValid}}); !r.Verified || len(r.NewErrors) != 0 {
+			t.Errorf("rename a.go → c.go: got %+v, want no new errors", r)
+		}
+		r := v.Check(context.Background(), []File{{a, goValid}, {b, user}}, []File{{b, user + "\n"}})
+		if len(r.NewErrors) != 1 || r.NewErrors[0].Message != "undefined: F" {
+			t.Errorf("delete a.go: got %+v, want undefined: F in b.go", r)
+		}
+		if d, _ := v.Diagnostics(context.Background(), File{a, goValid}, 0, len(goValid)); len(d) != 0 {
+			t.Errorf("after the checks a.go has %+v, want its text back", d)
+		}
+	})
+	t.Run("pyright", func(t *testing.T) {
+		needPyright(t)
+		dir := t.TempDir()
+		const lib, user = "def one() -> int:\n    return 1\n", "from a import one\n\nx: int = one()\n"
+		write(t, dir, "a.py", lib)
+		write(t, dir, "b.py", user)
+		v := newVerifier(t, dir, Options{})
+		a, b := uriOf(dir, "a.py"), uriOf(dir, "b.py")
+		r := v.Check(context.Background(), []File{{a, lib}, {b, user}}, []File{{b, user + "\n"}})
+		if len(r.NewErrors) == 0 || r.NewErrors[0].URI != b {
+			t.Errorf("delete a.py: got %+v, want a new error in b.py, which imports from it", r)
+		}
+	})
+}
+
+// TestIdleShortenedAtRuntime: verify.idleMinutes made shorter while a
+// helper runs applies to it: it stops after the new idle time, not the
+// one it started with.
+func TestIdleShortenedAtRuntime(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid})
+	v := newVerifier(t, dir, Options{Idle: time.Hour})
+	a := uriOf(dir, "a.go")
+	if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid}}); !r.Verified {
+		t.Fatalf("%+v", r)
+	}
+	pid := helperPid(t, v, "gopls")
+	v.SetServers(nil, time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("gopls still runs 20 s after the idle time became 1 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

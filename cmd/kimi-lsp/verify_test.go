@@ -51,3 +51,30 @@ func TestEditVerified(t *testing.T) {
 		})
 	}
 }
+
+// TestHelperNeverGetsTheKey: the helper language server kimi-lsp starts
+// does not inherit KIMI_API_KEY (rust-analyzer runs the workspace's build
+// scripts); the rest of the environment it gets, and its stderr reaches
+// the log.
+func TestHelperNeverGetsTheKey(t *testing.T) {
+	dir := goModule(t)
+	script := filepath.Join(t.TempDir(), "env-server")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"key=${KIMI_API_KEY:-none} url=${KIMI_BASE_URL:-none}\" >&2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: `action="rewrite"`, Content: "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -3,3 +3,3 @@\n func Sub(a, b int) int {\n-\treturn a + b\n+\treturn a - b\n }\n```"},
+	}}})
+	defer srv.Close()
+	env := testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	userConfig(t, env, "[verify.servers]\ngo = \""+script+"\"\n")
+	logFile := filepath.Join(t.TempDir(), "log")
+	r := runBinary(t, env, dir, "edit", "calc.go:3-5", "-m", "subtract", "--log-level", "debug", "--log-file", logFile)
+	if r.code != 0 || !strings.Contains(r.stderr, "not verified (env-server failed") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(logFile)
+	if !strings.Contains(string(b), "key=none url="+srv.URL) {
+		t.Errorf("the helper got the key (or its stderr is not in the log):\n%s", b)
+	}
+}
