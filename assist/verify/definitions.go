@@ -102,6 +102,9 @@ func (v *Verifier) definitionsWith(ctx context.Context, h *helper, file File, of
 		return nil, 0, err
 	}
 	defer h.release()
+	if err := h.syncFolders(v.folders()); err != nil {
+		return nil, 0, err
+	}
 	bufs := v.buffers(h)
 	if err := h.syncEditor(bufs, []workspace.URI{file.URI}); err != nil {
 		return nil, 0, err

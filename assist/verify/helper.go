@@ -35,6 +35,12 @@ type helper struct {
 	// Set by initialize, read-only after.
 	pull bool               // serverCapabilities.diagnosticProvider
 	enc  workspace.Encoding // the negotiated position encoding
+	// folderChanges: the helper takes workspace/didChangeWorkspaceFolders
+	// (serverCapabilities.workspace.workspaceFolders supported with
+	// changeNotifications).
+	folderChanges bool
+	// dir is the workspace folder the helper runs in ("" when none).
+	dir workspace.URI
 
 	// op serialises the operations that change the helper's documents (a
 	// check puts a candidate text in, then takes it out again).
@@ -59,6 +65,58 @@ type helper struct {
 	gen uint64
 	// watched are the disk changes not yet sent (FilesChanged).
 	watched []fileEvent
+	// folders are the workspace folders the helper knows: those of
+	// initialize, then as changed by syncFolders.
+	folders []workspace.URI
+}
+
+// syncFolders tells a helper that takes folder changes the workspace
+// folders added and removed since it last heard of them
+// (workspace/didChangeWorkspaceFolders); a helper that does not is left
+// alone (the Verifier starts it again, see Verifier.stale). After an
+// addition the next diagnostics wait has ColdTimeout again: the helper
+// loads the new folder. Precondition: the op slot is held.
+func (h *helper) syncFolders(live []workspace.URI) error {
+	if !h.folderChanges {
+		return nil
+	}
+	h.mu.Lock()
+	added, removed := []workspaceFolder{}, []workspaceFolder{}
+	for _, f := range live {
+		if !slices.Contains(h.folders, f) {
+			added = append(added, folderOf(f))
+		}
+	}
+	for _, f := range h.folders {
+		if !slices.Contains(live, f) {
+			removed = append(removed, folderOf(f))
+		}
+	}
+	if len(added) == 0 && len(removed) == 0 {
+		h.mu.Unlock()
+		return nil
+	}
+	h.folders = slices.Clone(live)
+	h.gen++
+	if len(added) > 0 {
+		h.warm, h.coldMisses = false, 0
+	}
+	h.mu.Unlock()
+	h.log.Debug("workspace folders changed", "added", len(added), "removed", len(removed))
+	return h.conn.notify("workspace/didChangeWorkspaceFolders", map[string]any{
+		"event": map[string]any{"added": added, "removed": removed},
+	})
+}
+
+// knows reports whether the helper knows exactly the folders live.
+func (h *helper) knows(live []workspace.URI) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.folders) == len(live) && !slices.ContainsFunc(live, func(f workspace.URI) bool { return !slices.Contains(h.folders, f) })
+}
+
+func folderOf(f workspace.URI) workspaceFolder {
+	return workspaceFolder{URI: string(f), Name: filepath.Base(f.AnyPath())}
 }
 
 // fileEvent is one entry of workspace/didChangeWatchedFiles.
@@ -204,12 +262,13 @@ func startHelper(ctx context.Context, path string, argv []string, folders []work
 		pubs:    map[workspace.URI]published{},
 		pubWake: make(chan struct{}),
 		lastUse: time.Now(),
+		folders: slices.Clone(folders),
 	}
 	h.log = log.With("helper", h.name)
 	cmd := exec.Command(path, argv[1:]...)
 	if len(folders) > 0 {
 		if dir, err := folders[0].Path(); err == nil {
-			cmd.Dir = dir
+			cmd.Dir, h.dir = dir, folders[0]
 		}
 	}
 	cmd.Env = env
@@ -292,7 +351,7 @@ func (h *helper) logStderr(r *os.File) {
 func (h *helper) initialize(ctx context.Context, folders []workspace.URI) error {
 	wf := make([]workspaceFolder, 0, len(folders))
 	for _, f := range folders {
-		wf = append(wf, workspaceFolder{URI: string(f), Name: filepath.Base(f.AnyPath())})
+		wf = append(wf, folderOf(f))
 	}
 	var root any
 	if len(folders) > 0 {
@@ -318,6 +377,14 @@ func (h *helper) initialize(ctx context.Context, folders []workspace.URI) error 
 		Capabilities struct {
 			DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
 			PositionEncoding   string          `json:"positionEncoding"`
+			Workspace          struct {
+				WorkspaceFolders struct {
+					Supported bool `json:"supported"`
+					// true, or the registration id (gopls sends the
+					// method's name).
+					ChangeNotifications json.RawMessage `json:"changeNotifications"`
+				} `json:"workspaceFolders"`
+			} `json:"workspace"`
 		} `json:"capabilities"`
 	}
 	if err := h.conn.call(ctx, "initialize", params, &result); err != nil {
@@ -333,7 +400,10 @@ func (h *helper) initialize(ctx context.Context, folders []workspace.URI) error 
 	default:
 		h.enc = workspace.UTF16
 	}
-	h.log.Debug("helper initialized", "pullDiagnostics", h.pull)
+	wf2 := result.Capabilities.Workspace.WorkspaceFolders
+	cn := strings.TrimSpace(string(wf2.ChangeNotifications))
+	h.folderChanges = wf2.Supported && cn != "" && cn != "null" && cn != "false" && cn != `""`
+	h.log.Debug("helper initialized", "pullDiagnostics", h.pull, "folderChanges", h.folderChanges)
 	return h.conn.notify("initialized", struct{}{})
 }
 

@@ -288,6 +288,16 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 	v.mu.Unlock()
 
 	s.start.Lock()
+	if h := s.h; h != nil && v.stale(h, v.folders()) {
+		// The folders changed and this helper cannot be told (or the
+		// folder it runs in is gone): a new one starts with them.
+		v.log.Debug("restarting a verification helper for the workspace folders", "helper", h.name)
+		s.h = nil
+		if s.idle != nil {
+			s.idle.Stop()
+		}
+		go v.retire(h)
+	}
 	if h := s.h; h != nil {
 		err := h.alive()
 		if err == nil {
@@ -331,14 +341,70 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 	return nil, errors.New(cmp.Or(s.reason, "kimi-lsp is shutting down"))
 }
 
+// folders returns the workspace folders now (Options.Folders).
+func (v *Verifier) folders() []workspace.URI {
+	if v.opts.Folders == nil {
+		return nil
+	}
+	return v.opts.Folders()
+}
+
+// stale reports whether h must give way to a helper started with the
+// folders live: it does not take folder changes and knows other folders,
+// or the folder it runs in is no longer one of them, or there are none.
+func (v *Verifier) stale(h *helper, live []workspace.URI) bool {
+	switch {
+	case len(live) == 0:
+		return true
+	case h.dir != "" && !slices.Contains(live, h.dir):
+		return true
+	}
+	return !h.folderChanges && !h.knows(live)
+}
+
+// retire shuts down a helper that gave way to another once the operation
+// it may be running ends (within ColdTimeout, its longest wait).
+func (v *Verifier) retire(h *helper) {
+	ctx, cancel := context.WithTimeout(context.Background(), v.opts.Bounds.Cold)
+	_ = h.acquire(ctx)
+	cancel()
+	h.shutdown()
+}
+
+// FoldersChanged is called after the workspace folders changed (the
+// editor's workspace/didChangeWorkspaceFolders). A running helper that
+// takes folder changes is told them at the start of its next operation;
+// one that does not, one whose folder it runs in was removed, and every
+// helper when no folder is left are stopped now (the next operation
+// starts them with the folders then).
+func (v *Verifier) FoldersChanged() {
+	live := v.folders()
+	v.mu.Lock()
+	slots := make([]*slot, 0, len(v.helpers))
+	for _, s := range v.helpers {
+		slots = append(slots, s)
+	}
+	v.mu.Unlock()
+	for _, s := range slots {
+		s.start.Lock()
+		h := s.h
+		if h != nil && v.stale(h, live) {
+			s.h = nil
+			if s.idle != nil {
+				s.idle.Stop()
+			}
+			v.log.Debug("stopping a verification helper for the workspace folders", "helper", h.name)
+			go v.retire(h)
+		}
+		s.start.Unlock()
+	}
+}
+
 // start starts the helper of slot s and records the outcome.
 func (v *Verifier) start(s *slot, argv Command, path string) {
 	sctx, cancel := context.WithTimeoutCause(v.base, v.opts.Bounds.Start, errTimeout{v.opts.Bounds.Start})
 	defer cancel()
-	var folders []workspace.URI
-	if v.opts.Folders != nil {
-		folders = v.opts.Folders()
-	}
+	folders := v.folders()
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(v.opts.Unset, name)
@@ -537,6 +603,9 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 		return nil, err
 	}
 	defer h.release()
+	if err := h.syncFolders(v.folders()); err != nil {
+		return nil, err
+	}
 	bufs := v.buffers(h)
 	if err := h.syncEditor(bufs, uris); err != nil {
 		return nil, err
@@ -720,6 +789,9 @@ func (v *Verifier) diagnosticsWith(ctx context.Context, h *helper, file File) ([
 		return nil, err
 	}
 	defer h.release()
+	if err := h.syncFolders(v.folders()); err != nil {
+		return nil, err
+	}
 	bufs := v.buffers(h)
 	if err := h.syncEditor(bufs, []workspace.URI{file.URI}); err != nil {
 		return nil, err
