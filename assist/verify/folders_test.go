@@ -1,12 +1,18 @@
 package verify
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -102,5 +108,167 @@ func TestFolderAddedAfterStart(t *testing.T) {
 	}
 	if got := helperPid(t, v, "gopls"); got != pid {
 		t.Errorf("gopls was started again (pid %d, then %d): it takes folder changes", pid, got)
+	}
+}
+
+// noFoldersProxy, set in the environment, makes the test binary a real
+// gopls whose initialize result does not declare workspace folder
+// support (as a helper without it): runNoFoldersProxy.
+const noFoldersProxy = "VERIFY_TEST_NO_FOLDERS_PROXY"
+
+// runNoFoldersProxy runs gopls between its stdin and stdout, with
+// capabilities.workspace.workspaceFolders taken out of its initialize
+// result, and returns gopls's exit code.
+func runNoFoldersProxy() int {
+	cmd := exec.Command("gopls")
+	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 2
+	}
+	if err := cmd.Start(); err != nil {
+		return 2
+	}
+	r := bufio.NewReader(out)
+	for {
+		body, err := readFrame(r)
+		if err != nil {
+			break
+		}
+		var msg map[string]any
+		if json.Unmarshal(body, &msg) == nil {
+			if res, ok := msg["result"].(map[string]any); ok {
+				if caps, ok := res["capabilities"].(map[string]any); ok {
+					if ws, ok := caps["workspace"].(map[string]any); ok {
+						delete(ws, "workspaceFolders")
+						body, _ = json.Marshal(msg)
+					}
+				}
+			}
+		}
+		fmt.Fprintf(os.Stdout, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	if err := cmd.Wait(); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// TestFolderChangeRestartsHelperWithout: a helper that does not declare
+// workspace folder support is started again, with the folders, at its
+// next operation after they changed; it gives the added folder's edit its
+// one new error.
+func TestFolderChangeRestartsHelperWithout(t *testing.T) {
+	needGopls(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := goModule(t, map[string]string{"a.go": goValid})
+	second := secondModule(t)
+	l := &liveFolders{}
+	l.set(first)
+	v := foldersVerifier(t, l, Options{Servers: map[string]Command{"go": {self}}, Env: []string{noFoldersProxy + "=1"}})
+	a := uriOf(first, "a.go")
+	if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "\n"}}); !r.Verified || len(r.NewErrors) != 0 {
+		t.Fatalf("first folder: got %+v, want verified, no new errors", r)
+	}
+	pid := helperPid(t, v, self)
+	v.mu.Lock()
+	h := v.helpers[self].h
+	v.mu.Unlock()
+	if h.folderChanges {
+		t.Fatal("the proxy declares workspace folder support")
+	}
+
+	l.set(first, second)
+	n := uriOf(second, "n.go")
+	candidate := strings.Replace(secondUse, "sub.K", "sub.K + y", 1) + "\nfunc H() int { return Helper() + sub.K }\n"
+	r := v.Check(context.Background(), []File{{n, secondUse}}, []File{{n, candidate}})
+	if !r.Verified || len(r.NewErrors) != 1 || r.NewErrors[0].Message != "undefined: y" {
+		t.Fatalf("added folder: got %+v, want verified with one new error, undefined: y", r)
+	}
+	if got := helperPid(t, v, self); got == pid {
+		t.Errorf("the helper was not started again after the folders changed")
+	}
+	select {
+	case <-h.exited:
+	case <-time.After(5 * time.Second):
+		t.Errorf("the helper that gave way did not exit")
+	}
+}
+
+// TestFolderRemoved: a folder removed from the workspace is told to gopls
+// (its files are no longer checked); removing the folder gopls runs in
+// stops it at once, and the next check starts one in the folder left;
+// with no folder left every helper stops.
+func TestFolderRemoved(t *testing.T) {
+	needGopls(t)
+	first := goModule(t, map[string]string{"a.go": goValid})
+	second := secondModule(t)
+	l := &liveFolders{}
+	l.set(first, second)
+	v := foldersVerifier(t, l, Options{})
+	n := uriOf(second, "n.go")
+	check := func(what string) {
+		t.Helper()
+		candidate := strings.Replace(secondUse, "sub.K", "sub.K + y", 1) + "\nfunc H() int { return Helper() + sub.K }\n"
+		r := v.Check(context.Background(), []File{{n, secondUse}}, []File{{n, candidate}})
+		if !r.Verified || len(r.NewErrors) != 1 || r.NewErrors[0].Message != "undefined: y" {
+			t.Fatalf("%s: got %+v, want verified with one new error, undefined: y", what, r)
+		}
+	}
+	check("two folders")
+	pid := helperPid(t, v, "gopls")
+
+	// The first folder goes: gopls runs in it, so it stops now.
+	l.set(second)
+	v.FoldersChanged()
+	v.mu.Lock()
+	s := v.helpers["gopls"]
+	v.mu.Unlock()
+	s.start.Lock()
+	stopped := s.h == nil
+	s.start.Unlock()
+	if !stopped {
+		t.Fatal("gopls runs on in the folder removed")
+	}
+	check("the second folder alone")
+	pid2 := helperPid(t, v, "gopls")
+	if pid2 == pid {
+		t.Fatal("the same gopls checked after its folder was removed")
+	}
+	v.mu.Lock()
+	h := v.helpers["gopls"].h
+	v.mu.Unlock()
+	if want := workspace.FileURI(second); h.dir != want {
+		t.Errorf("gopls runs in %s, want %s", h.dir, want)
+	}
+
+	// The first folder comes back, then goes again: gopls is told both.
+	l.set(second, first)
+	a := uriOf(first, "a.go")
+	if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, strings.Replace(goValid, "return 1", "return x", 1)}}); !r.Verified || len(r.NewErrors) != 1 {
+		t.Fatalf("first folder again: got %+v, want one new error", r)
+	}
+	l.set(second)
+	v.FoldersChanged()
+	if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "x"}}); !r.None {
+		t.Errorf("a file of the removed folder: got %+v, want None", r)
+	}
+	check("the first folder removed again")
+	if got := helperPid(t, v, "gopls"); got != pid2 {
+		t.Errorf("gopls was started again (pid %d, then %d) for folders it is told of", pid2, got)
+	}
+	if !h.knows([]workspace.URI{workspace.FileURI(second)}) {
+		t.Errorf("gopls knows %v, want the second folder alone", h.folders)
+	}
+
+	l.set()
+	v.FoldersChanged()
+	select {
+	case <-h.exited:
+	case <-time.After(5 * time.Second):
+		t.Errorf("gopls runs on with no workspace folder")
 	}
 }

@@ -23,6 +23,9 @@ import (
 var helperEnv []string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(noFoldersProxy) != "" {
+		os.Exit(runNoFoldersProxy())
+	}
 	dir, err := os.MkdirTemp("", "verify-helpers-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
