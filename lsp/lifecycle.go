@@ -263,7 +263,8 @@ func handleCancelRequest(s *Server, ctx context.Context, raw json.RawMessage) er
 }
 
 // handleDidChangeWorkspaceFolders queues the change: adding a folder reads
-// the disk, and a removed folder's scan is stopped in the background.
+// the disk, and a removed folder's scan is stopped in the background; the
+// verification helpers get the change (verify.Verifier.FoldersChanged).
 func handleDidChangeWorkspaceFolders(s *Server, ctx context.Context, raw json.RawMessage) error {
 	var p didChangeWorkspaceFoldersParams
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -284,6 +285,11 @@ func handleDidChangeWorkspaceFolders(s *Server, ctx context.Context, raw json.Ra
 			if err := s.folders.Add(u, f.Name); err != nil {
 				s.log.Warn("workspace folder ignored", "folder", f.URI, "error", err)
 			}
+		}
+		// The helper language servers learn the folders at their next
+		// operation; those that cannot be told are stopped now.
+		if v := s.engine.Verifier(); v != nil {
+			v.FoldersChanged()
 		}
 		s.loadWorkspaceConfig(ctx)
 	})

@@ -668,3 +668,57 @@ func TestHelperCrashDuringRepair(t *testing.T) {
 		t.Errorf("buffer %q", text)
 	}
 }
+
+// TestFolderAddedAfterHelperStarted: a workspace folder (another Go
+// module) added after gopls started is told to it: a Fix there is
+// checked with that module's view (its one new error, not the module's own
+// names as undefined), and no helper Fix is offered on its valid lines.
+func TestFolderAddedAfterHelperStarted(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	use := "package n\n\nimport \"example.com/n/sub\"\n\nfunc G() int {\n\treturn Helper() + sub.K\n}\n"
+	js := verifySession(t, config.OnNewErrorsApply,
+		modeltest.Rule{MatchPrompt: "func G() int", Content: "```diff\n--- a/n.go\n+++ b/n.go\n@@ -7 +7,3 @@\n }\n+\n+func H() int { return Helper() + y }\n```\nDone."},
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2"), Times: 1},
+	)
+	le := js.liveEditor()
+	a := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": a, "range": rng(2, 0, 4, 1)}, "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "verified by gopls: no new errors") {
+		t.Fatalf("first folder: end %q", end)
+	}
+
+	second := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod": "module example.com/n\n\ngo 1.22\n", "helper.go": "package n\n\nfunc Helper() int { return 2 }\n",
+		"sub/sub.go": "package sub\n\nconst K = 3\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(second, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(second, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js.ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": string(workspace.FileURI(second)), "name": "second"}}, "removed": []any{}}})
+	rel, err := filepath.Rel(js.dir, filepath.Join(second, "n.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := le.open(rel, use)
+	var acts []codeAction
+	if err := js.ed.Call(ctxT(t), "textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": n},
+		"range":        rng(5, 1, 5, 1),
+		"context":      map[string]any{"diagnostics": []any{}, "triggerKind": 1},
+	}, &acts); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range acts {
+		if strings.HasPrefix(a.Title, "Kimi: Fix") {
+			t.Errorf("on a valid line of the added folder: %q offered", a.Title)
+		}
+	}
+	js.run("kimi.fix", map[string]any{"uri": n, "range": rng(4, 0, 6, 1)}, "f2")
+	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "verified by gopls: 1 new error: undefined: y") {
+		t.Errorf("added folder: end %q, want gopls's one new error", end)
+	}
+}
