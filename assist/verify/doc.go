@@ -35,6 +35,21 @@
 // saved and closed) are sent to it as workspace/didChangeWatchedFiles at
 // the start of its next operation.
 //
+// The workspace folders follow the editor's (FoldersChanged, called after
+// its workspace/didChangeWorkspaceFolders). A helper that declares
+// workspace folder support with change notifications (its initialize
+// result's capabilities.workspace.workspaceFolders: gopls and pyright
+// do) is sent workspace/didChangeWorkspaceFolders, the folders added and
+// removed since it last heard, at the start of its next operation; its
+// next diagnostics wait after an addition has ColdTimeout (it loads the
+// folder). A helper that does not declare it gives way at its next
+// operation to one started with the folders then. A helper is never left
+// with a folder outside the workspace: the one it runs in removed, or no
+// folder left, stops it at once (it would keep the removed directory as
+// its working directory), and the next operation starts one in the first
+// folder left. A helper that gives way ends the operation it is running
+// first (within ColdTimeout), then shuts down.
+//
 // # A check
 //
 // Check takes each touched file's diagnostics with the texts before the
@@ -87,6 +102,8 @@
 //     included: DefinitionTimeout, 1 s (a warm gopls: p50 3.9 ms for the
 //     21 names of a file of that module);
 //   - each write to the helper: 5 s (a helper that stops reading);
+//   - a helper giving way after a folder change: its running operation,
+//     at most ColdTimeout, then the shutdown's 2 s (in the background);
 //   - a check of n files in all: at most StartTimeout + ColdTimeout +
 //     (2n−1) × DiagTimeout with a new helper, 2n × DiagTimeout with a
 //     warm one (plus the writes' bounds).

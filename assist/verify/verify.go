@@ -59,7 +59,8 @@ type Options struct {
 	// Servers overrides DefaultServers per language: a language mapped to
 	// an empty command is not verified.
 	Servers map[string]Command
-	// Folders returns the workspace folders a helper gets when it starts;
+	// Folders returns the workspace folders now: a helper gets them when
+	// it starts, and their changes at its next operation (FoldersChanged);
 	// nil means none.
 	Folders func() []workspace.URI
 	// Buffers returns the editor's open documents, which the helpers
