@@ -622,7 +622,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	}
 	res, err := tools.Loop(ctx, sc, req, exec, lopts)
 	out.Rounds = sc.rounds
-	if out.Verification != nil && err == nil {
+	// A job cancelled during its check is not an unverified edit: it is
+	// no edit.
+	if out.Verification != nil && err == nil && ctx.Err() == nil {
 		e.verifyCounts.add(out.Verification)
 	}
 	// The model's work is over: free the stream slot before the edit is

@@ -669,6 +669,43 @@ func TestHelperCrashDuringRepair(t *testing.T) {
 	}
 }
 
+// TestCancelDuringCheckCountsNothing: a job cancelled while its edit is
+// being checked ends cancelled, lands nothing, and kimi.stats counts no
+// unverified edit for it.
+func TestCancelDuringCheckCountsNothing(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "hanging-server")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nwhile IFS= read -r line; do :; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), verifyStart: 60 * time.Second},
+		"[verify]\nenable = \"auto\"\n[verify.servers]\ngo = \""+script+"\"\n", nil,
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2")})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	job := js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	if _, err := js.ed.WaitMethod(ctxT(t), "$/progress", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "verifying the edit")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.cancel", "arguments": []any{map[string]any{"job": job}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "cancel") {
+		t.Errorf("end %q, want cancelled", end)
+	}
+	if text, _, _ := le.state(uri); text != goFile {
+		t.Errorf("buffer %q: a cancelled edit landed", text)
+	}
+	var st statsReply
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Verify.Unverified != 0 || st.Verify.Verified != 0 {
+		t.Errorf("kimi.stats verify %+v: the cancelled job was counted", st.Verify)
+	}
+}
+
 // TestFolderAddedAfterHelperStarted: a workspace folder (another Go
 // module) added after gopls started is told to it: a Fix there is
 // checked with that module's view (its one new error, not the module's own

@@ -1,7 +1,10 @@
 package verify
 
 import (
+	"path/filepath"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
@@ -118,4 +121,59 @@ next:
 		out = append(out, d)
 	}
 	return out
+}
+
+// importOfCreated reports whether msg is a helper's failure to resolve an
+// import (pyright: Import "pkg.mod" could not be resolved) of a module
+// that a file the edit creates provides: a helper that resolves imports
+// from the disk only cannot see a module that exists in the candidate
+// alone, and the error is not the edit's. The module is looked up as
+// Python does: a relative one (leading dots) from the importing file's
+// directory, an absolute one from that directory, each workspace folder
+// and its src/; as mod.py, mod.pyi or mod/__init__.py.
+func importOfCreated(msg string, from workspace.URI, created, roots []string) bool {
+	if len(created) == 0 {
+		return false
+	}
+	rest, ok := strings.CutPrefix(msg, `Import "`)
+	if !ok {
+		return false
+	}
+	mod, ok := strings.CutSuffix(rest, `" could not be resolved`)
+	if !ok || strings.ContainsAny(mod, `"/\ `) {
+		return false
+	}
+	fromPath, err := from.Path()
+	if err != nil {
+		return false
+	}
+	dir := filepath.Dir(fromPath)
+	var bases []string
+	if trimmed := strings.TrimLeft(mod, "."); len(trimmed) < len(mod) {
+		up := len(mod) - len(trimmed) - 1
+		for range up {
+			dir = filepath.Dir(dir)
+		}
+		mod, bases = trimmed, []string{dir}
+	} else {
+		bases = append([]string{dir}, roots...)
+		for _, r := range roots {
+			bases = append(bases, filepath.Join(r, "src"))
+		}
+	}
+	if mod == "" {
+		return false
+	}
+	rel := filepath.FromSlash(strings.ReplaceAll(mod, ".", "/"))
+	for _, b := range bases {
+		for _, cand := range []string{rel + ".py", rel + ".pyi", filepath.Join(rel, "__init__.py")} {
+			p := filepath.Join(b, cand)
+			for _, c := range created {
+				if filepath.Clean(c) == p {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -72,10 +72,12 @@
 // edit that no error before it matches: the same message, on the line the
 // old error's line became through the edit (a line map from
 // workspace/linediff's diff of the two texts; a changed line maps to the
-// lines that replaced it). Warnings and hints never count. Only the
-// touched files are looked at: an error the edit causes in another file
-// (the callers of a function it removed) is not found, so that a check
-// costs one diagnosis per touched file.
+// lines that replaced it). Warnings and hints never count, nor an import
+// the helper cannot resolve of a module that a file the edit creates
+// provides (pyright resolves imports from the disk only; importOfCreated).
+// Only the touched files are looked at: an error the edit causes in
+// another file (the callers of a function it removed) is not found, so
+// that a check costs one diagnosis per touched file.
 //
 // # Definitions
 //

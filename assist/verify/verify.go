@@ -476,6 +476,19 @@ func (v *Verifier) armIdle(s *slot, h *helper) {
 	s.idle = time.AfterFunc(v.idle(), check)
 }
 
+// folderPaths returns the workspace folders' paths.
+func (v *Verifier) folderPaths() []string {
+	var out []string
+	if v.opts.Folders != nil {
+		for _, f := range v.opts.Folders() {
+			if p, err := f.Path(); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // group is the files of an edit that one helper checks.
 type group struct {
 	argv          Command
@@ -489,14 +502,7 @@ type group struct {
 func (v *Verifier) groups(uris []workspace.URI) []*group {
 	var out []*group
 	byKey := map[string]*group{}
-	var folders []string
-	if v.opts.Folders != nil {
-		for _, f := range v.opts.Folders() {
-			if p, err := f.Path(); err == nil {
-				folders = append(folders, p)
-			}
-		}
-	}
+	folders := v.folderPaths()
 	for _, uri := range uris {
 		if !uri.IsFile() || !inFolders(uri, folders) {
 			continue
@@ -661,6 +667,14 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 			return nil, err
 		}
 	}
+	var created []string
+	for _, uri := range uris {
+		if _, was := before[uri]; !was {
+			if p, err := uri.Path(); err == nil {
+				created = append(created, p)
+			}
+		}
+	}
 	var out []Error
 	for _, uri := range uris {
 		text, ok := after[uri]
@@ -672,6 +686,9 @@ func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.UR
 			return nil, err
 		}
 		for _, n := range newErrors(before[uri], text, old[uri], d) {
+			if importOfCreated(n.Message, uri, created, v.folderPaths()) {
+				continue
+			}
 			out = append(out, Error{URI: uri, Line: int(n.Range.Start.Line), Message: n.Message})
 		}
 	}
