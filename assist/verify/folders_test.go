@@ -272,3 +272,37 @@ func TestFolderRemoved(t *testing.T) {
 		t.Errorf("gopls runs on with no workspace folder")
 	}
 }
+
+// TestFolderAddedAfterStartPyright: the same with pyright, whose added
+// folder's pyrightconfig.json puts lib on the import path: the edit's type
+// error against lib's helper is found (with the folder unknown the import
+// does not resolve and the error goes unseen).
+func TestFolderAddedAfterStartPyright(t *testing.T) {
+	needPyright(t)
+	first := t.TempDir()
+	write(t, first, "a.py", "x = 1\n")
+	second := t.TempDir()
+	write(t, second, "pyrightconfig.json", `{"extraPaths": ["lib"]}`+"\n")
+	write(t, second, "lib/helpers.py", "def h(n: int) -> int:\n    return n\n")
+	before := "from helpers import h\n\nx: int = h(1)\n"
+	write(t, second, "main.py", before)
+	l := &liveFolders{}
+	l.set(first)
+	v := foldersVerifier(t, l, Options{})
+	a := uriOf(first, "a.py")
+	if r := v.Check(context.Background(), []File{{a, "x = 1\n"}}, []File{{a, "x = 2\n"}}); !r.Verified || len(r.NewErrors) != 0 {
+		t.Fatalf("first folder: got %+v, want verified, no new errors", r)
+	}
+	pid := helperPid(t, v, "pyright-langserver", "--stdio")
+
+	l.set(first, second)
+	m := uriOf(second, "main.py")
+	after := before + "y: int = h(\"one\")\n"
+	r := v.Check(context.Background(), []File{{m, before}}, []File{{m, after}})
+	if !r.Verified || len(r.NewErrors) != 1 || !strings.Contains(r.NewErrors[0].Message, `"Literal['one']"`) || r.NewErrors[0].Line != 3 {
+		t.Fatalf("added folder: got %+v, want verified with pyright's argument type error on line 3", r)
+	}
+	if got := helperPid(t, v, "pyright-langserver", "--stdio"); got != pid {
+		t.Errorf("pyright was started again (pid %d, then %d): it takes folder changes", pid, got)
+	}
+}
