@@ -724,16 +724,7 @@ func TestFolderAddedAfterHelperStarted(t *testing.T) {
 		t.Fatalf("first folder: end %q", end)
 	}
 
-	second := t.TempDir()
-	for name, text := range map[string]string{
-		"go.mod": "module example.com/n\n\ngo 1.22\n", "helper.go": "package n\n\nfunc Helper() int { return 2 }\n",
-		"sub/sub.go": "package sub\n\nconst K = 3\n",
-	} {
-		os.MkdirAll(filepath.Dir(filepath.Join(second, name)), 0o755)
-		if err := os.WriteFile(filepath.Join(second, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	second := secondGoModule(t)
 	js.ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
 		"added": []any{map[string]any{"uri": string(workspace.FileURI(second)), "name": "second"}}, "removed": []any{}}})
 	rel, err := filepath.Rel(js.dir, filepath.Join(second, "n.go"))
@@ -757,5 +748,62 @@ func TestFolderAddedAfterHelperStarted(t *testing.T) {
 	js.run("kimi.fix", map[string]any{"uri": n, "range": rng(4, 0, 6, 1)}, "f2")
 	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "verified by gopls: 1 new error: undefined: y") {
 		t.Errorf("added folder: end %q, want gopls's one new error", end)
+	}
+}
+
+// secondGoModule writes another Go module, example.com/n, whose n.go (not
+// written) may use Helper and sub.K.
+func secondGoModule(t *testing.T) string {
+	t.Helper()
+	second := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod": "module example.com/n\n\ngo 1.22\n", "helper.go": "package n\n\nfunc Helper() int { return 2 }\n",
+		"sub/sub.go": "package sub\n\nconst K = 3\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(second, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(second, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return second
+}
+
+// TestFolderRemovedStopsHelperRunningThere: removing the workspace folder
+// gopls runs in stops it at once (it no longer holds that directory, nor
+// knows a folder outside the workspace); the next Fix, in the folder
+// left, is checked by a gopls running there.
+func TestFolderRemovedStopsHelperRunningThere(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	use := "package n\n\nimport \"example.com/n/sub\"\n\nfunc G() int {\n\treturn Helper() + sub.K\n}\n"
+	js := verifySession(t, config.OnNewErrorsApply,
+		modeltest.Rule{MatchPrompt: "func G() int", Content: "```diff\n--- a/n.go\n+++ b/n.go\n@@ -7 +7,3 @@\n }\n+\n+func H() int { return Helper() + y }\n```\nDone."},
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2"), Times: 1},
+	)
+	le := js.liveEditor()
+	a := le.open("a.go", goFile)
+	second := secondGoModule(t)
+	rel, err := filepath.Rel(js.dir, filepath.Join(second, "n.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js.ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": string(workspace.FileURI(second)), "name": "second"}}, "removed": []any{}}})
+	js.run("kimi.fix", map[string]any{"uri": a, "range": rng(2, 0, 4, 1)}, "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "verified by gopls: no new errors") {
+		t.Fatalf("first folder: end %q", end)
+	}
+	if len(helperPids(t, "gopls", js.dir)) == 0 {
+		t.Fatal("no gopls runs in the first folder after a verified edit")
+	}
+	js.ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{}, "removed": []any{map[string]any{"uri": string(workspace.FileURI(js.dir)), "name": "root"}}}})
+	waitFor(t, func() bool { return len(helperPids(t, "gopls", js.dir)) == 0 })
+	n := le.open(rel, use)
+	js.run("kimi.fix", map[string]any{"uri": n, "range": rng(4, 0, 6, 1)}, "f2")
+	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "verified by gopls: 1 new error: undefined: y") {
+		t.Errorf("folder left: end %q, want gopls's one new error", end)
+	}
+	if len(helperPids(t, "gopls", second)) != 1 {
+		t.Errorf("no gopls runs in the folder left")
 	}
 }
