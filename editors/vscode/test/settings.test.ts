@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import {
   SECTION_KEYS,
   answerConfiguration,
@@ -220,4 +222,12 @@ test('kimi.verify.servers set in User settings applies in remote windows, where 
   const scope = props['kimi.verify.servers'].scope ?? 'window';
   assert.ok(SCOPES_USER_SETTINGS_REACH_REMOTELY.includes(scope), `kimi.verify.servers has scope ${scope}`);
   assert.notEqual(scope, 'resource', 'not a per-folder setting');
+});
+
+test('the README settings table lists every setting sent to the server', () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const rows = readme.split('\n').filter((l) => l.startsWith('| `kimi.'));
+  for (const key of SECTION_KEYS) {
+    assert.ok(rows.some((r) => r.split('|')[1].includes(`\`kimi.${key}\``)), `README settings table has no row for kimi.${key}`);
+  }
 });
