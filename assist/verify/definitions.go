@@ -43,13 +43,9 @@ type Location struct {
 // answers nothing within it is treated as hung (stopped, not started again
 // for RetryAfter), as a check would treat it.
 func (v *Verifier) Definitions(ctx context.Context, file File, offsets []int) ([][]Location, Result) {
-	gs := v.groups([]workspace.URI{file.URI})
-	if len(gs) == 0 {
-		return nil, Result{None: true}
-	}
-	g := gs[0]
-	if g.argv == nil {
-		return nil, Result{Reason: g.missing}
+	g, r := v.groupOf(file.URI)
+	if g == nil {
+		return nil, r
 	}
 	if len(offsets) == 0 {
 		return nil, Result{None: true}

@@ -215,6 +215,17 @@ type slot struct {
 	idle    *time.Timer
 }
 
+// take removes the running helper from the slot and stops its idle timer;
+// it returns the helper (nil when none ran). Precondition: s.start is held.
+func (s *slot) take() *helper {
+	h := s.h
+	s.h = nil
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	return h
+}
+
 // New returns a Verifier; no helper runs until the first check.
 func New(opts Options) *Verifier {
 	if opts.Idle <= 0 {
@@ -380,20 +391,12 @@ func (v *Verifier) retire(h *helper) {
 // starts them with the folders then).
 func (v *Verifier) FoldersChanged() {
 	live := v.folders()
-	v.mu.Lock()
-	slots := make([]*slot, 0, len(v.helpers))
-	for _, s := range v.helpers {
-		slots = append(slots, s)
-	}
-	v.mu.Unlock()
+	slots := v.slotsWhere(nil)
 	for _, s := range slots {
 		s.start.Lock()
 		h := s.h
 		if h != nil && v.stale(h, live) {
-			s.h = nil
-			if s.idle != nil {
-				s.idle.Stop()
-			}
+			s.take()
 			v.log.Debug("stopping a verification helper for the workspace folders", "helper", h.name)
 			go v.retire(h)
 		}
@@ -474,6 +477,20 @@ func (v *Verifier) armIdle(s *slot, h *helper) {
 		go h.shutdown()
 	}
 	s.idle = time.AfterFunc(v.idle(), check)
+}
+
+// groupOf returns the group of one file with a helper found, else nil
+// and the Result that says why none checks it (None for a file without a
+// helper language or outside the folders, the missing command).
+func (v *Verifier) groupOf(uri workspace.URI) (*group, Result) {
+	gs := v.groups([]workspace.URI{uri})
+	if len(gs) == 0 {
+		return nil, Result{None: true}
+	}
+	if gs[0].argv == nil {
+		return nil, Result{Reason: gs[0].missing}
+	}
+	return gs[0], Result{}
 }
 
 // folderPaths returns the workspace folders' paths.
@@ -749,13 +766,9 @@ func (v *Verifier) untry(h *helper, bufs []*workspace.Snapshot, uris []workspace
 // range is empty), most severe first. The Result says which helper gave
 // them, or why there are none (Result.Verified false).
 func (v *Verifier) Diagnostics(ctx context.Context, file File, start, end int) ([]Diagnostic, Result) {
-	gs := v.groups([]workspace.URI{file.URI})
-	if len(gs) == 0 {
-		return nil, Result{None: true}
-	}
-	g := gs[0]
-	if g.argv == nil {
-		return nil, Result{Reason: g.missing}
+	g, r := v.groupOf(file.URI)
+	if g == nil {
+		return nil, r
 	}
 	name := helperName(g.argv)
 	h, err := v.helperFor(ctx, g.argv, g.path)
@@ -862,11 +875,10 @@ func (v *Verifier) bound(h *helper) time.Duration {
 // Warm starts the helper of uri's language in the background, so that the
 // check of an edit the model is still writing finds it loaded.
 func (v *Verifier) Warm(uri workspace.URI) {
-	gs := v.groups([]workspace.URI{uri})
-	if len(gs) == 0 || gs[0].argv == nil {
+	g, _ := v.groupOf(uri)
+	if g == nil {
 		return
 	}
-	g := gs[0]
 	go func() {
 		_, _ = v.helperFor(v.base, g.argv, g.path)
 	}()
@@ -897,12 +909,7 @@ func (v *Verifier) FilesChanged(changes []FileChange) {
 	if len(changes) == 0 {
 		return
 	}
-	v.mu.Lock()
-	slots := make([]*slot, 0, len(v.helpers))
-	for _, s := range v.helpers {
-		slots = append(slots, s)
-	}
-	v.mu.Unlock()
+	slots := v.slotsWhere(nil)
 	for _, s := range slots {
 		s.start.Lock()
 		h := s.h
@@ -929,10 +936,7 @@ func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
 	if idle > 0 {
 		v.opts.Idle = idle
 	}
-	slots := make([]*slot, 0, len(v.helpers))
-	for _, s := range v.helpers {
-		slots = append(slots, s)
-	}
+	slots := v.slotsLocked(nil)
 	v.mu.Unlock()
 	if shorter {
 		// The idle timers run to the old time: look again now (a longer
@@ -963,23 +967,31 @@ func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
 // check starts them again. It does not wait for them to exit.
 func (v *Verifier) Stop() { v.stop(func(string) bool { return true }) }
 
-// stop shuts down the running helpers whose command line key matches.
-func (v *Verifier) stop(match func(key string) bool) {
+// slotsWhere returns the helpers' slots whose command line key matches
+// (all for a nil match), taken under v.mu.
+func (v *Verifier) slotsWhere(match func(key string) bool) []*slot {
 	v.mu.Lock()
-	var slots []*slot
+	defer v.mu.Unlock()
+	return v.slotsLocked(match)
+}
+
+// slotsLocked is slotsWhere with v.mu held.
+func (v *Verifier) slotsLocked(match func(key string) bool) []*slot {
+	out := make([]*slot, 0, len(v.helpers))
 	for key, s := range v.helpers {
-		if match(key) {
-			slots = append(slots, s)
+		if match == nil || match(key) {
+			out = append(out, s)
 		}
 	}
-	v.mu.Unlock()
+	return out
+}
+
+// stop shuts down the running helpers whose command line key matches.
+func (v *Verifier) stop(match func(key string) bool) {
+	slots := v.slotsWhere(match)
 	for _, s := range slots {
 		s.start.Lock()
-		h := s.h
-		s.h = nil
-		if s.idle != nil {
-			s.idle.Stop()
-		}
+		h := s.take()
 		s.start.Unlock()
 		if h != nil {
 			v.log.Debug("stopping a verification helper no longer configured", "helper", h.name)
@@ -994,10 +1006,7 @@ func (v *Verifier) Close() error {
 	v.stopBase()
 	v.mu.Lock()
 	v.closed = true
-	slots := make([]*slot, 0, len(v.helpers))
-	for _, s := range v.helpers {
-		slots = append(slots, s)
-	}
+	slots := v.slotsLocked(nil)
 	v.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range slots {
@@ -1009,11 +1018,7 @@ func (v *Verifier) Close() error {
 				<-p
 				s.start.Lock()
 			}
-			h := s.h
-			s.h = nil
-			if s.idle != nil {
-				s.idle.Stop()
-			}
+			h := s.take()
 			s.start.Unlock()
 			if h != nil {
 				h.shutdown()
