@@ -258,17 +258,25 @@ func TestPythonTypeErrorRepaired(t *testing.T) {
 	}
 }
 
-// TestHangingHelperDoesNotHoldTheEdit: a helper that never answers (a
-// real process reading its input) makes the edit unverified within the
-// start bound, and it lands, saying so.
-func TestHangingHelperDoesNotHoldTheEdit(t *testing.T) {
+// hangingHelperSession is a job session whose Go helper is a real process
+// that reads its input and never answers, started within start; the model
+// answers a Fix of a.go's F with "return 2".
+func hangingHelperSession(t *testing.T, start time.Duration) *jobSession {
+	t.Helper()
 	script := filepath.Join(t.TempDir(), "hanging-server")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\nwhile IFS= read -r line; do :; done\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), verifyStart: 2 * time.Second},
+	return newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), verifyStart: start},
 		"[verify]\nenable = \"auto\"\n[verify.servers]\ngo = \""+script+"\"\n", nil,
 		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2")})
+}
+
+// TestHangingHelperDoesNotHoldTheEdit: a helper that never answers (a
+// real process reading its input) makes the edit unverified within the
+// start bound, and it lands, saying so.
+func TestHangingHelperDoesNotHoldTheEdit(t *testing.T) {
+	js := hangingHelperSession(t, 2 * time.Second)
 	le := js.liveEditor()
 	uri := le.open("a.go", goFile)
 	start := time.Now()
@@ -673,13 +681,7 @@ func TestHelperCrashDuringRepair(t *testing.T) {
 // being checked ends cancelled, lands nothing, and kimi.stats counts no
 // unverified edit for it.
 func TestCancelDuringCheckCountsNothing(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "hanging-server")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nwhile IFS= read -r line; do :; done\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), verifyStart: 60 * time.Second},
-		"[verify]\nenable = \"auto\"\n[verify.servers]\ngo = \""+script+"\"\n", nil,
-		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2")})
+	js := hangingHelperSession(t, 60 * time.Second)
 	le := js.liveEditor()
 	uri := le.open("a.go", goFile)
 	job := js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
