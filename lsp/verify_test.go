@@ -276,7 +276,7 @@ func hangingHelperSession(t *testing.T, start time.Duration) *jobSession {
 // real process reading its input) makes the edit unverified within the
 // start bound, and it lands, saying so.
 func TestHangingHelperDoesNotHoldTheEdit(t *testing.T) {
-	js := hangingHelperSession(t, 2 * time.Second)
+	js := hangingHelperSession(t, 2*time.Second)
 	le := js.liveEditor()
 	uri := le.open("a.go", goFile)
 	start := time.Now()
@@ -681,7 +681,7 @@ func TestHelperCrashDuringRepair(t *testing.T) {
 // being checked ends cancelled, lands nothing, and kimi.stats counts no
 // unverified edit for it.
 func TestCancelDuringCheckCountsNothing(t *testing.T) {
-	js := hangingHelperSession(t, 60 * time.Second)
+	js := hangingHelperSession(t, 60*time.Second)
 	le := js.liveEditor()
 	uri := le.open("a.go", goFile)
 	job := js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
