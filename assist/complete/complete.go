@@ -699,11 +699,33 @@ func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*mo
 	}
 	resp, err := model.Collect(s)
 	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		c.opts.Ledger.Done(j.call, j.req.Model, c.lost(j, resp), err)
 		return nil, err
 	}
 	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
 	return resp, err
+}
+
+// lost accounts for a request whose reply began and then ended short of
+// its end: hung up (superseded by typing, cancelled, timed out) or broken
+// off. The provider read its prompt and bills it, and what it wrote, so the
+// budgets must count it: at the usage the reply carried, if any, else at
+// kimi-lsp's estimate of the prompt and of the partial reply, as an
+// action's broken reply is (streamingCompleter.account). A request refused
+// before its reply began (an error status, a connection that failed) is
+// counted as nothing, as the stand-in provider bills it.
+func (c *Completer) lost(j *job, resp *model.Response) cache.Accounting {
+	var cu cache.Usage
+	if resp.Usage != nil {
+		cu = provider.Usage(resp.Usage)
+	} else {
+		cu = provider.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message)
+	}
+	a, err := j.sess.Record(j.prompt.Handle, cu)
+	if err != nil {
+		c.log.Debug("completion usage not recorded", "error", err)
+	}
+	return a
 }
 
 // record accounts for resp's usage; a reply without usage (servers that
