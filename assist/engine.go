@@ -604,7 +604,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	}
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
 	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
-	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call,
+	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call, exec: exec,
 		edit: a.Result != config.ResultExplain, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
 		room: windowRoom(prompt.EstimatedTokens), repairFrom: -1}
 	defer sc.release()
@@ -696,7 +696,8 @@ type streamingCompleter struct {
 	client    *model.Client
 	sink      *redactingSink
 	prompt    *cache.Prompt
-	rec       *provider.Call // for the request record
+	rec       *provider.Call  // for the request record
+	exec      *tools.Executor // what its read_file calls sent, for the record
 	out       *Outcome
 	edit      bool          // an edit action: a cut-off answer is asked once more
 	waitLimit time.Duration // waitTimeout, for the waiting notice
@@ -789,11 +790,31 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 	if done == nil && resp != nil {
 		done = finished(resp, req.MaxCompletionTokens)
 	}
-	c.e.ledger.Done(c.rec, req.Model, a, done)
+	c.e.ledger.Done(c.recorded(), req.Model, a, done)
 	if resp != nil {
 		c.partial = resp.Message.Content
 	}
 	return resp, err
+}
+
+// recorded is the request record's view of the call just made: the
+// prompt's files, and those whose text read_file returned in an earlier
+// round — every later request carries the tool results.
+func (c *streamingCompleter) recorded() *provider.Call {
+	if c.exec == nil {
+		return c.rec
+	}
+	reads := c.exec.Reads()
+	if len(reads) == 0 {
+		return c.rec
+	}
+	more := make([]spend.File, len(reads))
+	for i, r := range reads {
+		more[i] = spend.File{Path: r.Path, Bytes: r.Bytes}
+	}
+	rec := *c.rec
+	rec.Files = provider.AddFiles(c.rec.Files, more...)
+	return &rec
 }
 
 // account records a call's usage: the provider's, or, when the reply

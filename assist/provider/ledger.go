@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -304,6 +305,22 @@ func Files(docs ...[]cache.Document) []spend.File {
 			at[d.Path] = len(out)
 			out = append(out, spend.File{Path: d.Path, Bytes: len(d.Text)})
 		}
+	}
+	return out
+}
+
+// AddFiles returns files with more added: the bytes of a path already
+// listed are added to its own, a new path is listed after the others.
+// files is not modified.
+func AddFiles(files []spend.File, more ...spend.File) []spend.File {
+	out := append([]spend.File(nil), files...)
+	for _, m := range more {
+		i := slices.IndexFunc(out, func(f spend.File) bool { return f.Path == m.Path })
+		if i < 0 {
+			out = append(out, m)
+			continue
+		}
+		out[i].Bytes += m.Bytes
 	}
 	return out
 }

@@ -42,6 +42,33 @@ type Executor struct {
 	round int
 	// redact strikes the API key from every result (nil: nothing).
 	redact *redact.Redactor
+	// reads are the files read_file returned text of, in the order first
+	// read.
+	reads []FileRead
+}
+
+// FileRead is a file whose text read_file returned: its name as the
+// workspace knows it (workspace-relative where it can be), and the bytes
+// of it the results held, over every call.
+type FileRead struct {
+	Path  string
+	Bytes int
+}
+
+// Reads returns the files read_file returned text of so far: their text
+// went to the provider with the next request, and with every one after.
+func (x *Executor) Reads() []FileRead { return append([]FileRead(nil), x.reads...) }
+
+// readDone counts n bytes of path as returned by read_file.
+func (x *Executor) readDone(path string, n int) {
+	name := x.set.Relative(x.key(path))
+	for i := range x.reads {
+		if x.reads[i].Path == name {
+			x.reads[i].Bytes += n
+			return
+		}
+	}
+	x.reads = append(x.reads, FileRead{Path: name, Bytes: n})
 }
 
 // FailedCall is an edit tool call (replace_text, create_file, delete_file,
@@ -391,6 +418,7 @@ func (x *Executor) read(path string, start, end *int) Result {
 		b.WriteString(lines[i-1])
 		last = i
 	}
+	x.readDone(path, b.Len())
 	head := fmt.Sprintf("%s: lines %d-%d of %d", path, from, last, n)
 	if last < to {
 		head += fmt.Sprintf(" (cut at %d lines or %d KiB; read on with start_line %d)", maxReadLines, maxReadBytes>>10, last+1)
