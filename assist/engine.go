@@ -799,21 +799,28 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 
 // recorded is the request record's view of the call just made: the
 // prompt's files, and those whose text read_file returned in an earlier
-// round — every later request carries the tool results.
+// round — every later request carries the tool results; a round of the
+// verification's repair is recorded as surface "repair".
 func (c *streamingCompleter) recorded() *provider.Call {
-	if c.exec == nil {
-		return c.rec
+	repair := c.repairFrom >= 0 && c.rounds > c.repairFrom
+	var reads []tools.FileRead
+	if c.exec != nil {
+		reads = c.exec.Reads()
 	}
-	reads := c.exec.Reads()
-	if len(reads) == 0 {
+	if len(reads) == 0 && !repair {
 		return c.rec
-	}
-	more := make([]spend.File, len(reads))
-	for i, r := range reads {
-		more[i] = spend.File{Path: r.Path, Bytes: r.Bytes}
 	}
 	rec := *c.rec
-	rec.Files = provider.AddFiles(c.rec.Files, more...)
+	if repair {
+		rec.Surface = spend.SurfaceRepair
+	}
+	if len(reads) > 0 {
+		more := make([]spend.File, len(reads))
+		for i, r := range reads {
+			more[i] = spend.File{Path: r.Path, Bytes: r.Bytes}
+		}
+		rec.Files = provider.AddFiles(c.rec.Files, more...)
+	}
 	return &rec
 }
 
