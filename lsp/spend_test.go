@@ -288,3 +288,32 @@ func TestHourlyBudgetStopsNextEdits(t *testing.T) {
 		t.Errorf("request record %+v, want the one next-edit request", recs)
 	}
 }
+
+// TestConfirmWithoutShowMessageRequest (#25.1): an editor that cannot ask
+// (Helix answers window/showMessageRequest with "method not found") sends
+// nothing, as "Cancel" does, and the user is told with a plain message
+// what was not sent and why, and which setting sends it without asking.
+// Before, the action only ended "not sent": the question was never seen.
+func TestConfirmWithoutShowMessageRequest(t *testing.T) {
+	cs, _ := newSpendSession(t, map[string]any{"budget": map[string]any{"confirmAbove": 0.05}, "prices": dearPrices}, "Send")
+	cs.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return nil, &lsptest.ResponseError{Code: -32601, Message: "Method window/showMessageRequest not found"}
+	})
+	uri, _ := cs.file("main.go", "package main\n\nfunc add(a, b int) int {\n\treturn a + b|\n}\n")
+	if end := cs.explain(uri, "e1"); !strings.Contains(end, "not sent") {
+		t.Errorf("progress ended %q", end)
+	}
+	if n := len(cs.prov.Requests()); n != 0 {
+		t.Errorf("%d requests at the stand-in, want 0", n)
+	}
+	var told []string
+	for _, m := range cs.messages() {
+		if strings.Contains(m, "estimated at $") {
+			told = append(told, m)
+		}
+	}
+	t.Logf("told: %q", told)
+	if len(told) != 1 || !strings.Contains(told[0], "could not ask") || !strings.Contains(told[0], "budget.confirmAbove") {
+		t.Errorf("messages %q, want one saying what was not sent, why, and the setting", cs.messages())
+	}
+}
