@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -582,11 +581,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		return out, err
 	}
 	key, _ := cfg.Key()
-	shown := t.Context
-	if !t.ExcerptActive { // else Context holds the active file's parts
-		shown = append(slices.Clip(shown), t.Active)
-	}
-	call := &provider.Call{Surface: a.Name, Files: provider.Files(dropTrimmed(shown, prompt.Trimmed), t.Volatile), Key: key}
+	// The files the prompt holds: what this task asked for, and what the
+	// stable part still shows of earlier ones (sent again, from the cache).
+	call := &provider.Call{Surface: a.Name, Files: provider.Held(prompt), Key: key}
 	effort, _ := config.EffortFor(a.Model, a.ReasoningEffort) // kimi-k3: max only
 	req := &model.Request{
 		Model:               a.Model,
@@ -872,21 +869,6 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 	total.ReasoningTokens += cu.ReasoningTokens
 	total.Estimated = total.Estimated || cu.Estimated
 	return a
-}
-
-// dropTrimmed returns docs without those whose path the prompt's budget
-// dropped (cache.Prompt.Trimmed).
-func dropTrimmed(docs []cache.Document, trimmed []string) []cache.Document {
-	if len(trimmed) == 0 {
-		return docs
-	}
-	var out []cache.Document
-	for _, d := range docs {
-		if !slices.Contains(trimmed, d.Path) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // stream sends req and forwards the reply to sink as it arrives. Until the

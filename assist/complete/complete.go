@@ -551,7 +551,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
 	key, _ := cfg.Key()
 	return &job{
-		call:   &provider.Call{Surface: spend.SurfaceCompletion, Files: provider.Files(docs), Key: key},
+		call:   &provider.Call{Surface: spend.SurfaceCompletion, Files: provider.Held(p), Key: key},
 		key:    key,
 		sess:   d.sess,
 		prompt: p,

@@ -341,6 +341,16 @@ func Files(docs ...[]cache.Document) []spend.File {
 	return out
 }
 
+// Held lists the documents a built prompt holds (cache.Prompt.Files) as
+// the record's files: one per path, with the bytes of all its parts.
+func Held(p *cache.Prompt) []spend.File {
+	var out []spend.File
+	for _, f := range p.Files {
+		out = AddFiles(out, spend.File{Path: f.Path, Bytes: f.Bytes})
+	}
+	return out
+}
+
 // AddFiles returns files with more added: the bytes of a path already
 // listed are added to its own, a new path is listed after the others.
 // files is not modified.
