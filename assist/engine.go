@@ -839,6 +839,9 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 			cached = c.lastIn
 		}
 		cu = provider.EstimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
+		if resp.FinishReason == "" {
+			break // cancelled or broken off before the usage came: nothing to say of the provider
+		}
 		c.e.noUsage.Do(func() {
 			c.e.log.Info("the provider sends no usage with its replies: kimi.stats counts kimi-lsp's own token estimates for them (estimatedUsage)", "model", req.Model)
 		})
@@ -876,8 +879,17 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Request, sink Sink, waitLimit time.Duration, call *provider.Call) (*model.Response, error) {
 	w := startWaiter(sink, req.Model, waitLimit)
 	defer w.stop()
-	s, err := e.ledger.Stream(ctx, client, req, w.trace(), call)
+	sent := false
+	t := w.trace()
+	t.Sent = func([]byte) { sent = true }
+	s, err := e.ledger.Stream(ctx, client, req, t, call)
 	if err != nil {
+		if sent && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			// Cancelled before the reply's headers came: the provider may
+			// have read the prompt already, and bill it. An empty reply is
+			// accounted at kimi-lsp's estimate (streamingCompleter.account).
+			return &model.Response{}, err
+		}
 		return nil, err
 	}
 	defer s.Close()

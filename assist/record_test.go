@@ -2,6 +2,7 @@ package assist_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -79,5 +80,61 @@ func TestRecordListsWhatThePromptHolds(t *testing.T) {
 				t.Errorf("request %d holds %s; the record lists %v", i+1, name, listed)
 			}
 		}
+	}
+}
+
+// arrivals signals each request body the stand-in logs as it arrives.
+type arrivals chan struct{}
+
+func (a arrivals) Write(p []byte) (int, error) {
+	for range strings.Count(string(p), "\n") {
+		select {
+		case a <- struct{}{}:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// TestActionCancelledBeforeItsReplyCounts (#25.1): an action cancelled
+// after its request left but before the reply's headers came may have been
+// read (and billed) by the provider: the record counts it at kimi-lsp's
+// estimate, marked as such, and so do the budgets. Before, such a request
+// was recorded at 0 tokens and $0.
+func TestActionCancelledBeforeItsReplyCounts(t *testing.T) {
+	f := newFixture(t, map[string]string{"go.mod": "module example.com/m\n", "a.go": "package m\n\nfunc A() int {\n\treturn 1\n}\n"})
+	arrived := make(arrivals, 1)
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Content: "late", DelayMS: 10000}}}, RequestLog: arrived})
+	defer srv.Close()
+	env := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
+	cfg, _ := config.Default().WithEnv(func(k string) string { return env[k] })
+	rec, err := spend.Open(filepath.Join(t.TempDir(), "kimi-lsp"), spend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg := provider.NewLedger(rec, cfg.Budget, nil)
+	defer lg.Close()
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, ExplanationDir: t.TempDir(), Ledger: lg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := engine.BuildTask(cfg, f.folders, f.request(config.ActionExplain, "a.go", "\treturn", "1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-arrived; cancel() }()
+	if _, err := engine.Run(ctx, *task, &recorder{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v, want context.Canceled", err)
+	}
+	recs, err := rec.Records(0)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records (%v), want 1", len(recs), err)
+	}
+	if r := recs[0]; r.Outcome != spend.OutcomeCancelled || !r.Estimated || r.PromptTokens == 0 || r.CostUSD <= 0 {
+		t.Errorf("record of the action cancelled before its reply: %+v", r)
+	}
+	if st, _ := lg.Status(); st.Hour.Spent <= 0 {
+		t.Errorf("the budget counts nothing of it: %+v", st.Hour)
 	}
 }

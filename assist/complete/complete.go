@@ -692,9 +692,16 @@ func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*mo
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	s, err := c.opts.Ledger.Stream(ctx, client, j.req, nil, j.call)
+	sent := false
+	s, err := c.opts.Ledger.Stream(ctx, client, j.req, &model.Trace{Sent: func([]byte) { sent = true }}, j.call)
 	if err != nil {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		a := cache.Accounting{}
+		if sent && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			// Hung up before the reply's headers came: the provider may
+			// have read the prompt already (and bill it).
+			a = c.lost(j, &model.Response{})
+		}
+		c.opts.Ledger.Done(j.call, j.req.Model, a, err)
 		return nil, err
 	}
 	resp, err := model.Collect(s)
@@ -706,14 +713,14 @@ func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*mo
 	return resp, err
 }
 
-// lost accounts for a request whose reply began and then ended short of
-// its end: hung up (superseded by typing, cancelled, timed out) or broken
-// off. The provider read its prompt and bills it, and what it wrote, so the
-// budgets must count it: at the usage the reply carried, if any, else at
-// kimi-lsp's estimate of the prompt and of the partial reply, as an
-// action's broken reply is (streamingCompleter.account). A request refused
-// before its reply began (an error status, a connection that failed) is
-// counted as nothing, as the stand-in provider bills it.
+// lost accounts for a request that ended short of its reply's end: hung
+// up after its body left (superseded by typing, cancelled, timed out),
+// before its reply began or during it, or broken off. The provider may
+// have read its prompt and bill it, and what it wrote, so the budgets
+// count it: at the usage the reply carried, if any, else at kimi-lsp's
+// estimate of the prompt and of the partial reply, as an action's is
+// (streamingCompleter.account). A request refused before its reply began
+// (an error status, a connection that failed) is counted as nothing.
 func (c *Completer) lost(j *job, resp *model.Response) cache.Accounting {
 	var cu cache.Usage
 	if resp.Usage != nil {

@@ -46,3 +46,32 @@ func TestCancelledCompletionCounts(t *testing.T) {
 		t.Errorf("the budget counts nothing of the hung-up completion: %+v", st.Hour)
 	}
 }
+
+// TestCompletionHungUpBeforeItsReplyCounts (#25.1): a completion hung up
+// after its body left but before the reply's headers came may have been
+// read by the provider already (a provider bills a prompt it began on,
+// whether or not its headers reached the client: the stand-in does), so the
+// budgets count it at kimi-lsp's estimate, marked as such — an estimate too
+// high rather than a request the budget never saw.
+func TestCompletionHungUpBeforeItsReplyCounts(t *testing.T) {
+	f := newFixture(t, "", modeltest.Rule{Content: "Println()", DelayMS: 10000})
+	rec, err := spend.Open(filepath.Join(t.TempDir(), "kimi-lsp"), spend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg := provider.NewLedger(rec, f.cfg.Budget, nil)
+	t.Cleanup(func() { lg.Close() })
+	f.c = New(Options{Config: f.config, Ledger: lg})
+	ctx, cancel := context.WithCancel(ctxT(t))
+	done := f.background(ctx, f.set(src, Invoked))
+	f.waitArrived(1)
+	cancel()
+	if r := <-done; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("Complete returned %v, want context.Canceled", r.err)
+	}
+	var recs []spend.Record
+	waitFor(t, func() bool { recs, _ = rec.Records(0); return len(recs) == 1 })
+	if r := recs[0]; r.Outcome != spend.OutcomeCancelled || !r.Estimated || r.PromptTokens == 0 || r.CostUSD <= 0 {
+		t.Errorf("record of the completion hung up before its reply: %+v", r)
+	}
+}
