@@ -694,7 +694,7 @@ type streamingCompleter struct {
 	sink      *redactingSink
 	prompt    *cache.Prompt
 	rec       *provider.Call  // for the request record
-	exec      *tools.Executor // what its read_file calls sent, for the record
+	exec      *tools.Executor // the file text its tool results sent, for the record
 	out       *Outcome
 	edit      bool          // an edit action: a cut-off answer is asked once more
 	waitLimit time.Duration // waitTimeout, for the waiting notice
@@ -795,8 +795,9 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 }
 
 // recorded is the request record's view of the call just made: the
-// prompt's files, and those whose text read_file returned in an earlier
-// round — every later request carries the tool results; a round of the
+// prompt's files, and those whose text a tool result carried in an earlier
+// round (read_file, a refused edit's quoted lines) — every later request
+// carries the tool results; a round of the
 // verification's repair is recorded as surface "repair".
 func (c *streamingCompleter) recorded() *provider.Call {
 	repair := c.repairFrom >= 0 && c.rounds > c.repairFrom
