@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -582,11 +581,9 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		return out, err
 	}
 	key, _ := cfg.Key()
-	shown := t.Context
-	if !t.ExcerptActive { // else Context holds the active file's parts
-		shown = append(slices.Clip(shown), t.Active)
-	}
-	call := &provider.Call{Surface: a.Name, Files: provider.Files(dropTrimmed(shown, prompt.Trimmed), t.Volatile), Key: key}
+	// The files the prompt holds: what this task asked for, and what the
+	// stable part still shows of earlier ones (sent again, from the cache).
+	call := &provider.Call{Surface: a.Name, Files: provider.Held(prompt), Key: key}
 	effort, _ := config.EffortFor(a.Model, a.ReasoningEffort) // kimi-k3: max only
 	req := &model.Request{
 		Model:               a.Model,
@@ -604,7 +601,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	}
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
 	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
-	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call,
+	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call, exec: exec,
 		edit: a.Result != config.ResultExplain, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
 		room: windowRoom(prompt.EstimatedTokens), repairFrom: -1}
 	defer sc.release()
@@ -696,7 +693,8 @@ type streamingCompleter struct {
 	client    *model.Client
 	sink      *redactingSink
 	prompt    *cache.Prompt
-	rec       *provider.Call // for the request record
+	rec       *provider.Call  // for the request record
+	exec      *tools.Executor // the file text its tool results sent, for the record
 	out       *Outcome
 	edit      bool          // an edit action: a cut-off answer is asked once more
 	waitLimit time.Duration // waitTimeout, for the waiting notice
@@ -789,11 +787,39 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 	if done == nil && resp != nil {
 		done = finished(resp, req.MaxCompletionTokens)
 	}
-	c.e.ledger.Done(c.rec, req.Model, a, done)
+	c.e.ledger.Done(c.recorded(), req.Model, a, done)
 	if resp != nil {
 		c.partial = resp.Message.Content
 	}
 	return resp, err
+}
+
+// recorded is the request record's view of the call just made: the
+// prompt's files, and those whose text a tool result carried in an earlier
+// round (read_file, a refused edit's quoted lines) — every later request
+// carries the tool results; a round of the
+// verification's repair is recorded as surface "repair".
+func (c *streamingCompleter) recorded() *provider.Call {
+	repair := c.repairFrom >= 0 && c.rounds > c.repairFrom
+	var reads []tools.FileRead
+	if c.exec != nil {
+		reads = c.exec.Reads()
+	}
+	if len(reads) == 0 && !repair {
+		return c.rec
+	}
+	rec := *c.rec
+	if repair {
+		rec.Surface = spend.SurfaceRepair
+	}
+	if len(reads) > 0 {
+		more := make([]spend.File, len(reads))
+		for i, r := range reads {
+			more[i] = spend.File{Path: r.Path, Bytes: r.Bytes}
+		}
+		rec.Files = provider.AddFiles(c.rec.Files, more...)
+	}
+	return &rec
 }
 
 // account records a call's usage: the provider's, or, when the reply
@@ -814,6 +840,9 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 			cached = c.lastIn
 		}
 		cu = provider.EstimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
+		if resp.FinishReason == "" {
+			break // cancelled or broken off before the usage came: nothing to say of the provider
+		}
 		c.e.noUsage.Do(func() {
 			c.e.log.Info("the provider sends no usage with its replies: kimi.stats counts kimi-lsp's own token estimates for them (estimatedUsage)", "model", req.Model)
 		})
@@ -846,28 +875,22 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 	return a
 }
 
-// dropTrimmed returns docs without those whose path the prompt's budget
-// dropped (cache.Prompt.Trimmed).
-func dropTrimmed(docs []cache.Document, trimmed []string) []cache.Document {
-	if len(trimmed) == 0 {
-		return docs
-	}
-	var out []cache.Document
-	for _, d := range docs {
-		if !slices.Contains(trimmed, d.Path) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // stream sends req and forwards the reply to sink as it arrives. Until the
 // first event, the sink hears that the call is waiting (see waiter).
 func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Request, sink Sink, waitLimit time.Duration, call *provider.Call) (*model.Response, error) {
 	w := startWaiter(sink, req.Model, waitLimit)
 	defer w.stop()
-	s, err := e.ledger.Stream(ctx, client, req, w.trace(), call)
+	sent := false
+	t := w.trace()
+	t.Sent = func([]byte) { sent = true }
+	s, err := e.ledger.Stream(ctx, client, req, t, call)
 	if err != nil {
+		if sent && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			// Cancelled before the reply's headers came: the provider may
+			// have read the prompt already, and bill it. An empty reply is
+			// accounted at kimi-lsp's estimate (streamingCompleter.account).
+			return &model.Response{}, err
+		}
 		return nil, err
 	}
 	defer s.Close()

@@ -289,6 +289,20 @@ type Prompt struct {
 	OverBudget bool
 	// Handle identifies the prompt to Record.
 	Handle Handle
+	// Files are the documents whose text the prompt holds, in the order
+	// it shows them: every file block of the stable part — those an
+	// earlier request placed there and this one no longer asks for
+	// included, as they are sent again (served from the cache) — then the
+	// volatile documents the request block shows. Bytes is the document's
+	// text there: its block and its edit-log blocks. What left the
+	// machine (the request record) is listed from it.
+	Files []Shown
+}
+
+// Shown is one document a prompt holds, and the bytes of its text there.
+type Shown struct {
+	Path, Part string
+	Bytes      int
 }
 
 // Build lays out the prompt for req, updating the session's layout: new
@@ -338,7 +352,8 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		reasons = append(reasons, "rebase")
 	}
 
-	vol := renderVolatile(s.volatileLocked(req.Volatile, len(reasons) > 0))
+	volDocs := s.volatileLocked(req.Volatile, len(reasons) > 0)
+	vol := renderVolatile(volDocs)
 	tail := s.renderTail(req, active)
 	var trimmed []string
 	over := false
@@ -398,6 +413,12 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		Layout:     strings.Join(reasons, ","),
 		Trimmed:    trimmed,
 		OverBudget: over,
+	}
+	for _, f := range s.order {
+		p.Files = append(p.Files, Shown{Path: f.path, Part: f.part, Bytes: len(f.snap) + f.logBytes})
+	}
+	for _, d := range volDocs {
+		p.Files = append(p.Files, Shown{Path: d.Path, Part: d.Part, Bytes: len(d.Text)})
 	}
 	total := renderedLen(s.tools, msgs)
 	raw := s.est.raw(total)

@@ -382,6 +382,13 @@ func (s *Server) confirmSend(ctx context.Context, question string) bool {
 	}, &res)
 	if err != nil {
 		s.log.Info("not sent: the editor did not answer whether to send", "error", err)
+		if ctx.Err() == nil {
+			// An editor without the request (Helix) never showed the
+			// question: say what was not sent, and how to send it.
+			s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+				"Kimi: not sent, as the editor could not ask first (%s): %q To send such a request without asking, raise budget.confirmAbove (or, while a budget is spent, that budget) in your configuration.",
+				s.redact(err.Error()), strings.TrimPrefix(question, "Kimi: ")))
+		}
 		return false
 	}
 	return res != nil && res.Title == sendTitle

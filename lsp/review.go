@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -357,6 +358,8 @@ func (s *Server) endReview(uri workspace.URI, reviewed string, out *assist.Outco
 func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (string, error) {
 	total, files := 0, 0
 	var skipped []string
+	notSent := "" // the file whose request the user chose not to send
+folders:
 	for _, f := range s.folders.List() {
 		changed, skip, err := assist.ChangedFiles(ctx, s.folders, f.Path)
 		if err != nil {
@@ -396,6 +399,12 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 				if ctx.Err() != nil {
 					return "", context.Cause(ctx)
 				}
+				if errors.Is(err, assist.ErrNotSent) {
+					// "Cancel" (or an editor that cannot ask) stops the
+					// review: each file after it would ask again.
+					notSent = t.Active.Path
+					break folders
+				}
 				skipped = append(skipped, t.Active.Path+" ("+s.redact(err.Error())+")")
 				continue
 			}
@@ -405,6 +414,9 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 		}
 	}
 	msg := fmt.Sprintf("%d %s in %d changed %s", total, plural(total, "finding", "findings"), files, plural(files, "file", "files"))
+	if notSent != "" {
+		msg += "; not sent from " + notSent + " on: nothing more left the machine"
+	}
 	if len(skipped) > 0 {
 		msg += "; not reviewed: " + strings.Join(skipped[:min(len(skipped), 5)], ", ")
 		if len(skipped) > 5 {

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -287,4 +289,88 @@ func TestHourlyBudgetStopsNextEdits(t *testing.T) {
 	if recs := cs.srv.requestRecord(0); len(recs.Requests) != 1 || recs.Requests[0].Surface != "nextEdit" {
 		t.Errorf("request record %+v, want the one next-edit request", recs)
 	}
+}
+
+// TestConfirmWithoutShowMessageRequest (#25.1): an editor that cannot ask
+// (Helix answers window/showMessageRequest with "method not found") sends
+// nothing, as "Cancel" does, and the user is told with a plain message
+// what was not sent and why, and which setting sends it without asking.
+// Before, the action only ended "not sent": the question was never seen.
+func TestConfirmWithoutShowMessageRequest(t *testing.T) {
+	cs, _ := newSpendSession(t, map[string]any{"budget": map[string]any{"confirmAbove": 0.05}, "prices": dearPrices}, "Send")
+	cs.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		return nil, &lsptest.ResponseError{Code: -32601, Message: "Method window/showMessageRequest not found"}
+	})
+	uri, _ := cs.file("main.go", "package main\n\nfunc add(a, b int) int {\n\treturn a + b|\n}\n")
+	if end := cs.explain(uri, "e1"); !strings.Contains(end, "not sent") {
+		t.Errorf("progress ended %q", end)
+	}
+	if n := len(cs.prov.Requests()); n != 0 {
+		t.Errorf("%d requests at the stand-in, want 0", n)
+	}
+	var told []string
+	for _, m := range cs.messages() {
+		if strings.Contains(m, "estimated at $") {
+			told = append(told, m)
+		}
+	}
+	t.Logf("told: %q", told)
+	if len(told) != 1 || !strings.Contains(told[0], "could not ask") || !strings.Contains(told[0], "budget.confirmAbove") {
+		t.Errorf("messages %q, want one saying what was not sent, why, and the setting", cs.messages())
+	}
+}
+
+// TestReviewChangesCancelStops (#25.1): Kimi: Review Changes asks before
+// each changed file's request; "Cancel" stops the review there — nothing
+// more is sent and nothing more is asked (before, the next file asked
+// again, once per changed file, and an editor that cannot ask got one
+// "not sent" message per file).
+func TestReviewChangesCancelStops(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dear := map[string]any{"input": 1000, "cachedRead": 1000, "write5m": 1000, "write1h": 1000}
+	cs, q := newSpendSession(t, map[string]any{"budget": map[string]any{"confirmAbove": 0.05},
+		"prices": map[string]any{"kimi-k3.1-pro": dear, "kimi-k3.1-pro-highspeed": dear}}, "Cancel")
+	files := map[string]string{
+		"go.mod": "module example.com/m\n",
+		"a.go":   "package m\n\nfunc A() int {\n\treturn 1\n}\n",
+		"b.go":   "package m\n\nfunc B() int {\n\treturn 2\n}\n",
+		"c.go":   "package m\n\nfunc C() int {\n\treturn 3\n}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(cs.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitEnv := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+cs.dir)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = cs.dir, gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, name := range []string{"a.go", "b.go", "c.go"} {
+		os.WriteFile(filepath.Join(cs.dir, name), []byte(strings.Replace(files[name], "return", "return 10 *", 1)), 0o644)
+	}
+	var reply struct {
+		Job string `json:"job"`
+	}
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.review", "workDoneToken": "r1", "arguments": []any{map[string]any{"diff": true}},
+	}, &reply); err != nil || reply.Job == "" {
+		t.Fatalf("kimi.review diff: %v", err)
+	}
+	end := (&jobSession{session: cs.session}).progressEnd(`"r1"`)
+	if asked := q.list(); len(asked) != 1 {
+		t.Errorf("asked %d times (%q), want once: Cancel stops the review", len(asked), asked)
+	}
+	if n := len(cs.prov.Requests()); n != 0 {
+		t.Errorf("%d requests at the stand-in, want 0", n)
+	}
+	if !strings.Contains(end, "not sent") {
+		t.Errorf("progress ended %q", end)
+	}
+	t.Logf("end: %s", end)
 }

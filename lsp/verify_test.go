@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -91,6 +92,10 @@ func TestFixBreakingTheBuildIsRepaired(t *testing.T) {
 	}
 	if st.Verify.Verified != 1 || st.Verify.Repaired != 1 || st.Verify.Unverified != 0 || st.Verify.RepairTokens == 0 {
 		t.Errorf("kimi.stats verify %+v, want 1 verified, 1 repaired, repair tokens counted", st.Verify)
+	}
+	// The request record names the repair round as such (#25.2).
+	if recs := js.session.srv.requestRecord(2).Requests; len(recs) != 2 || recs[0].Surface != "fix" || recs[1].Surface != spend.SurfaceRepair {
+		t.Errorf("request record %+v, want the fix, then the repair", recs)
 	}
 	// The cost of the repair round, for bench/README.md.
 	t.Logf("repair round: %d tokens (prompt + completion); first request usage %+v; repair request usage %+v", st.Verify.RepairTokens, reqs[0].Usage, reqs[1].Usage)

@@ -551,7 +551,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
 	key, _ := cfg.Key()
 	return &job{
-		call:   &provider.Call{Surface: spend.SurfaceCompletion, Files: provider.Files(docs), Key: key},
+		call:   &provider.Call{Surface: spend.SurfaceCompletion, Files: provider.Held(p), Key: key},
 		key:    key,
 		sess:   d.sess,
 		prompt: p,
@@ -692,18 +692,47 @@ func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*mo
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	s, err := c.opts.Ledger.Stream(ctx, client, j.req, nil, j.call)
+	sent := false
+	s, err := c.opts.Ledger.Stream(ctx, client, j.req, &model.Trace{Sent: func([]byte) { sent = true }}, j.call)
 	if err != nil {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		a := cache.Accounting{}
+		if sent && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			// Hung up before the reply's headers came: the provider may
+			// have read the prompt already (and bill it).
+			a = c.lost(j, &model.Response{})
+		}
+		c.opts.Ledger.Done(j.call, j.req.Model, a, err)
 		return nil, err
 	}
 	resp, err := model.Collect(s)
 	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
-		c.opts.Ledger.Done(j.call, j.req.Model, cache.Accounting{}, err)
+		c.opts.Ledger.Done(j.call, j.req.Model, c.lost(j, resp), err)
 		return nil, err
 	}
 	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
 	return resp, err
+}
+
+// lost accounts for a request that ended short of its reply's end: hung
+// up after its body left (superseded by typing, cancelled, timed out),
+// before its reply began or during it, or broken off. The provider may
+// have read its prompt and bill it, and what it wrote, so the budgets
+// count it: at the usage the reply carried, if any, else at kimi-lsp's
+// estimate of the prompt and of the partial reply, as an action's is
+// (streamingCompleter.account). A request refused before its reply began
+// (an error status, a connection that failed) is counted as nothing.
+func (c *Completer) lost(j *job, resp *model.Response) cache.Accounting {
+	var cu cache.Usage
+	if resp.Usage != nil {
+		cu = provider.Usage(resp.Usage)
+	} else {
+		cu = provider.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message)
+	}
+	a, err := j.sess.Record(j.prompt.Handle, cu)
+	if err != nil {
+		c.log.Debug("completion usage not recorded", "error", err)
+	}
+	return a
 }
 
 // record accounts for resp's usage; a reply without usage (servers that

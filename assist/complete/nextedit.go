@@ -613,7 +613,7 @@ func (n *NextEdits) promptLocked(d *nextDoc, req NextRequest, cursor int, cfg co
 	effort, _ := config.EffortFor(name, ne.ReasoningEffort)
 	key, _ := cfg.Key()
 	return &job{
-		call: &provider.Call{Surface: spend.SurfaceNextEdit, Files: provider.Files(docs), Key: key},
+		call: &provider.Call{Surface: spend.SurfaceNextEdit, Files: provider.Held(p), Key: key},
 		key:  key, sess: d.sess, prompt: p,
 		req: &model.Request{
 			Model: name, Messages: provider.Messages(p.Messages),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,9 @@ type Ledger struct {
 	warn    func(msg string) // OnWarn
 	notice  func(msg string) // OnNotice
 	noticed int64            // the cap window (its end, Unix s) the notice was given for
+	// unpriced holds the models whose requests were found to have no
+	// price while a budget is set (told once each).
+	unpriced map[string]bool
 }
 
 // LastPrompt is the last request as it was sent, with the API key struck
@@ -273,6 +277,35 @@ func (l *Ledger) Done(c *Call, modelName string, a cache.Accounting, err error) 
 	if err := l.meter().Log().Add(r); err != nil {
 		l.log.Warn("request not recorded", "error", err)
 	}
+	if r.Unpriced {
+		l.unpricedModel(modelName)
+	}
+}
+
+// unpricedModel tells the user, once per model, when a request of a model
+// without a price was made while budget.hourly or budget.daily is set: its
+// requests count $0 against the budgets (and budget.confirmAbove never asks
+// about them), which the user would not otherwise learn.
+func (l *Ledger) unpricedModel(modelName string) {
+	if b := l.meter().Budget(); b.Hourly <= 0 && b.Daily <= 0 {
+		return
+	}
+	l.mu.Lock()
+	if l.unpriced[modelName] {
+		l.mu.Unlock()
+		return
+	}
+	if l.unpriced == nil {
+		l.unpriced = map[string]bool{}
+	}
+	l.unpriced[modelName] = true
+	warn := l.warn
+	l.mu.Unlock()
+	msg := fmt.Sprintf("Kimi: the model %s has no price in prices, so its requests count $0 against budget.hourly and budget.daily; set prices.%q to bound them.", modelName, modelName)
+	l.log.Warn(msg)
+	if warn != nil {
+		warn(msg)
+	}
 }
 
 // Outcome names how a request ended, for the record.
@@ -304,6 +337,32 @@ func Files(docs ...[]cache.Document) []spend.File {
 			at[d.Path] = len(out)
 			out = append(out, spend.File{Path: d.Path, Bytes: len(d.Text)})
 		}
+	}
+	return out
+}
+
+// Held lists the documents a built prompt holds (cache.Prompt.Files) as
+// the record's files: one per path, with the bytes of all its parts.
+func Held(p *cache.Prompt) []spend.File {
+	var out []spend.File
+	for _, f := range p.Files {
+		out = AddFiles(out, spend.File{Path: f.Path, Bytes: f.Bytes})
+	}
+	return out
+}
+
+// AddFiles returns files with more added: the bytes of a path already
+// listed are added to its own, a new path is listed after the others.
+// files is not modified.
+func AddFiles(files []spend.File, more ...spend.File) []spend.File {
+	out := append([]spend.File(nil), files...)
+	for _, m := range more {
+		i := slices.IndexFunc(out, func(f spend.File) bool { return f.Path == m.Path })
+		if i < 0 {
+			out = append(out, m)
+			continue
+		}
+		out[i].Bytes += m.Bytes
 	}
 	return out
 }

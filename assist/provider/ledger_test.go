@@ -132,3 +132,24 @@ func TestLedgerOneClock(t *testing.T) {
 		t.Errorf("%v: the end of the window is not the record's clock's", err)
 	}
 }
+
+// TestLedgerTellsOfUnpricedModel (#25.1): a request of a model without a
+// price, while a budget is set, counts $0 against it; the user is told
+// once per model (before, the budget silently never bound such a model).
+func TestLedgerTellsOfUnpricedModel(t *testing.T) {
+	unpriced := cache.Accounting{Usage: cache.Usage{PromptTokens: 5000, CompletionTokens: 100}}
+	l := NewLedger(spend.Memory(spend.Options{}), config.Budget{Hourly: 0.5}, nil)
+	var warns []string
+	l.OnWarn(func(m string) { warns = append(warns, m) })
+	for range 3 {
+		l.Done(&Call{Surface: "explain"}, "my-model", unpriced, nil)
+	}
+	l.Done(&Call{Surface: "explain"}, "kimi-k3.1-pro", cache.Accounting{Usage: unpriced.Usage, Priced: true, InputCostUSD: 0.01}, nil)
+	if len(warns) != 1 || !strings.Contains(warns[0], "my-model has no price") || !strings.Contains(warns[0], "budget.hourly") {
+		t.Errorf("warnings %q, want one naming the model", warns)
+	}
+	// Without an hourly or daily budget there is nothing to tell.
+	quiet := NewLedger(spend.Memory(spend.Options{}), config.Budget{ConfirmAbove: 0.1}, nil)
+	quiet.OnWarn(func(m string) { t.Errorf("told %q without a budget", m) })
+	quiet.Done(&Call{Surface: "explain"}, "my-model", unpriced, nil)
+}

@@ -8,7 +8,8 @@
 // an inline completion, a next edit, a verification repair — adds one
 // Record: its time, its surface (the action's name, "completion",
 // "nextEdit", "repair"), the model, each file the prompt included with
-// its byte count, the prompt, cached, written and output tokens, the cost
+// its byte count (an action's later rounds add each file the model read
+// with read_file: the tool results go with every later request), the prompt, cached, written and output tokens, the cost
 // and the outcome. Never a file's contents, never a prompt, never the API
 // key: a Record has no field that could hold them, and its strings are cut
 // short (Record.clean).

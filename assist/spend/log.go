@@ -192,9 +192,16 @@ func (l *Log) tailState() (size int64, ended bool) {
 }
 
 // hourKey is the start of t's local hour, in Unix seconds.
-func (l *Log) hourKey(t time.Time) int64 {
-	t = t.In(l.loc)
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), 0, 0, 0, l.loc).Unix()
+func (l *Log) hourKey(t time.Time) int64 { return hourStart(t, l.loc).Unix() }
+
+// hourStart is the start of t's clock hour in loc: t less its minutes,
+// seconds and nanoseconds there. Not time.Date(…, t.Hour(), 0, 0, 0, loc):
+// where daylight saving time ends the hour 01:00–02:00 comes twice, and
+// time.Date names the first, so the second would count the first's spend
+// and end before it began.
+func hourStart(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
+	return t.Add(-(time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second + time.Duration(t.Nanosecond())))
 }
 
 // parse decodes the lines of data, calling rec and fold for each record and
@@ -301,7 +308,7 @@ func (l *Log) Spend(now time.Time) Spend {
 	defer l.mu.Unlock()
 	l.refresh(now)
 	now = now.In(l.loc)
-	hour := time.Date(now.Year(), now.Month(), now.Day(), now.Hour(), 0, 0, 0, l.loc)
+	hour := hourStart(now, l.loc)
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, l.loc)
 	s := Spend{HourEnds: hour.Add(time.Hour), DayEnds: day.AddDate(0, 0, 1)}
 	for _, m := range []map[int64]float64{l.hours, l.unsaved} {

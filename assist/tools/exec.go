@@ -42,6 +42,34 @@ type Executor struct {
 	round int
 	// redact strikes the API key from every result (nil: nothing).
 	redact *redact.Redactor
+	// reads are the files whose text a result carried (read_file's, a
+	// refused edit's quoted lines), in the order first carried.
+	reads []FileRead
+}
+
+// FileRead is a file whose text a tool result carried (read_file's text,
+// the lines a refused edit quotes): its name as the workspace knows it
+// (workspace-relative where it can be), and the bytes of it the results
+// held, over every call.
+type FileRead struct {
+	Path  string
+	Bytes int
+}
+
+// Reads returns the files whose text the results carried so far: it went
+// to the provider with the next request, and with every one after.
+func (x *Executor) Reads() []FileRead { return append([]FileRead(nil), x.reads...) }
+
+// readDone counts n bytes of path as carried by a result.
+func (x *Executor) readDone(path string, n int) {
+	name := x.set.Relative(x.key(path))
+	for i := range x.reads {
+		if x.reads[i].Path == name {
+			x.reads[i].Bytes += n
+			return
+		}
+	}
+	x.reads = append(x.reads, FileRead{Path: name, Bytes: n})
 }
 
 // FailedCall is an edit tool call (replace_text, create_file, delete_file,
@@ -345,7 +373,37 @@ func (x *Executor) refused(tool, path string, err error) Result {
 	if errors.Is(err, patch.ErrOutside) {
 		x.log.Warn("tool call refused: path outside the workspace", "tool", tool, "path", path, "err", err)
 	}
+	x.quoted(err)
 	return Result{Content: patch.Feedback(err), IsError: true}
+}
+
+// quoted counts the file text a refused edit's feedback quotes (the
+// nearest lines, each place an ambiguous hunk matched) as read: it goes to
+// the provider with the next request, as read_file's text does.
+func (x *Executor) quoted(err error) {
+	var probs []*patch.ApplyError
+	var r *patch.Refusal
+	var e *patch.ApplyError
+	switch {
+	case errors.As(err, &r):
+		probs = r.Problems
+	case errors.As(err, &e):
+		probs = []*patch.ApplyError{e}
+	}
+	for _, p := range probs {
+		n := 0
+		for _, l := range p.Nearest {
+			n += len(l.Text) + 1
+		}
+		for _, pl := range p.PlaceLines {
+			for _, l := range pl {
+				n += len(l.Text) + 1
+			}
+		}
+		if n > 0 && p.Path != "" {
+			x.readDone(p.Path, n)
+		}
+	}
 }
 
 func (x *Executor) read(path string, start, end *int) Result {
@@ -391,6 +449,7 @@ func (x *Executor) read(path string, start, end *int) Result {
 		b.WriteString(lines[i-1])
 		last = i
 	}
+	x.readDone(path, b.Len())
 	head := fmt.Sprintf("%s: lines %d-%d of %d", path, from, last, n)
 	if last < to {
 		head += fmt.Sprintf(" (cut at %d lines or %d KiB; read on with start_line %d)", maxReadLines, maxReadBytes>>10, last+1)

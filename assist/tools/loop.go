@@ -264,6 +264,7 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 // was refused. In CorrectWithTool mode, when the request offers
 // replace_text, it forces that tool for the next round.
 func (x *Executor) correction(req *model.Request, err error, mode CorrectionMode) string {
+	x.quoted(err) // its quoted lines go to the provider with the next request
 	fb := x.set.Relative(patch.Feedback(err))
 	if mode != CorrectWithTool || !offers(req, ReplaceText) {
 		return fb

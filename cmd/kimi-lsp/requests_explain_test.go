@@ -97,3 +97,57 @@ func TestDoctorRequestsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsListFilesReadByTools (#25.2): a file the model read with
+// read_file went to the provider with the next request; the record of that
+// request lists it with the bytes the tool returned (before, only the
+// prompt's files were listed, so what left the machine was understated).
+func TestRequestsListFilesReadByTools(t *testing.T) {
+	dir := t.TempDir()
+	notes := "operational notes: the rollout plan, NOTES-CONTENT-7f3a\n"
+	for name, text := range map[string]string{
+		"go.mod":    "module example.com/x\n\ngo 1.22\n",
+		"main.go":   "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
+		"notes.txt": notes,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: `action="explain"`, Times: 1, Reasoning: "Read the notes.", ToolCalls: []modeltest.ScriptToolCall{
+			{Name: "read_file", Arguments: `{"path":"notes.txt"}`}}},
+		{LastRole: "tool", Content: "main prints 1."}}}})
+	defer srv.Close()
+	home := t.TempDir()
+	state := filepath.Join(home, "state")
+	env := envFunc(testEnv(t, "HOME="+home, "XDG_STATE_HOME="+state, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL))
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"explain", filepath.Join(dir, "main.go") + ":3-5"}, nil, &out, &errb, env); code != 0 {
+		t.Fatalf("explain: exit %d, %s", code, errb.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "NOTES-CONTENT-7f3a") {
+		t.Fatalf("%d requests at the stand-in, want 2, the second with notes.txt's text", len(reqs))
+	}
+	if strings.Contains(string(reqs[0].Body), "NOTES-CONTENT-7f3a") {
+		t.Fatal("notes.txt was in the first prompt: the test shows nothing")
+	}
+	recs, err := spend.Read(filepath.Join(state, "kimi-lsp"), 0, spend.Options{})
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records (%v), want 2", len(recs), err)
+	}
+	files := func(r spend.Record) map[string]int {
+		m := map[string]int{}
+		for _, f := range r.Files {
+			m[f.Path] = f.Bytes
+		}
+		return m
+	}
+	if _, ok := files(recs[0])["notes.txt"]; ok {
+		t.Errorf("the first request lists notes.txt, which it did not hold: %v", recs[0].Files)
+	}
+	if got := files(recs[1]); got["notes.txt"] != len(notes) || got["main.go"] == 0 {
+		t.Errorf("the request after read_file lists %v, want main.go and notes.txt (%d bytes)", recs[1].Files, len(notes))
+	}
+}
