@@ -323,24 +323,6 @@ func Outcome(err error) string {
 	return spend.OutcomeError
 }
 
-// Files lists the documents a prompt shows as the record's files: one per
-// path, with the bytes of all its parts.
-func Files(docs ...[]cache.Document) []spend.File {
-	var out []spend.File
-	at := map[string]int{}
-	for _, ds := range docs {
-		for _, d := range ds {
-			if i, ok := at[d.Path]; ok {
-				out[i].Bytes += len(d.Text)
-				continue
-			}
-			at[d.Path] = len(out)
-			out = append(out, spend.File{Path: d.Path, Bytes: len(d.Text)})
-		}
-	}
-	return out
-}
-
 // Held lists the documents a built prompt holds (cache.Prompt.Files) as
 // the record's files: one per path, with the bytes of all its parts.
 func Held(p *cache.Prompt) []spend.File {

@@ -16,10 +16,12 @@ import (
 )
 
 func TestFilesAndOutcome(t *testing.T) {
-	got := Files([]cache.Document{{Path: "a.go", Text: "12345"}, {Path: "b.go", Part: "func B", Text: "xy"}},
-		[]cache.Document{{Path: "b.go", Part: "func C", Text: "abc"}})
+	got := Held(&cache.Prompt{Files: []cache.Shown{{Path: "a.go", Bytes: 5}, {Path: "b.go", Bytes: 2}, {Path: "b.go", Bytes: 3}}})
 	if fmt.Sprint(got) != "[{a.go 5} {b.go 5}]" {
-		t.Errorf("Files = %v: one per path, with the bytes of all its parts", got)
+		t.Errorf("Held = %v: one per path, with the bytes of all its parts", got)
+	}
+	if more := AddFiles(got, spend.File{Path: "c.go", Bytes: 1}, spend.File{Path: "a.go", Bytes: 1}); fmt.Sprint(more) != "[{a.go 6} {b.go 5} {c.go 1}]" || fmt.Sprint(got) != "[{a.go 5} {b.go 5}]" {
+		t.Errorf("AddFiles = %v (from %v): a new path appended, a known one added to, the list given unchanged", more, got)
 	}
 	for err, want := range map[error]string{
 		nil: spend.OutcomeOK, context.Canceled: spend.OutcomeCancelled, model.ErrCutOff: spend.OutcomeCutOff,
