@@ -405,3 +405,26 @@ func TestNextEditPullDiagnostics(t *testing.T) {
 		}
 	}
 }
+
+// TestNextEditHungUpBurstStaysTyped: the rename's stream is hung up by a
+// keystroke elsewhere (a comment at the top); the answer to that last edit
+// would undo the rename. The rename is still what the user just typed: the
+// reply is never shown.
+func TestNextEditHungUpBurstStaysTyped(t *testing.T) {
+	undo := "--- a/main.go\n+++ b/main.go\n@@ -3,3 +3,3 @@\n \n-func scale(v int, k int) int {\n+func scale(v int, factor int) int {\n \tif factor == 0 {\n"
+	cs := nextSession(t, modeltest.Rule{Content: "", DelayMS: 3000, Times: 1}, modeltest.Rule{Content: undo})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.waitArrived(1)
+	cs.change(uri, "// x\n"+renamedGo+"|")
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Refused+st.Shown == 0; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second answer was never judged: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Shown != 0 || st.Refused != 1 || st.Cancelled != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want the first stream hung up and the undo refused", st)
+	}
+}

@@ -480,8 +480,10 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		return
 	}
 	text := req.Doc.Text()
+	// The burst ends when its answer is in (below): a stream hung up by a
+	// newer edit leaves it open, so that the next request still keeps the
+	// lines typed before that edit (a suggestion must not undo them).
 	typed := typedLines(d.burst, text)
-	d.burst, d.noBurst = "", true
 	ctx, cancel := context.WithTimeout(n.ctx, StreamTimeout)
 	d.cancel = cancel
 	n.counts.requested++
@@ -497,6 +499,10 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	hungUp = hungUp || d.seq != seq
 	if d.seq == seq {
 		d.cancel = nil
+		if !hungUp {
+			// Answered (or failed): the next edit begins a new burst.
+			d.burst, d.noBurst = "", true
+		}
 	}
 	if err != nil && !hungUp {
 		n.counts.failed++
