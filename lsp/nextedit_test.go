@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -426,5 +427,50 @@ func TestNextEditHungUpBurstStaysTyped(t *testing.T) {
 	}
 	if st := cs.nextStats(); st.Shown != 0 || st.Refused != 1 || st.Cancelled != 1 {
 		t.Errorf("kimi.stats nextEdit = %+v, want the first stream hung up and the undo refused", st)
+	}
+}
+
+// TestNextEditDisabledAtRuntime: nextEdit.enable turned false in the
+// editor's settings drops the suggestion shown (its diagnostic is cleared,
+// its code actions go) and hangs up a stream on its way, whose answer is
+// never shown.
+func TestNextEditDisabledAtRuntime(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff, Times: 1}, modeltest.Rule{Content: renameDiff, DelayMS: 3000})
+	var mu sync.Mutex
+	enable := true
+	cs.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		mu.Lock()
+		defer mu.Unlock()
+		return []any{map[string]any{"nextEdit": map[string]any{"enable": enable, "debounceMs": 20}}}, nil
+	})
+	set := func(on bool) {
+		mu.Lock()
+		enable = on
+		mu.Unlock()
+		cs.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+		waitFor(t, func() bool { return cs.srv.config().NextEdit.Enable == on })
+	}
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+	set(false)
+	cs.diagnostics(uri, func(ds []wireDiag) bool { return !hasNextEdit(ds) })
+	if got := cs.nextActions(uri, 3); len(got) > 0 && strings.HasPrefix(got[0].Title, "Kimi: Apply next edit") {
+		t.Errorf("action still offered with nextEdit.enable false: %+v", got)
+	}
+
+	set(true)
+	cs.change(uri, "// x\n"+renamedGo+"|")
+	cs.waitArrived(2)
+	set(false)
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Cancelled == 0; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream on its way was not hung up: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Shown != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want only the first suggestion shown", st)
 	}
 }

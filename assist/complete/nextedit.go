@@ -113,6 +113,7 @@ type NextEdits struct {
 	mu      sync.Mutex
 	docs    map[string]*nextDoc
 	ids     uint64
+	off     bool // nextEdit.enable is false (SetEnabled)
 	counts  nextCounts
 	retired cache.Stats
 }
@@ -224,6 +225,30 @@ func (n *NextEdits) Forget(key string) {
 	}
 	n.mu.Unlock()
 	if had {
+		n.changed(key)
+	}
+}
+
+// SetEnabled follows nextEdit.enable as the configuration changes: off
+// hangs up every stream, stops every pause and drops every suggestion
+// shown (an answer still on its way is not shown); on lets the next edit
+// ask again.
+func (n *NextEdits) SetEnabled(on bool) {
+	var gone []string
+	n.mu.Lock()
+	n.off = !on
+	if n.off {
+		for key, d := range n.docs {
+			n.stopLocked(d)
+			d.burst, d.noBurst = "", true
+			if d.sug != nil {
+				d.sug = nil
+				gone = append(gone, key)
+			}
+		}
+	}
+	n.mu.Unlock()
+	for _, key := range gone {
 		n.changed(key)
 	}
 }
@@ -523,6 +548,10 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	n.counts.judged++
 	n.counts.server += prep + time.Since(answered)
 	switch {
+	case n.off:
+		// nextEdit.enable turned false while it was judged.
+		n.mu.Unlock()
+		return
 	case d.seq != seq:
 		// An edit arrived after the answer was complete: not shown.
 		n.counts.stale++
