@@ -474,3 +474,31 @@ func TestNextEditDisabledAtRuntime(t *testing.T) {
 		t.Errorf("kimi.stats nextEdit = %+v, want only the first suggestion shown", st)
 	}
 }
+
+// TestNextEditDismissedStaysDismissed: a suggestion the user dismissed is
+// not shown again when the model proposes the very same change after the
+// user's next edit elsewhere.
+func TestNextEditDismissedStaysDismissed(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	ds := cs.diagnostics(uri, hasNextEdit)
+	var out nextEditReply
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.nextEdit.dismiss", "arguments": []any{map[string]any{"uri": uri, "id": ds[0].Data.ID}},
+	}, &out); err != nil || !out.Dismissed {
+		t.Fatalf("kimi.nextEdit.dismiss = %+v, %v", out, err)
+	}
+	cs.diagnostics(uri, func(ds []wireDiag) bool { return !hasNextEdit(ds) })
+	cs.change(uri, "// Package main scales.\n"+renamedGo+"|")
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Refused+st.Shown < 2; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second answer was never judged: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Shown != 1 || st.Refused != 1 || st.Dismissed != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want the dismissed change not shown again", st)
+	}
+}

@@ -134,6 +134,11 @@ type nextDoc struct {
 	sessID  string
 	layout  *layout
 	touched time.Time
+
+	// dismissed are the changes the user said no to (changeOf), newest
+	// last, at most maxDismissed: the model proposing one again is not
+	// shown.
+	dismissed []string
 }
 
 type nextCounts struct {
@@ -433,13 +438,34 @@ func (n *NextEdits) Current(key string) *NextSuggestion {
 // shownLocked counts a suggestion offered. Precondition: n.mu is held.
 func (n *NextEdits) shownLocked() { n.counts.shown++ }
 
+// maxDismissed bounds the dismissed changes a document remembers.
+const maxDismissed = 8
+
+// changeOf names the change edits make to text: the lines each replaces
+// and the lines it writes, wherever they are.
+func changeOf(text string, edits []patch.Edit) string {
+	var b strings.Builder
+	for _, e := range edits {
+		b.WriteString(text[e.Start:e.End])
+		b.WriteByte(0)
+		b.WriteString(e.NewText)
+		b.WriteByte(1)
+	}
+	return b.String()
+}
+
 // Dismiss drops key's suggestion id (the user said no); false when it is
-// no longer the current one.
+// no longer the current one. The same change proposed again for the
+// document is not shown.
 func (n *NextEdits) Dismiss(key string, id uint64) bool {
 	n.mu.Lock()
 	d := n.docs[key]
 	ok := d != nil && d.sug != nil && (id == 0 || d.sug.ID == id)
 	if ok {
+		if len(d.dismissed) == maxDismissed {
+			d.dismissed = d.dismissed[1:]
+		}
+		d.dismissed = append(d.dismissed, changeOf(d.base, d.sug.Edits))
 		d.sug = nil
 		n.counts.dismissed++
 	}
@@ -565,6 +591,11 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		n.counts.refused++
 		n.mu.Unlock()
 		n.log.Debug("next edit not shown", "path", req.Path, "why", why)
+		return
+	case slices.Contains(d.dismissed, changeOf(text, sug.Edits)):
+		n.counts.refused++
+		n.mu.Unlock()
+		n.log.Debug("next edit not shown", "path", req.Path, "why", "the user dismissed the same change")
 		return
 	}
 	n.ids++
@@ -842,7 +873,8 @@ type NextStats struct {
 	Dismissed int64 `json:"dismissed"`
 	Stale     int64 `json:"stale"`
 	// Refused counts answers never shown (the diff did not apply, changed
-	// the lines just typed or too many lines); Empty the answers that
+	// the lines just typed or too many lines, or made a change the user
+	// dismissed); Empty the answers that
 	// proposed nothing; Failed the streams that ended in an error;
 	// Cancelled those a newer edit hung up.
 	Refused   int64 `json:"refused"`
