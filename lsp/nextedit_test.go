@@ -502,3 +502,25 @@ func TestNextEditDismissedStaysDismissed(t *testing.T) {
 		t.Errorf("kimi.stats nextEdit = %+v, want the dismissed change not shown again", st)
 	}
 }
+
+// TestNextEditPullWithoutRefresh: a client that pulls diagnostics but
+// cannot be sent workspace/diagnostic/refresh would see a suggestion (which
+// appears after the pause, with no edit) only at its next pull, after its
+// next edit: it is declared no diagnosticProvider and gets the suggestion
+// pushed.
+func TestNextEditPullWithoutRefresh(t *testing.T) {
+	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
+	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Content: renameDiff}}}, RequestLog: cs})
+	t.Cleanup(cs.prov.Close)
+	cs.dir = t.TempDir()
+	cs.session = newSessionOpts(t, Options{Config: providerConfig(t, cs.prov)}, nil)
+	p := completionInit("file://"+cs.dir, true, map[string]any{"nextEdit": map[string]any{"debounceMs": 20}})
+	p["capabilities"].(map[string]any)["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+	res := cs.initialize(p)
+	if dp, ok := res["capabilities"].(map[string]any)["diagnosticProvider"]; ok {
+		t.Errorf("diagnosticProvider %v declared to a client without refreshSupport", dp)
+	}
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+}
