@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 )
@@ -523,4 +524,48 @@ func TestNextEditPullWithoutRefresh(t *testing.T) {
 	uri, _ := cs.file("main.go", scaleGo+"|")
 	cs.change(uri, renamedGo+"|")
 	cs.diagnostics(uri, hasNextEdit)
+}
+
+// TestNextEditNotAfterJobEdit: a job's edit landing on the document (here
+// a Rewrite) is the model's own, like an accepted suggestion: no next edit
+// is asked about it; the user's next edit asks as usual.
+func TestNextEditNotAfterJobEdit(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Model: config.DefaultFastModel, Content: ""}, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", renamedGo+"|")
+	landed := make(chan struct{}, 1)
+	cs.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		// As editors do: the didChange goes out before the answer.
+		got := applyWorkspaceEdit(t, p, map[string]string{uri: renamedGo}, map[string]int32{uri: 1})[uri]
+		cs.change(uri, got+"|")
+		landed <- struct{}{}
+		return map[string]any{"applied": true}, nil
+	})
+	cs.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.rewrite", "arguments": []any{map[string]any{
+		"uri": uri, "range": rng(2, 0, 8, 0), "instruction": "rename factor to k",
+	}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-landed:
+	case <-ctxT(t).Done():
+		t.Fatal("the Rewrite's edit never came")
+	}
+	// Ten times the pause: a next edit about the job's edit would be asked
+	// by now.
+	time.Sleep(200 * time.Millisecond)
+	if st := cs.nextStats(); st.Requested != 0 || cs.texts[uri] != renamedAll {
+		t.Errorf("after the Rewrite's edit: kimi.stats nextEdit = %+v, want no request (text %q)", st, cs.texts[uri])
+	}
+	cs.change(uri, "// Package main scales.\n"+renamedAll+"|")
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Empty == 0; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the user's edit was never answered: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Requested != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want 1 request: the user's edit's, none about the Rewrite's", st)
+	}
 }

@@ -264,6 +264,9 @@ func (n *NextEdits) SetEnabled(on bool) {
 // edit. It does no I/O and never waits: the editor's read loop calls it.
 func (n *NextEdits) Edited(req NextRequest) {
 	cfg := n.opts.Config()
+	// An edit made while one of ours to the document is in flight is that
+	// edit (a job's, landing): the model's own, like an accepted suggestion.
+	ours := n.opts.Busy != nil && n.opts.Busy(req.Key)
 	n.mu.Lock()
 	d := n.docLocked(req.Key)
 	d.seq++
@@ -271,12 +274,15 @@ func (n *NextEdits) Edited(req NextRequest) {
 	n.stopLocked(d)
 	accepted := n.counts.accepted
 	moved := n.replaceLocked(d, req.Doc)
-	if n.counts.accepted != accepted {
-		// The edit was the suggestion itself: the model's own edit is no
-		// burst of the user's to ask about (at most one request per burst).
+	if n.counts.accepted != accepted || ours {
+		// The edit was the suggestion itself or a job's: the model's own
+		// edit is no burst of the user's to ask about (at most one request
+		// per burst).
 		d.burst, d.noBurst = "", true
 		n.mu.Unlock()
-		n.changed(req.Key)
+		if moved {
+			n.changed(req.Key)
+		}
 		return
 	}
 	// A keystroke copies no text: the text before the burst is taken at
