@@ -105,6 +105,9 @@ func (s *Server) configChanged(cfg config.Config) {
 		s.folders.SetOptions(assist.WorkspaceOptions(cfg))
 	}
 	s.secretCache.Clear()
+	if s.nextEdit != nil {
+		s.nextEdit.SetEnabled(cfg.NextEdit.Enable)
+	}
 	s.completionConfigChanged(cfg)
 }
 

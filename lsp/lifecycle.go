@@ -107,7 +107,8 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	if len(initOpts) > 0 && string(initOpts) != "null" {
 		cfg, _ = cfg.WithInitOptions(initOpts)
 	}
-	if pe.TextDocument.Diagnostic != nil {
+	if pe.TextDocument.Diagnostic != nil && pe.Workspace.Diagnostics != nil && pe.Workspace.Diagnostics.RefreshSupport {
+		// Only a client that can be told to pull again (pullsDiagnostics).
 		result.Capabilities.DiagnosticProvider = &diagnosticOptions{Identifier: reviewSource}
 	}
 	var caps clientCapabilities

@@ -3,10 +3,12 @@ package lsp
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 )
@@ -403,5 +405,167 @@ func TestNextEditPullDiagnostics(t *testing.T) {
 		if m.Method == "textDocument/publishDiagnostics" {
 			t.Errorf("pushed to a pulling client: %s", m.Params)
 		}
+	}
+}
+
+// TestNextEditHungUpBurstStaysTyped: the rename's stream is hung up by a
+// keystroke elsewhere (a comment at the top); the answer to that last edit
+// would undo the rename. The rename is still what the user just typed: the
+// reply is never shown.
+func TestNextEditHungUpBurstStaysTyped(t *testing.T) {
+	undo := "--- a/main.go\n+++ b/main.go\n@@ -3,3 +3,3 @@\n \n-func scale(v int, k int) int {\n+func scale(v int, factor int) int {\n \tif factor == 0 {\n"
+	cs := nextSession(t, modeltest.Rule{Content: "", DelayMS: 3000, Times: 1}, modeltest.Rule{Content: undo})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.waitArrived(1)
+	cs.change(uri, "// x\n"+renamedGo+"|")
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Refused+st.Shown == 0; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second answer was never judged: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Shown != 0 || st.Refused != 1 || st.Cancelled != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want the first stream hung up and the undo refused", st)
+	}
+}
+
+// TestNextEditDisabledAtRuntime: nextEdit.enable turned false in the
+// editor's settings drops the suggestion shown (its diagnostic is cleared,
+// its code actions go) and hangs up a stream on its way, whose answer is
+// never shown.
+func TestNextEditDisabledAtRuntime(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff, Times: 1}, modeltest.Rule{Content: renameDiff, DelayMS: 3000})
+	var mu sync.Mutex
+	enable := true
+	cs.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		mu.Lock()
+		defer mu.Unlock()
+		return []any{map[string]any{"nextEdit": map[string]any{"enable": enable, "debounceMs": 20}}}, nil
+	})
+	set := func(on bool) {
+		mu.Lock()
+		enable = on
+		mu.Unlock()
+		cs.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
+		waitFor(t, func() bool { return cs.srv.config().NextEdit.Enable == on })
+	}
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+	set(false)
+	cs.diagnostics(uri, func(ds []wireDiag) bool { return !hasNextEdit(ds) })
+	if got := cs.nextActions(uri, 3); len(got) > 0 && strings.HasPrefix(got[0].Title, "Kimi: Apply next edit") {
+		t.Errorf("action still offered with nextEdit.enable false: %+v", got)
+	}
+
+	set(true)
+	cs.change(uri, "// x\n"+renamedGo+"|")
+	cs.waitArrived(2)
+	set(false)
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Cancelled == 0; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream on its way was not hung up: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Shown != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want only the first suggestion shown", st)
+	}
+}
+
+// TestNextEditDismissedStaysDismissed: a suggestion the user dismissed is
+// not shown again when the model proposes the very same change after the
+// user's next edit elsewhere.
+func TestNextEditDismissedStaysDismissed(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	ds := cs.diagnostics(uri, hasNextEdit)
+	var out nextEditReply
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.nextEdit.dismiss", "arguments": []any{map[string]any{"uri": uri, "id": ds[0].Data.ID}},
+	}, &out); err != nil || !out.Dismissed {
+		t.Fatalf("kimi.nextEdit.dismiss = %+v, %v", out, err)
+	}
+	cs.diagnostics(uri, func(ds []wireDiag) bool { return !hasNextEdit(ds) })
+	cs.change(uri, "// Package main scales.\n"+renamedGo+"|")
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Refused+st.Shown < 2; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second answer was never judged: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Shown != 1 || st.Refused != 1 || st.Dismissed != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want the dismissed change not shown again", st)
+	}
+}
+
+// TestNextEditPullWithoutRefresh: a client that pulls diagnostics but
+// cannot be sent workspace/diagnostic/refresh would see a suggestion (which
+// appears after the pause, with no edit) only at its next pull, after its
+// next edit: it is declared no diagnosticProvider and gets the suggestion
+// pushed.
+func TestNextEditPullWithoutRefresh(t *testing.T) {
+	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
+	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Content: renameDiff}}}, RequestLog: cs})
+	t.Cleanup(cs.prov.Close)
+	cs.dir = t.TempDir()
+	cs.session = newSessionOpts(t, Options{Config: providerConfig(t, cs.prov)}, nil)
+	p := completionInit("file://"+cs.dir, true, map[string]any{"nextEdit": map[string]any{"debounceMs": 20}})
+	p["capabilities"].(map[string]any)["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+	res := cs.initialize(p)
+	if dp, ok := res["capabilities"].(map[string]any)["diagnosticProvider"]; ok {
+		t.Errorf("diagnosticProvider %v declared to a client without refreshSupport", dp)
+	}
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	cs.diagnostics(uri, hasNextEdit)
+}
+
+// TestNextEditNotAfterJobEdit: a job's edit landing on the document (here
+// a Rewrite) is the model's own, like an accepted suggestion: no next edit
+// is asked about it; the user's next edit asks as usual.
+func TestNextEditNotAfterJobEdit(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Model: config.DefaultFastModel, Content: ""}, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", renamedGo+"|")
+	landed := make(chan struct{}, 1)
+	cs.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		// As editors do: the didChange goes out before the answer.
+		got := applyWorkspaceEdit(t, p, map[string]string{uri: renamedGo}, map[string]int32{uri: 1})[uri]
+		cs.change(uri, got+"|")
+		landed <- struct{}{}
+		return map[string]any{"applied": true}, nil
+	})
+	cs.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.rewrite", "arguments": []any{map[string]any{
+		"uri": uri, "range": rng(2, 0, 8, 0), "instruction": "rename factor to k",
+	}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-landed:
+	case <-ctxT(t).Done():
+		t.Fatal("the Rewrite's edit never came")
+	}
+	// Ten times the pause: a next edit about the job's edit would be asked
+	// by now.
+	time.Sleep(200 * time.Millisecond)
+	if st := cs.nextStats(); st.Requested != 0 || cs.texts[uri] != renamedAll {
+		t.Errorf("after the Rewrite's edit: kimi.stats nextEdit = %+v, want no request (text %q)", st, cs.texts[uri])
+	}
+	cs.change(uri, "// Package main scales.\n"+renamedAll+"|")
+	deadline := time.Now().Add(20 * time.Second)
+	for st := cs.nextStats(); st.Empty == 0; st = cs.nextStats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the user's edit was never answered: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := cs.nextStats(); st.Requested != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want 1 request: the user's edit's, none about the Rewrite's", st)
 	}
 }

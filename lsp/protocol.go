@@ -50,6 +50,11 @@ type initializeCaps struct {
 		InlineCompletion *dynamicRegistration `json:"inlineCompletion,omitempty"`
 		Diagnostic       *dynamicRegistration `json:"diagnostic,omitempty"`
 	} `json:"textDocument"`
+	Workspace struct {
+		Diagnostics *struct {
+			RefreshSupport bool `json:"refreshSupport"`
+		} `json:"diagnostics,omitempty"`
+	} `json:"workspace"`
 }
 
 type clientInfo struct {

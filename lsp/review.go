@@ -222,9 +222,14 @@ func (s *Server) diagnosticsChanged(uri workspace.URI) {
 	s.reviews.mu.Unlock()
 }
 
-// pullsDiagnostics reports whether the client pulls diagnostics.
+// pullsDiagnostics reports whether the client pulls diagnostics and takes
+// workspace/diagnostic/refresh. Findings and next-edit suggestions appear
+// without an edit of the user's: a client that pulls only when it wants
+// (on open, change, save) would not see them until its next edit, which
+// may well drop the suggestion; such a client is declared no
+// diagnosticProvider and gets them pushed.
 func pullsDiagnostics(caps clientCapabilities) bool {
-	return caps.TextDocument.Diagnostic != nil
+	return caps.TextDocument.Diagnostic != nil && caps.Workspace.Diagnostics != nil && caps.Workspace.Diagnostics.RefreshSupport
 }
 
 // reviewSender sends what changed in the findings, one file at a time,
@@ -243,9 +248,7 @@ func (s *Server) reviewSender(ctx context.Context) {
 		s.reviews.mu.Unlock()
 		caps := s.clientCaps()
 		if pullsDiagnostics(caps) {
-			if caps.Workspace.Diagnostics != nil && caps.Workspace.Diagnostics.RefreshSupport {
-				_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
-			}
+			_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
 			continue
 		}
 		for uri := range dirty {

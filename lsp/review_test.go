@@ -249,6 +249,7 @@ func TestReviewPullDiagnostics(t *testing.T) {
 	params := lsptest.DefaultInitializeParams("")
 	caps := params["capabilities"].(map[string]any)
 	caps["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+	caps["workspace"].(map[string]any)["diagnostics"] = map[string]any{"refreshSupport": true}
 	js := newJobSession(t, params, reviewRules()...)
 	declared := false
 	for _, m := range js.ed.Messages() {

@@ -113,6 +113,7 @@ type NextEdits struct {
 	mu      sync.Mutex
 	docs    map[string]*nextDoc
 	ids     uint64
+	off     bool // nextEdit.enable is false (SetEnabled)
 	counts  nextCounts
 	retired cache.Stats
 }
@@ -133,6 +134,11 @@ type nextDoc struct {
 	sessID  string
 	layout  *layout
 	touched time.Time
+
+	// dismissed are the changes the user said no to (changeOf), newest
+	// last, at most maxDismissed: the model proposing one again is not
+	// shown.
+	dismissed []string
 }
 
 type nextCounts struct {
@@ -228,12 +234,39 @@ func (n *NextEdits) Forget(key string) {
 	}
 }
 
+// SetEnabled follows nextEdit.enable as the configuration changes: off
+// hangs up every stream, stops every pause and drops every suggestion
+// shown (an answer still on its way is not shown); on lets the next edit
+// ask again.
+func (n *NextEdits) SetEnabled(on bool) {
+	var gone []string
+	n.mu.Lock()
+	n.off = !on
+	if n.off {
+		for key, d := range n.docs {
+			n.stopLocked(d)
+			d.burst, d.noBurst = "", true
+			if d.sug != nil {
+				d.sug = nil
+				gone = append(gone, key)
+			}
+		}
+	}
+	n.mu.Unlock()
+	for _, key := range gone {
+		n.changed(key)
+	}
+}
+
 // Edited takes in an edit of a document: it hangs up the document's
 // stream (a newer edit makes it useless), re-places or drops the
 // suggestion, and asks again after nextEdit.debounceMs without a newer
 // edit. It does no I/O and never waits: the editor's read loop calls it.
 func (n *NextEdits) Edited(req NextRequest) {
 	cfg := n.opts.Config()
+	// An edit made while one of ours to the document is in flight is that
+	// edit (a job's, landing): the model's own, like an accepted suggestion.
+	ours := n.opts.Busy != nil && n.opts.Busy(req.Key)
 	n.mu.Lock()
 	d := n.docLocked(req.Key)
 	d.seq++
@@ -241,12 +274,15 @@ func (n *NextEdits) Edited(req NextRequest) {
 	n.stopLocked(d)
 	accepted := n.counts.accepted
 	moved := n.replaceLocked(d, req.Doc)
-	if n.counts.accepted != accepted {
-		// The edit was the suggestion itself: the model's own edit is no
-		// burst of the user's to ask about (at most one request per burst).
+	if n.counts.accepted != accepted || ours {
+		// The edit was the suggestion itself or a job's: the model's own
+		// edit is no burst of the user's to ask about (at most one request
+		// per burst).
 		d.burst, d.noBurst = "", true
 		n.mu.Unlock()
-		n.changed(req.Key)
+		if moved {
+			n.changed(req.Key)
+		}
 		return
 	}
 	// A keystroke copies no text: the text before the burst is taken at
@@ -408,13 +444,34 @@ func (n *NextEdits) Current(key string) *NextSuggestion {
 // shownLocked counts a suggestion offered. Precondition: n.mu is held.
 func (n *NextEdits) shownLocked() { n.counts.shown++ }
 
+// maxDismissed bounds the dismissed changes a document remembers.
+const maxDismissed = 8
+
+// changeOf names the change edits make to text: the lines each replaces
+// and the lines it writes, wherever they are.
+func changeOf(text string, edits []patch.Edit) string {
+	var b strings.Builder
+	for _, e := range edits {
+		b.WriteString(text[e.Start:e.End])
+		b.WriteByte(0)
+		b.WriteString(e.NewText)
+		b.WriteByte(1)
+	}
+	return b.String()
+}
+
 // Dismiss drops key's suggestion id (the user said no); false when it is
-// no longer the current one.
+// no longer the current one. The same change proposed again for the
+// document is not shown.
 func (n *NextEdits) Dismiss(key string, id uint64) bool {
 	n.mu.Lock()
 	d := n.docs[key]
 	ok := d != nil && d.sug != nil && (id == 0 || d.sug.ID == id)
 	if ok {
+		if len(d.dismissed) == maxDismissed {
+			d.dismissed = d.dismissed[1:]
+		}
+		d.dismissed = append(d.dismissed, changeOf(d.base, d.sug.Edits))
 		d.sug = nil
 		n.counts.dismissed++
 	}
@@ -480,8 +537,10 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		return
 	}
 	text := req.Doc.Text()
+	// The burst ends when its answer is in (below): a stream hung up by a
+	// newer edit leaves it open, so that the next request still keeps the
+	// lines typed before that edit (a suggestion must not undo them).
 	typed := typedLines(d.burst, text)
-	d.burst, d.noBurst = "", true
 	ctx, cancel := context.WithTimeout(n.ctx, StreamTimeout)
 	d.cancel = cancel
 	n.counts.requested++
@@ -497,6 +556,10 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	hungUp = hungUp || d.seq != seq
 	if d.seq == seq {
 		d.cancel = nil
+		if !hungUp {
+			// Answered (or failed): the next edit begins a new burst.
+			d.burst, d.noBurst = "", true
+		}
 	}
 	if err != nil && !hungUp {
 		n.counts.failed++
@@ -517,6 +580,10 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	n.counts.judged++
 	n.counts.server += prep + time.Since(answered)
 	switch {
+	case n.off:
+		// nextEdit.enable turned false while it was judged.
+		n.mu.Unlock()
+		return
 	case d.seq != seq:
 		// An edit arrived after the answer was complete: not shown.
 		n.counts.stale++
@@ -530,6 +597,11 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		n.counts.refused++
 		n.mu.Unlock()
 		n.log.Debug("next edit not shown", "path", req.Path, "why", why)
+		return
+	case slices.Contains(d.dismissed, changeOf(text, sug.Edits)):
+		n.counts.refused++
+		n.mu.Unlock()
+		n.log.Debug("next edit not shown", "path", req.Path, "why", "the user dismissed the same change")
 		return
 	}
 	n.ids++
@@ -807,7 +879,8 @@ type NextStats struct {
 	Dismissed int64 `json:"dismissed"`
 	Stale     int64 `json:"stale"`
 	// Refused counts answers never shown (the diff did not apply, changed
-	// the lines just typed or too many lines); Empty the answers that
+	// the lines just typed or too many lines, or made a change the user
+	// dismissed); Empty the answers that
 	// proposed nothing; Failed the streams that ended in an error;
 	// Cancelled those a newer edit hung up.
 	Refused   int64 `json:"refused"`

@@ -102,19 +102,26 @@ func TestNextEditAppliedPiecewise(t *testing.T) {
 }
 
 // TestNextEditNotWhileBusy: no request while an edit of ours to the
-// document is in flight, nor when the budget says no; the next edit after
-// that asks as usual.
+// document is in flight when the pause ends, nor when the budget says no;
+// the next edit after that asks as usual. (An edit made while ours is in
+// flight is ours, and starts no pause: TestNextEditNotAfterJobEdit in lsp.)
 func TestNextEditNotWhileBusy(t *testing.T) {
 	f := newFixture(t, `{"nextEdit": {"debounceMs": 0}}`, modeltest.Rule{Content: ""})
-	asked := make(chan string, 4)
+	asked := make(chan string, 8)
 	var mu sync.Mutex
-	busy, allow := true, true
+	// busy answers in turn: the first edit is the user's, and one of ours
+	// is in flight when its pause ends; then none.
+	busy, allow := []bool{false, true, false}, true
 	n := NewNextEdits(NextOptions{Config: f.config, Completer: f.c,
 		Busy: func(string) bool {
 			mu.Lock()
 			defer mu.Unlock()
 			asked <- "busy"
-			return busy
+			b := busy[0]
+			if len(busy) > 1 {
+				busy = busy[1:]
+			}
+			return b
 		},
 		Allow: func() bool {
 			mu.Lock()
@@ -130,14 +137,16 @@ func TestNextEditNotWhileBusy(t *testing.T) {
 		prev = snap
 	}
 	edit(2, "package p\n\nvar busyEdit = 1\n")
+	<-asked // busy, as the edit comes in: no
 	if got := <-asked; got != "busy" {
-		t.Fatalf("asked %s first", got)
+		t.Fatalf("asked %s when the pause ended, want busy", got)
 	}
 	mu.Lock()
-	busy, allow = false, false
+	allow = false
 	mu.Unlock()
 	edit(3, "package p\n\nvar overBudget = 1\n")
-	<-asked // busy
+	<-asked // busy, as the edit comes in
+	<-asked // busy, when the pause ends
 	if got := <-asked; got != "allow" {
 		t.Fatalf("asked %s, want the budget", got)
 	}

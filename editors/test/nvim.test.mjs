@@ -135,6 +135,15 @@ test('nvim: a next-edit suggestion is shown at its place; <Tab> jumps, <Tab> app
   });
 });
 
+// Neovim 0.10+ says it pulls diagnostics (textDocument.diagnostic), so
+// kimi-lsp answers textDocument/diagnostic and pushes nothing: the plugin
+// reads the suggestion from the pulled answer too (kimi.nextedit on_pulled).
+test('nvim 0.12: the next-edit suggestion is shown and applied the same', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('nextedit', 'nextedit.json', async (standin) => {
+    assert.equal(standin.requests().length, 1, 'one request reached the provider');
+  }, process.env.NVIM012_BIN);
+});
+
 test('nvim: inline completion ghost text is shown, followed, accepted, dismissed and cleared', async () => {
   await scenario('completion', 'completion.json');
 });

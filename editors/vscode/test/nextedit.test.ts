@@ -36,4 +36,11 @@ test('package.json binds Tab and Escape to next edits with the kimi.nextEditVisi
   assert.match(tab!.when, /kimi\.nextEditVisible/);
   assert.match(esc!.when, /kimi\.nextEditVisible/);
   assert.match(tab!.when, /!inlineSuggestionVisible/);
+  // Escape keeps its own jobs first: an extension's binding comes before
+  // VS Code's own, so without these it would dismiss the suggestion instead
+  // of collapsing a selection or the extra cursors, or closing parameter
+  // hints or the find widget.
+  for (const ctx of ['!editorHasSelection', '!editorHasMultipleSelections', '!parameterHintsVisible', '!findWidgetVisible']) {
+    assert.ok(esc!.when.split(' && ').includes(ctx), `escape's when lacks ${ctx}: ${esc!.when}`);
+  }
 });

@@ -133,6 +133,9 @@ local function handlers()
     ['$/kimi/completionStatus'] = completion.on_status,
     ['textDocument/publishDiagnostics'] = nextedit.on_diagnostics(vim.lsp.handlers['textDocument/publishDiagnostics']),
   }
+  if vim.lsp.handlers['textDocument/diagnostic'] then
+    h['textDocument/diagnostic'] = nextedit.on_pulled(vim.lsp.handlers['textDocument/diagnostic'])
+  end
   if M.config.show_document then
     h['window/showDocument'] = explain.show_document
   end

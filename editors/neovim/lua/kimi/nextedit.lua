@@ -63,26 +63,44 @@ local function render(bufnr)
   end
 end
 
+local function take(bufnr, diagnostics, client_id)
+  local found
+  for _, d in ipairs(diagnostics or {}) do
+    if d.source == 'kimi' and d.code == 'next-edit' and d.data then
+      found = {
+        id = d.data.id,
+        range = d.data.range or d.range,
+        new_text = d.data.newText or '',
+        message = d.message,
+        client_id = client_id,
+      }
+    end
+  end
+  M.by_buf[bufnr] = found
+  render(bufnr)
+end
+
 --- on_diagnostics wraps textDocument/publishDiagnostics: it keeps the
 --- buffer's next-edit suggestion and shows it, then calls default.
 function M.on_diagnostics(default)
   return function(err, result, ctx, cfg)
     if result and result.uri then
-      local bufnr = vim.uri_to_bufnr(result.uri)
-      local found
-      for _, d in ipairs(result.diagnostics or {}) do
-        if d.source == 'kimi' and d.code == 'next-edit' and d.data then
-          found = {
-            id = d.data.id,
-            range = d.data.range or d.range,
-            new_text = d.data.newText or '',
-            message = d.message,
-            client_id = ctx and ctx.client_id,
-          }
-        end
-      end
-      M.by_buf[bufnr] = found
-      render(bufnr)
+      take(vim.uri_to_bufnr(result.uri), result.diagnostics, ctx and ctx.client_id)
+    end
+    if default then
+      return default(err, result, ctx, cfg)
+    end
+  end
+end
+
+--- on_pulled wraps the textDocument/diagnostic answer handler: Neovim
+--- 0.10+ says it pulls diagnostics, and kimi-lsp then answers them there
+--- (after a workspace/diagnostic/refresh) instead of pushing them.
+function M.on_pulled(default)
+  return function(err, result, ctx, cfg)
+    local uri = ctx and ctx.params and ctx.params.textDocument and ctx.params.textDocument.uri
+    if not err and uri and type(result) == 'table' and result.kind == 'full' then
+      take(vim.uri_to_bufnr(uri), result.items, ctx.client_id)
     end
     if default then
       return default(err, result, ctx, cfg)
