@@ -167,7 +167,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 	case r.reviewDiff:
 		p.End(endCtx, outcomeLine("%s", reviewed), false)
 	case t.Action.Result == config.ResultReview:
-		p.End(endCtx, outcomeLine("%s", s.endReview(r.uri, t.Active.Text, out)), false)
+		p.End(endCtx, outcomeLine("%s", s.endReview(r.uri, t.Active.Text, false, out)), false)
 	case assist.Summarize(out, err).Kind == assist.LandNoChange:
 		// The model explained why it made no change: show that.
 		if s.showExplanation(ctx, t, out) {

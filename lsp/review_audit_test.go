@@ -1,0 +1,84 @@
+package lsp
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
+)
+
+// gitInit makes js's directory a repository with files committed.
+func (js *jobSession) gitInit(files map[string]string) {
+	js.t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		js.t.Skip("git is not installed")
+	}
+	for name, text := range files {
+		p := filepath.Join(js.dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			js.t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = js.dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+js.dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			js.t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestReviewDiffClosedFile: kimi.review {diff: true} of a changed file the
+// editor has not open publishes its findings (the editor's problem list
+// shows them), on the lines of the file on disk.
+func TestReviewDiffClosedFile(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
+	js.gitInit(map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1)})
+	os.WriteFile(filepath.Join(js.dir, "calc.go"), []byte(reviewCalc), 0o644)
+	uri := string(workspace.FileURI(filepath.Join(js.dir, "calc.go")))
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	if end := js.progressEnd(`"d1"`); !strings.Contains(end, "1 finding in 1 changed file") {
+		t.Fatalf("review ended %q", end)
+	}
+	js.waitDiagnostics(uri, 4)
+	// Opened (here with a line more above than on disk), the finding is
+	// moved onto the buffer and published for its version.
+	seen := js.publishedCount(uri)
+	js.open(uri, "// top\n"+reviewCalc)
+	js.waitDiagnosticsAfter(seen, uri, 5)
+	acts := js.actionsAt(uri, map[string]any{"start": map[string]any{"line": 5, "character": 0}, "end": map[string]any{"line": 5, "character": 0}},
+		map[string]any{"triggerKind": 1})
+	found := false
+	for _, a := range acts {
+		found = found || a["title"] == "Kimi: Fix: Sub adds"
+	}
+	if !found {
+		t.Fatalf("no quick fix on the opened file: %v", acts)
+	}
+}
+
+// TestReviewEndsAfterClose: the findings of a file's review that ends
+// after the editor closed the file are not kept (its buffer, which was
+// reviewed, may never have been saved), and the job's end says so.
+func TestReviewEndsAfterClose(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer", DelayMS: 1500, Content: reviewReply})
+	uri := js.file("calc.go", reviewCalc)
+	js.run("kimi.review", map[string]any{"uri": uri}, "r1")
+	if _, err := js.srv.WaitRequests(ctxT(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	js.ed.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	if end := js.progressEnd(`"r1"`); !strings.Contains(end, "2 findings (not shown: the file was closed meanwhile)") {
+		t.Fatalf("review ended %q", end)
+	}
+	if n := js.session.srv.reviews.clear(""); n != 0 {
+		t.Fatalf("%d findings kept for the closed file", n)
+	}
+}
