@@ -94,6 +94,12 @@ type Task struct {
 	// review (from 1, inclusive; see FileDiff.Lines): findings outside
 	// them are left out. Empty: the selection's lines.
 	ReviewLines [][2]int
+	// WindowLine, for an active file cut to a window around the selection
+	// (context.maxFileSize), is the number of the file's lines before the
+	// window (Active.Text holds the window, renumbered from 1); 0 else. A
+	// review's findings are read in the window's lines and returned in the
+	// file's.
+	WindowLine int
 	// NeedsInstruction is set for a Rewrite with no instruction from the
 	// user or the selection: the caller should ask (or use
 	// DefaultRewriteInstruction).

@@ -232,7 +232,8 @@ func FormatFinding(file string, f Finding) string {
 	return fmt.Sprintf("%s:%d: %s: %s", file, f.StartLine, SeverityName(f.Severity), f.Message)
 }
 
-// reviewOutcome reads the findings of a review's answer into out.
+// reviewOutcome reads the findings of a review's answer into out, in the
+// lines of the whole file (the prompt's are a window's, with WindowLine).
 func reviewOutcome(out *Outcome, t *Task, max int) error {
 	found, dropped, err := ParseFindings(out.Text, lineCount(t.Active.Text), 0)
 	if err != nil {
@@ -253,6 +254,7 @@ func reviewOutcome(out *Outcome, t *Task, max int) error {
 			dropped++ // the end of the job says so: review.maxFindings cut them
 			continue
 		}
+		f.StartLine, f.EndLine = f.StartLine+t.WindowLine, f.EndLine+t.WindowLine
 		out.Findings = append(out.Findings, f)
 	}
 	out.Dropped = dropped

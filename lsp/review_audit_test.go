@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,4 +82,29 @@ func TestReviewEndsAfterClose(t *testing.T) {
 	if n := js.session.srv.reviews.clear(""); n != 0 {
 		t.Fatalf("%d findings kept for the closed file", n)
 	}
+}
+
+// TestReviewWindowedFile: a review of a selection in a file over
+// context.maxFileSize (the model sees a window of it, renumbered from 1)
+// shows its findings on the file's lines, not the window's.
+func TestReviewWindowedFile(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "l%02d\n", i)
+	}
+	text := b.String()
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"warning","message":"line 30","explanation":""}]}`})
+	js.settings(map[string]any{"context": map[string]any{"maxFileSize": 40}}, func(s *Server) bool { return s.config().Context.MaxFileSize == 40 })
+	le := js.liveEditor()
+	uri := le.open("big.txt", text)
+	rng := map[string]any{"start": map[string]any{"line": 29, "character": 0}, "end": map[string]any{"line": 30, "character": 0}}
+	js.run("kimi.review", map[string]any{"uri": uri, "range": rng}, "w1")
+	if end := js.progressEnd(`"w1"`); !strings.Contains(end, "1 finding") {
+		t.Fatalf("review ended %q", end)
+	}
+	if p := string(js.srv.Requests()[0].Prompt); !strings.Contains(p, "only its lines 26-") {
+		t.Fatalf("the window is not lines 26-…:\n%s", p)
+	}
+	js.waitDiagnostics(uri, 29)
 }
