@@ -34,7 +34,11 @@ const (
 
 // reviews holds the findings of every file.
 type reviews struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// last is the id of the newest finding: ids are never reused, so that
+	// a quick fix of an earlier review's finding removes none of a later
+	// one's.
+	last  int
 	files map[workspace.URI]*fileReview
 	dirty map[workspace.URI]bool
 	wake  chan struct{}
@@ -54,8 +58,8 @@ type fileReview struct {
 }
 
 type reviewFinding struct {
-	mark int
-	f    assist.Finding
+	id, mark int
+	f        assist.Finding
 }
 
 func (r *reviews) init() {
@@ -85,6 +89,10 @@ func (r *reviews) set(uri workspace.URI, reviewed string, docs *workspace.Docume
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for i := range fr.findings {
+		r.last++
+		fr.findings[i].id = r.last
+	}
 	cur, open := docs.Snapshot(uri)
 	switch {
 	case open:
@@ -132,17 +140,22 @@ func (r *reviews) apply(uri workspace.URI, version int32, edits []workspace.Edit
 	r.markDirtyLocked(uri)
 }
 
-// remove forgets one finding; it reports whether it was there.
-func (r *reviews) remove(uri workspace.URI, mark int) bool {
+// remove forgets one finding (by its id); it reports whether it was there.
+func (r *reviews) remove(uri workspace.URI, id int) bool {
 	r.init()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fr := r.files[uri]
-	if fr == nil || !fr.marks.Remove(mark) {
+	if fr == nil {
 		return false
 	}
-	r.markDirtyLocked(uri)
-	return true
+	for _, rf := range fr.findings {
+		if rf.id == id && fr.marks.Remove(rf.mark) {
+			r.markDirtyLocked(uri)
+			return true
+		}
+	}
+	return false
 }
 
 // clear forgets the findings of uri ("" for every file) and returns how
@@ -172,7 +185,7 @@ func (r *reviews) markDirtyLocked(uri workspace.URI) {
 
 // findingAt is one kept finding with its current byte range.
 type findingAt struct {
-	mark       int
+	id         int
 	start, end int
 	f          assist.Finding
 }
@@ -199,7 +212,7 @@ func (r *reviews) current(uri workspace.URI, snap *workspace.Snapshot) (found []
 	}
 	for _, rf := range fr.findings {
 		if s, e, ok := fr.marks.Range(rf.mark); ok {
-			found = append(found, findingAt{mark: rf.mark, start: s, end: e, f: rf.f})
+			found = append(found, findingAt{id: rf.id, start: s, end: e, f: rf.f})
 		}
 	}
 	return found, snap, true
@@ -228,7 +241,7 @@ func (s *Server) reviewDiagnostics(uri workspace.URI, snap *workspace.Snapshot) 
 			Code:     reviewCode,
 			Source:   reviewSource,
 			Message:  msg,
-			Data:     &findingData{Finding: f.mark},
+			Data:     &findingData{Finding: f.id},
 		})
 	}
 	return out, true

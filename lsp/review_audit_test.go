@@ -108,3 +108,45 @@ func TestReviewWindowedFile(t *testing.T) {
 	}
 	js.waitDiagnostics(uri, 29)
 }
+
+// TestReviewFixOfAnEarlierReview: the quick fix of a finding of an earlier
+// review, landing after the file was reviewed again, removes no finding of
+// the new review (the findings of each review are told apart).
+func TestReviewFixOfAnEarlierReview(t *testing.T) {
+	commentFix := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -7,3 +7,3 @@\n \n-// Add returns a plus b.\n+// Add returns a + b.\n func Add(a, b int) int {\n```\n"
+	reversed := `{"findings":[{"startLine":10,"endLine":10,"severity":"warning","message":"Add subtracts instead of adding","explanation":""},` +
+		`{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds instead of subtracting","explanation":""}]}`
+	js := newJobSession(t, nil,
+		modeltest.Rule{Match: "careful senior reviewer", Content: reviewReply, Times: 1},
+		modeltest.Rule{Match: "careful senior reviewer", Content: reversed},
+		modeltest.Rule{Match: "Add subtracts instead of adding", Content: commentFix})
+	le := js.liveEditor()
+	uri := le.open("calc.go", reviewCalc)
+	js.run("kimi.review", map[string]any{"uri": uri}, "r1")
+	js.progressEnd(`"r1"`)
+	js.waitDiagnostics(uri, 4, 9)
+	acts := js.actionsAt(uri, map[string]any{"start": map[string]any{"line": 9, "character": 0}, "end": map[string]any{"line": 9, "character": 0}},
+		map[string]any{"triggerKind": 1})
+	var cmd map[string]any
+	for _, a := range acts {
+		if a["title"] == "Kimi: Fix: Add subtracts instead of adding" {
+			cmd = a["command"].(map[string]any)
+		}
+	}
+	if cmd == nil {
+		t.Fatalf("no quick fix: %v", acts)
+	}
+	// Reviewed again before the fix is run.
+	js.run("kimi.review", map[string]any{"uri": uri}, "r2")
+	js.progressEnd(`"r2"`)
+	js.waitDiagnostics(uri, 9, 4)
+	seen := js.publishedCount(uri)
+	js.run(cmd["command"].(string), cmd["arguments"].([]any)[0].(map[string]any), "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "applied") {
+		t.Fatalf("fix ended %q", end)
+	}
+	js.waitDiagnosticsAfter(seen, uri, 9, 4)
+	if n := js.session.srv.reviews.clear(workspace.URI(uri)); n != 2 {
+		t.Fatalf("%d findings left of the new review's 2", n)
+	}
+}
