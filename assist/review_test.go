@@ -231,3 +231,29 @@ func TestChangedFilesLeavesOutSecretsAndIgnored(t *testing.T) {
 		t.Fatal("no error outside a repository")
 	}
 }
+
+// TestChangedFilesLiteralNames: a changed file whose name holds glob
+// characters is diffed alone (git reads "a[1].go" as a pattern matching
+// a1.go too unless told to read names literally); names with spaces and
+// non-ASCII letters are read as they are.
+func TestChangedFilesLiteralNames(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"a[1].go": "package a\n", "a1.go": "package a\n\nvar X = 1\n", "é z.go": "package a\n"})
+	os.WriteFile(filepath.Join(dir, "a[1].go"), []byte("package a\n\nvar Y = 2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a1.go"), []byte("package a\n\nvar X = 3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "é z.go"), []byte("package a\n\nvar Z = 4\n"), 0o644)
+	files, skipped, err := assist.ChangedFiles(context.Background(), nil, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 || len(skipped) != 0 {
+		t.Fatalf("files %+v, skipped %v", files, skipped)
+	}
+	for _, f := range files {
+		if strings.Count(f.Diff, "diff --git") != 1 || len(f.Lines) != 1 {
+			t.Errorf("%s: diff\n%s\nlines %v", f.Path, f.Diff, f.Lines)
+		}
+	}
+	if files[2].Path != filepath.Join(dir, "é z.go") {
+		t.Fatalf("paths %s, %s, %s", files[0].Path, files[1].Path, files[2].Path)
+	}
+}
