@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -416,6 +417,11 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 		changed, skip, err := assist.ChangedFiles(ctx, s.folders, f.Path)
 		if err != nil {
 			s.log.Info("review of changes: folder skipped", "folder", f.Path, "error", err)
+			why := s.redact(err.Error())
+			if errors.Is(err, assist.ErrNotGit) {
+				why = assist.ErrNotGit.Error()
+			}
+			skipped = append(skipped, "folder "+f.Name+" ("+why+")")
 			continue
 		}
 		skipped = append(skipped, skip...)

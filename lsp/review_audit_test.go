@@ -150,3 +150,15 @@ func TestReviewFixOfAnEarlierReview(t *testing.T) {
 		t.Fatalf("%d findings left of the new review's 2", n)
 	}
 }
+
+// TestReviewDiffNotGit: a review of changes in a folder that is no git
+// work tree with a commit says so in its end, not "0 findings in 0
+// changed files" as if nothing had changed.
+func TestReviewDiffNotGit(t *testing.T) {
+	js := newJobSession(t, nil)
+	js.file("calc.go", reviewCalc)
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	if end := js.progressEnd(`"d1"`); !strings.Contains(end, "not a git work tree with a commit") {
+		t.Fatalf("review ended %q", end)
+	}
+}
