@@ -110,7 +110,7 @@ func (r *reviews) set(uri workspace.URI, reviewed string, docs *workspace.Docume
 // open from now on.
 func (fr *fileReview) moveTo(cur *workspace.Snapshot) {
 	if text := cur.Text(); text != fr.base.Text() {
-		fr.marks.Apply([]workspace.Edit{workspace.DiffEdit(fr.base.Text(), text)})
+		fr.marks.Apply(workspace.DiffEdits(fr.base.Text(), text))
 	}
 	fr.open, fr.version, fr.base = true, cur.Version, nil
 }

@@ -162,3 +162,21 @@ func TestReviewDiffNotGit(t *testing.T) {
 		t.Fatalf("review ended %q", end)
 	}
 }
+
+// TestReviewTypedInTwoPlacesMeanwhile: findings of a review that ends
+// after the user typed above and below them (in two places) stay, moved
+// with the text — the change since the reviewed text is not one span
+// covering them.
+func TestReviewTypedInTwoPlacesMeanwhile(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer", DelayMS: 1000, Content: reviewReply})
+	le := js.liveEditor()
+	uri := le.open("calc.go", reviewCalc)
+	js.run("kimi.review", map[string]any{"uri": uri}, "r1")
+	if _, err := js.srv.WaitRequests(ctxT(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	le.typeAt(uri, 0, 0, "// top\n")
+	le.typeAt(uri, 11, 0, "// end\n") // the last line, "}", now line 11
+	js.progressEnd(`"r1"`)
+	js.waitDiagnostics(uri, 5, 10)
+}
