@@ -257,3 +257,15 @@ func TestChangedFilesLiteralNames(t *testing.T) {
 		t.Fatalf("paths %s, %s, %s", files[0].Path, files[1].Path, files[2].Path)
 	}
 }
+
+// TestParseFindingsDuplicates: a finding the model repeats (same lines,
+// same message) is shown once; the repeat counts as left out.
+func TestParseFindingsDuplicates(t *testing.T) {
+	one := `{"startLine":2,"endLine":3,"severity":"warning","message":"leaks the file","explanation":""}`
+	reply := `{"findings":[` + one + `,` + one + `,{"startLine":2,"endLine":3,"severity":"error","message":"leaks the file ","explanation":"again"},` +
+		`{"startLine":2,"endLine":2,"severity":"warning","message":"leaks the file","explanation":""}]}`
+	got, dropped, err := assist.ParseFindings(reply, 4, 0)
+	if err != nil || len(got) != 2 || dropped != 2 || got[1].EndLine != 2 {
+		t.Fatalf("got %+v, dropped %d, %v", got, dropped, err)
+	}
+}
