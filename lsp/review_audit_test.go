@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -179,4 +181,50 @@ func TestReviewTypedInTwoPlacesMeanwhile(t *testing.T) {
 	le.typeAt(uri, 11, 0, "// end\n") // the last line, "}", now line 11
 	js.progressEnd(`"r1"`)
 	js.waitDiagnostics(uri, 5, 10)
+}
+
+// TestReviewFixNoHunkKept: a finding's quick fix whose edit, sent for
+// confirmation hunk by hunk, comes back with no hunk applied (every one
+// unticked in the editor's preview) keeps the finding, and the job says
+// nothing was applied.
+func TestReviewFixNoHunkKept(t *testing.T) {
+	params := lsptest.DefaultInitializeParams("")
+	params["rootUri"] = inJobDir
+	ws := params["capabilities"].(map[string]any)["workspace"].(map[string]any)
+	ws["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": false}
+	js := newJobSession(t, params, reviewRules()...)
+	js.settings(map[string]any{"edits": map[string]any{"confirm": "always"}}, func(s *Server) bool { return s.config().Edits.Confirm == "always" })
+	uri := js.file("calc.go", reviewCalc)
+	js.ed.Handle("workspace/applyEdit", func(raw json.RawMessage) (any, *lsptest.ResponseError) {
+		var got annotatedApply
+		json.Unmarshal(raw, &got)
+		// Applied, with nothing kept: the text is as it was.
+		go js.ed.Notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": got.Edit.DocumentChanges[0].TextDocument.Version + 1},
+			"contentChanges": []any{map[string]any{"text": reviewCalc}},
+		})
+		return map[string]any{"applied": true}, nil
+	})
+	js.run("kimi.review", map[string]any{"uri": uri}, "r1")
+	js.progressEnd(`"r1"`)
+	js.waitDiagnostics(uri, 4, 9)
+	acts := js.actionsAt(uri, map[string]any{"start": map[string]any{"line": 9, "character": 0}, "end": map[string]any{"line": 9, "character": 0}},
+		map[string]any{"triggerKind": 1})
+	var cmd map[string]any
+	for _, a := range acts {
+		if a["title"] == "Kimi: Fix: Add subtracts instead of adding" {
+			cmd = a["command"].(map[string]any)
+		}
+	}
+	if cmd == nil {
+		t.Fatalf("no quick fix: %v", acts)
+	}
+	js.run(cmd["command"].(string), cmd["arguments"].([]any)[0].(map[string]any), "f1")
+	if end := js.progressEnd(`"f1"`); !strings.Contains(end, "not applied") {
+		t.Fatalf("fix ended %q", end)
+	}
+	js.waitNoJobs()
+	if n := js.session.srv.reviews.clear(workspace.URI(uri)); n != 2 {
+		t.Fatalf("%d findings left of 2", n)
+	}
 }
