@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -226,5 +228,51 @@ func TestReviewFixNoHunkKept(t *testing.T) {
 	js.waitNoJobs()
 	if n := js.session.srv.reviews.clear(workspace.URI(uri)); n != 2 {
 		t.Fatalf("%d findings left of 2", n)
+	}
+}
+
+// TestReviewEndRacesTyping: a review ending while the user types keeps its
+// finding on its line: every didChange is either in the text the marks are
+// moved to or moves them afterwards, never lost between the two.
+func TestReviewEndRacesTyping(t *testing.T) {
+	js := newJobSession(t, nil)
+	var b strings.Builder
+	for i := 0; i < 20000; i++ {
+		b.WriteString("filler line\n")
+	}
+	base := b.String() + "MARK\n"
+	uri := js.file("big.txt", base)
+	srv := js.session.srv
+	out := &assist.Outcome{Findings: []assist.Finding{{StartLine: 20001, EndLine: 20001, Severity: assist.SeverityWarning, Message: "mark"}}}
+	for v := int32(2); v < 42; v++ {
+		ended := make(chan struct{})
+		go func() {
+			srv.endReview(workspace.URI(uri), base, false, out)
+			close(ended)
+		}()
+		pos := map[string]any{"line": 0, "character": 0}
+		js.ed.Notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": v},
+			"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": "x\n"}},
+		})
+		<-ended
+		js.text(uri, v)
+		// The read loop moves the marks just after the document changed:
+		// wait for that (a lost change leaves them behind for good).
+		var found []findingAt
+		var in *workspace.Snapshot
+		ok := false
+		for deadline := time.Now().Add(5 * time.Second); !ok && time.Now().Before(deadline); {
+			cur, _ := srv.docs.Snapshot(workspace.URI(uri))
+			if found, in, ok = srv.reviews.current(workspace.URI(uri), cur); !ok {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		if !ok || len(found) != 1 {
+			t.Fatalf("version %d: the marks are not for it (%v) or dropped: %+v", v, ok, found)
+		}
+		if line := strings.Count(in.Text()[:found[0].start], "\n"); line != 20000+int(v-1) {
+			t.Fatalf("version %d: the finding is on line %d, not %d", v, line, 20000+v-1)
+		}
 	}
 }
