@@ -413,6 +413,7 @@ func (s *Server) endReview(uri workspace.URI, reviewed string, onDisk bool, out 
 func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (string, error) {
 	total, files := 0, 0
 	var skipped []string
+	seen := map[string]bool{} // a file of two folders (nested) is reviewed once
 	for _, f := range s.folders.List() {
 		changed, skip, err := assist.ChangedFiles(ctx, s.folders, f.Path)
 		if err != nil {
@@ -429,6 +430,10 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
+			if seen[d.Path] {
+				continue
+			}
+			seen[d.Path] = true
 			uri := workspace.FileURI(d.Path)
 			text, err := s.folders.ReadFile(d.Path)
 			if err != nil {

@@ -276,3 +276,28 @@ func TestReviewEndRacesTyping(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewDiffNestedFolders: a changed file in two workspace folders
+// (one inside the other) is reviewed once, not once per folder.
+func TestReviewDiffNestedFolders(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
+	js.gitInit(map[string]string{"sub/calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1)})
+	os.WriteFile(filepath.Join(js.dir, "sub", "calc.go"), []byte(reviewCalc), 0o644)
+	sub := string(workspace.FileURI(filepath.Join(js.dir, "sub")))
+	js.ed.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": sub, "name": "sub"}}, "removed": []any{}}})
+	for deadline := time.Now().Add(10 * time.Second); len(js.session.srv.folders.List()) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the folder was not added")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	if end := js.progressEnd(`"d1"`); !strings.Contains(end, "1 finding in 1 changed file") {
+		t.Fatalf("review ended %q", end)
+	}
+	if n := len(js.srv.Requests()); n != 1 {
+		t.Fatalf("%d requests for one changed file", n)
+	}
+}
