@@ -301,3 +301,30 @@ func TestReviewDiffNestedFolders(t *testing.T) {
 		t.Fatalf("%d requests for one changed file", n)
 	}
 }
+
+// TestReviewDiffClosedFilePulled: a client that pulls diagnostics gets the
+// findings of a review of changes in a file it opens afterwards.
+func TestReviewDiffClosedFilePulled(t *testing.T) {
+	params := lsptest.DefaultInitializeParams("")
+	params["rootUri"] = inJobDir
+	params["capabilities"].(map[string]any)["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+	js := newJobSession(t, params, modeltest.Rule{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
+	js.gitInit(map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1)})
+	os.WriteFile(filepath.Join(js.dir, "calc.go"), []byte(reviewCalc), 0o644)
+	uri := string(workspace.FileURI(filepath.Join(js.dir, "calc.go")))
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	js.progressEnd(`"d1"`)
+	js.open(uri, reviewCalc)
+	js.text(uri, 1)
+	var rep struct {
+		Kind  string    `json:"kind"`
+		Items []pubDiag `json:"items"`
+	}
+	if err := js.ed.Call(ctxT(t), "textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": uri}}, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Items) != 1 || rep.Items[0].Range.Start.Line != 4 || rep.Items[0].Message != "Sub adds" {
+		t.Fatalf("report %+v", rep)
+	}
+}
