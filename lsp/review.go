@@ -414,6 +414,8 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 	total, files := 0, 0
 	var skipped []string
 	seen := map[string]bool{} // a file of two folders (nested) is reviewed once
+	stopped := ""
+folders:
 	for _, f := range s.folders.List() {
 		changed, skip, err := assist.ChangedFiles(ctx, s.folders, f.Path)
 		if err != nil {
@@ -462,6 +464,12 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 				if ctx.Err() != nil {
 					return "", context.Cause(ctx)
 				}
+				if errors.Is(err, assist.ErrNotSent) {
+					// Cancelled when asked, or a budget refuses: so would
+					// every other file be; ask no more.
+					stopped = t.Active.Path + ": " + s.redact(err.Error())
+					break folders
+				}
 				skipped = append(skipped, t.Active.Path+" ("+s.redact(err.Error())+")")
 				continue
 			}
@@ -471,6 +479,9 @@ func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (str
 		}
 	}
 	msg := fmt.Sprintf("%d %s in %d changed %s", total, plural(total, "finding", "findings"), files, plural(files, "file", "files"))
+	if stopped != "" {
+		msg += "; stopped, nothing more sent: " + stopped
+	}
 	if len(skipped) > 0 {
 		msg += "; not reviewed: " + strings.Join(skipped[:min(len(skipped), 5)], ", ")
 		if len(skipped) > 5 {

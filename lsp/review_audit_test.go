@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -326,5 +327,36 @@ func TestReviewDiffClosedFilePulled(t *testing.T) {
 	}
 	if len(rep.Items) != 1 || rep.Items[0].Range.Start.Line != 4 || rep.Items[0].Message != "Sub adds" {
 		t.Fatalf("report %+v", rep)
+	}
+}
+
+// TestReviewDiffCancelAsksOnce: a review of changes whose first request
+// asks (budget.confirmAbove) and is cancelled sends nothing and asks no
+// more — not once per changed file.
+func TestReviewDiffCancelAsksOnce(t *testing.T) {
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer", Content: `{"findings":[]}`})
+	dear := map[string]any{"input": 1000, "cachedRead": 1000, "write5m": 1000, "write1h": 1000}
+	js.settings(map[string]any{"budget": map[string]any{"confirmAbove": 0.05},
+		"prices": map[string]any{"kimi-k3.1-pro": dear, "kimi-k3.1-pro-highspeed": dear}},
+		func(s *Server) bool { return s.config().Budget.ConfirmAbove == 0.05 })
+	var mu sync.Mutex
+	asked := 0
+	js.ed.Handle("window/showMessageRequest", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		return map[string]any{"title": "Cancel"}, nil
+	})
+	old := strings.Replace(reviewCalc, "a + b", "a - b", 1)
+	js.gitInit(map[string]string{"a.go": old, "b.go": old, "c.go": old})
+	for _, n := range []string{"a.go", "b.go", "c.go"} {
+		os.WriteFile(filepath.Join(js.dir, n), []byte(reviewCalc), 0o644)
+	}
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	end := js.progressEnd(`"d1"`)
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 1 || len(js.srv.Requests()) != 0 || !strings.Contains(end, "not sent") {
+		t.Fatalf("asked %d times, %d requests; ended %q", asked, len(js.srv.Requests()), end)
 	}
 }
