@@ -269,3 +269,22 @@ func TestParseFindingsDuplicates(t *testing.T) {
 		t.Fatalf("got %+v, dropped %d, %v", got, dropped, err)
 	}
 }
+
+// TestReviewEndpointRefusesStructuredOutput: an endpoint that refuses
+// response_format (a 400 naming it) is asked once more without it, and
+// the findings of its plain answer (JSON in a fence) are read.
+func TestReviewEndpointRefusesStructuredOutput(t *testing.T) {
+	f := newFixture(t, map[string]string{"calc.go": calc},
+		modeltest.Rule{Match: "careful senior reviewer", Fault: "400", Message: "response_format.type json_schema is not supported", Times: 1},
+		modeltest.Rule{Match: "careful senior reviewer", Content: "```json\n" + twoFindings + "\n```"})
+	task := f.task(config.ActionExplain, "calc.go", "package", "}\n")
+	task.Action = f.cfg.ReviewAction()
+	out, err := f.engine.Run(context.Background(), task, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if len(out.Findings) != 2 || len(reqs) != 2 || strings.Contains(string(reqs[1].Body), "response_format") {
+		t.Fatalf("findings %+v, %d requests", out.Findings, len(reqs))
+	}
+}
