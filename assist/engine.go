@@ -93,6 +93,12 @@ type Task struct {
 	// review (from 1, inclusive; see FileDiff.Lines): findings outside
 	// them are left out. Empty: the selection's lines.
 	ReviewLines [][2]int
+	// WindowLine, for an active file cut to a window around the selection
+	// (context.maxFileSize), is the number of the file's lines before the
+	// window (Active.Text holds the window, renumbered from 1); 0 else. A
+	// review's findings are read in the window's lines and returned in the
+	// file's.
+	WindowLine int
 	// NeedsInstruction is set for a Rewrite with no instruction from the
 	// user or the selection: the caller should ask (or use
 	// DefaultRewriteInstruction).
@@ -618,6 +624,13 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		lopts.Repairs = 1
 	}
 	res, err := tools.Loop(ctx, sc, req, exec, lopts)
+	if err != nil && req.ResponseFormat != nil && formatRefused(err) {
+		// An endpoint without structured output that says so: asked once
+		// more without it, its plain answer is read leniently.
+		e.log.Info("the endpoint refused response_format; asking again without it", "error", err)
+		req.ResponseFormat = nil
+		res, err = tools.Loop(ctx, sc, req, exec, lopts)
+	}
 	out.Rounds = sc.rounds
 	// A job cancelled during its check is not an unverified edit: it is
 	// no edit.
@@ -913,4 +926,16 @@ func (e *Engine) stream(ctx context.Context, client *model.Client, req *model.Re
 		}
 	}
 	return &model.Response{ID: s.ID(), Model: s.Model(), Message: acc.Message(), FinishReason: acc.FinishReason(), Usage: acc.Usage()}, nil
+}
+
+// formatRefused reports whether err is the provider refusing a request for
+// its response_format (a 400 or 422 that names it): an endpoint without
+// structured output.
+func formatRefused(err error) bool {
+	var apiErr *model.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest && apiErr.StatusCode != http.StatusUnprocessableEntity {
+		return false
+	}
+	m := strings.ToLower(apiErr.Message)
+	return strings.Contains(m, "response_format") || strings.Contains(m, "json_schema") || strings.Contains(m, "response format")
 }

@@ -89,10 +89,11 @@ func ChangedFiles(ctx context.Context, folders *workspace.Folders, dir string) (
 	return files, skipped, nil
 }
 
-// git runs git in dir (no shell, no pager, no external diff, no prompts)
-// and returns its output, at most maxGitOutput bytes.
+// git runs git in dir (no shell, no pager, no external diff, no prompts;
+// paths after "--" are names, never patterns or pathspec magic) and
+// returns its output, at most maxGitOutput bytes.
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "--no-pager"}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false", "--no-pager", "--literal-pathspecs"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EXTERNAL_DIFF=")
 	out, errOut := &capped{max: maxGitOutput}, &capped{max: 1024}

@@ -65,7 +65,8 @@ const reviewInstruction = "Review the selected lines of the active file as a car
 // for endpoints without structured output the same object in a fenced
 // block or bare among other text. It is a parser of outside input: a
 // finding whose lines are not inside 1..lines, whose severity is unknown or
-// whose message is empty is dropped; texts lose control and bidi
+// whose message is empty is dropped, and so is a repeat (the lines and
+// message of an earlier finding); texts lose control and bidi
 // characters, a message is cut to its first line and MaxFindingMessage
 // runes. At most max findings are returned (max <= 0: no limit but
 // maxRawFindings). An answer that is not such an object is ErrBadReview;
@@ -87,6 +88,11 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 	if max <= 0 || max > maxRawFindings {
 		max = maxRawFindings
 	}
+	type place struct {
+		start, end float64
+		msg        string
+	}
+	seen := map[place]bool{}
 	for _, r := range doc.Findings {
 		var f struct {
 			StartLine   *float64 `json:"startLine"`
@@ -109,6 +115,12 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 		if !ok || msg == "" || !wholeLine(start) || !wholeLine(end) || start < 1 || end < start || end > float64(lines) {
 			dropped++
 			continue
+		}
+		if p := (place{start, end, msg}); seen[p] {
+			dropped++ // a repeat, whatever its severity: shown once
+			continue
+		} else {
+			seen[p] = true
 		}
 		if len(out) == max {
 			continue
@@ -232,7 +244,8 @@ func FormatFinding(file string, f Finding) string {
 	return fmt.Sprintf("%s:%d: %s: %s", file, f.StartLine, SeverityName(f.Severity), f.Message)
 }
 
-// reviewOutcome reads the findings of a review's answer into out.
+// reviewOutcome reads the findings of a review's answer into out, in the
+// lines of the whole file (the prompt's are a window's, with WindowLine).
 func reviewOutcome(out *Outcome, t *Task, max int) error {
 	found, dropped, err := ParseFindings(out.Text, lineCount(t.Active.Text), 0)
 	if err != nil {
@@ -253,6 +266,7 @@ func reviewOutcome(out *Outcome, t *Task, max int) error {
 			dropped++ // the end of the job says so: review.maxFindings cut them
 			continue
 		}
+		f.StartLine, f.EndLine = f.StartLine+t.WindowLine, f.EndLine+t.WindowLine
 		out.Findings = append(out.Findings, f)
 	}
 	out.Dropped = dropped

@@ -231,3 +231,60 @@ func TestChangedFilesLeavesOutSecretsAndIgnored(t *testing.T) {
 		t.Fatal("no error outside a repository")
 	}
 }
+
+// TestChangedFilesLiteralNames: a changed file whose name holds glob
+// characters is diffed alone (git reads "a[1].go" as a pattern matching
+// a1.go too unless told to read names literally); names with spaces and
+// non-ASCII letters are read as they are.
+func TestChangedFilesLiteralNames(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"a[1].go": "package a\n", "a1.go": "package a\n\nvar X = 1\n", "é z.go": "package a\n"})
+	os.WriteFile(filepath.Join(dir, "a[1].go"), []byte("package a\n\nvar Y = 2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a1.go"), []byte("package a\n\nvar X = 3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "é z.go"), []byte("package a\n\nvar Z = 4\n"), 0o644)
+	files, skipped, err := assist.ChangedFiles(context.Background(), nil, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 || len(skipped) != 0 {
+		t.Fatalf("files %+v, skipped %v", files, skipped)
+	}
+	for _, f := range files {
+		if strings.Count(f.Diff, "diff --git") != 1 || len(f.Lines) != 1 {
+			t.Errorf("%s: diff\n%s\nlines %v", f.Path, f.Diff, f.Lines)
+		}
+	}
+	if files[2].Path != filepath.Join(dir, "é z.go") {
+		t.Fatalf("paths %s, %s, %s", files[0].Path, files[1].Path, files[2].Path)
+	}
+}
+
+// TestParseFindingsDuplicates: a finding the model repeats (same lines,
+// same message) is shown once; the repeat counts as left out.
+func TestParseFindingsDuplicates(t *testing.T) {
+	one := `{"startLine":2,"endLine":3,"severity":"warning","message":"leaks the file","explanation":""}`
+	reply := `{"findings":[` + one + `,` + one + `,{"startLine":2,"endLine":3,"severity":"error","message":"leaks the file ","explanation":"again"},` +
+		`{"startLine":2,"endLine":2,"severity":"warning","message":"leaks the file","explanation":""}]}`
+	got, dropped, err := assist.ParseFindings(reply, 4, 0)
+	if err != nil || len(got) != 2 || dropped != 2 || got[1].EndLine != 2 {
+		t.Fatalf("got %+v, dropped %d, %v", got, dropped, err)
+	}
+}
+
+// TestReviewEndpointRefusesStructuredOutput: an endpoint that refuses
+// response_format (a 400 naming it) is asked once more without it, and
+// the findings of its plain answer (JSON in a fence) are read.
+func TestReviewEndpointRefusesStructuredOutput(t *testing.T) {
+	f := newFixture(t, map[string]string{"calc.go": calc},
+		modeltest.Rule{Match: "careful senior reviewer", Fault: "400", Message: "response_format.type json_schema is not supported", Times: 1},
+		modeltest.Rule{Match: "careful senior reviewer", Content: "```json\n" + twoFindings + "\n```"})
+	task := f.task(config.ActionExplain, "calc.go", "package", "}\n")
+	task.Action = f.cfg.ReviewAction()
+	out, err := f.engine.Run(context.Background(), task, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if len(out.Findings) != 2 || len(reqs) != 2 || strings.Contains(string(reqs[1].Body), "response_format") {
+		t.Fatalf("findings %+v, %d requests", out.Findings, len(reqs))
+	}
+}

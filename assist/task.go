@@ -199,6 +199,7 @@ func (t *Task) window(limit int) error {
 	}
 	total := strings.Count(text, "\n") + 1
 	t.Active.Text = text[lo:hi]
+	t.WindowLine = first - 1
 	t.Selection = cache.Selection{Start: sel.Start - lo, End: sel.End - lo}
 	part := ""
 	if cut {

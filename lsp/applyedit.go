@@ -84,6 +84,11 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 	}
 	if hunks != nil {
 		applied, total := s.checkHunks(ctx, hunks)
+		if applied == 0 {
+			// Every hunk unticked in the editor's preview: nothing landed
+			// (a finding this fixes stays).
+			return "", true, fmt.Errorf("none of the %d %s was kept (confirmed hunk by hunk)", total, plural(total, "hunk", "hunks"))
+		}
 		if applied == total {
 			plan.Landed()
 		}

@@ -46,6 +46,9 @@ func handleExecuteCommand(s *Server, ctx context.Context, req *request) (any, er
 		return nil, err
 	}
 	run := &jobRun{task: t, clientToken: p.WorkDoneToken, uri: workspace.URI(key.Document), finding: args.Finding}
+	if snap, ok := req.view.Snapshot(run.uri); ok && t.Action.Result == config.ResultReview {
+		run.reviewed = snap.Text() // the whole text, of which the task may hold a window
+	}
 	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
 		Key:     key,
 		Title:   t.Action.Title,
@@ -125,6 +128,9 @@ type jobRun struct {
 	// reviewDiff is set for the review of the uncommitted changes (task
 	// is then only its title).
 	reviewDiff bool
+	// reviewed, for a review of a file, is the document's text reviewed,
+	// the findings' lines' (task.Active.Text may be a window of it).
+	reviewed string
 }
 
 // runJob runs a job to its end and reports every step to the editor.
@@ -167,7 +173,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 	case r.reviewDiff:
 		p.End(endCtx, outcomeLine("%s", reviewed), false)
 	case t.Action.Result == config.ResultReview:
-		p.End(endCtx, outcomeLine("%s", s.endReview(r.uri, t.Active.Text, out)), false)
+		p.End(endCtx, outcomeLine("%s", s.endReview(r.uri, r.reviewed, false, out)), false)
 	case assist.Summarize(out, err).Kind == assist.LandNoChange:
 		// The model explained why it made no change: show that.
 		if s.showExplanation(ctx, t, out) {

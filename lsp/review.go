@@ -35,24 +35,32 @@ const (
 
 // reviews holds the findings of every file.
 type reviews struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// last is the id of the newest finding: ids are never reused, so that
+	// a quick fix of an earlier review's finding removes none of a later
+	// one's.
+	last  int
 	files map[workspace.URI]*fileReview
 	dirty map[workspace.URI]bool
 	wake  chan struct{}
 	once  sync.Once
 }
 
-// fileReview is one file's findings; marks are in the text of the
-// document's version.
+// fileReview is one file's findings. While open, marks are in the text of
+// the document's version; for a file the editor has not open (a review of
+// changes reviews every changed file), they are in base, the text on disk
+// that was reviewed, until the editor opens it.
 type fileReview struct {
+	open     bool
 	version  int32
+	base     *workspace.Snapshot
 	marks    *workspace.Marks
 	findings []reviewFinding
 }
 
 type reviewFinding struct {
-	mark int
-	f    assist.Finding
+	id, mark int
+	f        assist.Finding
 }
 
 func (r *reviews) init() {
@@ -64,27 +72,59 @@ func (r *reviews) init() {
 }
 
 // set replaces uri's findings with found, whose lines are those of
-// reviewed; cur is the document now (nil when it is not open: the
-// findings are kept against reviewed). Marks are placed in reviewed and
-// moved to cur's text.
-func (r *reviews) set(uri workspace.URI, reviewed string, cur *workspace.Snapshot, found []assist.Finding) {
+// reviewed. Marks are placed in reviewed and moved to the text of the
+// document open now, read from docs under the lock: a didChange applied to
+// docs before it is then in the text, one applied after it moves the marks
+// (apply), so that no edit is missed or applied twice. A file not open
+// keeps them against reviewed when closed is set (the text on disk: a
+// review of changes); else they are not kept (the file was closed while it
+// was reviewed, and its buffer may not have been saved): set reports
+// whether they were.
+func (r *reviews) set(uri workspace.URI, reviewed string, docs *workspace.Documents, closed bool, found []assist.Finding) bool {
 	r.init()
 	base := workspace.NewSnapshot(uri, "", 0, reviewed)
-	fr := &fileReview{marks: workspace.NewMarks()}
+	fr := &fileReview{marks: workspace.NewMarks(), base: base}
 	for _, f := range found {
 		start, end := base.LineStart(f.StartLine-1), base.LineEnd(f.EndLine-1)
 		fr.findings = append(fr.findings, reviewFinding{mark: fr.marks.Add(start, end), f: f})
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if cur != nil {
-		fr.version = cur.Version
-		if text := cur.Text(); text != reviewed {
-			fr.marks.Apply([]workspace.Edit{workspace.DiffEdit(reviewed, text)})
-		}
+	for i := range fr.findings {
+		r.last++
+		fr.findings[i].id = r.last
+	}
+	cur, open := docs.Snapshot(uri)
+	switch {
+	case open:
+		fr.moveTo(cur)
+	case !closed:
+		return false
 	}
 	r.files[uri] = fr
 	r.markDirtyLocked(uri)
+	return true
+}
+
+// moveTo moves fr's marks from base to cur's text, which the editor has
+// open from now on.
+func (fr *fileReview) moveTo(cur *workspace.Snapshot) {
+	if text := cur.Text(); text != fr.base.Text() {
+		fr.marks.Apply(workspace.DiffEdits(fr.base.Text(), text))
+	}
+	fr.open, fr.version, fr.base = true, cur.Version, nil
+}
+
+// opened moves the findings of a file that was not open onto the text the
+// editor opened it with (didOpen, after the document is in docs).
+func (r *reviews) opened(uri workspace.URI, snap *workspace.Snapshot) {
+	r.init()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if fr := r.files[uri]; fr != nil && !fr.open {
+		fr.moveTo(snap)
+		r.markDirtyLocked(uri)
+	}
 }
 
 // apply moves uri's marks through a didChange's edits that made version.
@@ -93,7 +133,7 @@ func (r *reviews) apply(uri workspace.URI, version int32, edits []workspace.Edit
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fr := r.files[uri]
-	if fr == nil || version <= fr.version && fr.version != 0 {
+	if fr == nil || !fr.open || version <= fr.version && fr.version != 0 {
 		return
 	}
 	fr.version = version
@@ -101,17 +141,22 @@ func (r *reviews) apply(uri workspace.URI, version int32, edits []workspace.Edit
 	r.markDirtyLocked(uri)
 }
 
-// remove forgets one finding; it reports whether it was there.
-func (r *reviews) remove(uri workspace.URI, mark int) bool {
+// remove forgets one finding (by its id); it reports whether it was there.
+func (r *reviews) remove(uri workspace.URI, id int) bool {
 	r.init()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fr := r.files[uri]
-	if fr == nil || !fr.marks.Remove(mark) {
+	if fr == nil {
 		return false
 	}
-	r.markDirtyLocked(uri)
-	return true
+	for _, rf := range fr.findings {
+		if rf.id == id && fr.marks.Remove(rf.mark) {
+			r.markDirtyLocked(uri)
+			return true
+		}
+	}
+	return false
 }
 
 // clear forgets the findings of uri ("" for every file) and returns how
@@ -141,37 +186,43 @@ func (r *reviews) markDirtyLocked(uri workspace.URI) {
 
 // findingAt is one kept finding with its current byte range.
 type findingAt struct {
-	mark       int
+	id         int
 	start, end int
 	f          assist.Finding
 }
 
-// current returns uri's kept findings in snap's text, and false when the
-// marks are not (yet) for snap's version.
-func (r *reviews) current(uri workspace.URI, snap *workspace.Snapshot) ([]findingAt, bool) {
+// current returns uri's kept findings and the text their ranges are in:
+// snap's, the open document's (nil when it is not open); or, for a file
+// not open, the text on disk that was reviewed. ok is false when the marks
+// are not (yet) for snap's version.
+func (r *reviews) current(uri workspace.URI, snap *workspace.Snapshot) (found []findingAt, in *workspace.Snapshot, ok bool) {
 	r.init()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fr := r.files[uri]
 	if fr == nil {
-		return nil, true
+		return nil, snap, true
 	}
-	if snap != nil && snap.Version != fr.version {
-		return nil, false
+	switch {
+	case fr.open && snap != nil && snap.Version != fr.version,
+		fr.open && snap == nil,  // closed: its didClose clears it next
+		!fr.open && snap != nil: // opened: its didOpen moves the marks next
+		return nil, nil, false
+	case !fr.open:
+		snap = fr.base
 	}
-	var out []findingAt
 	for _, rf := range fr.findings {
 		if s, e, ok := fr.marks.Range(rf.mark); ok {
-			out = append(out, findingAt{mark: rf.mark, start: s, end: e, f: rf.f})
+			found = append(found, findingAt{id: rf.id, start: s, end: e, f: rf.f})
 		}
 	}
-	return out, true
+	return found, snap, true
 }
 
 // diagnostics returns uri's findings as diagnostics in snap; ok false when
 // they are not for snap's version.
 func (s *Server) reviewDiagnostics(uri workspace.URI, snap *workspace.Snapshot) ([]outDiagnostic, bool) {
-	found, ok := s.reviews.current(uri, snap)
+	found, snap, ok := s.reviews.current(uri, snap)
 	if !ok {
 		return nil, false
 	}
@@ -191,7 +242,7 @@ func (s *Server) reviewDiagnostics(uri workspace.URI, snap *workspace.Snapshot) 
 			Code:     reviewCode,
 			Source:   reviewSource,
 			Message:  msg,
-			Data:     &findingData{Finding: f.mark},
+			Data:     &findingData{Finding: f.id},
 		})
 	}
 	return out, true
@@ -345,11 +396,15 @@ func isReviewDiagnostic(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &d) == nil && d.Source == reviewSource && string(d.Code) == `"`+reviewCode+`"`
 }
 
-// reviewOutcome ends a review job: the findings are kept and shown.
-func (s *Server) endReview(uri workspace.URI, reviewed string, out *assist.Outcome) string {
-	cur, _ := s.docs.Snapshot(uri)
-	s.reviews.set(uri, reviewed, cur, out.Findings)
+// endReview ends the review of one file: the findings are kept and shown.
+// reviewed is the text reviewed; onDisk is set when it is the file on disk,
+// whose findings are shown also while the editor has not the file open.
+func (s *Server) endReview(uri workspace.URI, reviewed string, onDisk bool, out *assist.Outcome) string {
+	kept := s.reviews.set(uri, reviewed, s.docs, onDisk, out.Findings)
 	msg := fmt.Sprintf("%d %s", len(out.Findings), plural(len(out.Findings), "finding", "findings"))
+	if !kept && len(out.Findings) > 0 {
+		msg += " (not shown: the file was closed meanwhile)"
+	}
 	if out.Dropped > 0 {
 		msg += fmt.Sprintf(" (%d left out: invalid, outside the lines reviewed, or over review.maxFindings)", out.Dropped)
 	}
@@ -361,12 +416,18 @@ func (s *Server) endReview(uri workspace.URI, reviewed string, out *assist.Outco
 func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (string, error) {
 	total, files := 0, 0
 	var skipped []string
-	notSent := "" // the file whose request the user chose not to send
+	notSent := ""             // the file whose request the user chose not to send
+	seen := map[string]bool{} // a file of two folders (nested) is reviewed once
 folders:
 	for _, f := range s.folders.List() {
 		changed, skip, err := assist.ChangedFiles(ctx, s.folders, f.Path)
 		if err != nil {
 			s.log.Info("review of changes: folder skipped", "folder", f.Path, "error", err)
+			why := s.redact(err.Error())
+			if errors.Is(err, assist.ErrNotGit) {
+				why = assist.ErrNotGit.Error()
+			}
+			skipped = append(skipped, "folder "+f.Name+" ("+why+")")
 			continue
 		}
 		skipped = append(skipped, skip...)
@@ -374,6 +435,10 @@ folders:
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
+			if seen[d.Path] {
+				continue
+			}
+			seen[d.Path] = true
 			uri := workspace.FileURI(d.Path)
 			text, err := s.folders.ReadFile(d.Path)
 			if err != nil {
@@ -411,7 +476,7 @@ folders:
 				skipped = append(skipped, t.Active.Path+" ("+s.redact(err.Error())+")")
 				continue
 			}
-			s.endReview(uri, snap.Text(), out)
+			s.endReview(uri, snap.Text(), true, out)
 			files++
 			total += len(out.Findings)
 		}

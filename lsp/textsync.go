@@ -25,7 +25,13 @@ func handleDidOpen(s *Server, ctx context.Context, raw json.RawMessage) error {
 		return fmt.Errorf("didOpen: %w", err)
 	}
 	s.secretCache.forget(uri)
-	return s.docs.Open(uri, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text)
+	if err := s.docs.Open(uri, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text); err != nil {
+		return err
+	}
+	if snap, ok := s.docs.Snapshot(uri); ok {
+		s.reviews.opened(uri, snap)
+	}
+	return nil
 }
 
 func handleDidChange(s *Server, ctx context.Context, raw json.RawMessage) error {
@@ -68,8 +74,10 @@ func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
 	}
 	s.completion.completer.Forget(string(uri))
 	s.nextEdit.Forget(string(uri))
+	// Closed first: a review ending meanwhile then keeps nothing for it.
+	err = s.docs.Close(uri)
 	s.reviews.clear(uri)
-	return s.docs.Close(uri)
+	return err
 }
 
 func handleDidSave(s *Server, ctx context.Context, raw json.RawMessage) error {

@@ -1,6 +1,11 @@
 package workspace
 
-import "sync"
+import (
+	"strings"
+	"sync"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
+)
 
 // Edit is one change of a document's text in byte offsets: [Start, End)
 // of the text before it is replaced by Text.
@@ -21,6 +26,62 @@ func DiffEdit(old, new string) Edit {
 		s++
 	}
 	return Edit{Start: p, End: len(old) - s, Text: new[p : len(new)-s]}
+}
+
+// maxDiffEditsCost bounds the line diff of DiffEdits: a larger change is
+// the one span DiffEdit finds.
+const maxDiffEditsCost = 1000
+
+// DiffEdits are edits that turn old into new, one per run of changed lines
+// (each the span that differs within its lines), in the order Marks.Apply
+// takes them: the last first, so that each is in the text after the ones
+// before it. Marks moved through them are dropped only where the text
+// changed, not over the unchanged lines between two changes, as with
+// DiffEdit's one span.
+func DiffEdits(old, new string) []Edit {
+	if old == new {
+		return nil
+	}
+	a, b := splitLines(old), splitLines(new)
+	pre, suf := 0, 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	changes := linediff.Changes(linediff.Diff(a[pre:len(a)-suf], b[pre:len(b)-suf], maxDiffEditsCost))
+	for i := range changes {
+		changes[i].OldStart += pre
+		changes[i].NewStart += pre
+	}
+	// Byte offsets of the lines' starts, with the end as a last one.
+	starts := func(lines []string) []int {
+		out := make([]int, len(lines)+1)
+		for i, l := range lines {
+			out[i+1] = out[i] + len(l)
+		}
+		return out
+	}
+	oa, ob := starts(a), starts(b)
+	edits := make([]Edit, 0, len(changes))
+	for i := len(changes) - 1; i >= 0; i-- {
+		c := changes[i]
+		os, oe := oa[c.OldStart], oa[c.OldStart+c.OldCount]
+		e := DiffEdit(old[os:oe], new[ob[c.NewStart]:ob[c.NewStart+c.NewCount]])
+		edits = append(edits, Edit{Start: os + e.Start, End: os + e.End, Text: e.Text})
+	}
+	return edits
+}
+
+// splitLines splits text after each newline; a last line without one is a
+// line too.
+func splitLines(text string) []string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // Marks are ranges of one document's text kept in place as the text is

@@ -49,3 +49,41 @@ func TestMarksMoveAndDrop(t *testing.T) {
 		t.Fatalf("an insertion at the mark's start dropped %v", dropped)
 	}
 }
+
+func applyEdits(text string, edits []Edit) string {
+	for _, e := range edits {
+		text = text[:e.Start] + e.Text + text[e.End:]
+	}
+	return text
+}
+
+// TestDiffEdits: the changes in two places are two edits, and a mark
+// between them is kept, moved.
+func TestDiffEdits(t *testing.T) {
+	old := "a\nb\nmark\nc\nd"
+	new := "top\na\nb\nmark\nc\nd!"
+	edits := DiffEdits(old, new)
+	if len(edits) != 2 || applyEdits(old, edits) != new {
+		t.Fatalf("edits %+v", edits)
+	}
+	m := NewMarks()
+	id := m.Add(4, 8)
+	if dropped := m.Apply(edits); len(dropped) != 0 {
+		t.Fatalf("dropped %v", dropped)
+	}
+	if s, e, _ := m.Range(id); new[s:e] != "mark" {
+		t.Fatalf("mark at %q", new[s:e])
+	}
+}
+
+func FuzzDiffEdits(f *testing.F) {
+	f.Add("a\nb\nc\n", "x\na\nb\nc\ny")
+	f.Add("", "a")
+	f.Add("a\r\nb", "a\nb\r\n")
+	f.Fuzz(func(t *testing.T, old, new string) {
+		edits := DiffEdits(old, new)
+		if got := applyEdits(old, edits); got != new {
+			t.Fatalf("DiffEdits(%q, %q) = %+v gives %q", old, new, edits, got)
+		}
+	})
+}
