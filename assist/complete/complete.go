@@ -722,32 +722,34 @@ func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*mo
 // (streamingCompleter.account). A request refused before its reply began
 // (an error status, a connection that failed) is counted as nothing.
 func (c *Completer) lost(j *job, resp *model.Response) cache.Accounting {
-	var cu cache.Usage
-	if resp.Usage != nil {
-		cu = provider.Usage(resp.Usage)
-	} else {
-		cu = provider.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message)
-	}
-	a, err := j.sess.Record(j.prompt.Handle, cu)
-	if err != nil {
-		c.log.Debug("completion usage not recorded", "error", err)
-	}
-	return a
+	cu, _ := usageOf(j, resp)
+	return c.account(j, cu)
 }
 
 // record accounts for resp's usage; a reply without usage (servers that
 // send it only when asked) is counted from kimi-lsp's own estimate, as the
 // actions' replies are (provider.EstimateUsage), and the log says so once.
 func (c *Completer) record(j *job, resp *model.Response) cache.Accounting {
-	var cu cache.Usage
-	if resp.Usage != nil {
-		cu = provider.Usage(resp.Usage)
-	} else {
-		cu = provider.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message)
+	cu, estimated := usageOf(j, resp)
+	if estimated {
 		c.noUsage.Do(func() {
 			c.log.Info("the provider sends no usage with its completions: kimi.stats counts kimi-lsp's own token estimates for them (completion.estimatedUsage)", "model", j.req.Model)
 		})
 	}
+	return c.account(j, cu)
+}
+
+// usageOf is resp's usage, or, for a reply without one, kimi-lsp's
+// estimate of the prompt and of what the reply holds (estimated set).
+func usageOf(j *job, resp *model.Response) (cu cache.Usage, estimated bool) {
+	if resp.Usage != nil {
+		return provider.Usage(resp.Usage), false
+	}
+	return provider.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message), true
+}
+
+// account records cu in the request's prompt session.
+func (c *Completer) account(j *job, cu cache.Usage) cache.Accounting {
 	a, err := j.sess.Record(j.prompt.Handle, cu)
 	if err != nil {
 		c.log.Debug("completion usage not recorded", "error", err)

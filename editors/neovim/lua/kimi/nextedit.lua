@@ -80,32 +80,37 @@ local function take(bufnr, diagnostics, client_id)
   render(bufnr)
 end
 
---- on_diagnostics wraps textDocument/publishDiagnostics: it keeps the
---- buffer's next-edit suggestion and shows it, then calls default.
-function M.on_diagnostics(default)
+--- wrap returns a handler that shows the message to see first, then
+--- calls default (if any).
+local function wrap(default, see)
   return function(err, result, ctx, cfg)
-    if result and result.uri then
-      take(vim.uri_to_bufnr(result.uri), result.diagnostics, ctx and ctx.client_id)
-    end
+    see(err, result, ctx)
     if default then
       return default(err, result, ctx, cfg)
     end
   end
 end
 
+--- on_diagnostics wraps textDocument/publishDiagnostics: it keeps the
+--- buffer's next-edit suggestion and shows it, then calls default.
+function M.on_diagnostics(default)
+  return wrap(default, function(_, result, ctx)
+    if result and result.uri then
+      take(vim.uri_to_bufnr(result.uri), result.diagnostics, ctx and ctx.client_id)
+    end
+  end)
+end
+
 --- on_pulled wraps the textDocument/diagnostic answer handler: Neovim
 --- 0.10+ says it pulls diagnostics, and kimi-lsp then answers them there
 --- (after a workspace/diagnostic/refresh) instead of pushing them.
 function M.on_pulled(default)
-  return function(err, result, ctx, cfg)
+  return wrap(default, function(err, result, ctx)
     local uri = ctx and ctx.params and ctx.params.textDocument and ctx.params.textDocument.uri
     if not err and uri and type(result) == 'table' and result.kind == 'full' then
       take(vim.uri_to_bufnr(uri), result.items, ctx.client_id)
     end
-    if default then
-      return default(err, result, ctx, cfg)
-    end
-  end
+  end)
 end
 
 --- current returns the buffer's suggestion, if any.
