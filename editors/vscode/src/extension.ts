@@ -32,6 +32,7 @@ import {
   USER_ONLY_KEYS,
   answerConfiguration,
   buildSection,
+  ignoredWorkspaceMessage,
   ignoredWorkspaceValue,
   initializationOptions,
   redact,
@@ -103,7 +104,7 @@ function readSetting(key: string): unknown {
   const ignored = ignoredWorkspaceValue(key, inspected);
   if (ignored !== undefined && !warnedIgnored.has(key)) {
     warnedIgnored.add(key);
-    const msg = `Kimi: "kimi.${key}" in workspace settings is ignored; set it in your User (or Remote) settings.`;
+    const msg = ignoredWorkspaceMessage(key);
     output.appendLine(`[kimi] ${msg}`);
     void vscode.window.showWarningMessage(msg);
   }

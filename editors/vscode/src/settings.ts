@@ -25,6 +25,9 @@ export const SECTION_KEYS = [
   'verify.onNewErrors',
   'verify.idleMinutes',
   'verify.servers',
+  'budget.hourly',
+  'budget.daily',
+  'budget.confirmAbove',
 ] as const;
 
 /** Name of the configuration section shared by the extension and the server. */
@@ -42,12 +45,19 @@ export type SettingReader = (key: string) => unknown;
 /**
  * Settings read from the user's settings only (User, or Remote on a remote
  * machine), never from a workspace's: a repository's .vscode/settings.json
- * must not send your key and your code to another host (baseURL), nor
- * choose a program for kimi-lsp to run (verify.servers). The server trusts
- * editor settings for both, as it trusts the user config file, so the
- * extension is where a workspace's value is left out.
+ * must not send your key and your code to another host (baseURL), choose a
+ * program for kimi-lsp to run (verify.servers), nor raise your budgets
+ * (budget.*). The server trusts editor settings for all of them, as it
+ * trusts the user config file (a workspace .kimi-lsp.toml may only lower a
+ * budget), so the extension is where a workspace's value is left out.
  */
-export const USER_ONLY_KEYS: readonly string[] = ['baseURL', 'verify.servers'];
+export const USER_ONLY_KEYS: readonly string[] = [
+  'baseURL',
+  'verify.servers',
+  'budget.hourly',
+  'budget.daily',
+  'budget.confirmAbove',
+];
 
 /** What `WorkspaceConfiguration.inspect` returns, the fields used here. */
 export interface Inspected {
@@ -76,6 +86,19 @@ export function settingValue(key: string, i: Inspected | undefined): unknown {
 export function ignoredWorkspaceValue(key: string, i: Inspected | undefined): unknown {
   if (i === undefined || !USER_ONLY_KEYS.includes(key)) return undefined;
   return i.workspaceFolderValue ?? i.workspaceValue;
+}
+
+/**
+ * ignoredWorkspaceMessage is the warning shown once when a workspace sets a
+ * user-only setting (key below `kimi.`); for a budget it names the file a
+ * repository may lower one in.
+ */
+export function ignoredWorkspaceMessage(key: string): string {
+  const msg = `Kimi: "kimi.${key}" in workspace settings is ignored; set it in your User (or Remote) settings`;
+  if (key.startsWith('budget.')) {
+    return `${msg}. A workspace's .kimi-lsp.toml may lower ${key} below your user config file's, never raise it.`;
+  }
+  return `${msg}.`;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   buildSection,
   Inspected,
   initializationOptions,
+  ignoredWorkspaceMessage,
   ignoredWorkspaceValue,
   isEmpty,
   redact,
@@ -222,6 +223,92 @@ test('kimi.verify.servers set in User settings applies in remote windows, where 
   const scope = props['kimi.verify.servers'].scope ?? 'window';
   assert.ok(SCOPES_USER_SETTINGS_REACH_REMOTELY.includes(scope), `kimi.verify.servers has scope ${scope}`);
   assert.notEqual(scope, 'resource', 'not a per-folder setting');
+});
+
+// Budgets (budget.*): the schema's keys of assist/config/schema.go, sent
+// nested as the server reads them. The server lets a workspace .kimi-lsp.toml
+// only lower a budget, but trusts editor settings as it trusts the user file,
+// so the extension reads them from User (or Remote) settings only.
+
+const BUDGET_KEYS = ['budget.hourly', 'budget.daily', 'budget.confirmAbove'];
+
+test('the kimi.budget.* settings reach the server as its budget table', () => {
+  const got = buildSection(reader({ 'budget.hourly': 0.5, 'budget.daily': 5, 'budget.confirmAbove': 0.25 }));
+  assert.deepEqual(got, { budget: { hourly: 0.5, daily: 5, confirmAbove: 0.25 } });
+  // 0 is a value (no bound; never asks), not "unset".
+  const zero = buildSection(reader({ model: 'm', 'budget.confirmAbove': 0 }));
+  assert.deepEqual(zero, { model: 'm', budget: { confirmAbove: 0 } });
+  const both = buildSection(reader({ 'budget.daily': 2, 'verify.enable': 'off' }));
+  assert.deepEqual(both, { budget: { daily: 2 }, verify: { enable: 'off' } });
+});
+
+test('unset kimi.budget.* settings send no budget table, so the config files and defaults apply', () => {
+  assert.deepEqual(buildSection(reader({ 'budget.hourly': null, 'budget.daily': null, 'budget.confirmAbove': null })), {});
+  const props = pkg.contributes.configuration.properties;
+  const defaults: { [k: string]: unknown } = {};
+  for (const key of BUDGET_KEYS) defaults[key] = props[`kimi.${key}`].default;
+  assert.deepEqual(buildSection(reader(defaults)), {});
+  // Through inspect, as the extension reads them: the package default alone sends nothing.
+  const section = buildSection((key) => settingValue(key, { defaultValue: defaults[key] }));
+  assert.deepEqual(section, {});
+});
+
+test('package.json: kimi.budget.* accept the amounts the server accepts and name its defaults', () => {
+  const props = pkg.contributes.configuration.properties;
+  for (const key of BUDGET_KEYS) {
+    const p = props[`kimi.${key}`];
+    assert.ok(p, `package.json has no kimi.${key}`);
+    assert.deepEqual(p.type, ['number', 'null'], key);
+    assert.equal(p.default, null, key);
+    // readUSD in assist/config/schema.go: 0 (no bound) to MaxBudget (1e6).
+    assert.deepEqual([p.minimum, p.maximum], [0, 1000000], key);
+    assert.match(p.markdownDescription, /User \(or Remote\) settings only/, key);
+  }
+  assert.match(props['kimi.budget.hourly'].markdownDescription, /default \(none\)/);
+  assert.match(props['kimi.budget.daily'].markdownDescription, /default \(none\)/);
+  assert.match(props['kimi.budget.confirmAbove'].markdownDescription, /default \(0\.1\)/);
+});
+
+test('a workspace cannot set kimi.budget.*: a repository must not raise your budgets', () => {
+  for (const key of BUDGET_KEYS) {
+    // Raising: the repository's value is left out, the user's is sent.
+    assert.equal(settingValue(key, { defaultValue: null, globalValue: 1, workspaceValue: 1000 }), 1, key);
+    assert.equal(settingValue(key, { defaultValue: null, globalValue: 1, workspaceFolderValue: 0 }), 1, key);
+    assert.equal(ignoredWorkspaceValue(key, { defaultValue: null, globalValue: 1, workspaceValue: 1000 }), 1000, key);
+    // Where the user set none: nothing is sent, so the user file's value
+    // (which the extension cannot see) still holds.
+    assert.equal(settingValue(key, { defaultValue: null, workspaceValue: 1000 }), null, key);
+    assert.equal(ignoredWorkspaceValue(key, { workspaceFolderValue: 0 }), 0, key);
+  }
+  // What the server gets when a repository's .vscode/settings.json sets the
+  // budgets: only the user's own values.
+  const inspected: { [k: string]: Inspected } = {
+    'budget.hourly': { defaultValue: null, globalValue: 0.5, workspaceValue: 100 },
+    'budget.daily': { defaultValue: null, workspaceFolderValue: 0 },
+    'budget.confirmAbove': { defaultValue: null, globalValue: 0.1, workspaceValue: 0 },
+  };
+  const section = buildSection((key) => settingValue(key, inspected[key]));
+  assert.deepEqual(section, { budget: { hourly: 0.5, confirmAbove: 0.1 } });
+});
+
+test('the warning for an ignored workspace budget says where a repository may lower it', () => {
+  for (const key of BUDGET_KEYS) {
+    const msg = ignoredWorkspaceMessage(key);
+    assert.match(msg, new RegExp(`"kimi\\.${key.replace('.', '\\.')}" in workspace settings is ignored`));
+    assert.match(msg, /User \(or Remote\) settings/);
+    assert.match(msg, /\.kimi-lsp\.toml/);
+  }
+  const base = ignoredWorkspaceMessage('baseURL');
+  assert.equal(base, 'Kimi: "kimi.baseURL" in workspace settings is ignored; set it in your User (or Remote) settings.');
+});
+
+test('kimi.budget.* set in User settings apply in remote windows, where the server counts the spend', () => {
+  const props = pkg.contributes.configuration.properties as { [k: string]: { scope?: string } };
+  for (const key of BUDGET_KEYS) {
+    const scope = props[`kimi.${key}`].scope ?? 'window';
+    assert.ok(SCOPES_USER_SETTINGS_REACH_REMOTELY.includes(scope), `kimi.${key} has scope ${scope}`);
+    assert.notEqual(scope, 'resource', 'not a per-folder setting');
+  }
 });
 
 test('the README settings table lists every setting sent to the server', () => {
