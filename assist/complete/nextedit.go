@@ -742,13 +742,34 @@ func typedLines(before, cur string) [][2]int {
 // about and returns the suggestion, or nil with why it is not one ("" for
 // an empty answer): the diff must apply cleanly (assist/patch), change
 // this file only, leave the typed lines alone, change at most
-// nextEdit.maxLines lines and not write the API key.
+// nextEdit.maxLines lines and not write the API key. Hunks without a file header edit the active file; an answer
+// mixing them with headed ones is refused.
 func nextFromAnswer(answer, name, text string, typed [][2]int, cfg config.Config, key string) (*NextSuggestion, string) {
 	if strings.TrimSpace(answer) == "" {
 		return nil, ""
 	}
-	files := activeFile{name: name, text: text}
-	changes, err := patch.Apply(files, answer, patch.Options{Document: activePath(name), AllowBrokenGo: cfg.AllowInvalidGo})
+	// Hunks before any file header (an answer of "@@" hunks only) are a
+	// diff of the active file: a next edit changes no other.
+	diffs, err := patch.Parse(answer, name)
+	if err != nil {
+		return nil, "does not apply: " + err.Error()
+	}
+	headed, bare := 0, 0
+	for _, fd := range diffs {
+		if len(fd.Hunks) > 0 && fd.Hunks[0].Pos == fd.Pos {
+			bare++ // the file diff Parse opened for a hunk without a header
+		} else {
+			headed++
+		}
+	}
+	if headed > 0 && bare > 0 {
+		return nil, "hunks both with and without a file header"
+	}
+	set := patch.NewEditSet(activeFile{name: name, text: text}, patch.Options{Document: activePath(name), AllowBrokenGo: cfg.AllowInvalidGo})
+	if err := set.ApplyFileDiffs(diffs); err != nil {
+		return nil, "does not apply: " + err.Error()
+	}
+	changes, err := set.Changes()
 	if err != nil {
 		return nil, "does not apply: " + err.Error()
 	}

@@ -17,6 +17,9 @@ func FuzzNextFromAnswer(f *testing.F) {
 	f.Add("--- a/p.go\n+++ b/p.go\n@@ -3,2 +3,2 @@\n-func f(k int) int {\n+func f(factor int) int {\n")
 	f.Add("@@\n-\treturn x\n+\treturn x + 1\n")
 	f.Add("```diff\n--- p.go\n+++ p.go\n@@ -5 +5 @@\n-\treturn x\n+\treturn -x\n```\n")
+	f.Add("@@\n package p\n+// p\n \n")
+	f.Add("@@\n-func f(k int) int {\n+func f(k int) int { // k\n")
+	f.Add("```diff\n@@\n \treturn x\n }\n+\n+func g() {}\n```\n")
 	f.Add("nothing to do")
 	cfg := config.Default()
 	cfg.NextEdit.MaxLines = 3
