@@ -111,10 +111,11 @@
 // headed ones is refused). The diff is placed by assist/patch on the text
 // the prompt was built from; the suggestion is kept only if it applies
 // cleanly, changes that file only, leaves the lines the burst wrote alone
-// (it must not undo them), changes at most nextEdit.maxLines lines (a
-// replaced line counts once) and does not write the API key. A document has
-// at most one suggestion. When the user edits again, a change inside the
-// suggestion, or on the line before or after it, drops it as stale; any
-// other change re-places it (patch.Rebase); a change that turns the text
-// into the suggestion's result accepts it, however it was applied.
+// (it must not undo them, nor insert lines inside a block of them), changes
+// at most nextEdit.maxLines lines (a replaced line counts once) and does not
+// write the API key. A document has at most one suggestion. When the user
+// edits again, a change inside the suggestion, or on the line before or
+// after it, drops it as stale; any other change re-places it
+// (patch.Rebase); a change that turns the text into the suggestion's result
+// accepts it, however it was applied.
 package complete

@@ -199,3 +199,38 @@ func TestNextFromAnswerBareHunks(t *testing.T) {
 		}
 	}
 }
+
+// TestNextFromAnswerInsertions: lines inserted inside a block of typed
+// lines are refused; before its first line, after its last or elsewhere
+// they are a next edit.
+func TestNextFromAnswerInsertions(t *testing.T) {
+	const text = "package p\n\ntype T struct {\n\tA int\n\tB int\n}\n\nfunc New() T {\n\treturn T{A: 1}\n}\n"
+	cfg := config.Default()
+	for _, tc := range []struct {
+		name   string
+		typed  [][2]int
+		answer string
+		shown  bool
+	}{
+		{"inside the block", [][2]int{{3, 4}}, "@@\n \tA int\n+\tC int\n \tB int\n", false},
+		{"between lines typed as two edits", [][2]int{{3, 3}, {4, 4}}, "@@\n \tA int\n+\tC int\n \tB int\n", false},
+		{"after its last line", [][2]int{{3, 4}}, "@@\n \tB int\n+\tC int\n }\n", true},
+		{"before its first line", [][2]int{{3, 4}}, "@@\n type T struct {\n+\tZ int\n \tA int\n", true},
+		{"elsewhere", [][2]int{{3, 4}}, "@@\n \treturn T{A: 1}\n }\n+\n+func (T) M() {}\n", true},
+		{"between lines typed apart", [][2]int{{3, 3}, {5, 5}}, "@@\n \tA int\n+\tC int\n \tB int\n", true},
+	} {
+		s, why := nextFromAnswer(tc.answer, "p.go", text, tc.typed, cfg, "")
+		if (s != nil) != tc.shown {
+			t.Errorf("%s: shown = %v (%q), want %v", tc.name, s != nil, why, tc.shown)
+		}
+	}
+	// A deletion: inserting lines where the user removed them undoes it.
+	before := "package p\n\ntype T struct {\n\tA int\n\tOld int\n\tB int\n}\n\nfunc New() T {\n\treturn T{A: 1}\n}\n"
+	typed := typedLines(before, text)
+	if s, why := nextFromAnswer("@@\n \tA int\n+\tOld int\n \tB int\n", "p.go", text, typed, cfg, ""); s != nil {
+		t.Errorf("re-inserting deleted lines shown (typed %v, %q)", typed, why)
+	}
+	if s, why := nextFromAnswer("@@\n \tB int\n+\tC int\n }\n", "p.go", text, typed, cfg, ""); s == nil {
+		t.Errorf("an insertion next to the deletion not shown: %q", why)
+	}
+}
