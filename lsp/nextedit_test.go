@@ -169,6 +169,18 @@ func TestNextEditRename(t *testing.T) {
 	}
 }
 
+// TestNextEditBareHunks: an answer of "@@" hunks without a file header, as
+// models often write, is a diff of the active file: shown as the headed one.
+func TestNextEditBareHunks(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff[strings.Index(renameDiff, "@@"):]})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	ds := cs.diagnostics(uri, hasNextEdit)
+	if d := ds[0]; d.Range.Start.Line != 3 || !strings.Contains(d.Data.NewText, "if k == 0") {
+		t.Errorf("diagnostic %+v, want the rename's first use below the signature (line 3)", d)
+	}
+}
+
 // TestNextEditApplyCommand: kimi.nextEdit.apply sends the suggestion as
 // one versioned workspace/applyEdit.
 func TestNextEditApplyCommand(t *testing.T) {

@@ -106,11 +106,13 @@
 // key, while an edit of ours to the document is in flight (Busy), or when
 // the budget says no (Allow).
 //
-// The model answers a unified diff of the active file, or nothing. The
-// diff is placed by assist/patch on the text the prompt was built from; the
-// suggestion is kept only if it applies cleanly, changes that file only,
-// leaves the lines the burst wrote alone (it must not undo them), changes at
-// most nextEdit.maxLines lines (a replaced line counts once) and does not
+// The model answers a unified diff of the active file, or nothing ("@@"
+// hunks without a file header are that file's; an answer mixing them with
+// headed ones is refused). The diff is placed by assist/patch on the text
+// the prompt was built from; the suggestion is kept only if it applies
+// cleanly, changes that file only, leaves the lines the burst wrote alone
+// (it must not undo them, nor insert lines inside a block of them), changes
+// at most nextEdit.maxLines lines (a replaced line counts once) and does not
 // write the API key. A document has at most one suggestion. When the user
 // edits again, a change inside the suggestion, or on the line before or
 // after it, drops it as stale; any other change re-places it

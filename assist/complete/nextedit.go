@@ -741,14 +741,36 @@ func typedLines(before, cur string) [][2]int {
 // nextFromAnswer checks a model's answer against the text it was asked
 // about and returns the suggestion, or nil with why it is not one ("" for
 // an empty answer): the diff must apply cleanly (assist/patch), change
-// this file only, leave the typed lines alone, change at most
-// nextEdit.maxLines lines and not write the API key.
+// this file only, leave the typed lines alone (insert no line inside a
+// block of them), change at most nextEdit.maxLines lines and not write
+// the API key. Hunks without a file header edit the active file; an
+// answer mixing them with headed ones is refused.
 func nextFromAnswer(answer, name, text string, typed [][2]int, cfg config.Config, key string) (*NextSuggestion, string) {
 	if strings.TrimSpace(answer) == "" {
 		return nil, ""
 	}
-	files := activeFile{name: name, text: text}
-	changes, err := patch.Apply(files, answer, patch.Options{Document: activePath(name), AllowBrokenGo: cfg.AllowInvalidGo})
+	// Hunks before any file header (an answer of "@@" hunks only) are a
+	// diff of the active file: a next edit changes no other.
+	diffs, err := patch.Parse(answer, name)
+	if err != nil {
+		return nil, "does not apply: " + err.Error()
+	}
+	headed, bare := 0, 0
+	for _, fd := range diffs {
+		if len(fd.Hunks) > 0 && fd.Hunks[0].Pos == fd.Pos {
+			bare++ // the file diff Parse opened for a hunk without a header
+		} else {
+			headed++
+		}
+	}
+	if headed > 0 && bare > 0 {
+		return nil, "hunks both with and without a file header"
+	}
+	set := patch.NewEditSet(activeFile{name: name, text: text}, patch.Options{Document: activePath(name), AllowBrokenGo: cfg.AllowInvalidGo})
+	if err := set.ApplyFileDiffs(diffs); err != nil {
+		return nil, "does not apply: " + err.Error()
+	}
+	changes, err := set.Changes()
 	if err != nil {
 		return nil, "does not apply: " + err.Error()
 	}
@@ -763,15 +785,23 @@ func nextFromAnswer(answer, name, text string, typed [][2]int, cfg config.Config
 	if len(edits) == 0 {
 		return nil, ""
 	}
+	blocks := typedBlocks(typed)
 	lines := 0
 	for _, e := range edits {
 		old := text[e.Start:e.End]
 		lines += max(strings.Count(old, "\n")+boolInt(old != "" && !strings.HasSuffix(old, "\n")),
 			strings.Count(e.NewText, "\n")+boolInt(e.NewText != "" && !strings.HasSuffix(e.NewText, "\n")))
-		if e.Start == e.End {
-			continue // inserted lines change no typed line
-		}
 		from := strings.Count(text[:e.Start], "\n")
+		if e.Start == e.End {
+			// Lines inserted before line from: inside a block of typed
+			// lines they change it; before or after it they are not in it.
+			for _, b := range blocks {
+				if b[0] < from && from <= b[1] {
+					return nil, fmt.Sprintf("inserts lines inside lines %d-%d, which the user just edited", b[0]+1, b[1]+1)
+				}
+			}
+			continue
+		}
 		to := strings.Count(text[:e.End-1], "\n")
 		for _, t := range typed {
 			if from <= t[1] && t[0] <= to {
@@ -785,6 +815,20 @@ func nextFromAnswer(answer, name, text string, typed [][2]int, cfg config.Config
 	s := placed(0, 0, text, edits, "", lines)
 	s.Summary = summarize(text, s)
 	return s, ""
+}
+
+// typedBlocks joins typed line ranges (sorted, as typedLines returns them)
+// that overlap or touch into blocks: the runs of lines typed together.
+func typedBlocks(typed [][2]int) [][2]int {
+	var out [][2]int
+	for _, t := range typed {
+		if n := len(out); n > 0 && t[0] <= out[n-1][1]+1 {
+			out[n-1][1] = max(out[n-1][1], t[1])
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 func boolInt(b bool) int {

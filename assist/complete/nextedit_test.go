@@ -164,3 +164,73 @@ func TestNextEditNotWhileBusy(t *testing.T) {
 		t.Errorf("requested = %d, want 1", st.Requested)
 	}
 }
+
+// TestNextFromAnswerBareHunks: an answer of "@@" hunks without a file
+// header is a diff of the active file, checked as a headed one; hunks both
+// with and without a header are refused.
+func TestNextFromAnswerBareHunks(t *testing.T) {
+	const text = "package p\n\nfunc f(k int) int {\n\tx := factor\n\treturn x\n}\n"
+	typed := [][2]int{{2, 2}}
+	cfg := config.Default()
+	cfg.NextEdit.MaxLines = 2
+	hunk := "@@ -3,3 +3,3 @@\n func f(k int) int {\n-\tx := factor\n+\tx := k\n \treturn x\n"
+	for name, answer := range map[string]string{
+		"numbered":   hunk,
+		"numberless": "@@\n-\tx := factor\n+\tx := k\n",
+		"fenced":     "```diff\n" + hunk + "```\n",
+		"two fences": "```diff\n@@\n-\tx := factor\n+\tx := k\n```\n\n```diff\n@@\n-\treturn x\n+\treturn x + 1\n```\n",
+	} {
+		s, why := nextFromAnswer(answer, "p.go", text, typed, cfg, "")
+		if s == nil || !strings.HasPrefix(s.Summary, "`factor` → `k`") && s.Lines != 2 {
+			t.Errorf("%s: not shown (%q): %+v", name, why, s)
+		}
+	}
+	for name, answer := range map[string]string{
+		"typed line":     "@@\n-func f(k int) int {\n+func f(factor int) int {\n",
+		"does not apply": "@@\n-\tx := ratio\n+\tx := k\n",
+		"too many lines": "@@\n-\tx := factor\n-\treturn x\n+\tx := k\n+\ty := x\n+\treturn y\n",
+		"broken go":      "@@\n-\tx := factor\n+\tx := (\n",
+		"writes a key":   "@@\n-\tx := factor\n+\tx := \"sk-secret-key\"\n",
+		"then a header":  hunk + "--- a/p.go\n+++ b/p.go\n@@\n-\treturn x\n+\treturn x + 1\n",
+		"mixed fences":   "```diff\n" + hunk + "```\n\n```diff\n--- a/q.go\n+++ b/q.go\n@@\n-package q\n+package r\n```\n",
+	} {
+		if s, why := nextFromAnswer(answer, "p.go", text, typed, cfg, "sk-secret-key"); s != nil || why == "" {
+			t.Errorf("%s: shown %+v (%q)", name, s, why)
+		}
+	}
+}
+
+// TestNextFromAnswerInsertions: lines inserted inside a block of typed
+// lines are refused; before its first line, after its last or elsewhere
+// they are a next edit.
+func TestNextFromAnswerInsertions(t *testing.T) {
+	const text = "package p\n\ntype T struct {\n\tA int\n\tB int\n}\n\nfunc New() T {\n\treturn T{A: 1}\n}\n"
+	cfg := config.Default()
+	for _, tc := range []struct {
+		name   string
+		typed  [][2]int
+		answer string
+		shown  bool
+	}{
+		{"inside the block", [][2]int{{3, 4}}, "@@\n \tA int\n+\tC int\n \tB int\n", false},
+		{"between lines typed as two edits", [][2]int{{3, 3}, {4, 4}}, "@@\n \tA int\n+\tC int\n \tB int\n", false},
+		{"after its last line", [][2]int{{3, 4}}, "@@\n \tB int\n+\tC int\n }\n", true},
+		{"before its first line", [][2]int{{3, 4}}, "@@\n type T struct {\n+\tZ int\n \tA int\n", true},
+		{"elsewhere", [][2]int{{3, 4}}, "@@\n \treturn T{A: 1}\n }\n+\n+func (T) M() {}\n", true},
+		{"between lines typed apart", [][2]int{{3, 3}, {5, 5}}, "@@\n \tA int\n+\tC int\n \tB int\n", true},
+	} {
+		s, why := nextFromAnswer(tc.answer, "p.go", text, tc.typed, cfg, "")
+		if (s != nil) != tc.shown {
+			t.Errorf("%s: shown = %v (%q), want %v", tc.name, s != nil, why, tc.shown)
+		}
+	}
+	// A deletion: inserting lines where the user removed them undoes it.
+	before := "package p\n\ntype T struct {\n\tA int\n\tOld int\n\tB int\n}\n\nfunc New() T {\n\treturn T{A: 1}\n}\n"
+	typed := typedLines(before, text)
+	if s, why := nextFromAnswer("@@\n \tA int\n+\tOld int\n \tB int\n", "p.go", text, typed, cfg, ""); s != nil {
+		t.Errorf("re-inserting deleted lines shown (typed %v, %q)", typed, why)
+	}
+	if s, why := nextFromAnswer("@@\n \tB int\n+\tC int\n }\n", "p.go", text, typed, cfg, ""); s == nil {
+		t.Errorf("an insertion next to the deletion not shown: %q", why)
+	}
+}

@@ -16,9 +16,10 @@
 // dropped). The stand-in answers every request with the task's true next
 // edit, as a unified diff of the file as it is after the whole burst, after
 // -latency: a request made mid-burst gets a diff that no longer applies.
+// With -bare the diff has no ---/+++ file header, only its @@ hunks.
 // Every task runs -rounds times, on its own file each round.
 //
-//	go run ./bench/nextedit [-debounce 300,500,800,1200] [-rounds 4] [-stale 0.15] [-blocks 16]
+//	go run ./bench/nextedit [-debounce 300,500,800,1200] [-rounds 4] [-stale 0.15] [-blocks 16] [-bare]
 //
 // One line per debounce value; see bench/README.md for how to read them.
 package main
@@ -54,6 +55,7 @@ func main() {
 		blocks    = flag.Int("blocks", 16, "stand-in cache block size in tokens (256: with a 1024-token minimum)")
 		seed      = flag.Uint64("seed", 1, "random seed of the user")
 		v         = flag.Bool("v", false, "print the token and cost breakdown")
+		bareFlag  = flag.Bool("bare", false, "answer @@ hunks without the ---/+++ file header, as models often do")
 	)
 	flag.Parse()
 	log.SetFlags(0)
@@ -66,7 +68,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		verbose = *v
+		verbose, bare = *v, *bareFlag
 		r, err := replay(ms, *rounds, *stale, *latency, *blocks, *seed)
 		if err != nil {
 			log.Fatalf("debounce %d: %v", ms, err)
@@ -76,8 +78,9 @@ func main() {
 	fmt.Printf("\nload average after: %s\n", benchkit.LoadAvg())
 }
 
-// verbose prints the token and cost breakdown.
-var verbose bool
+// verbose prints the token and cost breakdown; bare drops the answers'
+// file header (-bare).
+var verbose, bare bool
 
 // result is one session's figures.
 type result struct {
@@ -295,6 +298,9 @@ func (u *user) pause(lo, hi int) time.Duration {
 func (u *user) task(ctx context.Context, srv *modeltest.Server, name string, d *doc, burstText, next string, debounce int, latency time.Duration, staleP float64) error {
 	ch := d.diags
 	diff := patch.Unified("a/"+name, "b/"+name, burstText, next, 3)
+	if i := strings.Index(diff, "@@"); bare && i >= 0 {
+		diff = diff[i:]
+	}
 	half := int(latency / 2 / time.Millisecond)
 	if err := srv.SetScript(&modeltest.Script{Default: &modeltest.Rule{Content: diff, DelayMS: half, Chunks: 4, IntervalMS: half / 4}}); err != nil {
 		return err
