@@ -810,7 +810,10 @@ func TestFolderRemovedStopsHelperRunningThere(t *testing.T) {
 	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "verified by gopls: 1 new error: undefined: y") {
 		t.Errorf("folder left: end %q, want gopls's one new error", end)
 	}
-	if len(helperPids(t, "gopls", second)) != 1 {
-		t.Errorf("no gopls runs in the folder left")
+	// The gopls that checked it runs in the folder left (a scan of /proc
+	// under load may miss a process for a moment: looked for until seen).
+	waitFor(t, func() bool { return len(helperPids(t, "gopls", second)) > 0 })
+	if n := len(helperPids(t, "gopls", js.dir)); n != 0 {
+		t.Errorf("%d gopls still run in the removed folder", n)
 	}
 }
