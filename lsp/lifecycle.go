@@ -26,7 +26,6 @@ var requestTable = map[string]requestFunc{
 	},
 	"textDocument/codeAction":  handleCodeAction,
 	"textDocument/diagnostic":  handleDocumentDiagnostic,
-	"workspace/diagnostic":     handleWorkspaceDiagnostic,
 	"workspace/executeCommand": handleExecuteCommand,
 	methodInlineCompletion:     handleInlineCompletion,
 	methodCompletion:           handleCompletion,
@@ -110,9 +109,7 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	}
 	if pe.TextDocument.Diagnostic != nil && pe.Workspace.Diagnostics != nil && pe.Workspace.Diagnostics.RefreshSupport {
 		// Only a client that can be told to pull again (pullsDiagnostics).
-		// Workspace diagnostics carry the findings of files it has not
-		// open (a review of changes: handleWorkspaceDiagnostic).
-		result.Capabilities.DiagnosticProvider = &diagnosticOptions{Identifier: reviewSource, WorkspaceDiagnostics: true}
+		result.Capabilities.DiagnosticProvider = &diagnosticOptions{Identifier: reviewSource}
 	}
 	var caps clientCapabilities
 	caps.TextDocument.InlineCompletion = pe.TextDocument.InlineCompletion

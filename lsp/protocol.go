@@ -230,31 +230,6 @@ type fullDiagnosticReport struct {
 	Items    []outDiagnostic `json:"items"`
 }
 
-// workspaceDiagnosticParams is workspace/diagnostic's params (LSP 3.17).
-// Its partialResultToken is not read: the whole answer is the reply.
-type workspaceDiagnosticParams struct {
-	PreviousResultIDs []struct {
-		URI   string `json:"uri"`
-		Value string `json:"value"`
-	} `json:"previousResultIds"`
-}
-
-// workspaceDiagnosticReport answers workspace/diagnostic.
-type workspaceDiagnosticReport struct {
-	Items []workspaceFullReport `json:"items"`
-}
-
-// workspaceFullReport is a WorkspaceFullDocumentDiagnosticReport: one
-// document's diagnostics (none: they were cleared). Version is null for
-// a document the editor has not open, the only ones it reports.
-type workspaceFullReport struct {
-	Kind     string          `json:"kind"`
-	URI      string          `json:"uri"`
-	Version  *int32          `json:"version"`
-	ResultID string          `json:"resultId,omitempty"`
-	Items    []outDiagnostic `json:"items"`
-}
-
 // clearReviewReply answers kimi.clearReview.
 type clearReviewReply struct {
 	Cleared int `json:"cleared"`

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -23,11 +21,10 @@ import (
 // Each is a workspace.Marks mark over its lines, moved through every
 // didChange on the read loop (memory only) and dropped when an edit touches
 // its lines. Clients that pull diagnostics (textDocument.diagnostic) are
-// answered by textDocument/diagnostic (open documents) and
-// workspace/diagnostic (files not open: a review of changes) and told of
-// changes with workspace/diagnostic/refresh; the others get
-// publishDiagnostics. Not both: VS Code and Neovim keep pushed and pulled
-// diagnostics apart and would show each finding twice. The sending is done by one goroutine
+// answered by textDocument/diagnostic and told of changes with
+// workspace/diagnostic/refresh; the others get publishDiagnostics. Not
+// both: VS Code and Neovim keep pushed and pulled diagnostics apart and
+// would show each finding twice. The sending is done by one goroutine
 // (reviewSender), never on the read loop.
 
 // Diagnostic source and code of a finding.
@@ -47,13 +44,6 @@ type reviews struct {
 	dirty map[workspace.URI]bool
 	wake  chan struct{}
 	once  sync.Once
-	// gen counts each file's changes of kimi diagnostics (never reset,
-	// clear included): the resultId of its workspace report. wsSent is
-	// the resultId of each file whose findings a workspace/diagnostic
-	// answer carried, until one carried its empty report (for clients
-	// that send no previousResultIds).
-	gen    map[workspace.URI]int
-	wsSent map[workspace.URI]string
 }
 
 // fileReview is one file's findings. While open, marks are in the text of
@@ -78,8 +68,6 @@ func (r *reviews) init() {
 		r.files = map[workspace.URI]*fileReview{}
 		r.dirty = map[workspace.URI]bool{}
 		r.wake = make(chan struct{}, 1)
-		r.gen = map[workspace.URI]int{}
-		r.wsSent = map[workspace.URI]string{}
 	})
 }
 
@@ -190,7 +178,6 @@ func (r *reviews) clear(uri workspace.URI) int {
 
 func (r *reviews) markDirtyLocked(uri workspace.URI) {
 	r.dirty[uri] = true
-	r.gen[uri]++
 	select {
 	case r.wake <- struct{}{}:
 	default:
@@ -356,113 +343,6 @@ func handleDocumentDiagnostic(s *Server, ctx context.Context, req *request) (any
 		}
 	}
 	return fullDiagnosticReport{Kind: "full", Items: diags}, nil
-}
-
-// maxWorkspaceReports bounds the documents of a workspace/diagnostic
-// answer (each has at most review.maxFindings findings); those the client
-// has not current go first, so that a review of more files reaches it
-// over its next pulls. A variable for the tests.
-var maxWorkspaceReports = 100
-
-// handleWorkspaceDiagnostic answers workspace/diagnostic at once (never
-// held open as a long poll: changes are announced by
-// workspace/diagnostic/refresh) with the findings of the files the editor
-// has not open, each a full report, and an empty report for each such file
-// the client has findings of (by its previousResultIds, or by what an
-// earlier answer sent) and that has none now. Open documents are left to
-// textDocument/diagnostic.
-func handleWorkspaceDiagnostic(s *Server, ctx context.Context, req *request) (any, error) {
-	var p workspaceDiagnosticParams
-	if err := decodeParams("workspace/diagnostic", req.params, &p); err != nil {
-		return nil, err
-	}
-	out := workspaceDiagnosticReport{Items: []workspaceFullReport{}}
-	if !pullsDiagnostics(s.clientCaps()) {
-		return out, nil // it gets every finding pushed
-	}
-	prev := map[workspace.URI]string{}
-	for _, r := range p.PreviousResultIDs {
-		if u, err := workspace.ParseURI(r.URI); err == nil {
-			prev[u] = r.Value
-		}
-	}
-	r := &s.reviews
-	r.init()
-	// The resultIds are read before the findings: a change in between
-	// gives the older id to the newer findings, which the next answer sends
-	// again, never the newer id to older ones.
-	// ids is the current resultId of every file the answer may hold,
-	// known what the client has of it (none: not there).
-	r.mu.Lock()
-	ids, known := map[workspace.URI]string{}, map[workspace.URI]string{}
-	add := func(u workspace.URI) {
-		ids[u] = strconv.Itoa(r.gen[u])
-		if v, ok := prev[u]; ok {
-			known[u] = v
-		} else if v, ok := r.wsSent[u]; ok {
-			known[u] = v
-		}
-	}
-	for u := range r.files {
-		add(u)
-	}
-	for u := range prev {
-		add(u)
-	}
-	for u := range r.wsSent {
-		add(u)
-	}
-	r.mu.Unlock()
-	uris := make([]workspace.URI, 0, len(ids))
-	for u := range ids {
-		uris = append(uris, u)
-	}
-	// Those the client has not current first, then by URI.
-	slices.SortFunc(uris, func(a, b workspace.URI) int {
-		ca, cb := known[a] == ids[a], known[b] == ids[b]
-		switch {
-		case ca != cb && !ca:
-			return -1
-		case ca != cb:
-			return 1
-		}
-		return strings.Compare(string(a), string(b))
-	})
-	sent := map[workspace.URI]string{}
-	for _, u := range uris {
-		if len(out.Items) == maxWorkspaceReports {
-			break
-		}
-		// An open document is textDocument/diagnostic's, its findings
-		// and its next-edit suggestion, even when it has none of either.
-		if _, open := s.docs.Snapshot(u); open {
-			continue
-		}
-		diags, ok := s.reviewDiagnostics(u, nil)
-		if !ok {
-			continue // opened meanwhile
-		}
-		if len(diags) == 0 {
-			if v, ok := known[u]; !ok || v == ids[u] {
-				continue // the client has no findings of it
-			}
-		}
-		out.Items = append(out.Items, workspaceFullReport{Kind: "full", URI: string(u), ResultID: ids[u], Items: diags})
-		sent[u] = ""
-		if len(diags) > 0 {
-			sent[u] = ids[u]
-		}
-	}
-	r.mu.Lock()
-	for u, id := range sent {
-		if id == "" {
-			delete(r.wsSent, u)
-		} else {
-			r.wsSent[u] = id
-		}
-	}
-	r.mu.Unlock()
-	return out, nil
 }
 
 // reviewActions are the code actions of the findings the range touches:
