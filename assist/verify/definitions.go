@@ -94,20 +94,10 @@ func (v *Verifier) Definitions(ctx context.Context, file File, offsets []int) ([
 // definitions; answered counts the names that got a reply. The error is
 // the first failure, or ctx's when it ended first.
 func (v *Verifier) definitionsWith(ctx context.Context, h *helper, file File, offsets []int) (out [][]Location, answered int, err error) {
-	if err := h.acquire(ctx); err != nil {
+	if err := v.beginWith(ctx, h, file); err != nil {
 		return nil, 0, err
 	}
 	defer h.release()
-	if err := h.syncFolders(v.folders()); err != nil {
-		return nil, 0, err
-	}
-	bufs := v.buffers(h)
-	if err := h.syncEditor(bufs, []workspace.URI{file.URI}); err != nil {
-		return nil, 0, err
-	}
-	if err := h.setText(file.URI, languageOf(file.URI), file.Text, editorVersion(bufs, file.URI, file.Text), false); err != nil {
-		return nil, 0, err
-	}
 	snap := workspace.NewSnapshot(file.URI, "", 0, file.Text)
 	out = make([][]Location, len(offsets))
 	errs := make([]error, len(offsets))

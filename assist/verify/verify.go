@@ -623,17 +623,11 @@ func (v *Verifier) checkGroup(ctx context.Context, g *group, before, after map[w
 
 // checkWith runs one helper's part of a check.
 func (v *Verifier) checkWith(ctx context.Context, h *helper, uris []workspace.URI, before, after map[workspace.URI]string) (_ []Error, err error) {
-	if err := h.acquire(ctx); err != nil {
+	bufs, err := v.begin(ctx, h, uris)
+	if err != nil {
 		return nil, err
 	}
 	defer h.release()
-	if err := h.syncFolders(v.folders()); err != nil {
-		return nil, err
-	}
-	bufs := v.buffers(h)
-	if err := h.syncEditor(bufs, uris); err != nil {
-		return nil, err
-	}
 	// Every touched file holds its text before the edit, then each is
 	// diagnosed: a file's diagnostics depend on the others' texts.
 	old := map[workspace.URI][]wireDiagnostic{}
@@ -816,20 +810,10 @@ func rank(sev int) int {
 }
 
 func (v *Verifier) diagnosticsWith(ctx context.Context, h *helper, file File) ([]wireDiagnostic, error) {
-	if err := h.acquire(ctx); err != nil {
+	if err := v.beginWith(ctx, h, file); err != nil {
 		return nil, err
 	}
 	defer h.release()
-	if err := h.syncFolders(v.folders()); err != nil {
-		return nil, err
-	}
-	bufs := v.buffers(h)
-	if err := h.syncEditor(bufs, []workspace.URI{file.URI}); err != nil {
-		return nil, err
-	}
-	if err := h.setText(file.URI, languageOf(file.URI), file.Text, editorVersion(bufs, file.URI, file.Text), false); err != nil {
-		return nil, err
-	}
 	if d, ok := h.cached(file.URI); ok {
 		return d, nil
 	}
@@ -838,6 +822,40 @@ func (v *Verifier) diagnosticsWith(ctx context.Context, h *helper, file File) ([
 		h.remember(file.URI, d)
 	}
 	return d, err
+}
+
+// begin takes h's operation slot and brings the helper up to date: the
+// workspace folders, the editor's buffers (keep, the files of this
+// operation, stay open). On success the caller releases the slot
+// (h.release); on failure it is released.
+func (v *Verifier) begin(ctx context.Context, h *helper, keep []workspace.URI) ([]*workspace.Snapshot, error) {
+	if err := h.acquire(ctx); err != nil {
+		return nil, err
+	}
+	bufs := v.buffers(h)
+	err := h.syncFolders(v.folders())
+	if err == nil {
+		err = h.syncEditor(bufs, keep)
+	}
+	if err != nil {
+		h.release()
+		return nil, err
+	}
+	return bufs, nil
+}
+
+// beginWith is begin for an operation on one file, whose text the helper
+// then holds (the editor's buffer, or file.Text for a check of it).
+func (v *Verifier) beginWith(ctx context.Context, h *helper, file File) error {
+	bufs, err := v.begin(ctx, h, []workspace.URI{file.URI})
+	if err != nil {
+		return err
+	}
+	if err := h.setText(file.URI, languageOf(file.URI), file.Text, editorVersion(bufs, file.URI, file.Text), false); err != nil {
+		h.release()
+		return err
+	}
+	return nil
 }
 
 // failed handles a helper's failure in an operation and says what
