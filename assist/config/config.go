@@ -279,6 +279,8 @@ type Config struct {
 	Budget Budget
 	// Verify configures edit verification.
 	Verify Verify
+	// Trust is what the user trusts (trust.folders, workspaceTrusted).
+	Trust Trust
 
 	baseURLErr *Problem          // see BaseURLError
 	effort     map[string]Effort // action name or "default"

@@ -35,6 +35,7 @@ const (
 	whyEndpoint  = "a cloned repository must not be able to send your key or your code to another host; set it in your user config file, the environment or your editor settings"
 	whySearch    = "a cloned repository must not be able to send your code to a search engine; " + whyUserOnly
 	whyAsYouType = "a cloned repository must not decide whether or how often your code is sent as you type; it may only set enable = false"
+	whyVerifyOn  = "a cloned repository must not start programs in your folder; it may only set enable = \"off\""
 )
 
 // entry is one key of the schema.
@@ -45,6 +46,7 @@ type entry struct {
 	doc  string // the configuration table's meaning
 	ws   wsRule
 	why  string // why a workspace file may not set it ("" for whyUserOnly)
+	off  any    // for wsOffOnly, the one value a workspace file may set
 	// dflt is the built-in value, which Default sets (nil: the zero
 	// value, or, for merged keys, what Default sets itself).
 	dflt any
@@ -86,8 +88,11 @@ func (e entry) lowerOnly(at func(*Config) *float64) entry {
 	return e
 }
 
-func (e entry) offOnly(why string) entry {
-	e.ws, e.why = wsOffOnly, why
+func (e entry) offOnly(why string) entry { return e.offOnlyAt(false, why) }
+
+// offOnlyAt makes off the only value a workspace file may set.
+func (e entry) offOnlyAt(off any, why string) entry {
+	e.ws, e.why, e.off = wsOffOnly, why, off
 	return e
 }
 
@@ -503,7 +508,7 @@ var schema = []entry{
 	budgetEntry("budget.confirmAbove", DefaultConfirmAbove, "0.1", "an action whose request is estimated above this many USD asks first, naming its size in tokens and its estimated cost (`0`: never asks)",
 		func(c *Config) *float64 { return &c.Budget.ConfirmAbove }),
 	field("verify.enable", VerifyAuto, "`auto`", "`auto`: before an edit lands, the language's own server (a private helper kimi-lsp starts: `gopls`, `pyright-langserver --stdio`, …, see `verify.servers`) checks it, Fix sees its errors where the editor sends none, and actions show the declarations it locates for the selection's names first; `off`: never",
-		func(c *Config) *string { return &c.Verify.Enable }, readOneOf(VerifyAuto, VerifyOff), quoted),
+		func(c *Config) *string { return &c.Verify.Enable }, readOneOf(VerifyAuto, VerifyOff), quoted).offOnlyAt(VerifyOff, whyVerifyOn),
 	entry{path: "verify.servers", def: "Go `gopls`; Python `pyright-langserver --stdio`, else `basedpyright-langserver --stdio`; JavaScript/TypeScript `typescript-language-server --stdio`; Rust `rust-analyzer`; C/C++ `clangd`",
 		doc:   "a table from language (`go`, `python`, `javascript`, `typescript`, `rust`, `c`, `cpp`, …) to the helper's command, a string split at spaces or a list; `\"\"` turns verification off for that language. A helper is started only when its command is on PATH",
 		parse: func(p *parser, key string, v any) (any, bool) { return readServers(p, key, v) },
@@ -516,6 +521,10 @@ var schema = []entry{
 		func(c *Config) *string { return &c.Verify.OnNewErrors }, readOneOf(OnNewErrorsRepair, OnNewErrorsAsk, OnNewErrorsApply, OnNewErrorsRefuse), quoted),
 	field("verify.idleMinutes", DefaultVerifyIdleMinutes, "10", "a helper without use for this long is stopped (1–1440)",
 		func(c *Config) *int { return &c.Verify.IdleMinutes }, readInt(1, 1440), showInt),
+	field("trust.folders", []string(nil), "none", "folders you trust, each with everything below it (absolute paths or `~/…`; `kimi-lsp trust DIR` adds one, `kimi-lsp untrust DIR` removes it). In a folder you do not trust, the helpers run restricted, so that none runs code the repository chose (see *Security model* below); only your user config file may set it",
+		func(c *Config) *[]string { return &c.Trust.Folders }, readTrustFolders, showList).never(whyTrust),
+	field("workspaceTrusted", false, "false", "sent by the editor: you trust its workspace folders (VS Code sends `workspace.isTrusted`); only editor settings may set it, never a file",
+		func(c *Config) *bool { return &c.Trust.Editor }, readEditorTrust, showBool).never(whyTrustEditor),
 }
 
 // budgetEntry is the entry of a budget.* key.
@@ -603,7 +612,7 @@ func (p *parser) walk(l *layer, prefix string, m map[string]any) {
 		}
 		if p.src.Kind == FromWorkspaceFile && inSchema {
 			rule, why := workspaceRule(key)
-			if rule == wsNever || rule == wsOffOnly && v != false {
+			if rule == wsNever || rule == wsOffOnly && v != e.off {
 				p.warn(key, "ignored: a workspace file cannot set %s (%s)", key, cmpOr(why, whyUserOnly))
 				continue
 			}

@@ -97,10 +97,11 @@ func TestSchemaWorkspaceRules(t *testing.T) {
 			offOnly = append(offOnly, e.path)
 		}
 	}
-	if got, want := strings.Join(never, " "), "apiKey baseURL waitTimeout jobs.maxConcurrent prices logLevel allowInvalidGo webSearch completion.debounceMs nextEdit.debounceMs verify.servers"; got != want {
+	if got, want := strings.Join(never, " "), "apiKey baseURL waitTimeout jobs.maxConcurrent prices logLevel allowInvalidGo webSearch completion.debounceMs nextEdit.debounceMs verify.servers trust.folders workspaceTrusted"; got != want {
 		t.Errorf("keys a workspace file cannot set: %s, want %s", got, want)
 	}
-	if got := strings.Join(offOnly, " "); got != "completion.enable nextEdit.enable" {
+	// verify.enable since #30.3: a repository must not start helpers.
+	if got := strings.Join(offOnly, " "); got != "completion.enable nextEdit.enable verify.enable" {
 		t.Errorf("keys a workspace file may only turn off: %s", got)
 	}
 	var lowerOnly []string
