@@ -67,8 +67,10 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if *dir == "" {
 		*dir, _ = os.Getwd()
 	}
+	folder := *dir
 	if abs, err := filepath.Abs(*dir); err == nil {
 		env.withWorkspace(configRoot(abs))
+		folder = cmp.Or(configRoot(abs), abs)
 	}
 	cfg := env.cfg
 	fmt.Fprintf(stdout, "kimi-lsp %s\n\nConfiguration (lowest to highest precedence: default, user file, workspace file, environment, editor):\n", version())
@@ -77,6 +79,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	for _, s := range cfg.Sources() {
 		fmt.Fprintf(stdout, "  %s\n", s)
 	}
+	fmt.Fprintf(stdout, "\nTrust:\n  %s\n", trustLine(cfg, folder))
 	code := 0
 	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")

@@ -85,6 +85,16 @@ func init() {
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdRequests(args, s.stdout, s.stderr, s.getenv)
 			}},
+		{name: "trust", args: "[DIR]", summary: "trust the folder DIR (default: the current directory) and everything below it: helpers that verify edits there run as your editor would run them, not restricted (adds it to trust.folders in your user config file)",
+			flags: newTrustFlags("trust"),
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdTrust(args, true, s.stdout, s.stderr, s.getenv)
+			}},
+		{name: "untrust", args: "[DIR]", summary: "stop trusting the folder DIR (default: the current directory): removes it from trust.folders in your user config file",
+			flags: newTrustFlags("untrust"),
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdTrust(args, false, s.stdout, s.stderr, s.getenv)
+			}},
 		{name: "version", summary: "print the version, the VCS revision and the Go toolchain of this build",
 			flags: newVersionFlags,
 			run:   func(ctx context.Context, args []string, s streams) int { return cmdVersion(args, s.stdout, s.stderr) }},
