@@ -15,7 +15,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	getenv := protectEnvironment()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, getenv)
 	stop()
 	os.Exit(code)
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"strings"
+)
+
+// Keeping the key from the programs kimi-lsp starts (issue 30 item 5).
+// The helpers and git get an environment by allow-list (assist/verify,
+// assist's review of changes), but a program can also read its parent's
+// environment: on Linux /proc/PPID/environ shows the environment the
+// process was started with, whatever it unset since. So main, before
+// anything else runs:
+//   - takes the credential variables' values into the getenv the commands
+//     use (the configuration reads KIMI_API_KEY through it), and unsets
+//     them, so os.Environ (and so any child) has none of them;
+//   - on Linux, overwrites their values in the environment block the
+//     kernel shows (hideInBlock), so /proc/PID/environ shows none of
+//     them even to root, and makes the process non-dumpable, so other
+//     processes of the user can neither read its /proc files nor attach
+//     a debugger to it (a process running as root still can read its
+//     memory: the kernel does not stop root).
+// On macOS, ps -E of the same user shows the environment the process
+// started with; the key is safest in the user file there (or VS Code's
+// secret storage), never in the environment.
+
+// credentialVar reports whether the variable name holds a credential:
+// KIMI_API_KEY and any *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_*.
+func credentialVar(name string) bool {
+	n := strings.ToUpper(name)
+	return n == "KIMI_API_KEY" || strings.HasSuffix(n, "_TOKEN") || strings.HasSuffix(n, "_KEY") ||
+		strings.Contains(n, "SECRET") || strings.Contains(n, "PASSWORD") || strings.HasPrefix(n, "AWS_")
+}
+
+// protectEnvironment returns the getenv of the commands: the process's
+// environment, with the credential variables' values kept here only (see
+// above).
+func protectEnvironment() func(string) string {
+	kept := map[string]string{}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "" || !credentialVar(name) {
+			continue
+		}
+		kept[name] = os.Getenv(name)
+		os.Unsetenv(name)
+	}
+	hideInBlock(credentialVar)
+	makeNonDumpable()
+	return func(k string) string {
+		if v, ok := kept[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+}
