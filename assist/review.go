@@ -131,6 +131,13 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 	return out, dropped, nil
 }
 
+// CleanMessage is s as a finding's message is shown (ParseFindings): its
+// first line, without control and bidirectional-control characters, at
+// most MaxFindingMessage runes. Other one-line texts of the model's that
+// the editor shows (a next edit's summary) are cleaned by it, so that all
+// follow the one rule.
+func CleanMessage(s string) string { return cleanText(firstLine(s), MaxFindingMessage) }
+
 // reviewJSON finds the review object in a reply: the whole text, a fenced
 // block, or the first '{' to the last '}'.
 func reviewJSON(text string) ([]byte, bool) {

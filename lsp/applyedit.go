@@ -91,7 +91,12 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 		}
 		if applied == total {
 			plan.Landed()
+			if total == 1 {
+				return "the hunk applied (confirmed hunk by hunk)", true, nil
+			}
+			return fmt.Sprintf("all %d hunks applied (confirmed hunk by hunk)", total), true, nil
 		}
+		// "N of M" only when hunks were left out (unticked in the preview).
 		return fmt.Sprintf("%d of %d %s applied (confirmed hunk by hunk)", applied, total, plural(total, "hunk", "hunks")), true, nil
 	}
 	plan.Landed()

@@ -38,7 +38,10 @@ type hunkFile struct {
 	uri     workspace.URI
 	base    string
 	version int32
-	edits   []assist.TextEdit
+	// open: the editor had the file open when the edit was planned
+	// (version is its version then); else base is the text on disk.
+	open  bool
+	edits []assist.TextEdit
 }
 
 // wantsConfirmation reports whether plan's edit is to be confirmed hunk by
@@ -112,7 +115,7 @@ func (s *Server) annotate(edit *workspaceEdit, plan *assist.EditPlan) []hunkFile
 		if f.Version != nil {
 			v = *f.Version
 		}
-		files = append(files, hunkFile{uri: f.URI, base: f.Base.Text(), version: v, edits: f.Edits})
+		files = append(files, hunkFile{uri: f.URI, base: f.Base.Text(), version: v, open: f.Version != nil, edits: f.Edits})
 	}
 	return files
 }
@@ -136,7 +139,12 @@ func hunkDescription(old, new string) string {
 }
 
 // checkHunks waits (at most confirmWait) for the editor's didChange of
-// each file and counts the hunks found applied in the new text.
+// each file and counts the hunks found applied in the new text. A file the
+// editor had not open is opened by the editor to apply the edit: its
+// didOpen (with the text on disk, before the edit, in VS Code and Neovim)
+// and didChange may come after the answer, so such a file is waited for
+// until the editor shows it changed, not taken as unchanged when it is not
+// open yet or only just opened.
 func (s *Server) checkHunks(ctx context.Context, files []hunkFile) (applied, total int) {
 	deadline := time.Now().Add(confirmWait)
 	for _, f := range files {
@@ -145,13 +153,13 @@ func (s *Server) checkHunks(ctx context.Context, files []hunkFile) (applied, tot
 		for {
 			ch := s.docs.Changed()
 			cur, ok := s.docs.Snapshot(f.uri)
-			if ok && (cur.Version > f.version || cur.Text() != f.base) {
+			if ok && (f.open && cur.Version > f.version || cur.Text() != f.base) {
 				snap = cur
 				break
 			}
 			wait := time.Until(deadline)
-			if !ok || wait <= 0 {
-				break
+			if !ok && f.open || wait <= 0 {
+				break // an open file closed, or no change seen in time
 			}
 			t := time.NewTimer(wait)
 			select {

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 const twoHunkDiff = "```diff\n--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,3 @@\n func Sub(a, b int) int {\n-\treturn a + b\n+\treturn a - b\n }\n" +
@@ -223,5 +226,112 @@ func TestConfirmMultiFile(t *testing.T) {
 	}
 	if strings.Count(raws[1], `"annotationId"`) != 2 || !strings.Contains(raws[1], `"needsConfirmation":true`) {
 		t.Fatalf("a two-file edit was not annotated per hunk: %s", raws[1])
+	}
+}
+
+// unopenedA and unopenedB are files on disk that the editor has not
+// opened; unopenedDiff changes each in two hunks (two line edits apart).
+const (
+	unopenedA    = "package calc\n\nfunc A1() int {\n\treturn 1\n}\n\nfunc A2() int {\n\treturn 2\n}\n"
+	unopenedB    = "package calc\n\nfunc B1() int {\n\treturn 3\n}\n\nfunc B2() int {\n\treturn 4\n}\n"
+	unopenedDiff = "```diff\n--- a/a.go\n+++ b/a.go\n@@ -1,9 +1,9 @@\n package calc\n \n func A1() int {\n-\treturn 1\n+\treturn 10\n }\n \n func A2() int {\n-\treturn 2\n+\treturn 20\n }\n" +
+		"--- a/b.go\n+++ b/b.go\n@@ -1,9 +1,9 @@\n package calc\n \n func B1() int {\n-\treturn 3\n+\treturn 30\n }\n \n func B2() int {\n-\treturn 4\n+\treturn 40\n }\n```\n"
+)
+
+// TestConfirmCountsFilesNotOpen: an edit confirmed hunk by hunk whose 4
+// hunks are in 2 files the editor had not opened is counted from what the
+// editor reports once it has applied it — the file opened with the text it
+// has on disk (didOpen), then the edit (didChange), before or after the
+// answer, as VS Code and Neovim do: all 4 landed says all 4, not "2 of 4"
+// or "none was kept" read from a document not open yet or not changed
+// yet; a hunk the user left out still makes it "3 of 4".
+func TestConfirmCountsFilesNotOpen(t *testing.T) {
+	type timing struct{ openBefore, changeBefore [2]bool }
+	for _, tc := range []struct {
+		name string
+		when timing
+		drop string // a hunk's new text the user unticks
+		want string
+	}{
+		{"opened and changed after the answer", timing{}, "", "all 4 hunks applied"},
+		{"opened before the answer, changed after", timing{openBefore: [2]bool{true, true}}, "", "all 4 hunks applied"},
+		{"the first file changed before the answer, the second after", timing{openBefore: [2]bool{true, true}, changeBefore: [2]bool{true, false}}, "", "all 4 hunks applied"},
+		{"one hunk unticked", timing{openBefore: [2]bool{true, true}}, "\treturn 30\n", "3 of 4 hunks applied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			params := lsptest.DefaultInitializeParams("")
+			params["rootUri"] = inJobDir
+			ws := params["capabilities"].(map[string]any)["workspace"].(map[string]any)
+			ws["workspaceEdit"].(map[string]any)["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": false}
+			js := newJobSession(t, params, modeltest.Rule{Match: "the A and B constants", Content: unopenedDiff})
+			js.settings(map[string]any{"edits": map[string]any{"confirm": "always"}}, func(s *Server) bool { return s.config().Edits.Confirm == "always" })
+			uri := js.file("main.go", "package calc\n\nfunc Main() {}\n")
+			disk := map[string]string{}
+			for name, text := range map[string]string{"a.go": unopenedA, "b.go": unopenedB} {
+				p := filepath.Join(js.dir, name)
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				disk[string(workspace.FileURI(p))] = text
+			}
+			var got annotatedApply
+			js.ed.Handle("workspace/applyEdit", func(raw json.RawMessage) (any, *lsptest.ResponseError) {
+				json.Unmarshal(raw, &got)
+				var after []func()
+				for i, dc := range got.Edit.DocumentChanges {
+					u := dc.TextDocument.URI
+					var keep []annotatedEditJSON
+					for _, e := range dc.Edits {
+						if e.NewText != tc.drop {
+							keep = append(keep, e)
+						}
+					}
+					old := disk[u]
+					text := applyLineEdits(old, keep)
+					open := func() {
+						js.ed.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "go", "version": 1, "text": old}})
+					}
+					change := func() {
+						js.ed.Notify("textDocument/didChange", map[string]any{
+							"textDocument":   map[string]any{"uri": u, "version": 2},
+							"contentChanges": []any{map[string]any{"text": text}},
+						})
+					}
+					switch i := min(i, 1); {
+					case tc.when.changeBefore[i]:
+						open()
+						change()
+					case tc.when.openBefore[i]:
+						open()
+						after = append(after, change)
+					default:
+						after = append(after, open, change)
+					}
+				}
+				go func() {
+					// A debounced didChange (and a didOpen sent with it):
+					// well after the answer.
+					time.Sleep(200 * time.Millisecond)
+					for _, f := range after {
+						f()
+					}
+				}()
+				return map[string]any{"applied": true}, nil
+			})
+			rng := map[string]any{"start": map[string]any{"line": 2, "character": 0}, "end": map[string]any{"line": 2, "character": 14}}
+			js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng, "instruction": "the A and B constants times ten"}, "u1")
+			end := js.progressEnd(`"u1"`)
+			if n := len(got.Edit.DocumentChanges); n != 2 || len(got.Edit.ChangeAnnotations) != 4 {
+				t.Fatalf("%d document changes, annotations %+v (end %q)", n, got.Edit.ChangeAnnotations, end)
+			}
+			for _, dc := range got.Edit.DocumentChanges {
+				if _, ok := disk[dc.TextDocument.URI]; !ok {
+					t.Fatalf("an edit of %s (end %q)", dc.TextDocument.URI, end)
+				}
+			}
+			if !strings.Contains(end, tc.want) {
+				t.Fatalf("end %q, want %q", end, tc.want)
+			}
+		})
 	}
 }

@@ -101,9 +101,14 @@ func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
 		return nil
 	}
 	r := toProtocolRange(snap.OffsetRange(sug.Start, sug.End, s.encoding()))
+	// The summary is the model's text shown as prose: cleaned as a review
+	// finding's message is (no bidi or control characters). NewText is
+	// code and stays verbatim: it is the edit that was checked and that
+	// Apply lands (a character the model wrote in a string or comment is
+	// the user's to see and judge in the editor, not ours to drop).
 	return []outDiagnostic{{
 		Range: r, Severity: severityHint, Code: codeNextEdit, Source: "kimi",
-		Message: nextEditTitlePrefix + sug.Summary,
+		Message: nextEditTitlePrefix + assist.CleanMessage(sug.Summary),
 		Data:    nextEditData{ID: sug.ID, Version: sug.Version, Range: r, NewText: sug.NewText},
 	}}
 }
@@ -141,7 +146,9 @@ func (s *Server) nextEditActions(snap *workspace.Snapshot, rng protocol.Range) [
 		return nil
 	}
 	args := commandArgs{URI: string(snap.URI), ID: sug.ID}
-	title := "Kimi: Apply next edit — " + sug.Summary
+	// Cleaned as the diagnostic's message; the edit stays verbatim
+	// (nextEditDiagnostics).
+	title := "Kimi: Apply next edit — " + assist.CleanMessage(sug.Summary)
 	apply := codeAction{Title: title, Kind: "quickfix", IsPreferred: true}
 	if caps := s.clientCaps(); caps.TextDocument.CodeAction == nil || caps.TextDocument.CodeAction.CodeActionLiteralSupport == nil {
 		// A client of plain Commands: the command sends the edit.

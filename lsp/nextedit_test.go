@@ -169,6 +169,40 @@ func TestNextEditRename(t *testing.T) {
 	}
 }
 
+// bidiControls are the bidirectional controls the tests look for.
+const bidiControls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+// TestNextEditMessageWithoutBidi: a suggested line carrying bidirectional
+// controls (U+202E, an isolate) is shown without them, as a review
+// finding's message is, in the diagnostic's message and the Apply action's
+// title; the edit itself (the diagnostic's data, the action's edit) is the
+// model's code verbatim.
+func TestNextEditMessageWithoutBidi(t *testing.T) {
+	line := "\tif k == 0 { // \u202e}{ \u2066evil\u2069\n"
+	diff := strings.Replace(renameDiff, "+\tif k == 0 {\n", "+"+line, 1)
+	cs := nextSession(t, modeltest.Rule{Content: diff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	d := cs.diagnostics(uri, hasNextEdit)[0]
+	if strings.ContainsAny(d.Message, bidiControls) || !strings.HasPrefix(d.Message, "Kimi: next edit — if k == 0 { // }{ evil") {
+		t.Errorf("diagnostic message %q", d.Message)
+	}
+	if !strings.Contains(d.Data.NewText, line) {
+		t.Errorf("diagnostic data's newText %q, want the model's line %q verbatim", d.Data.NewText, line)
+	}
+	actions := cs.nextActions(uri, 3)
+	if len(actions) < 1 || !strings.HasPrefix(actions[0].Title, "Kimi: Apply next edit — if k == 0") {
+		t.Fatalf("code actions %+v", actions)
+	}
+	if strings.ContainsAny(actions[0].Title, bidiControls) {
+		t.Errorf("action title %q holds a bidi control", actions[0].Title)
+	}
+	got := applyWorkspaceEdit(t, []byte(`{"edit":`+string(actions[0].Edit)+`}`), map[string]string{uri: renamedGo}, map[string]int32{uri: 2})[uri]
+	if want := strings.Replace(renamedAll, "\tif k == 0 {\n", line, 1); got != want {
+		t.Fatalf("the action's edit gives\n%q\nwant the model's answer\n%q", got, want)
+	}
+}
+
 // TestNextEditBareHunks: an answer of "@@" hunks without a file header, as
 // models often write, is a diff of the active file: shown as the headed one.
 func TestNextEditBareHunks(t *testing.T) {
