@@ -34,6 +34,7 @@ import {
   buildSection,
   ignoredWorkspaceMessage,
   ignoredWorkspaceValue,
+  OFF_ONLY_KEYS,
   initializationOptions,
   redact,
   settingValue,
@@ -112,7 +113,7 @@ function readSetting(key: string): unknown {
 }
 
 async function currentSection(): Promise<KimiSection> {
-  return buildSection(readSetting, await secrets.get(SECRET_KEY));
+  return buildSection(readSetting, await secrets.get(SECRET_KEY), vscode.workspace.isTrusted);
 }
 
 /** activate is called by VS Code once startup has finished. */
@@ -148,7 +149,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration(SECTION)) return;
-      for (const key of USER_ONLY_KEYS) if (e.affectsConfiguration(`kimi.${key}`)) warnedIgnored.delete(key);
+      for (const key of [...USER_ONLY_KEYS, ...Object.keys(OFF_ONLY_KEYS)]) if (e.affectsConfiguration(`kimi.${key}`)) warnedIgnored.delete(key);
       if (e.affectsConfiguration('kimi.serverPath') || e.affectsConfiguration('kimi.serverArgs')) {
         await restart();
       } else {
@@ -157,6 +158,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     secrets.onDidChange(async (e) => {
       if (e.key === SECRET_KEY) await pushConfiguration();
+    }),
+    // Trust granted while we run (workspaceTrusted goes with the section).
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      await pushConfiguration();
     }),
   );
   // Not awaited: commands work (and say what is wrong) while it starts.

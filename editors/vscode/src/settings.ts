@@ -59,6 +59,14 @@ export const USER_ONLY_KEYS: readonly string[] = [
   'budget.confirmAbove',
 ];
 
+/**
+ * Settings a workspace may only turn off: `kimi.verify.enable` starts helper
+ * language servers in the folder, which a repository must not ask for; its
+ * `"off"` is taken from a workspace's settings, any other value from the
+ * user's only (as the server does with a workspace .kimi-lsp.toml).
+ */
+export const OFF_ONLY_KEYS: { readonly [key: string]: unknown } = { 'verify.enable': 'off' };
+
 /** What `WorkspaceConfiguration.inspect` returns, the fields used here. */
 export interface Inspected {
   defaultValue?: unknown;
@@ -75,6 +83,11 @@ export interface Inspected {
 export function settingValue(key: string, i: Inspected | undefined): unknown {
   if (i === undefined) return undefined;
   if (USER_ONLY_KEYS.includes(key)) return i.globalValue ?? i.defaultValue;
+  if (key in OFF_ONLY_KEYS) {
+    const ws = i.workspaceFolderValue ?? i.workspaceValue;
+    if (ws === OFF_ONLY_KEYS[key]) return ws;
+    return i.globalValue ?? i.defaultValue;
+  }
   return i.workspaceFolderValue ?? i.workspaceValue ?? i.globalValue ?? i.defaultValue;
 }
 
@@ -84,8 +97,11 @@ export function settingValue(key: string, i: Inspected | undefined): unknown {
  * user can be told.
  */
 export function ignoredWorkspaceValue(key: string, i: Inspected | undefined): unknown {
-  if (i === undefined || !USER_ONLY_KEYS.includes(key)) return undefined;
-  return i.workspaceFolderValue ?? i.workspaceValue;
+  if (i === undefined) return undefined;
+  const ws = i.workspaceFolderValue ?? i.workspaceValue;
+  if (key in OFF_ONLY_KEYS) return ws === OFF_ONLY_KEYS[key] ? undefined : ws;
+  if (!USER_ONLY_KEYS.includes(key)) return undefined;
+  return ws;
 }
 
 /**
@@ -94,6 +110,9 @@ export function ignoredWorkspaceValue(key: string, i: Inspected | undefined): un
  * repository may lower one in.
  */
 export function ignoredWorkspaceMessage(key: string): string {
+  if (key in OFF_ONLY_KEYS) {
+    return `Kimi: "kimi.${key}" in workspace settings may only be "${String(OFF_ONLY_KEYS[key])}" (a repository must not start programs in your folder); set it in your User (or Remote) settings.`;
+  }
   const msg = `Kimi: "kimi.${key}" in workspace settings is ignored; set it in your User (or Remote) settings`;
   if (key.startsWith('budget.')) {
     return `${msg}. A workspace's .kimi-lsp.toml may lower ${key} below your user config file's, never raise it.`;
@@ -119,8 +138,10 @@ export function isEmpty(v: unknown): boolean {
  * and the environment (KIMI_API_KEY, KIMI_BASE_URL, KIMI_MODEL) still apply:
  * the precedence is defaults < user file < environment < editor settings.
  * The key is added only when one is stored; it never comes from settings.json.
+ * trusted is VS Code's workspace trust (workspace.isTrusted), sent as
+ * workspaceTrusted: the server then lets its helpers run unrestricted.
  */
-export function buildSection(read: SettingReader, apiKey?: string): KimiSection {
+export function buildSection(read: SettingReader, apiKey?: string, trusted?: boolean): KimiSection {
   const out: KimiSection = {};
   for (const key of SECTION_KEYS) {
     const v = read(key);
@@ -134,6 +155,9 @@ export function buildSection(read: SettingReader, apiKey?: string): KimiSection 
     at[path[path.length - 1]] = typeof v === 'string' ? v.trim() : v;
   }
   if (apiKey !== undefined && apiKey.trim() !== '') out.apiKey = apiKey.trim();
+  // VS Code's own workspace trust, never a setting: a repository's
+  // .vscode/settings.json cannot say it is trusted.
+  if (trusted !== undefined) out.workspaceTrusted = trusted;
   return out;
 }
 

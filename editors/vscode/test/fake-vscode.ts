@@ -110,7 +110,9 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
     },
     workspace: {
       workspaceFolders: undefined,
+      isTrusted: true,
       onDidChangeConfiguration: () => disposable,
+      onDidGrantWorkspaceTrust: () => disposable,
       getConfiguration: () => ({
         get: (key: string) => {
           const s = fake.settings[key];

@@ -318,3 +318,20 @@ test('the README settings table lists every setting sent to the server', () => {
     assert.ok(rows.some((r) => r.split('|')[1].includes(`\`kimi.${key}\``)), `README settings table has no row for kimi.${key}`);
   }
 });
+
+test('workspaceTrusted is VS Code\'s workspace trust, never a setting (#30.1)', () => {
+  const read = reader({ workspaceTrusted: true, model: 'kimi-k3' });
+  assert.equal(buildSection(read, undefined, false).workspaceTrusted, false);
+  assert.equal(buildSection(read, undefined, true).workspaceTrusted, true);
+  assert.equal('workspaceTrusted' in buildSection(read), false);
+});
+
+test('a workspace may only turn kimi.verify.enable off (#30.3)', () => {
+  const ws = (v: unknown): Inspected => ({ defaultValue: 'auto', globalValue: 'off', workspaceValue: v });
+  assert.equal(settingValue('verify.enable', ws('auto')), 'off');
+  assert.equal(ignoredWorkspaceValue('verify.enable', ws('auto')), 'auto');
+  assert.match(ignoredWorkspaceMessage('verify.enable'), /may only be "off"/);
+  assert.equal(settingValue('verify.enable', { defaultValue: 'auto', workspaceFolderValue: 'off' }), 'off');
+  assert.equal(ignoredWorkspaceValue('verify.enable', { defaultValue: 'auto', workspaceFolderValue: 'off' }), undefined);
+  assert.equal(settingValue('verify.enable', { defaultValue: 'auto', globalValue: 'auto' }), 'auto');
+});
