@@ -373,6 +373,18 @@ func (s *Server) stats() statsReply {
 	out.Completion = s.completion.completer.Stats()
 	out.Verify = s.engine.VerifyStats()
 	out.NextEdit = s.nextEdit.Stats()
+	cfg := s.config()
+	for _, f := range s.folderURIs() {
+		dir, err := f.Path()
+		if err != nil {
+			continue
+		}
+		ft := folderTrust{Folder: dir}
+		if ft.Trusted, ft.Why = cfg.TrustOf(dir); !ft.Trusted {
+			ft.Means = config.UntrustedMeans
+		}
+		out.Trust = append(out.Trust, ft)
+	}
 	return out
 }
 

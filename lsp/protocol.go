@@ -516,6 +516,19 @@ type statsReply struct {
 	Verify assist.VerifyStats `json:"verify"`
 	// NextEdit has next-edit suggestions' figures.
 	NextEdit complete.NextStats `json:"nextEdit"`
+	// Trust says, per workspace folder, whether the user trusts it and
+	// what that changes.
+	Trust []folderTrust `json:"trust"`
+}
+
+// folderTrust is one workspace folder's trust in kimi.stats.
+type folderTrust struct {
+	Folder  string `json:"folder"`
+	Trusted bool   `json:"trusted"`
+	// Why is "trusted by the editor", "trusted (trust.folders: DIR)" or
+	// "untrusted"; Means says what an untrusted folder changes.
+	Why   string `json:"why"`
+	Means string `json:"means,omitempty"`
 }
 
 // spendReply is kimi.stats's spend: the hour and day windows, whether a

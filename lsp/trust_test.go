@@ -366,3 +366,31 @@ func TestDriveLikeFileNames(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsSayTrust (#30.1): kimi.stats says, per workspace folder,
+// whether it is trusted and what an untrusted one changes; the editor's
+// workspaceTrusted (VS Code's workspace trust) trusts its folders, a
+// workspace setting of trust.folders does not.
+func TestStatsSayTrust(t *testing.T) {
+	js := newJobSession(t, nil)
+	trust := func() []folderTrust {
+		var st struct {
+			Trust []folderTrust `json:"trust"`
+		}
+		if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+			t.Fatalf("kimi.stats: %v", err)
+		}
+		return st.Trust
+	}
+	if got := trust(); len(got) != 1 || got[0].Folder != js.dir || got[0].Trusted || got[0].Why != "untrusted" || !strings.Contains(got[0].Means, "GOTOOLCHAIN=local") {
+		t.Errorf("before trust: %+v", got)
+	}
+	js.settings(map[string]any{"trust": map[string]any{"folders": []string{js.dir}}}, func(s *Server) bool { return true })
+	if got := trust(); len(got) != 1 || got[0].Trusted {
+		t.Errorf("editor settings' trust.folders trusted the folder: %+v", got)
+	}
+	js.settings(map[string]any{"workspaceTrusted": true}, func(s *Server) bool { return s.config().Trust.Editor })
+	if got := trust(); len(got) != 1 || !got[0].Trusted || got[0].Why != "trusted by the editor" || got[0].Means != "" {
+		t.Errorf("after the editor's trust: %+v", got)
+	}
+}
