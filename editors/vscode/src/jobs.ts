@@ -35,7 +35,18 @@ export interface Stats {
   spend?: Spend;
   /** verify counts the edits the helper language servers checked. */
   verify?: VerifyStats;
+  /** trust says, per workspace folder, whether it is trusted. */
+  trust?: FolderTrust[];
   [key: string]: unknown;
+}
+
+/** FolderTrust is one workspace folder's trust in kimi.stats. */
+export interface FolderTrust {
+  folder?: string;
+  trusted?: boolean;
+  why?: string;
+  /** means says what an untrusted folder changes. */
+  means?: string;
 }
 
 /** VerifyStats is kimi.stats' verify: the edits checked, and the actions whose context the helper's definitions chose. */
@@ -208,6 +219,12 @@ export function statsItems(s: Stats, completionLine = ''): StatsItem[] {
   const spend = spendLine(s.spend);
   if (spend) items.push({ label: '$(graph) ' + spend, description: 'every surface, across restarts and editors' });
   items.push(...verifyItems(s.verify));
+  for (const f of s.trust ?? []) {
+    items.push({
+      label: `$(${f.trusted ? 'workspace-trusted' : 'workspace-untrusted'}) ${f.folder ?? '?'}: ${f.why ?? '?'}`,
+      description: f.trusted ? 'helpers run as the editor would run them' : f.means,
+    });
+  }
   return items;
 }
 

@@ -146,3 +146,16 @@ test('the two status-bar items differ in text and name', () => {
   assert.notEqual(JOBS_ITEM.name, COMPLETION_ITEM.name);
   assert.notEqual(JOBS_ITEM.id, COMPLETION_ITEM.id);
 });
+
+test('statsItems shows each folder\'s trust and what an untrusted one changes (#30.1)', () => {
+  const items = statsItems({
+    trust: [
+      { folder: '/src/a', trusted: true, why: 'trusted by the editor' },
+      { folder: '/src/b', trusted: false, why: 'untrusted', means: 'the helpers run restricted' },
+    ],
+  });
+  const a = items.find((i) => i.label.includes('/src/a'));
+  const b = items.find((i) => i.label.includes('/src/b'));
+  assert.ok(a && a.label.includes('trusted by the editor'));
+  assert.ok(b && b.label.includes('untrusted') && b.description === 'the helpers run restricted');
+});

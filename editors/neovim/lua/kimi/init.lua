@@ -414,6 +414,18 @@ local function stats_lines(s)
       string.format('  cost            $%.4f', n.costUSD or 0),
     })
   end
+  if type(s.trust) == 'table' and #s.trust > 0 then
+    table.insert(lines, 'Trust')
+    for _, f in ipairs(s.trust) do
+      table.insert(lines, string.format('  %s: %s', vim.fn.fnamemodify(f.folder or '?', ':~'), f.why or '?'))
+    end
+    for _, f in ipairs(s.trust) do
+      if not f.trusted then
+        table.insert(lines, '  untrusted: helpers run restricted; :!kimi-lsp trust DIR lifts it')
+        break
+      end
+    end
+  end
   return lines
 end
 M.stats_lines = stats_lines
