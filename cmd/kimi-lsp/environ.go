@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/childenv"
 )
 
 // Keeping the key from the programs kimi-lsp starts (issue 30 item 5).
@@ -24,14 +26,6 @@ import (
 // started with; the key is safest in the user file there (or VS Code's
 // secret storage), never in the environment.
 
-// credentialVar reports whether the variable name holds a credential:
-// KIMI_API_KEY and any *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_*.
-func credentialVar(name string) bool {
-	n := strings.ToUpper(name)
-	return n == "KIMI_API_KEY" || strings.HasSuffix(n, "_TOKEN") || strings.HasSuffix(n, "_KEY") ||
-		strings.Contains(n, "SECRET") || strings.Contains(n, "PASSWORD") || strings.HasPrefix(n, "AWS_")
-}
-
 // protectEnvironment returns the getenv of the commands: the process's
 // environment, with the credential variables' values kept here only (see
 // above).
@@ -39,13 +33,13 @@ func protectEnvironment() func(string) string {
 	kept := map[string]string{}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == "" || !credentialVar(name) {
+		if name == "" || !childenv.Credential(name) {
 			continue
 		}
 		kept[name] = os.Getenv(name)
 		os.Unsetenv(name)
 	}
-	hideInBlock(credentialVar)
+	hideInBlock(childenv.Credential)
 	makeNonDumpable()
 	return func(k string) string {
 		if v, ok := kept[k]; ok {
