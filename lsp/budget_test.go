@@ -2,11 +2,14 @@ package lsp
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 )
 
@@ -117,5 +120,31 @@ func TestSixteenExplainsAtOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnkeptRecordTold (#30.7): a requests.jsonl that is a FIFO keeps
+// nothing, so the budgets count this session only: the server tells the
+// user once (window/showMessage), however many requests go unrecorded.
+func TestUnkeptRecordTold(t *testing.T) {
+	cs, _ := newSpendSession(t, nil, "Send")
+	if err := syscall.Mkfifo(filepath.Join(cs.spendDir, spend.FileName), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	uri, _ := cs.file("main.go", "package main\n\nfunc add(a, b int) int {\n\treturn a + b|\n}\n")
+	cs.explain(uri, "e1")
+	cs.change(uri, "package main\n\nfunc add(a, b int) int {\n\treturn b + a|\n}\n")
+	cs.explain(uri, "e2")
+	if n := len(cs.prov.Requests()); n != 2 {
+		t.Fatalf("%d requests at the stand-in, want 2", n)
+	}
+	var told []string
+	for _, m := range cs.messages() {
+		if strings.Contains(m, "count this session's spend only") {
+			told = append(told, m)
+		}
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "is a FIFO") {
+		t.Errorf("told %q, want once, naming the FIFO (messages %q)", told, cs.messages())
 	}
 }
