@@ -233,9 +233,9 @@ type Options struct {
 	// the budgets (see Ledger); nil records nothing.
 	Ledger *Ledger
 	// Confirm, if set, asks the user whether to send a request (a budget
-	// is spent, or the request is estimated above budget.confirmAbove)
-	// and reports the answer; nil sends without asking (the command
-	// line).
+	// is spent, the request's estimate would pass what is left of one,
+	// or it is estimated above budget.confirmAbove) and reports the
+	// answer; nil sends without asking (the command line).
 	Confirm func(ctx context.Context, question string) bool
 	// VerifyFolders, if set, turns edit verification on (as far as
 	// verify.enable allows): it returns the workspace folders a helper
