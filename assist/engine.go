@@ -233,9 +233,9 @@ type Options struct {
 	// the budgets (see Ledger); nil records nothing.
 	Ledger *Ledger
 	// Confirm, if set, asks the user whether to send a request (a budget
-	// is spent, or the request is estimated above budget.confirmAbove)
-	// and reports the answer; nil sends without asking (the command
-	// line).
+	// is spent, the request's estimate would pass what is left of one,
+	// or it is estimated above budget.confirmAbove) and reports the
+	// answer; nil sends without asking (the command line).
 	Confirm func(ctx context.Context, question string) bool
 	// VerifyFolders, if set, turns edit verification on (as far as
 	// verify.enable allows): it returns the workspace folders a helper
@@ -580,10 +580,14 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		e.log.Info(note, "action", a.Name)
 		sink.Status(note)
 	}
-	// The budgets: a spent one, or a request estimated above
-	// confirmAbove, asks the user first; "Cancel" sends nothing. The
-	// answer covers the action's tool rounds and its one retry.
-	if err := e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(cfg, a.Model, prompt, min(budget, expectedOutput)), e.confirm); err != nil {
+	// The budgets: a spent one, a request whose estimate would pass what
+	// is left of one, or one estimated above confirmAbove asks the user
+	// first; "Cancel" sends nothing. This is before the queue: each
+	// request reserves its estimate when it is sent (streamingCompleter.
+	// reserve), and asks then if, meanwhile, it no longer fits. A "Send"
+	// to passing a budget covers the action's tool rounds and its retry.
+	past, err := e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(cfg, a.Model, prompt, min(budget, expectedOutput)), e.confirm)
+	if err != nil {
 		return out, err
 	}
 	key, _ := cfg.Key()
@@ -609,7 +613,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call, exec: exec,
 		edit: a.Result != config.ResultExplain, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
-		room: windowRoom(prompt.EstimatedTokens), repairFrom: -1}
+		room: windowRoom(prompt.EstimatedTokens), repairFrom: -1, cfg: cfg, past: past}
 	defer sc.release()
 	lopts := tools.LoopOptions{
 		MaxRounds:   MaxRounds,
@@ -722,6 +726,11 @@ type streamingCompleter struct {
 	// (-1 when none was asked for): the usage of later rounds is the
 	// repair's.
 	repairFrom int
+	cfg        config.Config // the prices of the estimates
+	// past: the user answered Send to passing a budget (or the command
+	// line, which is not asked): the task's requests hold their estimates
+	// without asking again.
+	past bool
 }
 
 // acquire takes a stream slot from the engine's gate, once per task: the
@@ -790,9 +799,17 @@ func finished(resp *model.Response, budget int) error {
 	return model.CheckFinish(resp.FinishReason, budget)
 }
 
-// call sends one request, streams its reply to the sink and records it.
+// call sends one request, streams its reply to the sink and records it:
+// its estimate is reserved against the budgets right before it is sent
+// (reserve) and settled with its real cost when it ends.
 func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*model.Response, error) {
 	c.rounds++
+	res, err := c.reserve(ctx, req)
+	if err != nil {
+		c.rounds--
+		return nil, err
+	}
+	defer res.Release() // a panic or an early return never leaks it
 	resp, err := c.e.stream(ctx, c.client, req, c.sink, c.waitLimit, c.rec)
 	c.sink.flush()
 	a := c.account(req, resp)
@@ -800,11 +817,60 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 	if done == nil && resp != nil {
 		done = finished(resp, req.MaxCompletionTokens)
 	}
-	c.e.ledger.Done(c.recorded(), req.Model, a, done)
+	c.e.ledger.Settle(res, c.recorded(), req.Model, a, done)
 	if resp != nil {
 		c.partial = resp.Message.Content
 	}
 	return resp, err
+}
+
+// reserve holds the estimate of the request about to be sent (its stream
+// slot taken) against the budgets. When it does not fit what is left —
+// other requests in flight hold the rest, or spent it while this one
+// waited for its slot — the user is asked (the same question as before the
+// queue; the slot is given back while they answer): "Cancel", or no
+// answer, sends nothing (ErrNotSent). A "Send" to passing a budget holds
+// the estimate whatever is left, for the task's later rounds too.
+func (c *streamingCompleter) reserve(ctx context.Context, req *model.Request) (*spend.Reservation, error) {
+	tokens, usd := c.estimate(req)
+	for {
+		if c.past {
+			return c.e.ledger.Hold(usd), nil
+		}
+		if r, ok := c.e.ledger.Reserve(usd); ok {
+			return r, nil
+		}
+		held := c.slot != nil
+		c.release()
+		past, err := c.e.ledger.AskBudget(ctx, tokens, usd, c.e.confirm)
+		if err != nil {
+			return nil, err
+		}
+		c.past = past
+		if held {
+			if err := c.acquire(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// estimate is the prompt tokens and the estimated cost of req, the task's
+// next request: the built prompt at its predicted cache hit for the first,
+// the previous request's prompt (cached) and what the rounds added for
+// later ones, as account counts them; plus the output an estimate counts
+// (expectedOutput, or req's max_completion_tokens when smaller).
+func (c *streamingCompleter) estimate(req *model.Request) (tokens int, usd float64) {
+	in, cached := c.prompt.EstimatedTokens, c.prompt.PredictedCachedTokens
+	if c.rounds > 1 {
+		in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(len(c.prompt.Messages), len(req.Messages)):]))
+		cached = c.lastIn
+	}
+	p, ok := provider.Prices(c.cfg)[req.Model]
+	if !ok {
+		return in, 0
+	}
+	return in, spend.Estimate(p, in, cached, min(req.MaxCompletionTokens, expectedOutput), c.prompt.TTL == time.Hour)
 }
 
 // recorded is the request record's view of the call just made: the

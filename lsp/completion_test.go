@@ -27,6 +27,10 @@ type compSession struct {
 	*session
 	dir  string
 	prov *modeltest.Server // the stand-in provider
+	// spendDir and spendAt are the request record's directory and its
+	// clock's time, in a spend session (newSpendSession).
+	spendDir string
+	spendAt  time.Time
 
 	mu      sync.Mutex
 	arrived int

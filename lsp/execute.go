@@ -389,7 +389,8 @@ func (s *Server) stats() statsReply {
 }
 
 // confirmSend asks the user whether to send a request (a budget is spent,
-// or the request is estimated above budget.confirmAbove): Send or Cancel.
+// the request's estimate would pass what is left of one, or it is
+// estimated above budget.confirmAbove): Send or Cancel.
 // No answer, or an editor that cannot ask, is Cancel: nothing is sent.
 func (s *Server) confirmSend(ctx context.Context, question string) bool {
 	var res *messageActionItem
@@ -404,7 +405,7 @@ func (s *Server) confirmSend(ctx context.Context, question string) bool {
 			// An editor without the request (Helix) never showed the
 			// question: say what was not sent, and how to send it.
 			s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
-				"Kimi: not sent, as the editor could not ask first (%s): %q To send such a request without asking, raise budget.confirmAbove (or, while a budget is spent, that budget) in your configuration.",
+				"Kimi: not sent, as the editor could not ask first (%s): %q To send such a request without asking, raise budget.confirmAbove (or, when a budget is spent or the request would pass what is left of it, that budget) in your configuration.",
 				s.redact(err.Error()), strings.TrimPrefix(question, "Kimi: ")))
 		}
 		return false

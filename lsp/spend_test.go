@@ -42,7 +42,8 @@ func newSpendSession(t *testing.T, settings map[string]any, answer string) (*com
 	// The record's clock stands still at the test's start: the clock hour
 	// turning mid-test would reset the hourly budget.
 	start := time.Now()
-	rec, err := spend.Open(filepath.Join(t.TempDir(), "kimi-lsp"), spend.Options{Now: func() time.Time { return start }})
+	cs.spendDir, cs.spendAt = filepath.Join(t.TempDir(), "kimi-lsp"), start
+	rec, err := spend.Open(cs.spendDir, spend.Options{Now: func() time.Time { return start }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +70,20 @@ func newSpendSession(t *testing.T, settings map[string]any, answer string) (*com
 	cs.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
 	cs.initialize(completionInit(string(workspace.FileURI(dir)), true, settings))
 	return cs, q
+}
+
+// spentElsewhere records, as another server sharing the request record
+// would, a request of usd in the session's clock hour.
+func (cs *compSession) spentElsewhere(usd float64) {
+	cs.t.Helper()
+	other, err := spend.Open(cs.spendDir, spend.Options{Now: func() time.Time { return cs.spendAt }})
+	if err != nil {
+		cs.t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Add(spend.Record{Surface: "explain", Model: "kimi-k3.1-pro", PromptTokens: 10, CostUSD: usd, Outcome: spend.OutcomeOK}); err != nil {
+		cs.t.Fatal(err)
+	}
 }
 
 type questions struct {
@@ -113,10 +128,13 @@ func (cs *compSession) messages() []string {
 	return out
 }
 
-// TestHourlyBudgetStopsCompletion (#25.1): with budget.hourly = 0.01,
-// completion requests stop once the spend passes it (counted at the
-// stand-in), one notice says why and until when, and an action asks before
-// it sends: "Cancel" sends nothing, "Send" sends.
+// TestHourlyBudgetStopsCompletion (#25.1, #30.6): with budget.hourly =
+// 0.01, a completion whose estimate passes what is left is not sent, and
+// nothing is said (#30.6: before, it was sent); once the spend passes the
+// budget (another server's request, read from the shared record)
+// completion requests stop (counted at the stand-in), one notice says why
+// and until when, and an action asks before it sends: "Cancel" sends
+// nothing, "Send" sends.
 func TestHourlyBudgetStopsCompletion(t *testing.T) {
 	cs, q := newSpendSession(t, map[string]any{
 		"budget": map[string]any{"hourly": 0.01}, "prices": dearPrices,
@@ -124,10 +142,16 @@ func TestHourlyBudgetStopsCompletion(t *testing.T) {
 	}, "Cancel")
 	text := "package main\n\nfunc add(a, b int) int {\n\treturn |\n}\n"
 	uri, pos := cs.file("main.go", text)
-	cs.inlineResult(second(cs.inline(uri, pos, 1)))
-	if n := len(cs.prov.Requests()); n != 1 {
-		t.Fatalf("%d requests at the stand-in after the first completion, want 1", n)
+	if l := cs.inlineResult(second(cs.inline(uri, pos, 1))); len(l.Items) != 0 {
+		t.Errorf("a completion estimated past the budget: %+v", l)
 	}
+	if n := len(cs.prov.Requests()); n != 0 {
+		t.Fatalf("%d requests at the stand-in after a completion estimated at more than the budget, want 0", n)
+	}
+	if m := cs.messages(); len(m) != 0 {
+		t.Errorf("messages %q: a completion not sent for its estimate pauses quietly", m)
+	}
+	cs.spentElsewhere(0.0105)
 	if st := cs.srv.stats().Spend; !st.Capped || st.Hour.Spent < 0.01 || st.Hour.Limit != 0.01 {
 		t.Fatalf("after a dear request: spend %+v", st)
 	}
@@ -137,8 +161,8 @@ func TestHourlyBudgetStopsCompletion(t *testing.T) {
 			t.Errorf("completion %d past the budget: %+v", i+2, l)
 		}
 	}
-	if n := len(cs.prov.Requests()); n != 1 {
-		t.Errorf("%d requests at the stand-in, want 1: the budget did not stop completion", n)
+	if n := len(cs.prov.Requests()); n != 0 {
+		t.Errorf("%d requests at the stand-in, want 0: the budget did not stop completion", n)
 	}
 	var notices []string
 	for _, m := range cs.messages() {
@@ -161,8 +185,8 @@ func TestHourlyBudgetStopsCompletion(t *testing.T) {
 	if strings.Join(q.titles, ",") != "Send,Cancel" {
 		t.Errorf("buttons %q", q.titles)
 	}
-	if n := len(cs.prov.Requests()); n != 1 {
-		t.Errorf("%d requests at the stand-in after Cancel, want still 1", n)
+	if n := len(cs.prov.Requests()); n != 0 {
+		t.Errorf("%d requests at the stand-in after Cancel, want still 0", n)
 	}
 }
 
@@ -255,45 +279,34 @@ func redactedKey(got, want, key string) string {
 func second[A, B any](_ A, b B) B { return b }
 
 // TestHourlyBudgetStopsNextEdits (#25.1 for #24): next edits go through the
-// same ledger as completion: once a request has spent budget.hourly, an
-// edit burst asks the provider nothing more and one notice says next edits
-// are paused.
+// same ledger as completion: once the spend has passed budget.hourly (a
+// request of another server sharing the record), an edit burst asks the
+// provider nothing and one notice says next edits are paused. (A next
+// edit's own estimate passing what is left also keeps it from being sent,
+// quietly, #30.6: the dear prices here would.)
 func TestHourlyBudgetStopsNextEdits(t *testing.T) {
 	cs, _ := newSpendSession(t, map[string]any{
 		"budget": map[string]any{"hourly": 0.01}, "prices": dearPrices,
 		"nextEdit": map[string]any{"debounceMs": 20},
 	}, "Cancel")
+	cs.spentElsewhere(0.0105)
+	if st := cs.srv.stats().Spend; !st.Capped {
+		t.Fatalf("after another server's dear request: spend %+v, want capped", st)
+	}
 	text := "package main\n\nfunc add(a, b int) int {\n\treturn a + b\n}\n"
 	uri, _ := cs.file("main.go", text+"|")
-	cs.change(uri, strings.Replace(text, "a + b", "a + b + 0", 1)+"|")
-	ctx := ctxT(t)
-	for len(cs.prov.Requests()) == 0 {
-		select {
-		case <-ctx.Done():
-			t.Fatal("the first next-edit request never reached the stand-in")
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	// The stand-in logs the request as it arrives; the server records its
-	// spend when the stream ends: wait for that.
-	for st := cs.srv.stats().Spend; !st.Capped; st = cs.srv.stats().Spend {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("after a dear request: spend %+v, want capped", st)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 	cs.change(uri, strings.Replace(text, "a + b", "a + b + 1", 1)+"|")
+	ctx := ctxT(t)
 	if _, err := cs.ed.WaitMethod(ctx, "window/showMessage", func(p json.RawMessage) bool {
 		return strings.Contains(string(p), "next edits are paused until")
 	}); err != nil {
 		t.Fatalf("no notice that next edits are paused: %v (messages %q)", err, cs.messages())
 	}
-	if n := len(cs.prov.Requests()); n != 1 {
-		t.Errorf("%d requests at the stand-in, want 1: the budget did not stop next edits", n)
+	if n := len(cs.prov.Requests()); n != 0 {
+		t.Errorf("%d requests at the stand-in, want 0: the budget did not stop next edits", n)
 	}
-	if recs := cs.srv.requestRecord(0); len(recs.Requests) != 1 || recs.Requests[0].Surface != "nextEdit" {
-		t.Errorf("request record %+v, want the one next-edit request", recs)
+	if recs := cs.srv.requestRecord(0); len(recs.Requests) != 1 || recs.Requests[0].Surface != "explain" {
+		t.Errorf("request record %+v, want only the other server's request", recs)
 	}
 }
 

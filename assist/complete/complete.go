@@ -489,6 +489,10 @@ type job struct {
 	around Around
 	key    string // the API key: a suggestion holding it is dropped
 	call   *provider.Call
+	// what names the surface for the budgets ("inline completion", "next
+	// edits"); usd is the request's estimate, reserved when it is sent.
+	what string
+	usd  float64
 }
 
 // promptLocked lays out req's prompt in d's session.
@@ -551,6 +555,7 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
 	key, _ := cfg.Key()
 	return &job{
+		what: "inline completion", usd: provider.Estimate(cfg, name, p, cc.MaxCompletionTokens),
 		call:   &provider.Call{Surface: spend.SurfaceCompletion, Files: provider.Held(p), Key: key},
 		key:    key,
 		sess:   d.sess,
@@ -605,6 +610,8 @@ func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *mod
 		}
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
 		err = context.Canceled // hung up
+	case errors.Is(err, provider.ErrBudget):
+		// Not sent: its estimate did not fit what is left of a budget.
 	default:
 		c.counts.failed++
 		err = c.failedLocked(err)
@@ -692,6 +699,13 @@ func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*mo
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	// The estimate is held against the budgets from here to the end: a
+	// request that does not fit what is left is not sent (no question).
+	res, err := c.opts.Ledger.ReserveBackground(j.what, j.usd)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Release() // a panic never leaks it
 	sent := false
 	s, err := c.opts.Ledger.Stream(ctx, client, j.req, &model.Trace{Sent: func([]byte) { sent = true }}, j.call)
 	if err != nil {
@@ -701,15 +715,15 @@ func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*mo
 			// have read the prompt already (and bill it).
 			a = c.lost(j, &model.Response{})
 		}
-		c.opts.Ledger.Done(j.call, j.req.Model, a, err)
+		c.opts.Ledger.Settle(res, j.call, j.req.Model, a, err)
 		return nil, err
 	}
 	resp, err := model.Collect(s)
 	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
-		c.opts.Ledger.Done(j.call, j.req.Model, c.lost(j, resp), err)
+		c.opts.Ledger.Settle(res, j.call, j.req.Model, c.lost(j, resp), err)
 		return nil, err
 	}
-	c.opts.Ledger.Done(j.call, j.req.Model, c.record(j, resp), err)
+	c.opts.Ledger.Settle(res, j.call, j.req.Model, c.record(j, resp), err)
 	return resp, err
 }
 

@@ -561,8 +561,8 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 			d.burst, d.noBurst = "", true
 		}
 	}
-	if err != nil && !hungUp {
-		n.counts.failed++
+	if err != nil && !hungUp && !errors.Is(err, provider.ErrBudget) {
+		n.counts.failed++ // not one a budget kept from being sent
 	}
 	n.mu.Unlock()
 	if err != nil && !hungUp {
@@ -685,6 +685,7 @@ func (n *NextEdits) promptLocked(d *nextDoc, req NextRequest, cursor int, cfg co
 	effort, _ := config.EffortFor(name, ne.ReasoningEffort)
 	key, _ := cfg.Key()
 	return &job{
+		what: "next edits", usd: provider.Estimate(cfg, name, p, nextAnswerTokens),
 		call: &provider.Call{Surface: spend.SurfaceNextEdit, Files: provider.Held(p), Key: key},
 		key:  key, sess: d.sess, prompt: p,
 		req: &model.Request{

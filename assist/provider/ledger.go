@@ -39,6 +39,9 @@ type Ledger struct {
 	// unpriced holds the models whose requests were found to have no
 	// price while a budget is set (told once each).
 	unpriced map[string]bool
+	// unkeptSaid: the user was told the record's file is not a regular
+	// file (notKept).
+	unkeptSaid bool
 }
 
 // LastPrompt is the last request as it was sent, with the API key struck
@@ -92,8 +95,43 @@ func (l *Ledger) meter() *spend.Meter {
 		l.mu.Lock()
 		l.m = spend.NewMeter(rec, Budget(l.budget))
 		l.mu.Unlock()
+		if err := rec.Unkept(); err != nil {
+			l.notKept(err)
+		}
 	})
 	return l.m
+}
+
+// notKept tells why a request was not recorded on disk: once, to the log
+// and to OnWarn (the user), when the record's file is not a regular file
+// (spend.Log.Unkept: the budgets then count this session only); in the
+// log each time otherwise (a full disk).
+func (l *Ledger) notKept(err error) {
+	l.mu.Lock()
+	m := l.m
+	l.mu.Unlock()
+	var unkept error
+	if m != nil {
+		unkept = m.Log().Unkept()
+	}
+	if unkept == nil {
+		l.log.Warn("request not recorded", "error", err)
+		return
+	}
+	l.mu.Lock()
+	said := l.unkeptSaid
+	l.unkeptSaid = true
+	warn := l.warn
+	l.mu.Unlock()
+	if said {
+		l.log.Debug("request not recorded", "error", err)
+		return
+	}
+	msg := fmt.Sprintf("Kimi: requests are not recorded, and budget.hourly and budget.daily count this session's spend only: %v. Move it away to record them again.", unkept)
+	l.log.Warn(msg)
+	if warn != nil {
+		warn(msg)
+	}
 }
 
 // Budget converts the configuration's budget.
@@ -205,30 +243,93 @@ func (l *Ledger) Background(what string) error {
 }
 
 // Ask checks the budget before a request the user started (an action),
-// estimated at tokens prompt tokens costing usd: while a budget is spent,
-// or when usd is above budget.confirmAbove, it asks with confirm (the
-// question names the size and the estimated cost) and returns ErrNotSent
-// unless the answer is yes. A nil confirm (the command line, where the
-// user just typed the request) sends without asking; the log says why it
-// would have asked.
-func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool) error {
+// estimated at tokens prompt tokens costing usd, before it waits for a
+// stream slot: while a budget is spent, when usd would pass what is left
+// of one (the spend and the reservations of requests in flight counted,
+// spend.Status.Fits), or when usd is above budget.confirmAbove, it asks
+// with confirm (the question names the size and the estimated cost) and
+// returns ErrNotSent unless the answer is yes. past reports that it asked
+// because of a budget and the answer was yes: the action's requests may
+// then pass it (Hold instead of Reserve) without asking again. A nil
+// confirm (the command line, where the user just typed the request) sends
+// without asking, past set; the log says why it would have asked.
+func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool) (past bool, err error) {
+	return l.ask(ctx, tokens, usd, confirm, true)
+}
+
+// AskBudget is Ask for a request about to be sent (a stream slot taken
+// and given back while it asks) whose reservation did not fit: it asks
+// only about the budgets, not budget.confirmAbove (Ask asked that before
+// the queue). It asks nothing, and returns past false and no error, when
+// the estimate fits after all (a request in flight ended meanwhile): try
+// Reserve again.
+func (l *Ledger) AskBudget(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool) (past bool, err error) {
+	return l.ask(ctx, tokens, usd, confirm, false)
+}
+
+func (l *Ledger) ask(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool, above bool) (bool, error) {
 	if l == nil {
-		return nil
+		return false, nil
 	}
 	st := l.check()
 	b := l.meter().Budget()
-	if !st.Capped && !b.Confirm(usd) {
-		return nil
+	over := !st.Fits(usd)
+	if !over && !(above && b.Confirm(usd)) {
+		return false, nil
 	}
 	q := st.AskMessage(b, tokens, usd, l.meter().Log().Now())
 	if confirm == nil {
 		l.log.Warn(q + " (sent anyway: a request typed on the command line is not asked about)")
-		return nil
+		return over, nil
 	}
 	if !confirm(ctx, q) {
-		return ErrNotSent
+		return false, ErrNotSent
 	}
-	return nil
+	return over, nil
+}
+
+// Reserve holds usd, the estimate of a request the user started that is
+// about to be sent (its stream slot taken), against the budgets, when it
+// fits in what is left of them (spend.Meter.Reserve: checked and held at
+// once, so concurrent requests see each other). ok false: it does not
+// fit and nothing is held; ask (AskBudget) or do not send. Settle the
+// reservation when the request ends, and Release it on every other way
+// out (defer r.Release(): both are idempotent). A nil *Ledger holds
+// nothing and always fits.
+func (l *Ledger) Reserve(usd float64) (r *spend.Reservation, ok bool) {
+	if l == nil {
+		return nil, true
+	}
+	r, _ = l.meter().Reserve(usd)
+	return r, r != nil
+}
+
+// Hold holds usd against the budgets whatever is left (the user answered
+// Send to passing a budget, Ask's past): others still see it.
+func (l *Ledger) Hold(usd float64) *spend.Reservation {
+	if l == nil {
+		return nil
+	}
+	return l.meter().Hold(usd)
+}
+
+// ReserveBackground is Reserve for a surface that runs on its own (what:
+// "inline completion", "next edits"), right before its request is sent:
+// when the estimate does not fit what is left it asks nobody and returns
+// an error wrapping ErrBudget — the request is not sent, and the surface
+// pauses quietly as at the cap (Background tells the cap, once).
+func (l *Ledger) ReserveBackground(what string, usd float64) (*spend.Reservation, error) {
+	if l == nil {
+		return nil, nil
+	}
+	r, st := l.meter().Reserve(usd)
+	if r != nil {
+		return r, nil
+	}
+	w := st.Over(usd)
+	msg := fmt.Sprintf("%s not sent: its estimate (%s) is more than is left of the %s budget (%s)", what, spend.USD(usd), w.Name, spend.USD(w.Left()))
+	l.log.Debug(msg)
+	return nil, fmt.Errorf("%w: %s", ErrBudget, msg)
 }
 
 // Call is one request as the record sees it.
@@ -262,22 +363,38 @@ func (l *Ledger) Stream(ctx context.Context, client *model.Client, req *model.Re
 }
 
 // Done records a request that was sent: its model, usage and priced
-// accounting (cache.Session.Record's), and err, how it ended.
+// accounting (cache.Session.Record's), and err, how it ended. It is
+// Settle without a reservation.
 func (l *Ledger) Done(c *Call, modelName string, a cache.Accounting, err error) {
+	l.Settle(nil, c, modelName, a, err)
+}
+
+// Settle records a request that ended, as Done does, and settles its
+// reservation r (Reserve, Hold, ReserveBackground; nil: none) with that
+// record: the estimate r held is replaced by the real cost. A request
+// that was never sent releases r instead (r.Release).
+func (l *Ledger) Settle(r *spend.Reservation, c *Call, modelName string, a cache.Accounting, err error) {
 	if l == nil {
+		r.Release()
 		return
 	}
-	r := spend.Record{
+	rec := spend.Record{
 		// The record's own clock, the one its budget windows go by.
 		Time: l.meter().Log().Now(), Surface: c.Surface, Model: modelName, Files: c.Files,
 		PromptTokens: a.PromptTokens, CachedTokens: a.CachedTokens, WrittenTokens: a.CacheWriteTokens, OutputTokens: a.CompletionTokens,
 		CostUSD: a.InputCostUSD + a.OutputCostUSD, Unpriced: !a.Priced && a.PromptTokens > 0, Estimated: a.Estimated,
 		Outcome: Outcome(err),
 	}
-	if err := l.meter().Log().Add(r); err != nil {
-		l.log.Warn("request not recorded", "error", err)
+	var aerr error
+	if r != nil {
+		aerr = r.Settle(rec)
+	} else {
+		aerr = l.meter().Log().Add(rec)
 	}
-	if r.Unpriced {
+	if aerr != nil {
+		l.notKept(aerr)
+	}
+	if rec.Unpriced {
 		l.unpricedModel(modelName)
 	}
 }

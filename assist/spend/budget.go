@@ -36,14 +36,19 @@ func (b Budget) Confirm(usd float64) bool { return b.ConfirmAbove > 0 && usd > b
 type Window struct {
 	// Name is "hourly" or "daily".
 	Name string `json:"name"`
-	// Spent is what the window's requests cost so far; Limit the budget (0:
-	// none); Ends when the window ends.
+	// Spent is what the window's requests cost so far (settled: recorded);
+	// Held what this process's requests in flight hold against it
+	// (Reservation: their estimates); Limit the budget (0: none); Ends
+	// when the window ends.
 	Spent float64   `json:"spentUSD"`
+	Held  float64   `json:"heldUSD"`
 	Limit float64   `json:"limitUSD"`
 	Ends  time.Time `json:"ends"`
 }
 
-// Reached reports whether the window has a budget and spent it.
+// Reached reports whether the window has a budget and spent it (settled
+// spend only: a budget held by requests in flight is not spent, it is
+// full — see Status.Fits).
 func (w Window) Reached() bool { return w.Limit > 0 && w.Spent >= w.Limit }
 
 // Status is the spend against the budgets at one time.
@@ -71,13 +76,16 @@ type Meter struct {
 
 	mu      sync.Mutex
 	budget  Budget
-	warned  map[string]int64 // window name → the window end it was warned for
-	noticed map[string]int64 // the same, for the cap notice
+	warned  map[string]int64   // window name → the window end it was warned for
+	noticed map[string]int64   // the same, for the cap notice
+	held    map[uint64]float64 // reservation id → its estimate (Reservation)
+	nextID  uint64
 }
 
 // NewMeter returns a meter of l's spend against b, on l's clock.
 func NewMeter(l *Log, b Budget) *Meter {
-	return &Meter{log: l, now: l.now, budget: b, warned: map[string]int64{}, noticed: map[string]int64{}}
+	return &Meter{log: l, now: l.now, budget: b, warned: map[string]int64{}, noticed: map[string]int64{},
+		held: map[uint64]float64{}}
 }
 
 // Log returns the meter's record.
@@ -97,19 +105,22 @@ func (m *Meter) Budget() Budget {
 	return m.budget
 }
 
-// Status returns the spend against the budget now, without the one-time
-// Warn and Notice.
+// Status returns the spend against the budget now, the reservations of
+// requests in flight included (Window.Held), without the one-time Warn
+// and Notice.
 func (m *Meter) Status() Status {
 	m.mu.Lock()
-	b := m.budget
+	b, held := m.budget, m.heldLocked()
 	m.mu.Unlock()
-	return status(m.log.Spend(m.now()), b)
+	return status(m.log.Spend(m.now()), b, held)
 }
 
-func status(s Spend, b Budget) Status {
+// status is the spend s and the reservations held against b. Requests in
+// flight count in the current windows: they are recorded when they end.
+func status(s Spend, b Budget, held float64) Status {
 	st := Status{
-		Hour: Window{Name: "hourly", Spent: s.Hour, Limit: b.Hourly, Ends: s.HourEnds},
-		Day:  Window{Name: "daily", Spent: s.Day, Limit: b.Daily, Ends: s.DayEnds},
+		Hour: Window{Name: "hourly", Spent: s.Hour, Held: held, Limit: b.Hourly, Ends: s.HourEnds},
+		Day:  Window{Name: "daily", Spent: s.Day, Held: held, Limit: b.Daily, Ends: s.DayEnds},
 	}
 	switch {
 	case st.Day.Reached():
@@ -120,15 +131,15 @@ func status(s Spend, b Budget) Status {
 	return st
 }
 
-// Check returns the spend against the budget now, with Warn and Notice set
-// the first time in each window that they apply (for this meter: each
-// server tells its own user).
+// Check returns the spend against the budget now (reservations included,
+// as in Status), with Warn and Notice set the first time in each window
+// that they apply (for this meter: each server tells its own user).
 func (m *Meter) Check() Status {
 	m.mu.Lock()
-	b := m.budget
+	b, held := m.budget, m.heldLocked()
 	m.mu.Unlock()
 	now := m.now()
-	st := status(m.log.Spend(now), b)
+	st := status(m.log.Spend(now), b, held)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if st.Capped {
@@ -166,13 +177,22 @@ func (s Status) CapMessage(what string, now time.Time) string {
 }
 
 // AskMessage is the question an action asks before a request while a
-// budget is spent, or when the request is estimated above
-// Budget.ConfirmAbove: its size and estimated cost, and why it asks.
+// budget is spent, when the request's estimate would pass what is left of
+// one (Status.Fits), or when it is estimated above Budget.ConfirmAbove:
+// its size and estimated cost, and why it asks.
 func (s Status) AskMessage(b Budget, tokens int, usd float64, now time.Time) string {
 	size := fmt.Sprintf("This request is about %s tokens, estimated at %s.", Count(tokens), USD(usd))
 	if s.Capped {
 		return fmt.Sprintf("Kimi: the %s budget of %s is spent (%s %s, until %s). %s Send it anyway?",
 			s.Cap.Name, USD(s.Cap.Limit), USD(s.Cap.Spent), thisWindow(s.Cap.Name), Until(now, s.Cap.Ends), size)
+	}
+	if w := s.Over(usd); w != nil {
+		held := ""
+		if w.Held > 0 {
+			held = fmt.Sprintf(", %s held by requests in flight", USD(w.Held))
+		}
+		return fmt.Sprintf("Kimi: %s That is more than is left of the %s budget of %s (%s left: %s spent %s%s, until %s). Send it anyway?",
+			size, w.Name, USD(w.Limit), USD(w.Left()), USD(w.Spent), thisWindow(w.Name), held, Until(now, w.Ends))
 	}
 	return fmt.Sprintf("Kimi: %s That is above budget.confirmAbove (%s). Send it?", size, USD(b.ConfirmAbove))
 }

@@ -55,4 +55,45 @@
 // Status.Capped holds for the rest of the window. Budget.ConfirmAbove is
 // the estimated cost of one request above which an action asks first
 // (Budget.Confirm, Estimate).
+//
+// # Reservations
+//
+// The record knows a request's cost only when it ends; requests in
+// flight at once would each see the budget as it was before any of them
+// (sixteen Explains started together under a cap of a cent all went
+// out). So every request, right before it is sent — after its wait for a
+// stream slot — reserves its estimate (Meter.Reserve): the check against
+// what is left and the reservation are one step under the meter's lock,
+// so two requests never both take the last of a budget. Every Status
+// counts what is reserved (Window.Held) beside what was spent; Status.Fits
+// says whether one more estimate fits in what is left of every budget,
+// Status.Over which budget it would pass. When the request ends —
+// answered, failed, cut off, cancelled or hung up — its Reservation is
+// settled with the real cost (Reservation.Settle adds the record, then
+// drops the estimate, so for a moment both count and never neither), or
+// released unsent (Reservation.Release). Both are idempotent and a nil
+// *Reservation does nothing: a caller defers Release right after
+// reserving, and a panic or an early return cannot leak the estimate.
+// Meter.Hold reserves whatever is left: a request the user chose to send
+// past a budget still counts for the others.
+//
+// An estimate is what the question before a request names (Estimate): the
+// prompt's estimated tokens at the predicted cache hit, the uncached rest
+// priced as a cache write, plus the output an action expects (4,096
+// tokens, or its max_completion_tokens when smaller; a completion's or a
+// next edit's own token bound). It is an estimate: a prompt the provider
+// counts as larger, or a cache hit that does not come, costs more than was
+// reserved, and the budget can be passed by that difference.
+//
+// Reservations are in-process. A second server (another editor) sharing
+// the record sees this one's requests only once they are settled — when
+// they end and their line is appended — not while they are in flight; the
+// budgets hold exactly within one process and, across processes, up to
+// what is in flight at once.
+//
+// A record that is there but is not a regular file — a FIFO, a symbolic
+// link, a directory — keeps nothing: the confined writer neither reads
+// nor writes through it, every request is counted in this process only,
+// and the budgets count this session's spend only. Log.Unkept says so;
+// the ledger (assist/provider) tells the user once.
 package spend

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -132,6 +133,23 @@ func (l *Log) Close() error {
 		return nil
 	}
 	return l.w.Close()
+}
+
+// Unkept returns why the record cannot be kept on disk when its file is
+// there but not a regular file (a FIFO, a symbolic link, a directory: the
+// confined writer neither reads nor writes through them), else nil. While
+// it is so, every request is counted in this process only (see Add), so
+// the budgets count this session's spend only: say so (the ledger does,
+// once).
+func (l *Log) Unkept() error {
+	if l.w == nil {
+		return nil
+	}
+	fi, err := os.Lstat(filepath.Join(l.dir, FileName))
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // missing (made at the first request), unreadable (the writer says why), or fine
+	}
+	return fmt.Errorf("%s in %s is %s: %w", FileName, l.dir, workspace.FileKind(fi.Mode()), workspace.ErrNotRegular)
 }
 
 // Dir returns the record's directory.

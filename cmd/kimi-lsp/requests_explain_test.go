@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
@@ -149,5 +150,39 @@ func TestRequestsListFilesReadByTools(t *testing.T) {
 	}
 	if got := files(recs[1]); got["notes.txt"] != len(notes) || got["main.go"] == 0 {
 		t.Errorf("the request after read_file lists %v, want main.go and notes.txt (%d bytes)", recs[1].Files, len(notes))
+	}
+}
+
+// TestUnkeptRecordSaidOnce (#30.7): a requests.jsonl that is a FIFO keeps
+// no request, so the budgets count this run's spend only: the command line
+// says so on stderr, once, naming the file and what it is — before, only a
+// "request not recorded" line said anything, and nothing about the budgets.
+func TestUnkeptRecordSaidOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {\n\tprintln(1 + 2)\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: `action="explain"`, Content: "It prints 3."}}}})
+	defer srv.Close()
+	home := t.TempDir()
+	state := filepath.Join(home, "state")
+	if err := os.MkdirAll(filepath.Join(state, "kimi-lsp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(state, "kimi-lsp", spend.FileName), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := envFunc(testEnv(t, "HOME="+home, "XDG_STATE_HOME="+state, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL))
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"explain", filepath.Join(dir, "main.go") + ":3-5"}, nil, &out, &errb, env); code != 0 {
+		t.Fatalf("explain: exit %d, %s", code, errb.String())
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests at the stand-in, want 1", n)
+	}
+	said := strings.Count(errb.String(), "count this session's spend only")
+	if said != 1 || !strings.Contains(errb.String(), "is a FIFO") {
+		t.Errorf("stderr says it %d times, want once naming the FIFO:\n%s", said, errb.String())
 	}
 }
