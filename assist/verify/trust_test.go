@@ -152,3 +152,111 @@ func TestUntrustedPyrightRunsNoWorkspacePython(t *testing.T) {
 		}
 	}
 }
+
+// needInstalled fails the test when name is not on PATH in CI (CI=true:
+// .ci/run installs it) and skips it elsewhere, saying how to install it.
+func needInstalled(t *testing.T, name, install string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s not found on PATH: .ci/run installs it (%s)", name, install)
+	}
+	t.Skipf("%s not found on PATH: install it with %s to run this test", name, install)
+}
+
+func needTypeScript(t *testing.T) {
+	needInstalled(t, "typescript-language-server", "npm install -g typescript-language-server@5.3.0 typescript@5.9.3")
+}
+
+// TestUntrustedTypeScriptRunsNoWorkspaceTypeScript: in an untrusted
+// folder typescript-language-server runs the TypeScript installed beside
+// it, never the repository's node_modules/typescript or
+// .yarn/sdks/typescript (a tsserver.js that writes a marker, then runs
+// the real one). In a trusted folder it runs the repository's
+// TypeScript, as the editor's would (which shows the test's repository
+// is one it runs).
+func TestUntrustedTypeScriptRunsNoWorkspaceTypeScript(t *testing.T) {
+	needTypeScript(t)
+	tsls, _ := exec.LookPath("typescript-language-server")
+	real := bundledTypeScript(tsls, nil)
+	if real == "" {
+		t.Fatalf("no typescript beside %s: install it with npm install -g typescript@5.9.3", tsls)
+	}
+	for _, sdk := range []string{"node_modules/typescript", ".yarn/sdks/typescript"} {
+		for _, trusted := range []bool{false, true} {
+			t.Run(sdk+map[bool]string{false: ", untrusted", true: ", trusted"}[trusted], func(t *testing.T) {
+				dir, marks := t.TempDir(), t.TempDir()
+				marker := filepath.Join(marks, "tsserver")
+				write(t, dir, sdk+"/package.json", `{"name": "typescript", "version": "5.9.3"}`)
+				write(t, dir, sdk+"/lib/tsserver.js", "require('fs').appendFileSync("+jsString(marker)+", 'ran\\n');\nrequire("+jsString(real)+");\n")
+				// An error before and after: typescript-language-server
+				// 5.3.0 was seen publishing nothing after an edit that
+				// keeps a file without diagnostics (the check then waits
+				// out DiagTimeout).
+				text := "export const x: number = 'one';\n"
+				write(t, dir, "a.ts", text)
+				opts := Options{Env: []string{"PATH=" + toolBin(t, "node", "typescript-language-server")}}
+				if trusted {
+					opts.Trusted = trusting
+				}
+				v := newVerifier(t, dir, opts)
+				a := uriOf(dir, "a.ts")
+				r := v.Check(context.Background(), []File{{a, text}}, []File{{a, text + "export const y: number = x;\n"}})
+				v.Close()
+				if !r.Verified {
+					t.Fatalf("got %+v, want verified", r)
+				}
+				if trusted {
+					if !ran(marker) {
+						t.Errorf("trusted: the repository's tsserver.js did not run: the test's repository is not one typescript-language-server runs")
+					}
+					if r.Restricted {
+						t.Errorf("trusted: got %q, want no restriction said", r.Line())
+					}
+					return
+				}
+				if ran(marker) {
+					t.Errorf("untrusted: the repository's %s/lib/tsserver.js ran", sdk)
+				}
+				if want := "verified by typescript-language-server (untrusted folder: with its own TypeScript, without the workspace's plugins): no new errors"; r.Line() != want {
+					t.Errorf("got %q, want %q", r.Line(), want)
+				}
+			})
+		}
+	}
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// TestUntrustedTypeScriptWithoutItsOwn: typescript-language-server with
+// no TypeScript beside it is not started in an untrusted folder (it
+// would take the repository's): the check ends unverified, saying why.
+func TestUntrustedTypeScriptWithoutItsOwn(t *testing.T) {
+	dir, bin := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	// A stand-in under the real program's name, alone in its directory:
+	// no node_modules/typescript anywhere above it.
+	markerScript(t, bin, "typescript-language-server", marker)
+	write(t, dir, "node_modules/typescript/package.json", `{"name": "typescript", "version": "5.9.3"}`)
+	write(t, dir, "node_modules/typescript/lib/tsserver.js", "")
+	if bundledTypeScript(filepath.Join(bin, "typescript-language-server"), []string{dir}) != "" {
+		t.Skip("a typescript package is installed above the test's temporary directory")
+	}
+	v := newVerifier(t, dir, Options{Env: []string{"PATH=" + bin}})
+	a := uriOf(dir, "a.ts")
+	r := v.Check(context.Background(), nil, []File{{a, "const x = 1;\n"}})
+	if r.Verified {
+		t.Fatalf("got %+v, want not verified", r)
+	}
+	if want := "not verified (typescript-language-server has no TypeScript of its own beside it (an untrusted folder's own TypeScript is not run): install typescript next to typescript-language-server (npm install -g typescript), or trust the folder)"; r.Line() != want {
+		t.Errorf("got %q, want %q", r.Line(), want)
+	}
+	if ran(marker) {
+		t.Errorf("the helper was started")
+	}
+}
