@@ -2,10 +2,15 @@ package verify
 
 import (
 	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -258,5 +263,73 @@ func TestUntrustedTypeScriptWithoutItsOwn(t *testing.T) {
 	}
 	if ran(marker) {
 		t.Errorf("the helper was started")
+	}
+}
+
+// proxyLog is a module proxy on loopback that answers 404 to everything
+// and records the paths asked for.
+type proxyLog struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (p *proxyLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.paths = append(p.paths, r.URL.Path)
+	p.mu.Unlock()
+	http.NotFound(w, r)
+}
+
+func (p *proxyLog) asked(part string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, s := range p.paths {
+		if strings.Contains(s, part) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestGoplsFetchesNoToolchain: a go.mod saying "go 1.99.0" makes the go
+// command gopls runs ask the module proxy for that toolchain when
+// GOTOOLCHAIN=auto, as a trusted folder's gopls does with the user's
+// GOTOOLCHAIN=auto; an untrusted folder's gopls runs with
+// GOTOOLCHAIN=local and asks for none.
+func TestGoplsFetchesNoToolchain(t *testing.T) {
+	needGopls(t)
+	for _, trusted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
+			proxy := &proxyLog{}
+			srv := httptest.NewServer(proxy)
+			defer srv.Close()
+			dir := t.TempDir()
+			write(t, dir, "go.mod", "module example.com/m\n\ngo 1.99.0\n")
+			write(t, dir, "a.go", goValid)
+			// The package's helper environment pins GOTOOLCHAIN=local:
+			// here the user's own environment says auto.
+			env := slices.DeleteFunc(slices.Clone(helperEnv), func(kv string) bool { return strings.HasPrefix(kv, "GOTOOLCHAIN=") })
+			opts := Options{
+				Folders: func() []workspace.URI { return []workspace.URI{workspace.FileURI(dir)} },
+				Env:     append(env, "GOTOOLCHAIN=auto", "GOPROXY="+srv.URL, "GOSUMDB=off"),
+				Logger:  slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			}
+			if trusted {
+				opts.Trusted = trusting
+			}
+			v := New(opts)
+			a := uriOf(dir, "a.go")
+			r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "\n"}})
+			v.Close()
+			got := proxy.asked("toolchain")
+			t.Logf("%s; the proxy saw %v", r.Line(), proxy.asked(""))
+			if trusted && len(got) == 0 {
+				t.Errorf("trusted, GOTOOLCHAIN=auto: no toolchain asked for (proxy saw %v): the test's go.mod does not make the go command fetch one", proxy.asked(""))
+			}
+			if !trusted && len(got) != 0 {
+				t.Errorf("untrusted: the go command asked the proxy for a toolchain: %v", got)
+			}
+		})
 	}
 }
