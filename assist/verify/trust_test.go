@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -331,5 +333,152 @@ func TestGoplsFetchesNoToolchain(t *testing.T) {
 				t.Errorf("untrusted: the go command asked the proxy for a toolchain: %v", got)
 			}
 		})
+	}
+}
+
+// launched is what a stand-in helper was started with.
+type launched struct {
+	args []string
+	env  []string
+	init map[string]any // the initialize request's initializationOptions
+}
+
+// standIn writes a stand-in helper program named name (a real program's
+// base name, so that its profile applies) that records its arguments,
+// its environment and what it is sent, and never answers; it returns its
+// path and a function that reads what it recorded.
+func standIn(t *testing.T, name string) (string, func() launched) {
+	t.Helper()
+	bin, rec := t.TempDir(), t.TempDir()
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + rec + "/args'\nenv > '" + rec + "/env'\ncat > '" + rec + "/stdin'\n"
+	write(t, bin, name, script)
+	if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(bin, name), func() launched {
+		t.Helper()
+		var l launched
+		args, err := os.ReadFile(filepath.Join(rec, "args"))
+		if err != nil {
+			t.Fatalf("the stand-in %s did not run: %v", name, err)
+		}
+		l.args = strings.Split(strings.TrimSuffix(string(args), "\n"), "\n")
+		env, _ := os.ReadFile(filepath.Join(rec, "env"))
+		l.env = strings.Split(string(env), "\n")
+		in, _ := os.ReadFile(filepath.Join(rec, "stdin"))
+		if _, body, ok := strings.Cut(string(in), "\r\n\r\n"); ok {
+			var msg struct {
+				Params struct {
+					InitializationOptions map[string]any `json:"initializationOptions"`
+				} `json:"params"`
+			}
+			if err := json.NewDecoder(strings.NewReader(body)).Decode(&msg); err != nil {
+				t.Fatalf("the stand-in got no initialize request: %v (%q)", err, in)
+			}
+			l.init = msg.Params.InitializationOptions
+		}
+		return l
+	}
+}
+
+// startStandIn starts the helper of file (its language's command is
+// argv) in dir, trusted or not, and returns once its start timed out.
+func startStandIn(t *testing.T, dir, lang, file string, argv Command, trusted bool) {
+	t.Helper()
+	opts := Options{Servers: map[string]Command{lang: argv}, Bounds: Bounds{Start: 2 * time.Second}}
+	if trusted {
+		opts.Trusted = trusting
+	}
+	v := newVerifier(t, dir, opts)
+	a := uriOf(dir, file)
+	t.Log(v.Check(context.Background(), nil, []File{{a, "\n"}}).Line())
+	v.Close()
+}
+
+// jsonAt returns the value at a dotted path of m, or nil.
+func jsonAt(m map[string]any, path string) any {
+	var cur any = m
+	for _, k := range strings.Split(path, ".") {
+		o, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = o[k]
+	}
+	return cur
+}
+
+// TestUntrustedRustAnalyzerLaunch: an untrusted folder's rust-analyzer
+// (a stand-in under its name) is started with build scripts, proc macros
+// and the check on save off, and with the rustc wrappers a
+// .cargo/config.toml could name set empty; a trusted folder's gets none
+// of that.
+func TestUntrustedRustAnalyzerLaunch(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, ".cargo/config.toml", "[build]\nrustc-wrapper = \"./evil\"\n")
+			prog, got := standIn(t, "rust-analyzer")
+			startStandIn(t, dir, "rust", "src/main.rs", Command{prog}, trusted)
+			l := got()
+			want := map[string]any{"cargo.buildScripts.enable": false, "procMacro.enable": false, "checkOnSave": false}
+			for path, val := range want {
+				if g := jsonAt(l.init, path); trusted && g != nil || !trusted && g != val {
+					t.Errorf("initializationOptions.%s = %v, want %v", path, g, map[bool]any{false: val, true: nil}[trusted])
+				}
+			}
+			for _, name := range []string{"RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER"} {
+				if set := slices.Contains(l.env, name+"="); set == trusted {
+					t.Errorf("%s set empty: %v, want %v", name, set, !trusted)
+				}
+			}
+		})
+	}
+}
+
+// TestUntrustedClangdLaunch: an untrusted folder's clangd (a stand-in
+// under its name, configured with a --query-driver and a background
+// index) is started without them, without the project's .clangd
+// (--enable-config=false) and without a background index; a trusted
+// folder's runs as configured.
+func TestUntrustedClangdLaunch(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, ".clangd", "CompileFlags:\n  Compiler: ./evil\n")
+			prog, got := standIn(t, "clangd")
+			configured := Command{prog, "--query-driver=/usr/bin/**", "--background-index", "--log=error"}
+			startStandIn(t, dir, "c", "a.c", configured, trusted)
+			l := got()
+			want := []string{"--log=error", "--background-index=false", "--enable-config=false"}
+			if trusted {
+				want = configured[1:]
+			}
+			if !slices.Equal(l.args, want) {
+				t.Errorf("arguments %q, want %q", l.args, want)
+			}
+		})
+	}
+}
+
+// TestConfigurationAnswers: workspace/configuration is answered from the
+// profile by section (an untrusted folder's rust-analyzer gets its
+// settings there too, pyright its interpreter), null for other sections.
+func TestConfigurationAnswers(t *testing.T) {
+	l, err := launchFor([]string{"rust-analyzer"}, "/usr/bin/rust-analyzer", nil, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &helper{launch: l}
+	got, rerr := h.onRequest("workspace/configuration", json.RawMessage(`{"items":[{"section":"rust-analyzer"},{"section":"other"}]}`))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	items := got.([]any)
+	if len(items) != 2 || items[1] != nil {
+		t.Fatalf("got %v, want the profile's settings and null", items)
+	}
+	if m, _ := items[0].(map[string]any); jsonAt(m, "procMacro.enable") != false {
+		t.Errorf("rust-analyzer's section: got %v, want procMacro.enable false", items[0])
 	}
 }
