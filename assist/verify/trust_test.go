@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -480,5 +481,63 @@ func TestConfigurationAnswers(t *testing.T) {
 	}
 	if m, _ := items[0].(map[string]any); jsonAt(m, "procMacro.enable") != false {
 		t.Errorf("rust-analyzer's section: got %v, want procMacro.enable false", items[0])
+	}
+}
+
+// TestTrustChangedRestartsHelpers: a helper started restricted is
+// stopped when its folders become trusted (TrustChanged), and the next
+// check starts another, unrestricted, in a slot of its own; the way back
+// likewise.
+func TestTrustChangedRestartsHelpers(t *testing.T) {
+	needGopls(t)
+	dir := goModule(t, map[string]string{"a.go": goValid})
+	var trust atomic.Bool
+	v := newVerifier(t, dir, Options{Trusted: func([]workspace.URI) bool { return trust.Load() }})
+	a := uriOf(dir, "a.go")
+	check := func() {
+		t.Helper()
+		if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "\n"}}); !r.Verified {
+			t.Fatalf("got %+v, want verified", r)
+		}
+	}
+	running := func(restricted bool) *helper {
+		t.Helper()
+		v.mu.Lock()
+		s := v.helpers[slotKey(Command{"gopls"}, restricted)]
+		v.mu.Unlock()
+		if s == nil {
+			return nil
+		}
+		s.start.Lock()
+		defer s.start.Unlock()
+		return s.h
+	}
+	check()
+	old := running(true)
+	if old == nil || !old.restricted {
+		t.Fatalf("untrusted: no restricted gopls running")
+	}
+	for _, to := range []bool{true, false} {
+		trust.Store(to)
+		v.TrustChanged()
+		select {
+		case <-old.exited:
+		case <-time.After(ColdTimeout + 5*time.Second):
+			t.Fatalf("trusted now %v: the helper started for the other trust did not exit", to)
+		}
+		if running(!to) != nil {
+			t.Errorf("trusted now %v: the slot of the other trust still holds a helper", to)
+		}
+		check()
+		h := running(!to)
+		if h == nil || h == old || h.restricted == to {
+			t.Fatalf("trusted now %v: got helper %+v, want a new one, restricted %v", to, h, !to)
+		}
+		old = h
+	}
+	// Nothing changed: the helper stays.
+	v.TrustChanged()
+	if running(true) != old {
+		t.Errorf("TrustChanged without a change stopped the helper")
 	}
 }
