@@ -541,3 +541,60 @@ func TestTrustChangedRestartsHelpers(t *testing.T) {
 		t.Errorf("TrustChanged without a change stopped the helper")
 	}
 }
+
+// TestUntrustedClangdWritesNoIndex: the real clangd, given a
+// compile_commands.json, writes its background index into the work tree
+// (.cache/clangd) in a trusted folder; in an untrusted one it checks the
+// edit and writes none.
+func TestUntrustedClangdWritesNoIndex(t *testing.T) {
+	needInstalled(t, "clangd", "apt-get install clangd")
+	var took time.Duration
+	for _, trusted := range []bool{true, false} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
+			dir := t.TempDir()
+			text := "int f(void) { return 1; }\n"
+			write(t, dir, "a.c", text)
+			write(t, dir, "b.c", "int g(void) { return 2; }\n")
+			write(t, dir, "compile_commands.json", `[{"directory": `+jsonString(dir)+`, "command": "cc -c a.c", "file": "a.c"},
+ {"directory": `+jsonString(dir)+`, "command": "cc -c b.c", "file": "b.c"}]`)
+			opts := Options{}
+			if trusted {
+				opts.Trusted = trusting
+			}
+			v := newVerifier(t, dir, opts)
+			a := uriOf(dir, "a.c")
+			start := time.Now()
+			r := v.Check(context.Background(), []File{{a, text}}, []File{{a, text + "int h(void) { return f(); }\n"}})
+			if !r.Verified || len(r.NewErrors) != 0 {
+				t.Fatalf("got %+v, want verified, no new errors", r)
+			}
+			index := filepath.Join(dir, ".cache", "clangd")
+			if trusted {
+				// The index is written in the background: wait for it.
+				for deadline := time.Now().Add(30 * time.Second); !ran(index) && time.Now().Before(deadline); {
+					time.Sleep(100 * time.Millisecond)
+				}
+				took = time.Since(start)
+				if !ran(index) {
+					t.Fatalf("trusted: clangd wrote no .cache/clangd in 30s: the test's project is not one it indexes")
+				}
+				return
+			}
+			if want := "verified by clangd (untrusted folder: without the project's .clangd): no new errors"; r.Line() != want {
+				t.Errorf("got %q, want %q", r.Line(), want)
+			}
+			// As long again as the trusted clangd took to write its index,
+			// and more.
+			time.Sleep(max(2*took, 2*time.Second) - time.Since(start))
+			if ran(index) {
+				t.Errorf("untrusted: clangd wrote %s", index)
+			}
+		})
+	}
+}
+
+// jsonString quotes s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
