@@ -598,3 +598,55 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestUntrustedFolderAddedStopsTrustedHelper: a trusted folder's helper
+// is stopped when a folder the user does not trust is added
+// (FoldersChanged): it never hears of that folder, and the next check
+// runs restricted.
+func TestUntrustedFolderAddedStopsTrustedHelper(t *testing.T) {
+	needGopls(t)
+	first := goModule(t, map[string]string{"a.go": goValid})
+	second := goModule(t, map[string]string{"b.go": goValid})
+	var mu sync.Mutex
+	folders := []workspace.URI{workspace.FileURI(first)}
+	v := New(Options{
+		Folders: func() []workspace.URI {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(folders)
+		},
+		Trusted: func(fs []workspace.URI) bool { return !slices.Contains(fs, workspace.FileURI(second)) },
+		Env:     helperEnv,
+	})
+	defer v.Close()
+	a := uriOf(first, "a.go")
+	if r := v.Check(context.Background(), []File{{a, goValid}}, []File{{a, goValid + "\n"}}); !r.Verified {
+		t.Fatalf("got %+v, want verified", r)
+	}
+	v.mu.Lock()
+	s := v.helpers[slotKey(Command{"gopls"}, false)]
+	v.mu.Unlock()
+	if s == nil || s.h == nil || s.h.restricted {
+		t.Fatal("no unrestricted gopls running for the trusted folder")
+	}
+	h := s.h
+	mu.Lock()
+	folders = append(folders, workspace.FileURI(second))
+	mu.Unlock()
+	v.FoldersChanged()
+	select {
+	case <-h.exited:
+	case <-time.After(ColdTimeout + 5*time.Second):
+		t.Fatal("the trusted folder's gopls did not stop after an untrusted folder was added")
+	}
+	b := uriOf(second, "b.go")
+	if r := v.Check(context.Background(), []File{{b, goValid}}, []File{{b, goValid + "\n"}}); !r.Verified {
+		t.Fatalf("got %+v, want verified", r)
+	}
+	v.mu.Lock()
+	rs := v.helpers[slotKey(Command{"gopls"}, true)]
+	v.mu.Unlock()
+	if rs == nil || rs.h == nil || !rs.h.restricted {
+		t.Error("the check after the untrusted folder was added did not run a restricted gopls")
+	}
+}

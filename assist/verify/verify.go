@@ -440,7 +440,9 @@ func (v *Verifier) retire(h *helper) {
 // takes folder changes is told them at the start of its next operation;
 // one that does not, one whose folder it runs in was removed, and every
 // helper when no folder is left are stopped now (the next operation
-// starts them with the folders then).
+// starts them with the folders then), and so is one whose trust the new
+// folders change (TrustChanged): a trusted helper never hears of a folder
+// the user does not trust.
 func (v *Verifier) FoldersChanged() {
 	live := v.folders()
 	slots := v.slotsWhere(nil)
@@ -454,6 +456,7 @@ func (v *Verifier) FoldersChanged() {
 		}
 		s.start.Unlock()
 	}
+	v.TrustChanged()
 }
 
 // TrustChanged is called after the user's trust in the workspace folders
