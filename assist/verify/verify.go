@@ -67,11 +67,13 @@ type Options struct {
 	Buffers func() []*workspace.Snapshot
 	// Idle is how long a helper lives without use; 0 means DefaultIdle.
 	Idle time.Duration
-	// Env is added to the helpers' environment.
+	// Env is added to the helpers' environment, after the allow-listed
+	// part of ours (allowedEnv) and before a profile's own variables
+	// (GOTOOLCHAIN=local, an untrusted folder's empty RUSTC_WRAPPER),
+	// which win; its PATH, when it has one, is cleaned as ours is.
 	Env []string
-	// Unset names the variables of our environment a helper does not get
-	// (the API key's: a helper runs the workspace's code, rust-analyzer
-	// its build scripts).
+	// Unset names variables of our environment a helper does not get
+	// beyond those the allow-list keeps out (the API key's).
 	Unset []string
 	// Trusted reports whether the user trusts the folders a helper will
 	// run in (the workspace folders it gets). nil, or no folders, means
