@@ -82,8 +82,10 @@
 //     started: the check ends unverified, saying why.
 //   - rust-analyzer runs no build scripts and no proc macros and no
 //     check on save, with RUSTC_WRAPPER and RUSTC_WORKSPACE_WRAPPER (and
-//     their CARGO_BUILD_ forms) empty, against a .cargo/config.toml's
-//     wrapper; a build.rustc or a rust-toolchain.toml are not covered.
+//     their CARGO_BUILD_ forms) empty against a .cargo/config.toml's
+//     wrapper, RUSTC the rustc on PATH against its build.rustc, and
+//     RUSTUP_AUTO_INSTALL=0 against a rust-toolchain.toml's toolchain
+//     (rustup 1.28 and later).
 //   - clangd runs with --background-index=false (no .cache/clangd in the
 //     work tree) and --enable-config=false (no .clangd), without any
 //     --query-driver.

@@ -95,7 +95,14 @@ func launchFor(argv []string, path string, env []string, restricted bool, folder
 		// A .cargo/config.toml's build.rustc-wrapper would run on cargo
 		// metadata: these variables, set empty, override it.
 		l.env = append(l.env, "RUSTC_WRAPPER=", "RUSTC_WORKSPACE_WRAPPER=",
-			"CARGO_BUILD_RUSTC_WRAPPER=", "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER=")
+			"CARGO_BUILD_RUSTC_WRAPPER=", "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER=",
+			// rustup installs no toolchain a rust-toolchain.toml names
+			// (rustup 1.28 and later; older ones ignore it).
+			"RUSTUP_AUTO_INSTALL=0")
+		// Its build.rustc likewise: RUSTC wins over it.
+		if rustc, err := lookPath("rustc", envValue(env, "PATH")); err == nil {
+			l.env = append(l.env, "RUSTC="+rustc)
+		}
 	case "clangd":
 		if !restricted {
 			break

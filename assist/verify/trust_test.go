@@ -411,14 +411,21 @@ func jsonAt(m map[string]any, path string) any {
 
 // TestUntrustedRustAnalyzerLaunch: an untrusted folder's rust-analyzer
 // (a stand-in under its name) is started with build scripts, proc macros
-// and the check on save off, and with the rustc wrappers a
-// .cargo/config.toml could name set empty; a trusted folder's gets none
-// of that.
+// and the check on save off, with the rustc wrappers a
+// .cargo/config.toml could name set empty, RUSTC the rustc on PATH (over
+// its build.rustc) and rustup's automatic install of a
+// rust-toolchain.toml's toolchain off; a trusted folder's gets none of
+// that.
 func TestUntrustedRustAnalyzerLaunch(t *testing.T) {
+	// Not ours to begin with (a machine may set it), so that the trusted
+	// helper shows what the profile adds.
+	t.Setenv("RUSTUP_AUTO_INSTALL", "")
+	os.Unsetenv("RUSTUP_AUTO_INSTALL")
 	for _, trusted := range []bool{false, true} {
 		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
 			dir := t.TempDir()
-			write(t, dir, ".cargo/config.toml", "[build]\nrustc-wrapper = \"./evil\"\n")
+			write(t, dir, ".cargo/config.toml", "[build]\nrustc-wrapper = \"./evil\"\nrustc = \"./evil\"\n")
+			write(t, dir, "rust-toolchain.toml", "[toolchain]\nchannel = \"nightly-2020-01-01\"\n")
 			prog, got := standIn(t, "rust-analyzer")
 			startStandIn(t, dir, "rust", "src/main.rs", Command{prog}, trusted)
 			l := got()
@@ -432,6 +439,14 @@ func TestUntrustedRustAnalyzerLaunch(t *testing.T) {
 				if set := slices.Contains(l.env, name+"="); set == trusted {
 					t.Errorf("%s set empty: %v, want %v", name, set, !trusted)
 				}
+			}
+			if set := slices.Contains(l.env, "RUSTUP_AUTO_INSTALL=0"); set == trusted {
+				t.Errorf("RUSTUP_AUTO_INSTALL=0: %v, want %v", set, !trusted)
+			}
+			// A .cargo/config.toml's build.rustc gives way to RUSTC: the
+			// rustc on PATH, when there is one.
+			if rustc, err := exec.LookPath("rustc"); err == nil && !trusted && !slices.Contains(l.env, "RUSTC="+rustc) {
+				t.Errorf("RUSTC is not %s", rustc)
 			}
 		})
 	}
