@@ -35,7 +35,7 @@ func (v *Verification) NewErrors() bool {
 // Line is the verification in a few words for the end of a job: "verified
 // by gopls: no new errors", "verified by gopls: 1 new error after repair:
 // undefined: x", "not verified (no gopls found)", or "" when no file of
-// the edit has a helper.
+// the edit has a helper. A restricted check says so as Result.By does.
 func (v *Verification) Line() string {
 	if v == nil || v.Result.None {
 		return ""
@@ -44,7 +44,7 @@ func (v *Verification) Line() string {
 	if !r.Verified && len(r.Helpers) == 0 {
 		return r.Line()
 	}
-	by := "verified by " + strings.Join(r.Helpers, ", ") + ": "
+	by := r.By()
 	switch {
 	case len(r.NewErrors) == 0 && v.Repaired:
 		return by + "no new errors after repair" + r.Unverified()

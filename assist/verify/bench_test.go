@@ -57,7 +57,7 @@ func report(b *testing.B, lat []time.Duration) {
 // helperRSS returns the resident memory of the running helper, in MiB.
 func helperRSS(b *testing.B, v *Verifier, argv ...string) float64 {
 	v.mu.Lock()
-	s := v.helpers[strings.Join(argv, "\x00")]
+	s := v.helpers[slotKey(argv, true)]
 	v.mu.Unlock()
 	if s != nil {
 		s.start.Lock()

@@ -13,9 +13,9 @@
 // name the same command share one helper. A helper starts lazily, at the
 // first check or Diagnostics in its language (or Warm), and only when its
 // command is found on PATH; it gets the workspace folders, runs in the
-// first folder, in a process group of its own, with our environment
-// without the API key's variable (Options.Unset: a helper runs the
-// workspace's code, rust-analyzer its build scripts).
+// first folder, in a process group of its own, with the part of our
+// environment the allow-list lets through (see Trust), less
+// Options.Unset, plus Options.Env.
 // Its stderr and its log messages go to our logger at debug level. It is
 // stopped after Options.Idle without use (DefaultIdle, 10 minutes), at
 // once when a configuration change no longer names it (SetServers) or
@@ -49,6 +49,64 @@
 // its working directory), and the next operation starts one in the first
 // folder left. A helper that gives way ends the operation it is running
 // first (within ColdTimeout), then shuts down.
+//
+// # Trust
+//
+// A helper reads the workspace, and most run some of it: an attacker who
+// controls a repository the user clones chooses what. Options.Trusted
+// says whether the user trusts the folders a helper runs in; nil, or no
+// folders, means untrusted, and the helper starts restricted by its
+// program's profile (launchFor, keyed on the program's base name, so a
+// verify.servers entry naming gopls by its path gets gopls's). A
+// restricted helper and a trusted one are different helpers: TrustChanged
+// stops those whose trust no longer holds. In an untrusted folder:
+//   - gopls runs with GOTOOLCHAIN=local: a go.mod's "go" or "toolchain"
+//     line never makes the go command fetch and run a toolchain (a trusted
+//     folder's gopls too, unless the user set GOTOOLCHAIN). Modules are
+//     fetched from the user's GOPROXY, checked against the checksum
+//     database, and no module code runs at download or in go list; cgo
+//     files are preprocessed by the C compiler, with the go command's
+//     allow-list of #cgo flags.
+//   - pyright and basedpyright get, as the python section's pythonPath of
+//     workspace/configuration, the interpreter python3 (else python) on
+//     the cleaned PATH names as sys.executable when run from a temporary
+//     directory (a pyenv shim picks by .python-version), never one inside
+//     a workspace folder; with none, a path that does not exist, so that
+//     pyright runs no interpreter and analyses with its bundled stubs only
+//     ("without the workspace's environment"). A pyrightconfig.json's
+//     venvPath/venv is only read (site-packages).
+//   - typescript-language-server gets tsserver.path: the TypeScript node
+//     resolves from its own real file (bundledTypeScript), never the
+//     workspace's node_modules/typescript or .yarn/sdks; automatic type
+//     acquisition off, no plugins. Without such a TypeScript it is not
+//     started: the check ends unverified, saying why.
+//   - rust-analyzer runs no build scripts and no proc macros and no
+//     check on save, with RUSTC_WRAPPER and RUSTC_WORKSPACE_WRAPPER (and
+//     their CARGO_BUILD_ forms) empty against a .cargo/config.toml's
+//     wrapper, RUSTC the rustc on PATH against its build.rustc, and
+//     RUSTUP_AUTO_INSTALL=0 against a rust-toolchain.toml's toolchain
+//     (rustup 1.28 and later).
+//   - clangd runs with --background-index=false (no .cache/clangd in the
+//     work tree) and --enable-config=false (no .clangd), without any
+//     --query-driver.
+//
+// Where the restriction narrows what a check sees (all but gopls's), the
+// end line says so: "verified by pyright (untrusted folder: without the
+// workspace's environment): no new errors" (Result.Restricted,
+// Result.Restriction). In a trusted folder a helper runs as the editor's
+// own would.
+//
+// Trusted or not, a helper's environment is an allow-list (allowedEnv):
+// PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TZ, TMPDIR, TERM, XDG_*,
+// the proxy and CA certificate variables, CC/CXX, the go command's GO*
+// and CGO_*, NODE_* (NODE_OPTIONS included: the user's own), CARGO_*,
+// RUSTUP_*, RUST_*, and in a trusted folder PYTHON*, VIRTUAL_ENV and
+// CONDA_*; never a variable named like a credential (*_TOKEN, *_KEY,
+// *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, AWS_*, KIMI_*) whatever
+// its prefix. Its PATH, which its program is also looked up on, has no
+// relative entry and none inside a workspace folder (cleanPath): a
+// repository's own gopls or python3 is never run by name. D66 in
+// docs/decisions.md records these choices.
 //
 // # A check
 //

@@ -175,7 +175,7 @@ func TestFolderChangeRestartsHelperWithout(t *testing.T) {
 	}
 	pid := helperPid(t, v, self)
 	v.mu.Lock()
-	h := v.helpers[self].h
+	h := v.helpers[slotKey(Command{self}, true)].h
 	v.mu.Unlock()
 	if h.folderChanges {
 		t.Fatal("the proxy declares workspace folder support")
@@ -225,7 +225,7 @@ func TestFolderRemoved(t *testing.T) {
 	l.set(second)
 	v.FoldersChanged()
 	v.mu.Lock()
-	s := v.helpers["gopls"]
+	s := v.helpers[slotKey(Command{"gopls"}, true)]
 	v.mu.Unlock()
 	s.start.Lock()
 	stopped := s.h == nil
@@ -239,7 +239,7 @@ func TestFolderRemoved(t *testing.T) {
 		t.Fatal("the same gopls checked after its folder was removed")
 	}
 	v.mu.Lock()
-	h := v.helpers["gopls"].h
+	h := v.helpers[slotKey(Command{"gopls"}, true)].h
 	v.mu.Unlock()
 	if want := workspace.FileURI(second); h.dir != want {
 		t.Errorf("gopls runs in %s, want %s", h.dir, want)

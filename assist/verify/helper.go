@@ -23,9 +23,15 @@ import (
 // helper is one running language server: its process, its connection,
 // and what it has of each document.
 type helper struct {
-	name string // shown to the user: "gopls", "pyright"
-	argv []string
+	name string   // shown to the user: "gopls", "pyright"
+	argv []string // the configured command line
 	log  *slog.Logger
+
+	// restricted: started for an untrusted folder (launchFor's profile).
+	restricted bool
+	// launch is how it was started: its initializationOptions, its
+	// answers to workspace/configuration, the restriction's note.
+	launch launch
 
 	cmd  *exec.Cmd
 	conn *conn
@@ -240,32 +246,25 @@ func helperName(argv []string) string {
 	return strings.TrimSuffix(base, "-langserver")
 }
 
-// initOptions are the initializationOptions a known helper needs
-// (goplsOptions).
-func initOptions(argv []string) any {
-	switch filepath.Base(argv[0]) {
-	case "gopls", "gopls.exe":
-		return goplsOptions()
-	}
-	return nil
-}
-
-// startHelper starts argv (path is its resolved program) with the
-// environment env and initializes it with the folders, all within ctx.
-func startHelper(ctx context.Context, path string, argv []string, folders []workspace.URI, env []string, log *slog.Logger) (*helper, error) {
+// startHelper starts the configured command argv as l says (path is its
+// resolved program) with the environment env and initializes it with the
+// folders, all within ctx.
+func startHelper(ctx context.Context, path string, argv []string, l launch, restricted bool, folders []workspace.URI, env []string, log *slog.Logger) (*helper, error) {
 	h := &helper{
-		name:    helperName(argv),
-		argv:    argv,
-		exited:  make(chan struct{}),
-		op:      make(chan struct{}, 1),
-		docs:    map[workspace.URI]*hdoc{},
-		pubs:    map[workspace.URI]published{},
-		pubWake: make(chan struct{}),
-		lastUse: time.Now(),
-		folders: slices.Clone(folders),
+		name:       helperName(argv),
+		argv:       argv,
+		restricted: restricted,
+		launch:     l,
+		exited:     make(chan struct{}),
+		op:         make(chan struct{}, 1),
+		docs:       map[workspace.URI]*hdoc{},
+		pubs:       map[workspace.URI]published{},
+		pubWake:    make(chan struct{}),
+		lastUse:    time.Now(),
+		folders:    slices.Clone(folders),
 	}
 	h.log = log.With("helper", h.name)
-	cmd := exec.Command(path, argv[1:]...)
+	cmd := exec.Command(path, l.argv[1:]...)
 	if len(folders) > 0 {
 		if dir, err := folders[0].Path(); err == nil {
 			cmd.Dir, h.dir = dir, folders[0]
@@ -362,7 +361,7 @@ func (h *helper) initialize(ctx context.Context, folders []workspace.URI) error 
 		"clientInfo":            map[string]string{"name": "kimi-lsp"},
 		"rootUri":               root,
 		"workspaceFolders":      wf,
-		"initializationOptions": initOptions(h.argv),
+		"initializationOptions": h.launch.init,
 		"capabilities": map[string]any{
 			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 			"textDocument": map[string]any{
@@ -446,11 +445,21 @@ func (h *helper) onNotify(method string, params json.RawMessage) {
 func (h *helper) onRequest(method string, params json.RawMessage) (any, *rpcError) {
 	switch method {
 	case "workspace/configuration":
+		// The profile's settings (an untrusted folder's pyright its
+		// interpreter), null for the rest: the helper's defaults.
 		var p struct {
-			Items []json.RawMessage `json:"items"`
+			Items []struct {
+				Section string `json:"section"`
+			} `json:"items"`
 		}
 		_ = json.Unmarshal(params, &p)
-		return make([]any, len(p.Items)), nil
+		out := make([]any, len(p.Items))
+		for i, it := range p.Items {
+			if c, ok := h.launch.config[it.Section]; ok {
+				out[i] = c
+			}
+		}
+		return out, nil
 	case "client/registerCapability", "client/unregisterCapability",
 		"window/workDoneProgress/create", "window/showMessageRequest",
 		"window/showDocument":

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,12 +67,21 @@ type Options struct {
 	Buffers func() []*workspace.Snapshot
 	// Idle is how long a helper lives without use; 0 means DefaultIdle.
 	Idle time.Duration
-	// Env is added to the helpers' environment.
+	// Env is added to the helpers' environment, after the allow-listed
+	// part of ours (allowedEnv) and before a profile's own variables
+	// (GOTOOLCHAIN=local, an untrusted folder's empty RUSTC_WRAPPER),
+	// which win; its PATH, when it has one, is cleaned as ours is.
 	Env []string
-	// Unset names the variables of our environment a helper does not get
-	// (the API key's: a helper runs the workspace's code, rust-analyzer
-	// its build scripts).
+	// Unset names variables of our environment a helper does not get
+	// beyond those the allow-list keeps out (the API key's).
 	Unset []string
+	// Trusted reports whether the user trusts the folders a helper will
+	// run in (the workspace folders it gets). nil, or no folders, means
+	// untrusted: the helper then starts restricted, so that it runs none
+	// of the workspace's code its profile knows of (the package doc,
+	// "Trust"). It is asked at each operation; TrustChanged stops the
+	// helpers whose trust no longer holds.
+	Trusted func(folders []workspace.URI) bool
 	// Logger receives the helpers' stderr and messages (at debug level);
 	// nil means none.
 	Logger *slog.Logger
@@ -125,13 +133,22 @@ type Result struct {
 	// None reports that no file of the edit is in a language with a
 	// helper: nothing is said about verification then.
 	None bool
+	// Restricted reports that a helper that checked ran restricted in an
+	// untrusted folder in a way that narrows what it sees (pyright
+	// without the workspace's environment); Restriction says how
+	// ("without the workspace's environment", or with several helpers
+	// "pyright without …; clangd without …").
+	Restricted  bool
+	Restriction string
 }
 
 // Line is the result in one line: "verified by gopls: no new errors",
 // "verified by gopls: 1 new error: undefined: x", "not verified (no gopls
 // found)", or "" when no file had a helper. A check that some helpers
 // made and others could not says both: "verified by gopls: no new
-// errors; not verified (no pyright-langserver … found)".
+// errors; not verified (no pyright-langserver … found)". A restricted
+// check says so after the helpers: "verified by pyright (untrusted
+// folder: without the workspace's environment): no new errors".
 func (r Result) Line() string {
 	switch {
 	case r.None:
@@ -139,7 +156,18 @@ func (r Result) Line() string {
 	case !r.Verified && len(r.Helpers) == 0:
 		return "not verified (" + r.Reason + ")"
 	}
-	return "verified by " + strings.Join(r.Helpers, ", ") + ": " + r.ErrorSummary() + r.Unverified()
+	return r.By() + r.ErrorSummary() + r.Unverified()
+}
+
+// By is the start of Line for a check some helpers made: "verified by
+// gopls: ", "verified by pyright (untrusted folder: without the
+// workspace's environment): ".
+func (r Result) By() string {
+	by := "verified by " + strings.Join(r.Helpers, ", ")
+	if r.Restricted {
+		by += " (untrusted folder: " + r.Restriction + ")"
+	}
+	return by + ": "
 }
 
 // Unverified is "; not verified (reason)" for a check that some helpers
@@ -265,8 +293,11 @@ func (v *Verifier) commandFor(lang string) (argv Command, path, missing string) 
 		return nil, "", ""
 	}
 	var names []string
+	// The helper is found on the PATH it will run with: never a program
+	// of the workspace's own (cleanPath).
+	list := v.helperPath()
 	for _, c := range cands {
-		if p, err := exec.LookPath(c[0]); err == nil {
+		if p, err := lookPath(c[0], list); err == nil {
 			return c, p, ""
 		}
 		names = append(names, c[0])
@@ -283,10 +314,33 @@ func languageOf(uri workspace.URI) string {
 // start (which goes on).
 var errNotWaited = errors.New("the check was cancelled")
 
-// helperFor returns the running helper of argv, starting it within
-// StartTimeout when it is not running.
-func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*helper, error) {
+// restrictedKey ends the slot key of a restricted helper: one started for
+// an untrusted folder and one for a trusted folder are different helpers.
+const restrictedKey = "\x01restricted"
+
+// slotKey is the key of argv's slot, restricted or not.
+func slotKey(argv Command, restricted bool) string {
 	key := strings.Join(argv, "\x00")
+	if restricted {
+		key += restrictedKey
+	}
+	return key
+}
+
+// trusted reports whether the user trusts the folders (Options.Trusted).
+func (v *Verifier) trusted(folders []workspace.URI) bool {
+	v.mu.Lock()
+	f := v.opts.Trusted
+	v.mu.Unlock()
+	return f != nil && len(folders) > 0 && f(folders)
+}
+
+// helperFor returns the running helper of argv, starting it within
+// StartTimeout when it is not running: restricted when the folders are
+// not trusted.
+func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*helper, error) {
+	restricted := !v.trusted(v.folders())
+	key := slotKey(argv, restricted)
 	v.mu.Lock()
 	if v.closed {
 		v.mu.Unlock()
@@ -336,7 +390,7 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 	// a short deadline) leaves it to finish for the next one.
 	if s.pending == nil {
 		s.pending = make(chan struct{})
-		go v.start(s, argv, path)
+		go v.start(s, argv, path, restricted)
 	}
 	pending := s.pending
 	s.start.Unlock()
@@ -388,7 +442,9 @@ func (v *Verifier) retire(h *helper) {
 // takes folder changes is told them at the start of its next operation;
 // one that does not, one whose folder it runs in was removed, and every
 // helper when no folder is left are stopped now (the next operation
-// starts them with the folders then).
+// starts them with the folders then), and so is one whose trust the new
+// folders change (TrustChanged): a trusted helper never hears of a folder
+// the user does not trust.
 func (v *Verifier) FoldersChanged() {
 	live := v.folders()
 	slots := v.slotsWhere(nil)
@@ -402,18 +458,54 @@ func (v *Verifier) FoldersChanged() {
 		}
 		s.start.Unlock()
 	}
+	v.TrustChanged()
 }
 
-// start starts the helper of slot s and records the outcome.
-func (v *Verifier) start(s *slot, argv Command, path string) {
-	sctx, cancel := context.WithTimeoutCause(v.base, v.opts.Bounds.Start, errTimeout{v.opts.Bounds.Start})
-	defer cancel()
-	folders := v.folders()
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+// TrustChanged is called after the user's trust in the workspace folders
+// may have changed (Options.Trusted answers otherwise now): a running
+// helper started restricted in folders now trusted, or unrestricted in
+// folders no longer trusted, is stopped now, and the next operation
+// starts it as the folders' trust says.
+func (v *Verifier) TrustChanged() {
+	restricted := !v.trusted(v.folders())
+	for _, s := range v.slotsWhere(nil) {
+		s.start.Lock()
+		h := s.h
+		if h != nil && h.restricted != restricted {
+			s.take()
+			v.log.Debug("stopping a verification helper for the folders' trust", "helper", h.name, "restricted", h.restricted)
+			go v.retire(h)
+		}
+		s.start.Unlock()
+	}
+}
+
+// helperEnv is the environment a helper of the folders is started with:
+// ours by allow-list (allowedEnv), less Options.Unset, then Options.Env,
+// with the PATH cleaned of the folders' entries (cleanPath).
+func (v *Verifier) helperEnv(restricted bool, folders []string) []string {
+	env := slices.DeleteFunc(allowedEnv(os.Environ(), !restricted), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(v.opts.Unset, name)
 	})
-	h, err := startHelper(sctx, path, argv, folders, append(env, v.opts.Env...), v.log)
+	env = append(env, v.opts.Env...)
+	return append(env, "PATH="+cleanPath(envValue(env, "PATH"), folders))
+}
+
+// start starts the helper of slot s and records the outcome.
+func (v *Verifier) start(s *slot, argv Command, path string, restricted bool) {
+	sctx, cancel := context.WithTimeoutCause(v.base, v.opts.Bounds.Start, errTimeout{v.opts.Bounds.Start})
+	defer cancel()
+	folders := v.folders()
+	paths := v.folderPaths()
+	env := v.helperEnv(restricted, paths)
+	l, err := launchFor(argv, path, env, restricted, paths)
+	var h *helper
+	if err == nil {
+		h, err = startHelper(sctx, path, argv, l, restricted, folders, append(env, l.env...), v.log)
+	} else {
+		err = errRefused{err}
+	}
 	s.start.Lock()
 	defer s.start.Unlock()
 	defer func() {
@@ -445,11 +537,21 @@ func (v *Verifier) start(s *slot, argv Command, path string) {
 	v.armIdle(s, h)
 }
 
+// errRefused is a restricted helper's profile refusing to start it (an
+// untrusted folder's typescript-language-server without a TypeScript of
+// its own): its text says why and what to do.
+type errRefused struct{ err error }
+
+func (e errRefused) Error() string { return e.err.Error() }
+
 // describe turns a helper's failure into the words after its name.
 func describe(err error) string {
 	var t errTimeout
 	if errors.As(err, &t) {
 		return t.Error()
+	}
+	if r, ok := err.(errRefused); ok {
+		return r.Error()
 	}
 	return "failed: " + err.Error()
 }
@@ -589,8 +691,13 @@ func (v *Verifier) Check(ctx context.Context, before, after []File) Result {
 	}
 	wg.Wait()
 	out := Result{Verified: true}
-	var reasons []string
+	var reasons, notes []string
 	for _, r := range results {
+		if r.Restricted {
+			out.Restricted = true
+			notes = append(notes, strings.Join(r.Helpers, ", ")+" "+r.Restriction)
+			out.Restriction = r.Restriction
+		}
 		out.Helpers = append(out.Helpers, r.Helpers...)
 		out.NewErrors = append(out.NewErrors, r.NewErrors...)
 		if !r.Verified {
@@ -599,6 +706,10 @@ func (v *Verifier) Check(ctx context.Context, before, after []File) Result {
 		}
 	}
 	out.Reason = strings.Join(reasons, "; ")
+	if len(out.Helpers) > 1 && out.Restricted {
+		// Say which helper did without what.
+		out.Restriction = strings.Join(notes, "; ")
+	}
 	return out
 }
 
@@ -618,7 +729,7 @@ func (v *Verifier) checkGroup(ctx context.Context, g *group, before, after map[w
 		}
 		return Result{Reason: v.failed(h, err)}
 	}
-	return Result{Helpers: []string{name}, Verified: true, NewErrors: errs}
+	return Result{Helpers: []string{name}, Verified: true, NewErrors: errs, Restricted: h.launch.note != "", Restriction: h.launch.note}
 }
 
 // checkWith runs one helper's part of a check.
@@ -798,7 +909,7 @@ func (v *Verifier) Diagnostics(ctx context.Context, file File, start, end int) (
 		})
 	}
 	slices.SortStableFunc(out, func(x, y Diagnostic) int { return rank(x.Severity) - rank(y.Severity) })
-	return out, Result{Helpers: []string{name}, Verified: true}
+	return out, Result{Helpers: []string{name}, Verified: true, Restricted: h.launch.note != "", Restriction: h.launch.note}
 }
 
 // rank orders severities, errors (and none) first.
@@ -978,7 +1089,7 @@ func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
 			named[strings.Join(argv, "\x00")] = true
 		}
 	}
-	v.stop(func(key string) bool { return !named[key] })
+	v.stop(func(key string) bool { return !named[strings.TrimSuffix(key, restrictedKey)] })
 }
 
 // Stop stops the running helpers (verify.enable turned off); a later

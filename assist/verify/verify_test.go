@@ -269,7 +269,7 @@ func TestCheckPythonTypeError(t *testing.T) {
 	if !strings.Contains(e.Message, `Argument of type "Literal['one']" cannot be assigned to parameter "n" of type "int"`) || e.Line != 4 {
 		t.Errorf("got %+v, want pyright's argument type error on line 4", e)
 	}
-	if !strings.HasPrefix(r.Line(), "verified by pyright: 1 new error: Argument of type") {
+	if !strings.HasPrefix(r.Line(), "verified by pyright (untrusted folder: without the workspace's environment): 1 new error: Argument of type") {
 		t.Errorf("got %q", r.Line())
 	}
 }
@@ -361,7 +361,7 @@ func TestCheckHelperHangs(t *testing.T) {
 func helperPid(t *testing.T, v *Verifier, argv ...string) int {
 	t.Helper()
 	v.mu.Lock()
-	s := v.helpers[strings.Join(argv, "\x00")]
+	s := v.helpers[slotKey(argv, true)]
 	v.mu.Unlock()
 	if s != nil {
 		s.start.Lock()

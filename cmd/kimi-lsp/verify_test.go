@@ -53,13 +53,14 @@ func TestEditVerified(t *testing.T) {
 }
 
 // TestHelperNeverGetsTheKey: the helper language server kimi-lsp starts
-// does not inherit KIMI_API_KEY (rust-analyzer runs the workspace's build
-// scripts), nor, since #30.5, KIMI_BASE_URL (no KIMI_* variable); its
-// stderr reaches the log.
+// does not inherit KIMI_API_KEY nor KIMI_BASE_URL (a helper may run the
+// workspace's code: its environment is an allow-list, D66); what it
+// needs of the environment (HOME) it gets, and its stderr reaches the
+// log.
 func TestHelperNeverGetsTheKey(t *testing.T) {
 	dir := goModule(t)
 	script := filepath.Join(t.TempDir(), "env-server")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"key=${KIMI_API_KEY:-none} url=${KIMI_BASE_URL:-none}\" >&2\n"), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"key=${KIMI_API_KEY:-none} url=${KIMI_BASE_URL:-none} home=${HOME:+set}\" >&2\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
@@ -74,7 +75,7 @@ func TestHelperNeverGetsTheKey(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	b, _ := os.ReadFile(logFile)
-	if !strings.Contains(string(b), "key=none url=none") {
+	if !strings.Contains(string(b), "key=none url=none home=set") {
 		t.Errorf("the helper got the key (or its stderr is not in the log):\n%s", b)
 	}
 }
