@@ -272,8 +272,9 @@ func TestLayering(t *testing.T) {
 		"assist/logx": {"assist/redact"}, "assist/model": {"assist/redact"}, // the one redactor
 		"workspace/rulefile": {}, "workspace/ignore": {"workspace/rulefile"},
 		"workspace/symbols": {}, "workspace/linediff": {},
-		"cache":         {"workspace/linediff"},
-		"assist/verify": {"workspace", "workspace/linediff"},
+		"cache":           {"workspace/linediff"},
+		"assist/verify":   {"workspace", "workspace/linediff", "assist/childenv"},
+		"assist/childenv": {},
 	}
 	checked := map[string]bool{}
 	for dir, paths := range imports {

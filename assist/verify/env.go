@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/childenv"
 )
 
 // envNames are the variables a helper gets by their exact name (any
@@ -35,24 +37,11 @@ var envPrefixes = []string{"LC_", "XDG_", "GO", "CGO_", "NODE_", "CARGO_", "RUST
 // pyright runs none of the workspace's, see pythonFor).
 var trustedPrefixes = []string{"PYTHON", "VIRTUAL_ENV", "CONDA_"}
 
-// secret reports whether a variable's name says it holds a credential:
-// *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, AWS_*,
-// KIMI_*. Such a variable never reaches a helper, whatever prefix it has
-// (GOOGLE_APPLICATION_CREDENTIALS, NODE_AUTH_TOKEN, CARGO_REGISTRY_TOKEN).
-func secret(name string) bool {
-	n := strings.ToUpper(name)
-	switch {
-	case strings.HasSuffix(n, "_TOKEN"), strings.HasSuffix(n, "_KEY"), n == "TOKEN",
-		strings.Contains(n, "SECRET"), strings.Contains(n, "PASSWORD"), strings.Contains(n, "PASSWD"),
-		strings.Contains(n, "CREDENTIAL"), strings.HasPrefix(n, "AWS_"), strings.HasPrefix(n, "KIMI_"):
-		return true
-	}
-	return false
-}
-
 // allowedEnv returns the entries of environ (KEY=VALUE) a helper may
 // inherit: those envNames and envPrefixes name, in a trusted folder also
-// trustedPrefixes, never a secret one. Everything else (the API keys of
+// trustedPrefixes, never a credential (childenv.Credential: *_TOKEN,
+// *_KEY, *SECRET*, AWS_*, KIMI_*…, whatever prefix it has:
+// GOOGLE_APPLICATION_CREDENTIALS, NODE_AUTH_TOKEN, CARGO_REGISTRY_TOKEN). Everything else (the API keys of
 // other services, the user's tokens, whatever a shell exports) stays
 // with kimi-lsp. The go command's GO* variables include the user's
 // GOFLAGS and GOPROXY; NODE_OPTIONS is kept too: it is the user's own
@@ -62,7 +51,7 @@ func allowedEnv(environ []string, trusted bool) []string {
 	var out []string
 	for _, kv := range environ {
 		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || secret(name) {
+		if !ok || name == "" || childenv.Credential(name) {
 			continue
 		}
 		n := name
