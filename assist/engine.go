@@ -352,7 +352,8 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.VerifyFolders != nil {
 		servers, idle := VerifierOptions(opts.Config)
 		e.verifier = verify.New(verify.Options{Servers: servers, Idle: idle, Folders: opts.VerifyFolders,
-			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Unset: []string{config.APIKeyEnv}, Logger: log, Bounds: opts.VerifyBounds})
+			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Unset: []string{config.APIKeyEnv}, Logger: log, Bounds: opts.VerifyBounds,
+			Trusted: e.trusted})
 	}
 	return e, nil
 }
@@ -400,17 +401,38 @@ func (e *Engine) setup() error {
 // and its pooled connections in any case.
 func (e *Engine) SetConfig(cfg config.Config) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.client != nil && !sameClient(e.cfg, cfg) {
 		e.client = nil // made again by current
 	}
+	trustChanged := e.cfg.TrustIdentity() != cfg.TrustIdentity()
 	e.cfg = cfg
-	if e.verifier != nil {
-		e.verifier.SetServers(VerifierOptions(cfg))
-		if cfg.Verify.Enable == config.VerifyOff {
-			e.verifier.Stop()
-		}
+	e.mu.Unlock()
+	if e.verifier == nil {
+		return
 	}
+	e.verifier.SetServers(VerifierOptions(cfg))
+	if cfg.Verify.Enable == config.VerifyOff {
+		e.verifier.Stop()
+	} else if trustChanged {
+		// After e.mu is released: TrustChanged asks e.trusted.
+		e.verifier.TrustChanged()
+	}
+}
+
+// trusted reports whether the user trusts every one of folders (the
+// configuration's trust.folders, or the editor's workspace trust): a
+// helper started in them runs as the user's editor would run it, else
+// restricted (assist/verify, D66, D69).
+func (e *Engine) trusted(folders []workspace.URI) bool {
+	dirs := make([]string, 0, len(folders))
+	for _, f := range folders {
+		dir, err := f.Path()
+		if err != nil {
+			return false
+		}
+		dirs = append(dirs, dir)
+	}
+	return e.Config().Trusts(dirs)
 }
 
 // sameClient reports whether a and b make the same model client: the same
