@@ -440,21 +440,10 @@ folders:
 			}
 			seen[d.Path] = true
 			uri := workspace.FileURI(d.Path)
-			text, err := s.folders.ReadFile(d.Path)
-			if err != nil {
-				skipped = append(skipped, s.displayPath(uri)+" ("+s.redact(err.Error())+")")
-				continue
-			}
-			// The diff is of the file on disk: review that text; the marks
-			// are moved onto the buffer if it differs.
-			snap := workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, text.Text)
-			if text.Open {
-				if v, rel, ok := s.folders.ViewOf(d.Path); ok {
-					if disk, err := v.ReadDisk(rel); err == nil {
-						snap = workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, disk)
-					}
-				}
-			}
+			// The diff is of the file on disk as ChangedFiles read it:
+			// review that text (its lines are the diff's); the marks are
+			// moved onto the buffer if it differs.
+			snap := workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, d.Text)
 			t, err := s.engine.BuildTask(s.config(), s.folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
 			if err != nil {
 				skipped = append(skipped, s.displayPath(uri)+" ("+s.redact(err.Error())+")")

@@ -101,13 +101,8 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 	status := 0
 	for _, d := range files {
-		tg := target{name: d.Path, path: d.Path}
-		if err := readTarget(&tg); err != nil {
-			fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
-			status = 1
-			continue
-		}
-		snap := workspace.NewSnapshot(workspace.FileURI(d.Path), workspace.LanguageOf(d.Path), 0, string(tg.text))
+		// The text the diff was made from: its lines are the diff's.
+		snap := workspace.NewSnapshot(workspace.FileURI(d.Path), workspace.LanguageOf(d.Path), 0, d.Text)
 		t, err := assist.BuildTask(env.cfg, folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
 		if err != nil {
 			fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/gittest"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 )
 
@@ -45,5 +46,44 @@ func TestReviewDiffSymlinkToSecret(t *testing.T) {
 		if strings.Contains(string(r.Body), "hunter2") {
 			t.Fatalf("the secret file's text was sent:\n%s\nstderr %s", r.Prompt, errb.String())
 		}
+	}
+}
+
+// TestReviewDiffRunsNoRepositoryProgram (#30.4): kimi-lsp review --diff in
+// a repository whose configuration or attributes name a program for git
+// to run (gittest.Traps) runs none of them, and still sends the changed
+// file's diff to the model and prints its finding (in a partial clone
+// missing the file's HEAD blob: says why it was not reviewed).
+func TestReviewDiffRunsNoRepositoryProgram(t *testing.T) {
+	calc := "package m\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"
+	for _, trap := range gittest.Traps {
+		t.Run(trap, func(t *testing.T) {
+			gittest.Hermetic(t)
+			dir, _ := filepath.EvalSymlinks(t.TempDir())
+			marks := t.TempDir()
+			gittest.Repo(t, dir, map[string]string{"go.mod": "module example.com/m\n", "calc.go": calc}, "")
+			gittest.Arm(t, dir, trap, marks)
+			os.WriteFile(filepath.Join(dir, "calc.go"), []byte(strings.Replace(calc, "a - b", "a + b", 1)), 0o644)
+			srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+				{Match: "careful senior reviewer", Content: `{"findings":[{"startLine":4,"endLine":4,"severity":"error","message":"Sub adds","explanation":""}]}`}}}})
+			defer srv.Close()
+			env := testEnv(t, "XDG_STATE_HOME="+t.TempDir(), "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+			t.Chdir(dir)
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{"review", "--diff"}, nil, &out, &errb, envFunc(env))
+			if ran := gittest.Ran(marks); ran != "" {
+				t.Fatalf("the repository's program ran:\n%s", ran)
+			}
+			reqs := srv.Requests()
+			if !gittest.Diffable(trap) {
+				if code != 0 || len(reqs) != 0 || !strings.Contains(errb.String(), "not reviewed: calc.go (HEAD's copy could not be read)") {
+					t.Fatalf("exit %d, %d requests\nstderr %s", code, len(reqs), errb.String())
+				}
+				return
+			}
+			if code != 0 || out.String() != "calc.go:4: error: Sub adds\n" || len(reqs) != 1 || !strings.Contains(string(reqs[0].Prompt), "+\treturn a + b") {
+				t.Fatalf("exit %d, stdout %q, %d requests\nstderr %s", code, out.String(), len(reqs), errb.String())
+			}
+		})
 	}
 }
