@@ -182,6 +182,9 @@ type Outcome struct {
 	// outside the lines under review or over review.maxFindings.
 	Findings []Finding
 	Dropped  int
+	// Cut counts the findings of an answer over 1 MiB past its first MiB,
+	// not read (CutNote words it).
+	Cut int
 	// Verification is what the helper language server said of the edit
 	// (nil when it was not verified: no edit, verification off).
 	Verification *Verification

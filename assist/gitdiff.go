@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -156,15 +157,17 @@ func ChangedFiles(ctx context.Context, folders *workspace.Folders, dir string) (
 			continue
 		}
 		abs := filepath.Join(root, filepath.FromSlash(e.rel))
+		// A name is the repository's text: shown cleaned (config.CleanText).
+		name := config.CleanText(e.rel)
 		switch {
 		case folders != nil && folders.IsSecret(abs):
-			skipped = append(skipped, e.rel+" (secret)")
+			skipped = append(skipped, name+" (secret)")
 		case folders != nil && folders.IsIgnored(abs):
-			skipped = append(skipped, e.rel+" (ignored)")
+			skipped = append(skipped, name+" (ignored)")
 		case c.why != "":
-			skipped = append(skipped, e.rel+" ("+c.why+")")
+			skipped = append(skipped, name+" ("+c.why+")")
 		case len(todo) == maxDiffFiles:
-			skipped = append(skipped, e.rel+fmt.Sprintf(" (more than %d changed files)", maxDiffFiles))
+			skipped = append(skipped, name+fmt.Sprintf(" (more than %d changed files)", maxDiffFiles))
 		default:
 			todo = append(todo, c)
 		}
@@ -180,13 +183,13 @@ func ChangedFiles(ctx context.Context, folders *workspace.Folders, dir string) (
 			why = "binary"
 		}
 		if why != "" {
-			skipped = append(skipped, c.rel+" ("+why+")")
+			skipped = append(skipped, config.CleanText(c.rel)+" ("+why+")")
 			return
 		}
 		diff := UnifiedDiff(c.rel, string(old), string(c.text))
 		lines := HunkLines(diff)
 		if len(lines) == 0 {
-			skipped = append(skipped, c.rel+" (no text change)")
+			skipped = append(skipped, config.CleanText(c.rel)+" (no text change)")
 			return
 		}
 		files = append(files, FileDiff{Path: abs, Diff: diff, Lines: lines, Text: string(c.text)})

@@ -408,6 +408,9 @@ func (s *Server) endReview(uri workspace.URI, reviewed string, onDisk bool, out 
 	if out.Dropped > 0 {
 		msg += fmt.Sprintf(" (%d left out: invalid, outside the lines reviewed, or over review.maxFindings)", out.Dropped)
 	}
+	if out.Cut > 0 {
+		msg += " (" + assist.CutNote(out.Cut) + ")"
+	}
 	return msg + usageNote(out)
 }
 

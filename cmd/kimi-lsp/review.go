@@ -122,15 +122,19 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 			status = 1
 			continue
 		}
-		printFindings(stdout, displayName(cwd, d.Path), out)
+		printFindings(stdout, stderr, displayName(cwd, d.Path), out)
 	}
 	return status
 }
 
-// printFindings prints a review's findings as FILE:LINE: severity: message.
-func printFindings(w io.Writer, name string, out *assist.Outcome) {
+// printFindings prints a review's findings as FILE:LINE: severity: message,
+// and on errw how many of an over-size answer were not read.
+func printFindings(w, errw io.Writer, name string, out *assist.Outcome) {
 	for _, f := range out.Findings {
 		fmt.Fprintln(w, assist.FormatFinding(name, f))
+	}
+	if out.Cut > 0 {
+		fmt.Fprintf(errw, "kimi-lsp: %s: %s\n", name, assist.CutNote(out.Cut))
 	}
 }
 
