@@ -87,3 +87,36 @@ func TestReviewDiffRunsNoRepositoryProgram(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewDiffSkipsWordedAsServer (#30.7): a changed file over the size
+// cap and a changed submodule are left out of kimi-lsp review --diff with
+// the server's words (assist.ChangedFiles words both), and the review
+// goes on — it said "select less" for the file and failed with "name a
+// file in it" for the submodule.
+func TestReviewDiffSkipsWordedAsServer(t *testing.T) {
+	gittest.Hermetic(t)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	calc := "package m\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	gittest.Repo(t, sub, map[string]string{"s.txt": "one\n"}, "")
+	gittest.Repo(t, dir, map[string]string{"go.mod": "module example.com/m\n", "calc.go": calc, "big.txt": "small\n"}, "")
+	os.WriteFile(filepath.Join(sub, "s.txt"), []byte("two\n"), 0o644)
+	gittest.Git(t, sub, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "next")
+	os.WriteFile(filepath.Join(dir, "big.txt"), bytes.Repeat([]byte("x\n"), 7<<19), 0o644) // 7 MiB
+	os.WriteFile(filepath.Join(dir, "calc.go"), []byte(strings.Replace(calc, "a - b", "a + b", 1)), 0o644)
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: "careful senior reviewer", Content: `{"findings":[{"startLine":4,"endLine":4,"severity":"error","message":"Sub adds","explanation":""}]}`}}}})
+	defer srv.Close()
+	env := testEnv(t, "XDG_STATE_HOME="+t.TempDir(), "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"review", "--diff"}, nil, &out, &errb, envFunc(env))
+	stderr := errb.String()
+	if code != 0 || out.String() != "calc.go:4: error: Sub adds\n" || len(srv.Requests()) != 1 ||
+		!strings.Contains(stderr, "not reviewed: big.txt (7.0 MiB, over the size cap of 1.0 MiB: raise context.maxFileSize to review it)") ||
+		!strings.Contains(stderr, "not reviewed: sub (a submodule: review it in its own folder)") ||
+		strings.Contains(stderr, "select less") || strings.Contains(stderr, "name a file in it") {
+		t.Fatalf("exit %d, stdout %q, %d requests\nstderr %s", code, out.String(), len(srv.Requests()), stderr)
+	}
+}
