@@ -417,6 +417,9 @@ func (s *Server) endReview(uri workspace.URI, reviewed string, onDisk bool, out 
 // runReviewDiff is the job of kimi.review {diff: true}: every folder's
 // changed files, one after the other, each reviewed by its hunks.
 func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (string, error) {
+	// One question for the whole review (a spent budget, confirmAbove):
+	// not one per changed file.
+	ctx = assist.AskOnce(ctx)
 	total, files := 0, 0
 	var skipped []string
 	notSent := ""             // the file whose request the user chose not to send

@@ -222,13 +222,19 @@ func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(
 	}
 	q := st.AskMessage(b, tokens, usd, l.meter().Log().Now())
 	if confirm == nil {
-		l.log.Warn(q + " (sent anyway: a request typed on the command line is not asked about)")
+		l.log.Warn(SentAnyway(q))
 		return nil
 	}
 	if !confirm(ctx, q) {
 		return ErrNotSent
 	}
 	return nil
+}
+
+// SentAnyway is the log line of a request Ask would have asked about but
+// sent without asking (no confirm: the command line).
+func SentAnyway(question string) string {
+	return question + " (sent anyway: a request typed on the command line is not asked about)"
 }
 
 // Call is one request as the record sees it.

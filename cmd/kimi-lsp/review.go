@@ -100,6 +100,9 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return 1
 	}
 	status := 0
+	// The command line does not ask; the log says once, not per file, that
+	// a spent budget or confirmAbove was passed.
+	ctx = assist.AskOnce(ctx)
 	for _, d := range files {
 		// The text the diff was made from: its lines are the diff's.
 		snap := workspace.NewSnapshot(workspace.FileURI(d.Path), workspace.LanguageOf(d.Path), 0, d.Text)

@@ -88,6 +88,36 @@ func TestReviewDiffRunsNoRepositoryProgram(t *testing.T) {
 	}
 }
 
+// TestReviewDiffBudgetSpentSaysOnce (#30.7): kimi-lsp review --diff past
+// a spent budget sends every changed file's request (the command line
+// does not ask) and says so once for the review — it warned once per file.
+func TestReviewDiffBudgetSpentSaysOnce(t *testing.T) {
+	gittest.Hermetic(t)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	files := map[string]string{"go.mod": "module example.com/m\n"}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		files[n+".go"] = "package m\n\nfunc F" + n + "() int {\n\treturn 1\n}\n"
+	}
+	gittest.Repo(t, dir, files, "")
+	for _, n := range []string{"a", "b", "c", "d"} {
+		os.WriteFile(filepath.Join(dir, n+".go"), []byte(strings.Replace(files[n+".go"], "return 1", "return 2", 1)), 0o644)
+	}
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: "careful senior reviewer", Content: `{"findings":[]}`}}}})
+	defer srv.Close()
+	env := testEnv(t, "XDG_STATE_HOME="+t.TempDir(), "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL)
+	dear := `{ input = 1000, cachedRead = 1000, write5m = 1000, write1h = 1000 }`
+	userConfig(t, env, "[budget]\nhourly = 0.01\nconfirmAbove = 1000\n[prices]\n\"kimi-k3.1-pro\" = "+dear+"\n\"kimi-k3.1-pro-highspeed\" = "+dear+"\n")
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"review", "--diff"}, nil, &out, &errb, envFunc(env))
+	// At most once: the first file spends the budget; the clock hour
+	// turning during the test could leave none spent.
+	if n := strings.Count(errb.String(), "sent anyway"); code != 0 || len(srv.Requests()) != 4 || n > 1 {
+		t.Fatalf("exit %d, %d requests, %d warnings\nstderr %s", code, len(srv.Requests()), n, errb.String())
+	}
+}
+
 // TestReviewDiffSkipsWordedAsServer (#30.7): a changed file over the size
 // cap and a changed submodule are left out of kimi-lsp review --diff with
 // the server's words (assist.ChangedFiles words both), and the review
