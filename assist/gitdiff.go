@@ -293,6 +293,11 @@ func compare(ctx context.Context, root string, e treeEntry, newHash func() hash.
 		if !fi.IsDir() {
 			return c, false
 		}
+		// Not checked out (no .git of its own): git would find the outer
+		// repository's HEAD there.
+		if _, err := os.Lstat(filepath.Join(abs, ".git")); err != nil {
+			return c, false
+		}
 		head, err := git(ctx, abs, nil, "rev-parse", "--verify", "-q", "HEAD")
 		if err != nil || strings.TrimSpace(string(head)) == e.oid {
 			return c, false // not checked out, or at the commit HEAD records

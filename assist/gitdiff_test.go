@@ -133,3 +133,24 @@ func TestChangedFilesForeignWorkTree(t *testing.T) {
 		t.Fatalf("files %+v, %v", files, err)
 	}
 }
+
+// TestChangedFilesSubmodules: a submodule at the commit HEAD records, or
+// not checked out (an empty directory), is not changed; one at another
+// commit is left out with the reason.
+func TestChangedFilesSubmodules(t *testing.T) {
+	gittest.Hermetic(t)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, s := range []string{"same", "moved", "empty"} {
+		os.MkdirAll(filepath.Join(dir, s), 0o755)
+		gittest.Repo(t, filepath.Join(dir, s), map[string]string{"s.txt": "one\n"}, "")
+	}
+	gittest.Repo(t, dir, map[string]string{"calc.go": trapCalc}, "")
+	os.WriteFile(filepath.Join(dir, "moved", "s.txt"), []byte("two\n"), 0o644)
+	gittest.Git(t, filepath.Join(dir, "moved"), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "next")
+	os.RemoveAll(filepath.Join(dir, "empty"))
+	os.Mkdir(filepath.Join(dir, "empty"), 0o755)
+	files, skipped, err := assist.ChangedFiles(context.Background(), nil, dir)
+	if err != nil || len(files) != 0 || strings.Join(skipped, "|") != "moved (a submodule: review it in its own folder)" {
+		t.Fatalf("files %+v, skipped %v, %v", files, skipped, err)
+	}
+}
