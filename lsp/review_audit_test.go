@@ -395,3 +395,28 @@ func TestReviewDiffRunsNoRepositoryProgram(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewDiffSkipsWorded (#30.7): kimi.review {diff: true} leaves out a
+// changed file over the size cap and a changed submodule with the words
+// kimi-lsp review --diff prints (assist.ChangedFiles words both), and
+// reviews the rest.
+func TestReviewDiffSkipsWorded(t *testing.T) {
+	gittest.Hermetic(t)
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
+	sub := filepath.Join(js.dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	gittest.Repo(t, sub, map[string]string{"s.txt": "one\n"}, "")
+	gittest.Repo(t, js.dir, map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1), "big.txt": "small\n"}, "")
+	os.WriteFile(filepath.Join(sub, "s.txt"), []byte("two\n"), 0o644)
+	gittest.Git(t, sub, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "next")
+	os.WriteFile(filepath.Join(js.dir, "big.txt"), []byte(strings.Repeat("x\n", 7<<19)), 0o644) // 7 MiB
+	os.WriteFile(filepath.Join(js.dir, "calc.go"), []byte(reviewCalc), 0o644)
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	end := js.progressEnd(`"d1"`)
+	if !strings.Contains(end, "1 finding in 1 changed file") ||
+		!strings.Contains(end, "big.txt (7.0 MiB, over the size cap of 1.0 MiB: raise context.maxFileSize to review it)") ||
+		!strings.Contains(end, "sub (a submodule: review it in its own folder)") || len(js.srv.Requests()) != 1 {
+		t.Fatalf("review ended %q, %d requests", end, len(js.srv.Requests()))
+	}
+}
