@@ -182,6 +182,9 @@ type Outcome struct {
 	// outside the lines under review or over review.maxFindings.
 	Findings []Finding
 	Dropped  int
+	// Cut counts the findings of an answer over 1 MiB past its first MiB,
+	// not read (CutNote words it).
+	Cut int
 	// Verification is what the helper language server said of the edit
 	// (nil when it was not verified: no edit, verification off).
 	Verification *Verification
@@ -271,6 +274,51 @@ var (
 	ErrBudget  = provider.ErrBudget
 	ErrNotSent = provider.ErrNotSent
 )
+
+// AskOnce returns ctx for the tasks of a review of changes (one request
+// per changed file), which the user started as one: whether to send is
+// asked at most once for all of them (a spent budget, budget.confirmAbove),
+// and the first answer holds for the rest — "Send" sends the others
+// without asking, "Cancel" sends none; the question says so. On the
+// command line, which does not ask, the log says once that the requests
+// were sent anyway.
+func AskOnce(ctx context.Context) context.Context {
+	return context.WithValue(ctx, askOnceKey{}, &askOnce{note: " (The answer holds for every file of this review of changes.)"})
+}
+
+type askOnceKey struct{}
+
+// askOnce is AskOnce's answer, once given.
+type askOnce struct {
+	note     string
+	mu       sync.Mutex
+	answered bool
+	yes      bool
+}
+
+// confirmFor is the engine's confirm for a request of ctx: e.confirm, or
+// under AskOnce the answer already given.
+func (e *Engine) confirmFor(ctx context.Context) func(context.Context, string) bool {
+	m, _ := ctx.Value(askOnceKey{}).(*askOnce)
+	if m == nil {
+		return e.confirm
+	}
+	next, log := e.confirm, e.log
+	return func(ctx context.Context, q string) bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.answered {
+			return m.yes
+		}
+		if next == nil {
+			log.Warn(provider.SentAnyway(q + m.note))
+			m.answered, m.yes = true, true
+			return true
+		}
+		m.answered, m.yes = true, next(ctx, q+m.note)
+		return m.yes
+	}
+}
 
 // OpenLedger returns the ledger of the request record in the state
 // directory of getenv (spend.StateDir) with the budget b. It does no I/O
@@ -608,7 +656,7 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	// request reserves its estimate when it is sent (streamingCompleter.
 	// reserve), and asks then if, meanwhile, it no longer fits. A "Send"
 	// to passing a budget covers the action's tool rounds and its retry.
-	past, err := e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(cfg, a.Model, prompt, min(budget, expectedOutput)), e.confirm)
+	past, err := e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(cfg, a.Model, prompt, min(budget, expectedOutput)), e.confirmFor(ctx))
 	if err != nil {
 		return out, err
 	}
@@ -864,7 +912,7 @@ func (c *streamingCompleter) reserve(ctx context.Context, req *model.Request) (*
 		}
 		held := c.slot != nil
 		c.release()
-		past, err := c.e.ledger.AskBudget(ctx, tokens, usd, c.e.confirm)
+		past, err := c.e.ledger.AskBudget(ctx, tokens, usd, c.e.confirmFor(ctx))
 		if err != nil {
 			return nil, err
 		}

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
@@ -66,24 +67,41 @@ const reviewInstruction = "Review the selected lines of the active file as a car
 // block or bare among other text. It is a parser of outside input: a
 // finding whose lines are not inside 1..lines, whose severity is unknown or
 // whose message is empty is dropped, and so is a repeat (the lines and
-// message of an earlier finding); texts lose control and bidi
-// characters, a message is cut to its first line and MaxFindingMessage
-// runes. At most max findings are returned (max <= 0: no limit but
+// message of an earlier finding); texts lose escape sequences, control,
+// zero-width and bidi characters (cleanText), a message is cut to its
+// first line and MaxFindingMessage runes. At most max findings are returned (max <= 0: no limit but
 // maxRawFindings). An answer that is not such an object is ErrBadReview;
 // dropped reports how many findings were left out as invalid.
+//
+// Of an answer over maxReviewReply (1 MiB) only the findings that end in
+// its first MiB are read; those after are counted in dropped (and in
+// parseFindings's cut).
 func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err error) {
+	out, dropped, cut, err := parseFindings(text, lines, max)
+	return out, dropped + cut, err
+}
+
+// parseFindings is ParseFindings with the findings past the first MiB of
+// an over-size answer counted apart, in cut.
+func parseFindings(text string, lines, max int) (out []Finding, dropped, cut int, err error) {
+	var raws []json.RawMessage
 	if len(text) > maxReviewReply {
-		text = text[:maxReviewReply]
-	}
-	raw, ok := reviewJSON(text)
-	if !ok {
-		return nil, 0, ErrBadReview
-	}
-	var doc struct {
-		Findings []json.RawMessage `json:"findings"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil || doc.Findings == nil {
-		return nil, 0, ErrBadReview
+		var ok bool
+		if raws, cut, ok = firstFindings(text, maxReviewReply); !ok {
+			return nil, 0, 0, ErrBadReview
+		}
+	} else {
+		raw, ok := reviewJSON(text)
+		if !ok {
+			return nil, 0, 0, ErrBadReview
+		}
+		var doc struct {
+			Findings []json.RawMessage `json:"findings"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil || doc.Findings == nil {
+			return nil, 0, 0, ErrBadReview
+		}
+		raws = doc.Findings
 	}
 	if max <= 0 || max > maxRawFindings {
 		max = maxRawFindings
@@ -93,7 +111,7 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 		msg        string
 	}
 	seen := map[place]bool{}
-	for _, r := range doc.Findings {
+	for _, r := range raws {
 		var f struct {
 			StartLine   *float64 `json:"startLine"`
 			EndLine     *float64 `json:"endLine"`
@@ -111,7 +129,7 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 			end = *f.EndLine
 		}
 		sev, ok := severityOf(f.Severity)
-		msg := cleanText(firstLine(f.Message), MaxFindingMessage)
+		msg := cleanText(firstLine(f.Message), MaxFindingMessage, false)
 		if !ok || msg == "" || !wholeLine(start) || !wholeLine(end) || start < 1 || end < start || end > float64(lines) {
 			dropped++
 			continue
@@ -126,9 +144,64 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 			continue
 		}
 		out = append(out, Finding{StartLine: int(start), EndLine: int(end), Severity: sev, Message: msg,
-			Explanation: cleanText(f.Explanation, MaxFindingExplanation)})
+			Explanation: cleanText(f.Explanation, MaxFindingExplanation, true)})
 	}
-	return out, dropped, nil
+	return out, dropped, cut, nil
+}
+
+// firstFindings reads the findings array of an answer longer than limit
+// bytes (a review object, bare or in a fence, that the parser will not
+// read whole): the findings that end within its first limit bytes, and
+// how many follow them (cut), counted as far as the answer is well-formed.
+// ok is false when no findings array starts in the first limit bytes.
+func firstFindings(text string, limit int) (raws []json.RawMessage, cut int, ok bool) {
+	k := strings.Index(text, `"findings"`)
+	if k < 0 || k >= limit {
+		return nil, 0, false
+	}
+	i := strings.LastIndexByte(text[:k], '{')
+	if i < 0 {
+		return nil, 0, false
+	}
+	dec := json.NewDecoder(strings.NewReader(text[i:]))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, 0, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, 0, false
+		}
+		if key != "findings" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, 0, false
+			}
+			continue
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return nil, 0, false
+		}
+		for dec.More() {
+			var r json.RawMessage
+			if dec.Decode(&r) != nil {
+				break // the answer was cut off: what follows is not counted
+			}
+			if int64(i)+dec.InputOffset() <= int64(limit) {
+				raws = append(raws, r)
+			} else {
+				cut++
+			}
+		}
+		return raws, cut, true
+	}
+	return nil, 0, false
+}
+
+// CutNote words the findings of an over-size answer that were not read
+// (Outcome.Cut), for the server's end of a review and the command line.
+func CutNote(cut int) string {
+	return fmt.Sprintf("%d more %s not read: the model's answer was over %d MiB", cut, plural(cut, "finding", "findings"), maxReviewReply>>20)
 }
 
 // CleanMessage is s as a finding's message is shown (ParseFindings): its
@@ -136,7 +209,7 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 // most MaxFindingMessage runes. Other one-line texts of the model's that
 // the editor shows (a next edit's summary) are cleaned by it, so that all
 // follow the one rule.
-func CleanMessage(s string) string { return cleanText(firstLine(s), MaxFindingMessage) }
+func CleanMessage(s string) string { return cleanText(firstLine(s), MaxFindingMessage, false) }
 
 // reviewJSON finds the review object in a reply: the whole text, a fenced
 // block, or the first '{' to the last '}'.
@@ -210,30 +283,21 @@ func firstLine(s string) string {
 	return s
 }
 
-// cleanText drops control characters (but newlines and tabs) and the
-// bidirectional controls that can make shown text read otherwise than it
-// is, replaces invalid UTF-8, and cuts the text to max runes.
-func cleanText(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		switch {
-		case r == '\n' || r == '\t':
-		case unicode.IsControl(r), isBidiControl(r), r == '\u2028', r == '\u2029':
-			continue
-		}
-		b.WriteRune(r)
-		n++
+// cleanText is text from the model shown as a message: config.CleanText
+// (one line) or, with lines, config.CleanLines — the one cleaning of every
+// text from outside that is shown, which removes escape sequences whole,
+// control, zero-width, bidi and other format characters — cut to max
+// runes.
+func cleanText(s string, max int, lines bool) string {
+	if lines {
+		s = config.CleanLines(s)
+	} else {
+		s = config.CleanText(s)
 	}
-	return strings.TrimSpace(b.String())
-}
-
-func isBidiControl(r rune) bool {
-	return r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069' || r == '\u200E' || r == '\u200F' || r == '\u061C'
+	if utf8.RuneCountInString(s) > max {
+		s = strings.TrimSpace(string([]rune(s)[:max])) + "…"
+	}
+	return s
 }
 
 // lineCount is the number of lines of text as the prompt counts them.
@@ -248,16 +312,17 @@ func lineCount(text string) int {
 // FormatFinding is a finding as the command line prints it:
 // "FILE:LINE: severity: message".
 func FormatFinding(file string, f Finding) string {
-	return fmt.Sprintf("%s:%d: %s: %s", file, f.StartLine, SeverityName(f.Severity), f.Message)
+	return fmt.Sprintf("%s:%d: %s: %s", config.CleanText(file), f.StartLine, SeverityName(f.Severity), f.Message)
 }
 
 // reviewOutcome reads the findings of a review's answer into out, in the
 // lines of the whole file (the prompt's are a window's, with WindowLine).
 func reviewOutcome(out *Outcome, t *Task, max int) error {
-	found, dropped, err := ParseFindings(out.Text, lineCount(t.Active.Text), 0)
+	found, dropped, cut, err := parseFindings(out.Text, lineCount(t.Active.Text), 0)
 	if err != nil {
 		return err
 	}
+	out.Cut = cut
 	ranges := t.ReviewLines
 	if len(ranges) == 0 {
 		first := strings.Count(t.Active.Text[:t.Selection.Start], "\n") + 1

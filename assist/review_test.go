@@ -3,6 +3,7 @@ package assist_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,5 +287,59 @@ func TestReviewEndpointRefusesStructuredOutput(t *testing.T) {
 	reqs := f.srv.Requests()
 	if len(out.Findings) != 2 || len(reqs) != 2 || strings.Contains(string(reqs[1].Body), "response_format") {
 		t.Fatalf("findings %+v, %d requests", out.Findings, len(reqs))
+	}
+}
+
+// TestReviewAnswerOverOneMiB (#30.7): a review answer over 1 MiB keeps
+// the findings that end in its first MiB and counts the rest as not read
+// (Outcome.Cut, in ParseFindings's dropped) — it failed the whole review
+// as not in the expected shape.
+func TestReviewAnswerOverOneMiB(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"findings":[`)
+	const n = 1500
+	pad := strings.Repeat("x", 1000)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"startLine":5,"endLine":5,"severity":"warning","message":"problem %d","explanation":"%s"}`, i, pad)
+	}
+	b.WriteString(`]}`)
+	reply := b.String()
+	if len(reply) <= 1<<20 {
+		t.Fatalf("the answer is only %d bytes", len(reply))
+	}
+	got, dropped, err := assist.ParseFindings(reply, 6, 0)
+	if err != nil || len(got) < 900 || len(got)+dropped != n || got[0].Message != "problem 0" {
+		t.Fatalf("%d findings, %d dropped, %v", len(got), dropped, err)
+	}
+	// Through a review: the findings kept are reviewed as usual (here
+	// review.maxFindings keeps 20), and the rest is said.
+	f := newFixture(t, map[string]string{"calc.go": calc}, modeltest.Rule{Match: "careful senior reviewer", Content: reply})
+	task := f.task(config.ActionExplain, "calc.go", "package", "}\n")
+	task.Action = f.cfg.ReviewAction()
+	out, err := f.engine.Run(context.Background(), task, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Findings) == 0 || out.Cut != n-len(got) || !strings.Contains(assist.CutNote(out.Cut), "not read: the model's answer was over 1 MiB") {
+		t.Fatalf("%d findings, %d cut, %d dropped", len(out.Findings), out.Cut, out.Dropped)
+	}
+}
+
+// TestFindingTextsCleaned (#30.7): a finding's message and explanation
+// lose escape sequences whole (no "[31m" left of "\x1b[31m"), zero-width
+// characters (U+200B–U+200D, U+2060, U+FEFF), bidi controls and other
+// controls; the explanation keeps its lines and indentation.
+func TestFindingTextsCleaned(t *testing.T) {
+	reply := `{"findings":[{"startLine":2,"endLine":2,"severity":"error","message":"\u001b[31mleaks\u001b[0m the\u200b file\u202e\u2060\ufeff",` +
+		`"explanation":"close it:\n\tdefer f.Close()\u200d\u001b]8;;http://evil\u0007here\u001b]8;;\u0007"}]}`
+	got, _, err := assist.ParseFindings(reply, 4, 0)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	if got[0].Message != "leaks the file" || got[0].Explanation != "close it:\n\tdefer f.Close()here" {
+		t.Fatalf("message %q, explanation %q", got[0].Message, got[0].Explanation)
 	}
 }

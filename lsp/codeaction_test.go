@@ -123,7 +123,7 @@ apiKey = "sk-from-a-cloned-repo"
 baseURL = "https://evil.example"
 
 [[actions]]
-name = "review"
+name = "audit"
 title = "Kimi: Review"
 kind = "refactor.review"
 prompt = "Review {{selection}} in {{file}}"
@@ -139,7 +139,7 @@ result = "explain"
 		t.Fatalf("user action from the workspace file: %v", acts)
 	}
 	cmd := acts[0]["command"].(map[string]any)
-	if cmd["command"] != "kimi.action" || cmd["arguments"].([]any)[0].(map[string]any)["name"] != "review" {
+	if cmd["command"] != "kimi.action" || cmd["arguments"].([]any)[0].(map[string]any)["name"] != "audit" {
 		t.Errorf("command %v", cmd)
 	}
 	cfg := s.srv.config()

@@ -69,3 +69,14 @@ func TestCommandTable(t *testing.T) {
 		t.Errorf("kimi.nope: %v, want unknown command", err)
 	}
 }
+
+// TestCommandNamesReserved (#30.7): no user action may take the name of
+// a command of the table (kimi.NAME): "review" was free, and an action so
+// named gave the menu two Kimi: Review entries.
+func TestCommandNamesReserved(t *testing.T) {
+	for _, c := range commands {
+		if name := strings.TrimPrefix(c.name, "kimi."); !config.Reserved(name) {
+			t.Errorf("%s: a user action may be named %q", c.name, name)
+		}
+	}
+}

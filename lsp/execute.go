@@ -286,8 +286,12 @@ const maxMessageRunes = 2000
 func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, msg string) {
 	msg = s.redact(msg)
 	if utf8.RuneCountInString(msg) > maxMessageRunes {
-		msg = s.capMessage(msg)
+		msg = s.capMessage(msg) // the file keeps the text as it is
 	}
+	// Messages hold model and workspace text (answers, file names): the
+	// one cleaning of shown text (no escape sequences, zero-width or bidi
+	// characters).
+	msg = config.CleanLines(msg)
 	s.notify(ctx, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: msg})
 }
 

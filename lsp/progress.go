@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 )
 
@@ -90,7 +91,7 @@ func (p *progress) Begin(ctx context.Context, title, message string) {
 		p.s.showMessage(ctx, protocol.MessageTypeInfo, title+": "+message)
 		return
 	}
-	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Cancellable: true, Message: message})
+	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: config.CleanText(title), Cancellable: true, Message: config.CleanLines(message)})
 }
 
 // Content adds answer text; Reasoning adds reasoning text; Status sets a
@@ -156,7 +157,7 @@ func (p *progress) scheduleLocked() {
 func (p *progress) flushLocked() {
 	p.dirty = false
 	p.lastSent = time.Now()
-	msg := p.messageLocked()
+	msg := config.CleanLines(p.messageLocked()) // the answer's text: see showMessage
 	if msg == "" {
 		return
 	}
@@ -220,7 +221,7 @@ func (p *progress) End(ctx context.Context, outcome string, failed bool) {
 		p.s.showMessage(ctx, typ, title+": "+outcome)
 		return
 	}
-	p.send(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: outcome})
+	p.send(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: config.CleanLines(outcome)})
 }
 
 // tail returns about the last n runes of s, starting at a line or word

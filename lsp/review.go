@@ -408,12 +408,18 @@ func (s *Server) endReview(uri workspace.URI, reviewed string, onDisk bool, out 
 	if out.Dropped > 0 {
 		msg += fmt.Sprintf(" (%d left out: invalid, outside the lines reviewed, or over review.maxFindings)", out.Dropped)
 	}
+	if out.Cut > 0 {
+		msg += " (" + assist.CutNote(out.Cut) + ")"
+	}
 	return msg + usageNote(out)
 }
 
 // runReviewDiff is the job of kimi.review {diff: true}: every folder's
 // changed files, one after the other, each reviewed by its hunks.
 func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (string, error) {
+	// One question for the whole review (a spent budget, confirmAbove):
+	// not one per changed file.
+	ctx = assist.AskOnce(ctx)
 	total, files := 0, 0
 	var skipped []string
 	notSent := ""             // the file whose request the user chose not to send
@@ -440,21 +446,10 @@ folders:
 			}
 			seen[d.Path] = true
 			uri := workspace.FileURI(d.Path)
-			text, err := s.folders.ReadFile(d.Path)
-			if err != nil {
-				skipped = append(skipped, s.displayPath(uri)+" ("+s.redact(err.Error())+")")
-				continue
-			}
-			// The diff is of the file on disk: review that text; the marks
-			// are moved onto the buffer if it differs.
-			snap := workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, text.Text)
-			if text.Open {
-				if v, rel, ok := s.folders.ViewOf(d.Path); ok {
-					if disk, err := v.ReadDisk(rel); err == nil {
-						snap = workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, disk)
-					}
-				}
-			}
+			// The diff is of the file on disk as ChangedFiles read it:
+			// review that text (its lines are the diff's); the marks are
+			// moved onto the buffer if it differs.
+			snap := workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, d.Text)
 			t, err := s.engine.BuildTask(s.config(), s.folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
 			if err != nil {
 				skipped = append(skipped, s.displayPath(uri)+" ("+s.redact(err.Error())+")")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/gittest"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -358,5 +359,64 @@ func TestReviewDiffCancelAsksOnce(t *testing.T) {
 	defer mu.Unlock()
 	if asked != 1 || len(js.srv.Requests()) != 0 || !strings.Contains(end, "not sent") {
 		t.Fatalf("asked %d times, %d requests; ended %q", asked, len(js.srv.Requests()), end)
+	}
+}
+
+// TestReviewDiffRunsNoRepositoryProgram (#30.4): kimi.review {diff: true}
+// in a folder whose repository names a program for git to run
+// (gittest.Traps) runs none of them, and still reviews the changed file:
+// the stand-in receives its diff (in a partial clone missing the file's
+// HEAD blob, the end says why it was not reviewed).
+func TestReviewDiffRunsNoRepositoryProgram(t *testing.T) {
+	for _, trap := range gittest.Traps {
+		t.Run(trap, func(t *testing.T) {
+			gittest.Hermetic(t)
+			js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer",
+				Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
+			marks := t.TempDir()
+			gittest.Repo(t, js.dir, map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1)}, "")
+			gittest.Arm(t, js.dir, trap, marks)
+			os.WriteFile(filepath.Join(js.dir, "calc.go"), []byte(reviewCalc), 0o644)
+			js.run("kimi.review", map[string]any{"diff": true}, "d1")
+			end := js.progressEnd(`"d1"`)
+			if ran := gittest.Ran(marks); ran != "" {
+				t.Fatalf("the repository's program ran:\n%s", ran)
+			}
+			reqs := js.srv.Requests()
+			if !gittest.Diffable(trap) {
+				if len(reqs) != 0 || !strings.Contains(end, "not reviewed: calc.go (HEAD's copy could not be read)") {
+					t.Fatalf("review ended %q, %d requests", end, len(reqs))
+				}
+				return
+			}
+			if !strings.Contains(end, "1 finding in 1 changed file") || len(reqs) != 1 || !strings.Contains(string(reqs[0].Prompt), "+\treturn a + b") {
+				t.Fatalf("review ended %q, %d requests", end, len(reqs))
+			}
+		})
+	}
+}
+
+// TestReviewDiffSkipsWorded (#30.7): kimi.review {diff: true} leaves out a
+// changed file over the size cap and a changed submodule with the words
+// kimi-lsp review --diff prints (assist.ChangedFiles words both), and
+// reviews the rest.
+func TestReviewDiffSkipsWorded(t *testing.T) {
+	gittest.Hermetic(t)
+	js := newJobSession(t, nil, modeltest.Rule{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
+	sub := filepath.Join(js.dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	gittest.Repo(t, sub, map[string]string{"s.txt": "one\n"}, "")
+	gittest.Repo(t, js.dir, map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1), "big.txt": "small\n"}, "")
+	os.WriteFile(filepath.Join(sub, "s.txt"), []byte("two\n"), 0o644)
+	gittest.Git(t, sub, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "next")
+	os.WriteFile(filepath.Join(js.dir, "big.txt"), []byte(strings.Repeat("x\n", 7<<19)), 0o644) // 7 MiB
+	os.WriteFile(filepath.Join(js.dir, "calc.go"), []byte(reviewCalc), 0o644)
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	end := js.progressEnd(`"d1"`)
+	if !strings.Contains(end, "1 finding in 1 changed file") ||
+		!strings.Contains(end, "big.txt (7.0 MiB, over the size cap of 1.0 MiB: raise context.maxFileSize to review it)") ||
+		!strings.Contains(end, "sub (a submodule: review it in its own folder)") || len(js.srv.Requests()) != 1 {
+		t.Fatalf("review ended %q, %d requests", end, len(js.srv.Requests()))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
+	"github.com/kimi-lsp/kimi-lsp/assist/gittest"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	prov "github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/assist/spend"
@@ -392,4 +393,44 @@ func TestReviewChangesCancelStops(t *testing.T) {
 		t.Errorf("progress ended %q", end)
 	}
 	t.Logf("end: %s", end)
+}
+
+// TestReviewChangesBudgetSpentAsksOnce (#30.7): a review of changes whose
+// budget is spent after its first file asks once whether to send, for
+// every file left — "Send" sends them all without asking again (before,
+// each changed file asked, and "Send" had to be pressed once per file).
+func TestReviewChangesBudgetSpentAsksOnce(t *testing.T) {
+	gittest.Hermetic(t)
+	gittest.Need(t)
+	dear := map[string]any{"input": 1000, "cachedRead": 1000, "write5m": 1000, "write1h": 1000}
+	// confirmAbove is raised out of the way: only the spent budget asks.
+	cs, q := newSpendSession(t, map[string]any{"budget": map[string]any{"hourly": 0.01, "confirmAbove": 1000},
+		"prices": map[string]any{"kimi-k3.1-pro": dear, "kimi-k3.1-pro-highspeed": dear}}, "Send")
+	files := map[string]string{
+		"go.mod": "module example.com/m\n",
+		"a.go":   "package m\n\nfunc A() int {\n\treturn 1\n}\n",
+		"b.go":   "package m\n\nfunc B() int {\n\treturn 2\n}\n",
+		"c.go":   "package m\n\nfunc C() int {\n\treturn 3\n}\n",
+		"d.go":   "package m\n\nfunc D() int {\n\treturn 4\n}\n",
+	}
+	gittest.Repo(t, cs.dir, files, "")
+	for _, name := range []string{"a.go", "b.go", "c.go", "d.go"} {
+		os.WriteFile(filepath.Join(cs.dir, name), []byte(strings.Replace(files[name], "return", "return 10 *", 1)), 0o644)
+	}
+	var reply struct {
+		Job string `json:"job"`
+	}
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.review", "workDoneToken": "r1", "arguments": []any{map[string]any{"diff": true}},
+	}, &reply); err != nil || reply.Job == "" {
+		t.Fatalf("kimi.review diff: %v", err)
+	}
+	end := (&jobSession{session: cs.session}).progressEnd(`"r1"`)
+	asked := q.list()
+	if len(asked) != 1 || !strings.Contains(asked[0], "budget of $0.0100 is spent") || !strings.Contains(asked[0], "holds for every file of this review of changes") {
+		t.Errorf("asked %d times (%q), want once for the review", len(asked), asked)
+	}
+	if n := len(cs.prov.Requests()); n != 4 {
+		t.Errorf("%d requests at the stand-in, want 4 (one per changed file); ended %q", n, end)
+	}
 }

@@ -73,9 +73,9 @@ func TestWorkspaceTemplateCapShown(t *testing.T) {
 // editor is told once.
 func TestWorkspaceBuiltinNameShown(t *testing.T) {
 	s, uri := workspaceConfigSession(t, "[[actions]]\nname = \"fix\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n"+
-		"[[actions]]\nname = \"review\"\nresult = \"explain\"\nkind = \"refactor.review\"\nprompt = \"Review {{selection}}\"\n")
+		"[[actions]]\nname = \"audit\"\nresult = \"explain\"\nkind = \"refactor.review\"\nprompt = \"Review {{selection}}\"\n")
 	acts := s.codeActions(uri, nil, []string{"refactor.review"})
-	if len(acts) != 1 || acts[0]["title"] != "Kimi (repo): review" {
+	if len(acts) != 1 || acts[0]["title"] != "Kimi (repo): audit" {
 		t.Fatalf("actions %v", titles(acts))
 	}
 	if _, err := s.ed.WaitMethod(ctxT(t), "window/showMessage", func(p json.RawMessage) bool {

@@ -55,9 +55,9 @@ func TestWorkspaceBuiltinNameDropsOneAction(t *testing.T) {
 		"[[actions]]\nname = \"myfix\"\ntitle = \"Kimi: Fix\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n",
 		"[[actions]]\nname = \"myfix\"\ntitle = \"kimi - write TESTS\"\nresult = \"edit\"\nprompt = \"{{selection}}\"\n",
 	} {
-		ws := writeFile(t, dir, ".kimi-lsp.toml", actionTOML("review", "Review {{selection}}")+bad+"[context]\nmaxTokens = 3000\n")
+		ws := writeFile(t, dir, ".kimi-lsp.toml", actionTOML("audit", "Review {{selection}}")+bad+"[context]\nmaxTokens = 3000\n")
 		c, errs := Default().WithWorkspaceFiles(ws)
-		if _, ok := c.ActionFor("review"); !ok || c.Context.MaxTokens != 3000 {
+		if _, ok := c.ActionFor("audit"); !ok || c.Context.MaxTokens != 3000 {
 			t.Errorf("%q dropped the rest of the file: review %v, maxTokens %d, problems %v", bad, ok, c.Context.MaxTokens, errs)
 		}
 		if _, ok := c.ActionFor("myfix"); ok {

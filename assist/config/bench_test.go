@@ -12,7 +12,7 @@ import (
 // workspace file.
 func BenchmarkWithEditor(b *testing.B) {
 	dir := b.TempDir()
-	user := writeFileB(b, dir, "config.toml", "cacheTTL = \"1h\"\n[context]\nexclude = [\"vendor/**\"]\n[[actions]]\nname = \"review\"\nresult = \"explain\"\nprompt = \"Review {{selection}}\"\n")
+	user := writeFileB(b, dir, "config.toml", "cacheTTL = \"1h\"\n[context]\nexclude = [\"vendor/**\"]\n[[actions]]\nname = \"audit\"\nresult = \"explain\"\nprompt = \"Review {{selection}}\"\n")
 	ws := writeFileB(b, dir, WorkspaceFileName, "[context]\nmaxTokens = 32000\n")
 	c, _ := Load(func(k string) string {
 		if k == "KIMI_API_KEY" {

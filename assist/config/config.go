@@ -112,8 +112,30 @@ const (
 
 // ActionReview names Kimi: Review's action (ReviewAction). It is not in
 // the action list (Actions), nor found by ActionFor: the review has its
-// own command, and a user action may have any name, this one included.
+// own command (kimi.review), whose bare name "review" is reserved.
 const ActionReview = "kimi.review"
+
+// reservedNames are the names a user action may not take, compared
+// without case: the built-in actions', the review's, every other built-in
+// command's (kimi.NAME: an action so named would read as that command in
+// menus and keybindings) and "default" (the key of every action in
+// [reasoningEffort] and the like). lsp's TestCommandNamesReserved checks
+// that every command of its table is here.
+var reservedNames = []string{ActionExplain, ActionFix, ActionRewrite, ActionDocument, ActionTests, "review", "default",
+	"action", "cancel", "stats", "clearReview", "requests", "lastPrompt", "nextEdit.apply", "nextEdit.dismiss"}
+
+// Reserved reports whether name is reserved: no user action may take it.
+func Reserved(name string) bool {
+	for _, r := range reservedNames {
+		if strings.EqualFold(name, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// reservedList names the reserved names for messages.
+func reservedList() string { return strings.Join(reservedNames, ", ") }
 
 // builtins lists the built-in actions in menu order.
 var builtins = []struct {

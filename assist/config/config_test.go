@@ -133,7 +133,7 @@ output = 9.5
 [context]
 exclude = ["*.pb.go", "vendor/**"]
 [[actions]]
-name = "review"
+name = "audit"
 result = "explain"
 prompt = "Review {{selection}}"
 `)
@@ -156,10 +156,10 @@ prompt = "Review {{selection}}"
 		{"reasoningEffort.fix", `"high"`, "default"},
 		// review runs on kimi-k3, which accepts max only (seed 003: "kimi-k3
 		// 仅支持 max"); the default low would be refused by the provider.
-		{"reasoningEffort.review", `"max"`, "the model kimi-k3, which accepts reasoning_effort max only"},
+		{"reasoningEffort.audit", `"max"`, "the model kimi-k3, which accepts reasoning_effort max only"},
 		{"maxCompletionTokens.explain", "8192", "default"},
 		{"maxCompletionTokens.tests", "32768", "default"},
-		{"actions.review", `{title = "Kimi (repo): review", kind = "refactor", result = "explain", model = "kimi-k3"}`, wsSrc},
+		{"actions.audit", `{title = "Kimi (repo): audit", kind = "refactor", result = "explain", model = "kimi-k3"}`, wsSrc},
 		{"context.maxTokens", "32000", userSrc},
 		{"context.maxFileSize", "1048576", "default"},
 		{"prices.kimi-k3.1-pro.output", "9.5", userSrc},
@@ -649,7 +649,7 @@ func TestActionFor(t *testing.T) {
 func TestActionsAcrossSources(t *testing.T) {
 	dir := t.TempDir()
 	user := writeFile(t, dir, "config.toml", `
-[actions.review]
+[actions.audit]
 result = "explain"
 prompt = "Review {{ selection }}"
 
@@ -659,7 +659,7 @@ prompt = "Port to {{instruction}}"
 `)
 	ws := writeFile(t, dir, WorkspaceFileName, `
 [[actions]]
-name = "review"
+name = "audit"
 result = "explain"
 prompt = "Review per our CONTRIBUTING.md: {{selection}}"
 `)
@@ -667,9 +667,9 @@ prompt = "Review per our CONTRIBUTING.md: {{selection}}"
 	mustNoErrors(t, errs)
 	c, errs = c.WithWorkspaceFiles(ws)
 	mustNoErrors(t, errs)
-	a, _ := c.ActionFor("review")
-	if !strings.Contains(a.Prompt, "CONTRIBUTING") || sourceOf(t, c, "actions.review").Source.Kind != FromWorkspaceFile {
-		t.Errorf("review = %+v, want the workspace file's", a)
+	a, _ := c.ActionFor("audit")
+	if !strings.Contains(a.Prompt, "CONTRIBUTING") || sourceOf(t, c, "actions.audit").Source.Kind != FromWorkspaceFile {
+		t.Errorf("audit = %+v, want the workspace file's", a)
 	}
 	if _, ok := c.ActionFor("port"); !ok {
 		t.Errorf("port from the user file lost")

@@ -132,7 +132,7 @@ func isClean(s string) bool {
 // ESC-less remains of a sequence that had an ESC, and cleaning it again
 // changes nothing.
 func FuzzCleanText(f *testing.F) {
-	for _, s := range []string{"\x1b[31mred\x1b[0m", "\x1b]8;;x\x07l\x1b]8;;\x07", "a\u202eb", "\u009b1mx", "a\nb", "\xff"} {
+	for _, s := range []string{"\x1b[31mred\x1b[0m", "\x1b]8;;x\x07l\x1b]8;;\x07", "a\u202eb", "\u009b1mx", "a\nb", "\xff", "a\u200bb\u2060c\ufeff", "x\r\ny\u2028\tz  w"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -142,6 +142,17 @@ func FuzzCleanText(f *testing.F) {
 		}
 		if again := cleanText(c); again != c {
 			t.Fatalf("cleanText is not idempotent on %q: %q then %q", s, c, again)
+		}
+		// CleanLines: the same, but newlines and tabs may stay.
+		l := CleanLines(s)
+		if strings.ContainsFunc(l, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) {
+			t.Fatalf("CleanLines(%q) = %q holds a control or format character", s, l)
+		}
+		if again := CleanLines(l); again != l {
+			t.Fatalf("CleanLines is not idempotent on %q: %q then %q", s, l, again)
+		}
+		if strings.Contains(s, "\x1b[31m") && !strings.Contains(strings.ReplaceAll(s, "\x1b[31m", ""), "[31m") && (strings.Contains(c, "[31m") || strings.Contains(l, "[31m")) {
+			t.Fatalf("%q leaves [31m: %q, %q", s, c, l)
 		}
 	})
 }

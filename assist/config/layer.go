@@ -355,12 +355,12 @@ func (p *parser) actions(k string, v any) []actionDef {
 		case !actionNameRE().MatchString(d.name):
 			p.fail(e.key+".name", "%s is not a valid action name: start with a letter or digit, then letters, digits, _ . - (at most 64)", quote(d.name))
 			continue
-		case (isBuiltin(d.name) || d.name == "default") && p.src.Kind == FromWorkspaceFile:
+		case Reserved(d.name) && p.src.Kind == FromWorkspaceFile:
 			// A repository's file: that action goes, not the whole file.
-			p.drop(e.key+".name", "action ignored: %s is a built-in name (explain, fix, rewrite, document, tests, default), which a workspace file cannot reuse", quote(d.name))
+			p.drop(e.key+".name", "action ignored: %s is a built-in name (%s), which a workspace file cannot reuse", quote(d.name), reservedList())
 			continue
-		case isBuiltin(d.name) || d.name == "default":
-			p.fail(e.key+".name", "%s is a built-in name (explain, fix, rewrite, document, tests, default); choose another", quote(d.name))
+		case Reserved(d.name):
+			p.fail(e.key+".name", "%s is a built-in name (%s); choose another", quote(d.name), reservedList())
 			continue
 		case seen[d.name] != "":
 			p.fail(e.key+".name", "%s is already defined by %s", quote(d.name), seen[d.name])

@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// cleanText makes text from a configuration source (a repository's
-// .kimi-lsp.toml above all) safe to show on one line of a menu, a
-// progress report, a message or a terminal:
+// CleanText makes text from outside — a repository's .kimi-lsp.toml, a
+// model's answer, a file's name — safe to show on one line of a menu, a
+// progress report, a message, a diagnostic or a terminal:
 //
 //   - an escape sequence goes as a whole, its introducer and its body:
 //     ESC [ (or the C1 CSI, U+009B) with its parameter bytes (0x30–0x3F),
@@ -20,17 +20,29 @@ import (
 //     intermediate bytes and its one final byte (0x30–0x7E);
 //   - format characters (Unicode category Cf: the bidirectional
 //     embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069,
-//     the marks U+200E, U+200F and U+061C, zero-width characters, the
-//     byte-order mark) are removed;
+//     the marks U+200E, U+200F and U+061C, the zero-width characters
+//     U+200B–U+200D and U+2060, the byte-order mark U+FEFF) are removed;
 //   - every other control character (C0, DEL, C1) and every space
 //     (newlines, U+2028) becomes one space; runs of spaces become one, and
 //     the text is trimmed.
 //
-// Invalid UTF-8 becomes U+FFFD.
-func cleanText(s string) string {
+// Invalid UTF-8 becomes U+FFFD. CleanLines is the same for a text of
+// several lines.
+func CleanText(s string) string { return clean(s, false) }
+
+// CleanLines is CleanText for a text shown on several lines (a review
+// finding's explanation): newlines and tabs stay, and so do runs of
+// spaces (indented code); CRLF and U+2028/U+2029 become newlines; every
+// other control character is removed. The text is trimmed.
+func CleanLines(s string) string { return clean(s, true) }
+
+func cleanText(s string) string { return clean(s, false) }
+
+// clean is CleanText, or with lines CleanLines.
+func clean(s string, lines bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	space := false // a space is pending
+	space := false // a space is pending (one line only)
 	put := func(r rune) {
 		if space && b.Len() > 0 {
 			b.WriteByte(' ')
@@ -45,15 +57,29 @@ func cleanText(s string) string {
 		case r == 0x1b || r >= 0x80 && r <= 0x9f:
 			body := seqLen(r, s[i:])
 			i += body
-			if r != 0x1b && body == 0 && !introducer(r) {
+			if r != 0x1b && body == 0 && !introducer(r) && !lines {
 				space = true // a lone C1 control, as the C0 ones
 			}
 		case unicode.Is(unicode.Cf, r):
+		case lines && (r == '\n' || r == '\t' || r == ' '):
+			b.WriteRune(r)
+		case lines && r == '\r':
+			if i == len(s) || s[i] != '\n' {
+				b.WriteByte('\n')
+			}
+		case lines && (r == '\u2028' || r == '\u2029'):
+			b.WriteByte('\n')
+		case lines && unicode.IsControl(r):
+		case lines && unicode.IsSpace(r):
+			b.WriteByte(' ')
 		case unicode.IsSpace(r) || unicode.IsControl(r):
 			space = true
 		default:
 			put(r)
 		}
+	}
+	if lines {
+		return strings.TrimSpace(b.String())
 	}
 	return b.String()
 }

@@ -42,10 +42,10 @@ func TestCleanText(t *testing.T) {
 // characters.
 func TestWorkspaceTextCleaned(t *testing.T) {
 	dir := t.TempDir()
-	ws := writeFile(t, dir, ".kimi-lsp.toml", "\"odd\\u001b[2Jkey\\u202e\" = 1\n[[actions]]\nname = \"review\"\n"+
+	ws := writeFile(t, dir, ".kimi-lsp.toml", "\"odd\\u001b[2Jkey\\u202e\" = 1\n[[actions]]\nname = \"audit\"\n"+
 		"title = \"Review \\u001b[31mnow\\u001b[0m \\u202Eevil\\u2069\"\nresult = \"explain\"\nprompt = \"{{selection}}\"\n")
 	c, errs := Default().WithWorkspaceFiles(ws)
-	if a, ok := c.ActionFor("review"); !ok || a.Title != RepoLabel+"Review now evil" {
+	if a, ok := c.ActionFor("audit"); !ok || a.Title != RepoLabel+"Review now evil" {
 		t.Errorf("title %q (found %v; problems %v)", a.Title, ok, errs)
 	}
 	bad := writeFile(t, t.TempDir(), ".kimi-lsp.toml", "[[actions]]\nname = \"bad\"\nresult = \"explain\"\n"+
@@ -65,5 +65,20 @@ func TestWorkspaceTextCleaned(t *testing.T) {
 	}
 	if !strings.Contains(errs[0].Error(), "oddkey") {
 		t.Errorf("the unknown key is not named: %v", errs)
+	}
+}
+
+// TestCleanLines (#30.7): a text of several lines keeps its lines, tabs
+// and indentation, and loses what CleanText removes: escape sequences
+// whole ("\x1b[31m" leaves no "[31m"), zero-width characters, bidi
+// controls, the byte-order mark and other control characters.
+func TestCleanLines(t *testing.T) {
+	in := "\x1b[31mred\x1b[0m\u200b line\r\n\tif a {\u202e\n\t\treturn\u2060\ufeff\x07\n}\u2028end\x1b]8;;http://x\x07link\x1b]8;;\x07\u200c\u200d\u200e\u200f"
+	want := "red line\n\tif a {\n\t\treturn\n}\nendlink"
+	if got := CleanLines(in); got != want {
+		t.Fatalf("CleanLines = %q, want %q", got, want)
+	}
+	if got := CleanText(in); got != "red line if a { return } endlink" {
+		t.Fatalf("CleanText = %q", got)
 	}
 }

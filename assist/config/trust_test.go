@@ -101,7 +101,7 @@ result = "explain"
 prompt = "Explain the deploy of {{selection}}"
 
 [[actions]]
-name = "review"
+name = "audit"
 result = "explain"
 prompt = "Review {{selection}}"
 `)
@@ -128,11 +128,36 @@ prompt = "Review {{selection}}"
 	for _, a := range c.Actions() {
 		titles = append(titles, a.Title)
 	}
-	want := "Kimi: Explain|Kimi: Fix|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|My review|Kimi (repo): Deploy Kimi: Explain|Kimi (repo): review"
+	want := "Kimi: Explain|Kimi: Fix|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|My review|Kimi (repo): Deploy Kimi: Explain|Kimi (repo): audit"
 	if got := strings.Join(titles, "|"); got != want {
 		t.Errorf("menu titles\n %s\nwant\n %s", got, want)
 	}
-	if a, _ := c.ActionFor("review"); a.Origin.Kind != FromWorkspaceFile {
-		t.Errorf("review's origin is %v", a.Origin)
+	if a, _ := c.ActionFor("audit"); a.Origin.Kind != FromWorkspaceFile {
+		t.Errorf("audit's origin is %v", a.Origin)
+	}
+}
+
+// TestReviewNameReserved (#30.7): a user action may not be named review
+// (README's own example was: the menu then held two "Kimi: Review"
+// entries), nor take any other built-in command's name, in any case: the
+// user file fails on it, a workspace file loses that action only.
+func TestReviewNameReserved(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"review", "Review", "cancel", "stats", "clearReview", "requests", "lastPrompt", "action", "nextEdit.apply", "DEFAULT"} {
+		user := writeFile(t, dir, "config.toml", actionTOML(name, "Review {{selection}}"))
+		_, errs := Load(nil, user)
+		if len(errs) == 0 || !strings.Contains(errs[0].Error(), "is a built-in name") || !strings.Contains(errs[0].Error(), "review") {
+			t.Errorf("user action %q: problems %v", name, errs)
+		}
+		ws := writeFile(t, dir, WorkspaceFileName, actionTOML(name, "Review {{selection}}")+actionTOML("audit", "Audit {{selection}}"))
+		c, errs := Default().WithWorkspaceFiles(ws)
+		if _, ok := c.ActionFor("audit"); !ok || len(errs) != 1 || !IsDropped(errs[0]) {
+			t.Errorf("workspace action %q: problems %v", name, errs)
+		}
+		for _, a := range c.Actions() {
+			if strings.EqualFold(a.Name, name) {
+				t.Errorf("workspace action %q is in the menu as %q", name, a.Title)
+			}
+		}
 	}
 }

@@ -279,7 +279,7 @@ func (l *Ledger) ask(ctx context.Context, tokens int, usd float64, confirm func(
 	}
 	q := st.AskMessage(b, tokens, usd, l.meter().Log().Now())
 	if confirm == nil {
-		l.log.Warn(q + " (sent anyway: a request typed on the command line is not asked about)")
+		l.log.Warn(SentAnyway(q))
 		return over, nil
 	}
 	if !confirm(ctx, q) {
@@ -330,6 +330,12 @@ func (l *Ledger) ReserveBackground(what string, usd float64) (*spend.Reservation
 	msg := fmt.Sprintf("%s not sent: its estimate (%s) is more than is left of the %s budget (%s)", what, spend.USD(usd), w.Name, spend.USD(w.Left()))
 	l.log.Debug(msg)
 	return nil, fmt.Errorf("%w: %s", ErrBudget, msg)
+}
+
+// SentAnyway is the log line of a request Ask would have asked about but
+// sent without asking (no confirm: the command line).
+func SentAnyway(question string) string {
+	return question + " (sent anyway: a request typed on the command line is not asked about)"
 }
 
 // Call is one request as the record sees it.

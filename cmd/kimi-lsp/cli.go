@@ -485,14 +485,14 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		if sum := assist.Summarize(out, err); sum.Kind == assist.LandNoChange {
 			// The model's answer says why it changed nothing: show it
 			// (on stderr: stdout carries only diffs).
-			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", strings.TrimSpace(env.redactor.String(sum.Reason)))
+			fmt.Fprintf(stderr, "kimi-lsp: the model proposed no change; its answer:\n\n%s\n", config.CleanLines(env.redactor.String(sum.Reason)))
 			return 1
 		}
 		fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
 		return 1
 	}
 	if task.Action.Result == config.ResultReview {
-		printFindings(stdout, tg.name, out)
+		printFindings(stdout, stderr, tg.name, out)
 		return 0
 	}
 	if task.Action.Result == config.ResultExplain {

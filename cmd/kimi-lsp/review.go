@@ -100,14 +100,12 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		return 1
 	}
 	status := 0
+	// The command line does not ask; the log says once, not per file, that
+	// a spent budget or confirmAbove was passed.
+	ctx = assist.AskOnce(ctx)
 	for _, d := range files {
-		tg := target{name: d.Path, path: d.Path}
-		if err := readTarget(&tg); err != nil {
-			fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
-			status = 1
-			continue
-		}
-		snap := workspace.NewSnapshot(workspace.FileURI(d.Path), workspace.LanguageOf(d.Path), 0, string(tg.text))
+		// The text the diff was made from: its lines are the diff's.
+		snap := workspace.NewSnapshot(workspace.FileURI(d.Path), workspace.LanguageOf(d.Path), 0, d.Text)
 		t, err := assist.BuildTask(env.cfg, folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
 		if err != nil {
 			fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
@@ -127,15 +125,19 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 			status = 1
 			continue
 		}
-		printFindings(stdout, displayName(cwd, d.Path), out)
+		printFindings(stdout, stderr, displayName(cwd, d.Path), out)
 	}
 	return status
 }
 
-// printFindings prints a review's findings as FILE:LINE: severity: message.
-func printFindings(w io.Writer, name string, out *assist.Outcome) {
+// printFindings prints a review's findings as FILE:LINE: severity: message,
+// and on errw how many of an over-size answer were not read.
+func printFindings(w, errw io.Writer, name string, out *assist.Outcome) {
 	for _, f := range out.Findings {
 		fmt.Fprintln(w, assist.FormatFinding(name, f))
+	}
+	if out.Cut > 0 {
+		fmt.Fprintf(errw, "kimi-lsp: %s: %s\n", name, assist.CutNote(out.Cut))
 	}
 }
 

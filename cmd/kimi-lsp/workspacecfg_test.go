@@ -27,7 +27,7 @@ func TestCLIWorkspaceAction(t *testing.T) {
 baseURL = "http://127.0.0.1:1"
 
 [[actions]]
-name = "review"
+name = "audit"
 result = "explain"
 prompt = "REVIEW-MARKER: review {{selection}} of {{file}}"
 `), 0o644)
@@ -37,7 +37,7 @@ prompt = "REVIEW-MARKER: review {{selection}} of {{file}}"
 	env := envFunc(testEnv(t, "KIMI_API_KEY="+srv.Key, "KIMI_BASE_URL="+srv.URL))
 	for _, target := range []string{file + ":3-5", deep} {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), []string{"edit", target, "--action", "review"}, nil, &out, &errb, env)
+		code := run(context.Background(), []string{"edit", target, "--action", "audit"}, nil, &out, &errb, env)
 		if code != 0 || !strings.Contains(out.String(), "Reviewed: fine.") {
 			t.Fatalf("%s: code %d, stdout %q, stderr %q", target, code, out.String(), errb.String())
 		}
@@ -60,7 +60,7 @@ prompt = "REVIEW-MARKER: review {{selection}} of {{file}}"
 	// doctor reads the same file for that directory.
 	var out, errb bytes.Buffer
 	run(context.Background(), []string{"doctor", "--offline", "--dir", sub}, nil, &out, &errb, env)
-	if !strings.Contains(out.String(), "workspace file: "+filepath.Join(root, ".kimi-lsp.toml")) || !strings.Contains(out.String(), "actions.review") {
+	if !strings.Contains(out.String(), "workspace file: "+filepath.Join(root, ".kimi-lsp.toml")) || !strings.Contains(out.String(), "actions.audit") {
 		t.Errorf("doctor --dir %s:\n%s", sub, out.String())
 	}
 }

@@ -64,18 +64,11 @@ const (
 // relative to dir) under the rules of the package doc.
 func Read(dir, name string, limit int64, links Links) ([]byte, error) {
 	path := filepath.Join(dir, filepath.FromSlash(name))
-	f, err := open(dir, name, path, links)
+	f, fi, err := Open(dir, name, links)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, Kind(fi.Mode()))
-	}
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("%s: %w (%d bytes, the cap is %d)", path, ErrTooLarge, fi.Size(), limit)
 	}
@@ -87,6 +80,30 @@ func Read(dir, name string, limit int64, links Links) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w (grew past the cap of %d bytes)", path, ErrTooLarge, limit)
 	}
 	return data, nil
+}
+
+// Open opens the file name (slash- or OS-separated, relative to dir) under
+// the rules of the package doc but the size cap: without blocking, through
+// links as links says, and only if the open file is a regular file (its
+// fstat is returned). Read uses it; a caller that streams a file of any
+// size (the review of changes hashes every tracked file) opens it here and
+// bounds its own reading.
+func Open(dir, name string, links Links) (*os.File, fs.FileInfo, error) {
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	f, err := open(dir, name, path, links)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, Kind(fi.Mode()))
+	}
+	return f, fi, nil
 }
 
 const flags = os.O_RDONLY | syscall.O_NONBLOCK
