@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/childenv"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/cache"
@@ -474,15 +475,10 @@ func gitEnv() []string {
 		// protocol.<name>.allow of the repository's, which
 		// protocol.allow=never does not.
 		"GIT_NO_LAZY_FETCH=1", "GIT_ALLOW_PROTOCOL="}
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case name == "PATH", name == "HOME", name == "XDG_CONFIG_HOME", name == "TMPDIR",
-			name == "LANG", name == "LANGUAGE", strings.HasPrefix(name, "LC_"),
-			name == "SYSTEMROOT", name == "USERPROFILE": // Windows: git needs them to start
-			env = append(env, kv)
-		}
-	}
+	// The base allow-list every program we start gets (PATH, HOME, the
+	// locale, TMPDIR, the XDG directories…), never a credential and no
+	// GIT_* variable but these.
+	env = append(env, childenv.Filter(os.Environ(), nil)...)
 	return env
 }
 
