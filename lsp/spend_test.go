@@ -70,6 +70,12 @@ func newSpendSession(t *testing.T, settings map[string]any, answer string) (*com
 	})
 	cs.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
 	cs.initialize(completionInit(string(workspace.FileURI(dir)), true, settings))
+	// A request waits for the initializationOptions to be applied (off
+	// the read loop, after the initialize reply); the tests' direct
+	// reads of the server (cs.srv.stats()) do not.
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, nil); err != nil {
+		t.Fatalf("kimi.stats: %v", err)
+	}
 	return cs, q
 }
 
@@ -427,7 +433,10 @@ func TestReviewChangesBudgetSpentAsksOnce(t *testing.T) {
 	}
 	end := (&jobSession{session: cs.session}).progressEnd(`"r1"`)
 	asked := q.list()
-	if len(asked) != 1 || !strings.Contains(asked[0], "budget of $0.0100 is spent") || !strings.Contains(asked[0], "holds for every file of this review of changes") {
+	// The first file's estimate already passes what is left (#30.6: it
+	// asks before it is sent, "more than is left"), or the budget is
+	// spent after it: either way one question, for the whole review.
+	if len(asked) != 1 || !strings.Contains(asked[0], "hourly budget of $0.0100") || !strings.Contains(asked[0], "holds for every file of this review of changes") {
 		t.Errorf("asked %d times (%q), want once for the review", len(asked), asked)
 	}
 	if n := len(cs.prov.Requests()); n != 4 {
