@@ -1,6 +1,7 @@
 // .ci/run on a "fresh machine": a PATH holding only the shell tools the
 // script itself uses, plus stand-ins for go, node, npm, nvim, emacs, patch,
-// git, make, gopls and pyright that say what version they are (and apt-get,
+// git, make, clangd, gopls, pyright, typescript-language-server and tsc
+// that say what version they are (and apt-get,
 // apt-cache, id where a case needs them). What is missing or too old must end the run with
 // a sentence; with everything there it runs `make test`.
 import { test } from 'node:test';
@@ -59,6 +60,8 @@ function machine(standIns) {
     // installs neither.
     gopls: (v) => `echo "golang.org/x/tools/gopls ${v}"`,
     pyright: (v) => `echo "pyright ${v}"`,
+    'typescript-language-server': (v) => `echo ${v}`,
+    tsc: (v) => `echo "Version ${v}"`,
   };
   for (const [name, version] of Object.entries(standIns)) {
     const body = (bodies[name] ?? (() => 'true'))(version);
@@ -76,13 +79,14 @@ function run(bin) {
 const ALL = {
   go: '1.26.8', node: '20.19.2', npm: '10.8.2', nvim: '0.7.2', emacs: '29.4:eglot', patch: '', git: '', make: '',
   gopls: 'v0.23.0', pyright: '1.1.414', 'pyright-langserver': '',
+  'typescript-language-server': '5.3.0', tsc: '5.9.3', clangd: '',
 };
 
 test('.ci/run: nothing installed and no apt-get: one sentence naming what to install', () => {
   const { bin } = machine({});
   const r = run(bin);
   assert.equal(r.code, 1, r.out);
-  assert.match(r.out, /^\.ci\/run: Go Node\.js npm Neovim Emacs patch git make not found, and there is no apt-get/m, r.out);
+  assert.match(r.out, /^\.ci\/run: Go Node\.js npm Neovim Emacs patch git make clangd not found, and there is no apt-get/m, r.out);
   assert.match(r.out, /install Go ≥ 1\.26(\.\d+)? \(https:\/\/go\.dev\/dl\), Node\.js ≥ 20\.10 with npm/, r.out);
 });
 
