@@ -146,3 +146,14 @@ func TestReviewChangesStopsAtNotSent(t *testing.T) {
 		t.Errorf("summary %q", got)
 	}
 }
+
+// TestChangesSummary: the end of a review of changes says the findings not
+// read of over-size answers (the command line said it per file, the
+// server not at all) and lists five reasons, then how many more.
+func TestChangesSummary(t *testing.T) {
+	tot := assist.ChangesTotals{Files: 1, Findings: 1, Cut: 3, NotReviewed: []string{"a", "b", "c", "d", "e", "f", "g"}}
+	want := "1 finding in 1 changed file (" + assist.CutNote(3) + "); not reviewed: a, b, c, d, e and 2 more"
+	if got := tot.Summary(); got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
