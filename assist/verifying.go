@@ -60,6 +60,54 @@ func (v *Verification) Line() string {
 	return by + r.ErrorSummary() + r.Unverified()
 }
 
+// Verdict is what becomes of an edit after its verification and the repair
+// round (Verification.Decide).
+type Verdict struct {
+	// Land is set when the edit is applied (written).
+	Land bool
+	// Line is the verification line with the choice made ("verified by
+	// gopls: 1 new error: undefined: x (kept by your choice)"); "" when
+	// no file of the edit has a helper.
+	Line string
+	// Failed is set when the setting refused the edit (the job fails).
+	Failed bool
+	// AskErr is why the surface could not ask (it answered with an
+	// error, or not in time), when it could not; no one chose then.
+	AskErr error
+}
+
+// Decide is the one new-errors policy: it applies onNewErrors
+// (verify.onNewErrors) to an edit as verified — the repair round of
+// "repair" has already run in the engine. An edit without new errors
+// lands; "apply" lands it anyway and "refuse" does not (Failed); "repair"
+// and "ask" ask the user with ask, whose true lands it. A surface that
+// never asks passes a nil ask (the command line): the edit does not land.
+// An error of ask while ctx lasts means the surface could not ask
+// (AskErr); the edit does not land.
+func (v *Verification) Decide(ctx context.Context, onNewErrors string, ask func(context.Context) (bool, error)) Verdict {
+	line := v.Line()
+	if !v.NewErrors() {
+		return Verdict{Land: true, Line: line}
+	}
+	switch onNewErrors {
+	case config.OnNewErrorsApply:
+		return Verdict{Land: true, Line: line + " (applied: verify.onNewErrors = apply)"}
+	case config.OnNewErrorsRefuse:
+		return Verdict{Line: line + " (verify.onNewErrors = refuse)", Failed: true}
+	}
+	if ask == nil {
+		return Verdict{Line: line + " (no one to ask; verify.onNewErrors = \"apply\" applies such edits)"}
+	}
+	apply, err := ask(ctx)
+	switch {
+	case apply:
+		return Verdict{Land: true, Line: line + " (kept by your choice)"}
+	case err != nil && ctx.Err() == nil:
+		return Verdict{Line: line + " (the editor could not ask whether to apply it; verify.onNewErrors = \"apply\" applies such edits)", AskErr: err}
+	}
+	return Verdict{Line: line + " (discarded by your choice)"}
+}
+
 // VerifyFiles turns an edit's changes into the texts a check compares:
 // each file before and after (a created file has no before, a deleted one
 // no after, a rename both, under their two names).

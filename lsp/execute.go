@@ -190,14 +190,14 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		p.End(endCtx, explainOutcome(out), false)
 	default:
 		vd := s.decideVerified(ctx, cfg, t, out)
-		if ctx.Err() != nil && !vd.land {
+		if ctx.Err() != nil && !vd.Land {
 			// Cancelled while the editor asked about the new errors.
 			msg, failed := cancelOutcome(context.Cause(ctx))
 			p.End(endCtx, msg, failed)
 			return
 		}
-		if !vd.land {
-			p.End(endCtx, outcomeLine("not applied: %s", vd.line), vd.failed)
+		if !vd.Land {
+			p.End(endCtx, outcomeLine("not applied: %s", vd.Line), vd.Failed)
 			return
 		}
 		p.Status("applying the edit")
@@ -220,8 +220,8 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 				s.reviews.remove(r.uri, r.finding)
 			}
 			line := msg
-			if vd.line != "" {
-				line += ", " + vd.line
+			if vd.Line != "" {
+				line += ", " + vd.Line
 			}
 			line += usageNote(out)
 			if note := out.RedoneNote(); note != "" {

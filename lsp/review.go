@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -415,79 +414,34 @@ func (s *Server) endReview(uri workspace.URI, reviewed string, onDisk bool, out 
 }
 
 // runReviewDiff is the job of kimi.review {diff: true}: every folder's
-// changed files, one after the other, each reviewed by its hunks.
+// changed files, one after the other, each reviewed by its hunks
+// (assist's Engine.ReviewChanges); the findings become diagnostics.
 func (s *Server) runReviewDiff(ctx context.Context, _ *jobRun, p *progress) (string, error) {
-	// One question for the whole review (a spent budget, confirmAbove):
-	// not one per changed file.
-	ctx = assist.AskOnce(ctx)
-	total, files := 0, 0
-	var skipped []string
-	notSent := ""             // the file whose request the user chose not to send
-	seen := map[string]bool{} // a file of two folders (nested) is reviewed once
-folders:
+	var dirs []assist.ReviewDir
 	for _, f := range s.folders.List() {
-		changed, skip, err := assist.ChangedFiles(ctx, s.folders, f.Path)
-		if err != nil {
-			s.log.Info("review of changes: folder skipped", "folder", f.Path, "error", err)
-			why := s.redact(err.Error())
-			if errors.Is(err, assist.ErrNotGit) {
-				why = assist.ErrNotGit.Error()
-			}
-			skipped = append(skipped, "folder "+f.Name+" ("+why+")")
-			continue
-		}
-		skipped = append(skipped, skip...)
-		for _, d := range changed {
-			if ctx.Err() != nil {
-				return "", context.Cause(ctx)
-			}
-			if seen[d.Path] {
-				continue
-			}
-			seen[d.Path] = true
-			uri := workspace.FileURI(d.Path)
-			// The diff is of the file on disk as ChangedFiles read it:
-			// review that text (its lines are the diff's); the marks are
-			// moved onto the buffer if it differs.
-			snap := workspace.NewSnapshot(uri, workspace.LanguageOf(d.Path), 0, d.Text)
-			t, err := s.engine.BuildTask(s.config(), s.folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
-			if err != nil {
-				skipped = append(skipped, s.displayPath(uri)+" ("+s.redact(err.Error())+")")
-				continue
-			}
-			assist.ReviewDiffTask(t, d)
-			p.Status("reviewing " + t.Active.Path)
-			out, err := s.engine.Run(ctx, *t, p)
-			if err != nil {
-				if ctx.Err() != nil {
-					return "", context.Cause(ctx)
-				}
-				if errors.Is(err, assist.ErrNotSent) {
-					// "Cancel" (or an editor that cannot ask) stops the
-					// review: each file after it would ask again.
-					notSent = t.Active.Path
-					break folders
-				}
-				skipped = append(skipped, t.Active.Path+" ("+s.redact(err.Error())+")")
-				continue
-			}
-			s.endReview(uri, snap.Text(), true, out)
-			files++
-			total += len(out.Findings)
-		}
+		dirs = append(dirs, assist.ReviewDir{Name: f.Name, Path: f.Path})
 	}
-	msg := fmt.Sprintf("%d %s in %d changed %s", total, plural(total, "finding", "findings"), files, plural(files, "file", "files"))
-	if notSent != "" {
-		msg += "; not sent from " + notSent + " on: nothing more left the machine"
+	tot, err := s.engine.ReviewChanges(ctx, assist.ChangesReview{
+		Folders: s.folders, Dirs: dirs, Config: s.config(), Redact: s.redact, To: changesShown{p, s}})
+	if err != nil {
+		return "", err
 	}
-	if len(skipped) > 0 {
-		msg += "; not reviewed: " + strings.Join(skipped[:min(len(skipped), 5)], ", ")
-		if len(skipped) > 5 {
-			msg += fmt.Sprintf(" and %d more", len(skipped)-5)
-		}
-	}
-	return msg, nil
+	return tot.Summary(), nil
 }
+
+// changesShown shows a review of changes: its progress, each file's
+// findings as diagnostics (also while the file is not open: the text
+// reviewed is the file on disk), the reasons in the job's end only.
+type changesShown struct {
+	*progress
+	s *Server
+}
+
+func (c changesShown) Reviewed(d assist.FileDiff, out *assist.Outcome) {
+	c.s.endReview(workspace.FileURI(d.Path), d.Text, true, out)
+}
+
+func (changesShown) NotReviewed(string) {}
 
 // reviewKind is the code action kind of Kimi: Review.
 const reviewKind = "source.kimi.review"

@@ -21,42 +21,16 @@ const (
 	choiceShow    = "Show the errors"
 )
 
-// verdict is what becomes of an edit after its verification: land it or
-// not, and the words the job's end adds.
-type verdict struct {
-	land bool
-	// line is the verification line with the choice made ("verified by
-	// gopls: 1 new error: undefined: x (kept by your choice)").
-	line   string
-	failed bool // the job ends as failed (refused by the setting)
-}
-
-// decideVerified applies verify.onNewErrors to an edit whose verification
-// found new errors (repair has already run in the engine): apply, refuse,
-// or ask the user (repair and ask).
-func (s *Server) decideVerified(ctx context.Context, cfg config.Config, t *assist.Task, out *assist.Outcome) verdict {
+// decideVerified applies verify.onNewErrors to an edit as verified (the
+// one policy, Verification.Decide): the server asks with
+// window/showMessageRequest.
+func (s *Server) decideVerified(ctx context.Context, cfg config.Config, t *assist.Task, out *assist.Outcome) assist.Verdict {
 	v := out.Verification
-	line := v.Line()
-	if !v.NewErrors() {
-		return verdict{land: true, line: line}
+	vd := v.Decide(ctx, cfg.Verify.OnNewErrors, func(ctx context.Context) (bool, error) { return s.askNewErrors(ctx, t, v) })
+	if vd.AskErr != nil {
+		s.log.Info("the editor did not ask whether to apply an edit that brings new errors", "error", vd.AskErr)
 	}
-	switch cfg.Verify.OnNewErrors {
-	case config.OnNewErrorsApply:
-		return verdict{land: true, line: line + " (applied: verify.onNewErrors = apply)"}
-	case config.OnNewErrorsRefuse:
-		return verdict{line: line + " (verify.onNewErrors = refuse)", failed: true}
-	}
-	apply, err := s.askNewErrors(ctx, t, v)
-	switch {
-	case apply:
-		return verdict{land: true, line: line + " (kept by your choice)"}
-	case err != nil && ctx.Err() == nil:
-		// The editor could not ask (it answered the question with an
-		// error, or not within UserClientTimeout): no one chose.
-		s.log.Info("the editor did not ask whether to apply an edit that brings new errors", "error", err)
-		return verdict{line: line + " (the editor could not ask whether to apply it; verify.onNewErrors = \"apply\" applies such edits)"}
-	}
-	return verdict{line: line + " (discarded by your choice)"}
+	return vd
 }
 
 // askNewErrors asks the user, with window/showMessageRequest, whether to

@@ -524,9 +524,9 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		fmt.Fprintln(stderr, "kimi-lsp: not written (use --write to apply)")
 		return 0
 	}
-	if out.Verification.NewErrors() && env.cfg.Verify.OnNewErrors != config.OnNewErrorsApply {
-		// No one to ask here: repair (done) and ask write nothing, as
-		// refuse does.
+	if vd := out.Verification.Decide(ctx, env.cfg.Verify.OnNewErrors, nil); !vd.Land {
+		// No one to ask here (a nil ask): repair (done) and ask write
+		// nothing, as refuse does.
 		fmt.Fprintf(stderr, "kimi-lsp: not written: the edit brings new errors (verify.onNewErrors = %q; \"apply\" writes it anyway)\n", env.cfg.Verify.OnNewErrors)
 		return 1
 	}

@@ -79,18 +79,6 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if err := folders.Ready(wctx); err != nil {
 		env.log.Warn("workspace scan incomplete", "error", err)
 	}
-	files, skipped, err := assist.ChangedFiles(ctx, folders, cwd)
-	if err != nil {
-		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
-		return 1
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(stderr, "kimi-lsp: not reviewed: %s\n", s)
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "kimi-lsp: no uncommitted changes to review")
-		return 0
-	}
 	// Recorded and counted like every other request (kimi-lsp requests).
 	ledger := assist.OpenLedger(env.getenv, env.cfg.Budget, env.log)
 	defer ledger.Close()
@@ -99,35 +87,43 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 1
 	}
-	status := 0
-	// The command line does not ask; the log says once, not per file, that
-	// a spent budget or confirmAbove was passed.
-	ctx = assist.AskOnce(ctx)
-	for _, d := range files {
-		// The text the diff was made from: its lines are the diff's.
-		snap := workspace.NewSnapshot(workspace.FileURI(d.Path), workspace.LanguageOf(d.Path), 0, d.Text)
-		t, err := assist.BuildTask(env.cfg, folders, assist.TaskRequest{Review: true, Document: snap, End: snap.Len()})
-		if err != nil {
-			fmt.Fprintf(stderr, "kimi-lsp: %s\n", env.redactor.String(err.Error()))
-			status = 1
-			continue
-		}
-		assist.ReviewDiffTask(t, d)
-		sink := &terminalSink{out: stdout, errw: stderr, tty: isTerminal(stderr)}
-		out, err := engine.Run(ctx, *t, sink)
-		sink.clear()
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "kimi-lsp: cancelled")
-			return 130
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "kimi-lsp: %s: %s\n", t.Active.Path, env.redactor.String(err.Error()))
-			status = 1
-			continue
-		}
-		printFindings(stdout, stderr, displayName(cwd, d.Path), out)
+	// The command line does not ask (no Confirm); the log says once, not
+	// per file, that a spent budget or confirmAbove was passed.
+	p := &changesPrinter{terminalSink: terminalSink{out: stdout, errw: stderr, tty: isTerminal(stderr)}, cwd: cwd}
+	tot, _ := engine.ReviewChanges(ctx, assist.ChangesReview{Folders: folders, Dirs: []assist.ReviewDir{{Name: filepath.Base(cwd), Path: cwd}},
+		Config: env.cfg, Redact: env.redactor.String, To: p})
+	p.clear()
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "kimi-lsp: cancelled")
+		return 130
+	case tot.NotSent != "":
+		fmt.Fprintf(stderr, "kimi-lsp: not sent from %s on: nothing more left the machine\n", tot.NotSent)
+	case tot.Listed == 0 && tot.Failed == 0:
+		fmt.Fprintln(stderr, "kimi-lsp: no uncommitted changes to review")
 	}
-	return status
+	if tot.Failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// changesPrinter prints a review of changes: each file's findings on
+// stdout as FILE:LINE: severity: message (FILE relative to cwd), the
+// reasons a folder or file is not reviewed on stderr as they come.
+type changesPrinter struct {
+	terminalSink
+	cwd string
+}
+
+func (p *changesPrinter) Reviewed(d assist.FileDiff, out *assist.Outcome) {
+	p.clear()
+	printFindings(p.out, p.errw, displayName(p.cwd, d.Path), out)
+}
+
+func (p *changesPrinter) NotReviewed(reason string) {
+	p.clear()
+	fmt.Fprintf(p.errw, "kimi-lsp: not reviewed: %s\n", reason)
 }
 
 // printFindings prints a review's findings as FILE:LINE: severity: message,
