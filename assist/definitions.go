@@ -81,7 +81,7 @@ func (e *Engine) precise(ctx context.Context, cfg config.Config, t *Task) {
 	}
 	e.log.Debug("definitions from the helper", "helper", res.Helpers, "names", len(defs), "answered", located,
 		"volatile", len(c.Volatile), "was", len(t.Volatile), "took", time.Since(start).Round(time.Millisecond), "note", res.Reason)
-	t.Volatile = c.Volatile
+	t.Volatile = contextDocs(c.Volatile)
 	e.verifyCounts.contextActions.Add(1)
 	e.verifyCounts.names.Add(int64(len(defs)))
 	e.verifyCounts.located.Add(int64(located))

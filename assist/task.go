@@ -136,24 +136,39 @@ func BuildTask(cfg config.Config, folders *workspace.Folders, r TaskRequest) (*T
 		src = relevance.Workspace(folders)
 	}
 	creq := relevance.Request{Active: snap, SelStart: start, SelEnd: end, Open: r.Open, Recent: r.Recent,
-		MaxTokens: cfg.Context.MaxTokens, Estimator: r.Estimator, Cached: r.Cached}
+		MaxTokens: cfg.Context.MaxTokens, Bytes: r.Estimator.Bytes, Cached: r.Cached}
 	c := relevance.Choose(src, creq)
 	if src != nil {
 		t.choice = &contextChoice{src: src, req: creq}
 	}
-	for _, d := range c.Stable {
+	for _, f := range c.Stable {
 		// An active file outside every folder is shown by its base name,
 		// which a workspace file may share; a file cut to a window is
 		// shown by the window, not by parts.
-		if d.Path != t.Active.Path || c.ExcerptActive && !windowed && d.Part != "" {
-			t.Context = append(t.Context, d)
+		if f.Path != t.Active.Path || c.ExcerptActive && !windowed && f.Part != "" {
+			t.Context = append(t.Context, contextDoc(f))
 		}
 	}
-	t.Volatile = c.Volatile
+	t.Volatile = contextDocs(c.Volatile)
 	t.ExcerptActive = c.ExcerptActive && !windowed
 	t.ContextBudget = ContextBudget(cfg.Context.MaxTokens)
 	t.Files = NewFiles(folders, r.Open)
 	return t, nil
+}
+
+// contextDoc is a chosen file as the prompt cache lays it out.
+func contextDoc(f relevance.ContextFile) cache.Document {
+	return cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
+		Version: f.Version, LastEdited: f.LastEdit}
+}
+
+// contextDocs is contextDoc of each of fs.
+func contextDocs(fs []relevance.ContextFile) []cache.Document {
+	var out []cache.Document
+	for _, f := range fs {
+		out = append(out, contextDoc(f))
+	}
+	return out
 }
 
 // window cuts the active document to whole lines around the selection,

@@ -291,6 +291,10 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s imports %s: %s never imports lsp or cmd", dir, rel, low)
 				}
 			}
+			// workspace is the bottom layer: the files, nothing above.
+			if under(dir, "workspace") && (under(rel, "cache") || under(rel, "assist")) {
+				t.Errorf("%s imports %s: nothing under workspace imports cache or assist", dir, rel)
+			}
 			if ok, listed := allowed[dir]; listed {
 				checked[dir] = true
 				if !slices.Contains(ok, rel) {

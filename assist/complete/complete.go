@@ -425,7 +425,7 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 		start, end := w.bounds(req.Doc)
 		related = fitRelated(relevance.Choose(relevance.Workspace(req.Folders), relevance.Request{
 			Active: req.Doc, SelStart: req.Offset, SelEnd: req.Offset, Snippets: true, ShownStart: start, ShownEnd: end,
-			Open: req.Open, MaxTokens: b.relatedTokens,
+			Open: req.Open, MaxTokens: b.relatedTokens, Bytes: cache.Estimator{}.Bytes,
 		}).Stable, req.Path, b.relatedTokens)
 	}
 	c.mu.Lock()
@@ -577,16 +577,17 @@ func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, re
 // fitRelated keeps the related documents, most relevant first, that fit
 // in tokens, and gives them LastEdited values that keep that order
 // reversed in the prompt (the most relevant nearest the active file).
-func fitRelated(docs []cache.Document, active string, tokens int) []cache.Document {
+func fitRelated(docs []relevance.ContextFile, active string, tokens int) []cache.Document {
 	var out []cache.Document
 	left := float64(tokens) * bytesPerToken
-	for _, d := range docs {
-		same := func(o cache.Document) bool { return o.Path == d.Path && o.Part == d.Part }
-		if d.Path == active && d.Part == "" || float64(len(d.Text)) > left || slices.ContainsFunc(out, same) {
+	for _, f := range docs {
+		same := func(o cache.Document) bool { return o.Path == f.Path && o.Part == f.Part }
+		if f.Path == active && f.Part == "" || float64(len(f.Text)) > left || slices.ContainsFunc(out, same) {
 			continue
 		}
-		left -= float64(len(d.Text))
-		out = append(out, d)
+		left -= float64(len(f.Text))
+		out = append(out, cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
+			Version: f.Version, LastEdited: f.LastEdit})
 	}
 	for i := range out {
 		out[i].LastEdited = int64(len(out) - 1 - i)

@@ -626,7 +626,7 @@ func (n *NextEdits) related(d *nextDoc, req NextRequest, cursor int, cfg config.
 	start, end := w.bounds(req.Doc)
 	return fitRelated(relevance.Choose(relevance.Workspace(req.Folders), relevance.Request{
 		Active: req.Doc, SelStart: cursor, SelEnd: cursor, Snippets: true, ShownStart: start, ShownEnd: end,
-		Open: req.Open, MaxTokens: b.relatedTokens,
+		Open: req.Open, MaxTokens: b.relatedTokens, Bytes: cache.Estimator{}.Bytes,
 	}).Stable, req.Path, b.relatedTokens)
 }
 

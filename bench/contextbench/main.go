@@ -330,12 +330,23 @@ func helperPeakRSS(name string) int64 {
 	return peak
 }
 
+// cacheDocs lays chosen files out as the prompt cache's documents, as
+// assist's task builder does.
+func cacheDocs(fs []relevance.ContextFile) []cache.Document {
+	var out []cache.Document
+	for _, f := range fs {
+		out = append(out, cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
+			Version: f.Version, LastEdited: f.LastEdit})
+	}
+	return out
+}
+
 // request is the relevance request of st's action (after sync).
 func (p *pipeline) request(st state) relevance.Request {
 	uri := workspace.FileURI(filepath.Join(p.root, st.open[st.active].rel))
 	snap, _ := p.docs.Snapshot(uri)
 	return relevance.Request{Active: snap, SelStart: st.selStart, SelEnd: st.selEnd,
-		Open: p.docs.All(), MaxTokens: p.budget, Estimator: p.sess.Estimator(), Cached: p.sess.Shown()}
+		Open: p.docs.All(), MaxTokens: p.budget, Bytes: p.sess.Estimator().Bytes, Cached: p.sess.Shown()}
 }
 
 // sync makes the open buffers those of st.
@@ -428,7 +439,7 @@ func (p *pipeline) step(st state) error {
 		if p.defs != nil && len(st.truth) > 0 {
 			p.defs.pair(relevance.Choose(relevance.Workspace(p.folders), p.request(st)), c, st)
 		}
-		req.Documents, req.Volatile, req.ExcerptActive = c.Stable, c.Volatile, c.ExcerptActive
+		req.Documents, req.Volatile, req.ExcerptActive = cacheDocs(c.Stable), cacheDocs(c.Volatile), c.ExcerptActive
 		req.ContextBudget = int(float64(p.budget) * *flagSlack)
 	}
 	req.Documents = append(req.Documents, active)

@@ -6,9 +6,9 @@
 //
 //	docs := relevance.Choose(relevance.Workspace(folders), relevance.Request{
 //		Active: snap, SelStart: start, SelEnd: end, Open: open,
-//		MaxTokens: cfg.Context.MaxTokens, Estimator: est,
+//		MaxTokens: cfg.Context.MaxTokens, Bytes: est.Bytes,
 //	})
-//	// docs.Stable → cache.Request.Documents, docs.Volatile → .Volatile
+//	// docs.Stable: the prompt's cached part; docs.Volatile: its tail
 //
 // (a completion sets Request.Snippets and gets declarations only, in
 // docs.Stable).
