@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/watch"
 )
 
 // Verification is what the helper language server said of an edit
@@ -214,8 +215,37 @@ func (c *verifyCounters) snapshot() VerifyStats {
 // VerifyStats returns the session's verification counts.
 func (e *Engine) VerifyStats() VerifyStats { return e.verifyCounts.snapshot() }
 
-// Verifier returns the engine's verifier (nil without one).
-func (e *Engine) Verifier() *verify.Verifier { return e.verifier }
+// DiskChanged passes the workspace folders' disk changes (the watcher's
+// batches, workspace.Hooks.DiskChanged) to the helper language servers,
+// which do not watch the disk, and returns what they were told (nil when
+// edits are not verified).
+func (e *Engine) DiskChanged(changes []workspace.DiskChange) []verify.FileChange {
+	if e.verifier == nil {
+		return nil
+	}
+	out := make([]verify.FileChange, 0, len(changes))
+	for _, c := range changes {
+		typ := verify.FileChanged
+		switch c.Op {
+		case watch.Created:
+			typ = verify.FileCreated
+		case watch.Removed:
+			typ = verify.FileDeleted
+		}
+		out = append(out, verify.FileChange{URI: c.URI, Type: typ})
+	}
+	e.verifier.FilesChanged(out)
+	return out
+}
+
+// FoldersChanged tells the helper language servers that the workspace
+// folders changed (verify.Verifier.FoldersChanged): they learn the folders
+// at their next operation, and those that cannot be told are stopped now.
+func (e *Engine) FoldersChanged() {
+	if e.verifier != nil {
+		e.verifier.FoldersChanged()
+	}
+}
 
 // verifying reports whether edits are verified under cfg.
 func (e *Engine) verifying(cfg config.Config) bool {

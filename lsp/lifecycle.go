@@ -265,7 +265,7 @@ func handleCancelRequest(s *Server, ctx context.Context, raw json.RawMessage) er
 
 // handleDidChangeWorkspaceFolders queues the change: adding a folder reads
 // the disk, and a removed folder's scan is stopped in the background; the
-// verification helpers get the change (verify.Verifier.FoldersChanged).
+// verification helpers get the change (assist.Engine.FoldersChanged).
 func handleDidChangeWorkspaceFolders(s *Server, ctx context.Context, raw json.RawMessage) error {
 	var p didChangeWorkspaceFoldersParams
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -289,9 +289,7 @@ func handleDidChangeWorkspaceFolders(s *Server, ctx context.Context, raw json.Ra
 		}
 		// The helper language servers learn the folders at their next
 		// operation; those that cannot be told are stopped now.
-		if v := s.engine.Verifier(); v != nil {
-			v.FoldersChanged()
-		}
+		s.engine.FoldersChanged()
 		s.loadWorkspaceConfig(ctx)
 	})
 	return nil

@@ -9,9 +9,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
-	"github.com/kimi-lsp/kimi-lsp/assist/verify"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
-	"github.com/kimi-lsp/kimi-lsp/workspace/watch"
 )
 
 // The choices of the question about an edit that brings new errors.
@@ -76,21 +74,7 @@ func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Ver
 // diskChanged passes the folders' disk changes to the helper language
 // servers (workspace.Hooks.DiskChanged), which do not watch the disk.
 func (s *Server) diskChanged(changes []workspace.DiskChange) {
-	v := s.engine.Verifier()
-	if v == nil {
-		return
+	if told := s.engine.DiskChanged(changes); told != nil {
+		s.hook("diskChanged", told)
 	}
-	out := make([]verify.FileChange, 0, len(changes))
-	for _, c := range changes {
-		typ := verify.FileChanged
-		switch c.Op {
-		case watch.Created:
-			typ = verify.FileCreated
-		case watch.Removed:
-			typ = verify.FileDeleted
-		}
-		out = append(out, verify.FileChange{URI: c.URI, Type: typ})
-	}
-	v.FilesChanged(out)
-	s.hook("diskChanged", out)
 }
