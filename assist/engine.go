@@ -177,7 +177,7 @@ type Outcome struct {
 	// model redid after it was told (tool, file and reason of each): the
 	// edit applied holds what the model did instead. See RedoneNote.
 	Redone []string
-	// Findings are a review's findings, checked (ParseFindings), at most
+	// Findings are a review's findings, checked (parseFindings), at most
 	// review.maxFindings; Dropped counts those left out as invalid,
 	// outside the lines under review or over review.maxFindings.
 	Findings []Finding

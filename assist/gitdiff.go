@@ -25,6 +25,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"github.com/kimi-lsp/kimi-lsp/workspace/ignore"
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 	"github.com/kimi-lsp/kimi-lsp/workspace/rulefile"
 )
 
@@ -564,7 +565,8 @@ func HunkLines(diff string) [][2]int {
 		out = append(out, [2]int{a, b})
 	}
 	line, in := 0, false
-	for _, l := range strings.Split(diff, "\n") {
+	for _, l := range linediff.SplitLines(diff) {
+		l = strings.TrimSuffix(l, "\n")
 		if strings.HasPrefix(l, "@@ -") {
 			line, in = hunkStart(l), true
 			if line < 0 {
@@ -592,23 +594,13 @@ func HunkLines(diff string) [][2]int {
 }
 
 // hunkStart reads the new file's first line of a hunk header
-// ("@@ -a,b +c,d @@"), -1 if malformed.
+// ("@@ -a,b +c,d @@", read by linediff.ParseHunkHeader), -1 if malformed.
 func hunkStart(header string) int {
-	rest := header[4:]
-	i := strings.Index(rest, " +")
-	if i < 0 {
+	h, ok := linediff.ParseHunkHeader(header)
+	if !ok || h.NewStart > 1<<30 {
 		return -1
 	}
-	spec := rest[i+2:]
-	if j := strings.IndexByte(spec, ' '); j >= 0 {
-		spec = spec[:j]
-	}
-	startS, _, _ := strings.Cut(spec, ",")
-	start, err := strconv.Atoi(startS)
-	if err != nil || start < 0 || start > 1<<30 {
-		return -1
-	}
-	return max(start, 1)
+	return max(h.NewStart, 1)
 }
 
 // ReviewDiffTask makes t, built for the whole of d's file, a review of its

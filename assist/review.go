@@ -62,7 +62,7 @@ const reviewInstruction = "Review the selected lines of the active file as a car
 	`{"findings": [{"startLine": 5, "endLine": 6, "severity": "warning", "message": "one line", "explanation": "optional, may be empty"}]}` +
 	". Lines are counted from 1 in the active file; severity is error, warning, information or hint; the message is one short line."
 
-// ParseFindings reads a review reply: the JSON object of reviewFormat, or
+// parseFindings reads a review reply: the JSON object of reviewFormat, or
 // for endpoints without structured output the same object in a fenced
 // block or bare among other text. It is a parser of outside input: a
 // finding whose lines are not inside 1..lines, whose severity is unknown or
@@ -74,15 +74,8 @@ const reviewInstruction = "Review the selected lines of the active file as a car
 // dropped reports how many findings were left out as invalid.
 //
 // Of an answer over maxReviewReply (1 MiB) only the findings that end in
-// its first MiB are read; those after are counted in dropped (and in
-// parseFindings's cut).
-func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err error) {
-	out, dropped, cut, err := parseFindings(text, lines, max)
-	return out, dropped + cut, err
-}
-
-// parseFindings is ParseFindings with the findings past the first MiB of
-// an over-size answer counted apart, in cut.
+// its first MiB are read; those after are counted apart, in cut.
+// (ParseFindings, in export_test.go, is its form for the tests.)
 func parseFindings(text string, lines, max int) (out []Finding, dropped, cut int, err error) {
 	var raws []json.RawMessage
 	if len(text) > maxReviewReply {
@@ -204,7 +197,7 @@ func CutNote(cut int) string {
 	return fmt.Sprintf("%d more %s not read: the model's answer was over %d MiB", cut, plural(cut, "finding", "findings"), maxReviewReply>>20)
 }
 
-// CleanMessage is s as a finding's message is shown (ParseFindings): its
+// CleanMessage is s as a finding's message is shown (parseFindings): its
 // first line, without control and bidirectional-control characters, at
 // most MaxFindingMessage runes. Other one-line texts of the model's that
 // the editor shows (a next edit's summary) are cleaned by it, so that all

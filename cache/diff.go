@@ -1,9 +1,6 @@
 package cache
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -14,25 +11,6 @@ import (
 // deleted lines it explores); past it the changed region becomes a single
 // hunk.
 const maxDiffCost = 512
-
-// splitLines splits s into lines that keep their "\n"; the last line lacks it
-// when s does not end with one. An empty s has no lines.
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			lines = append(lines, s)
-			break
-		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
-	}
-	return lines
-}
 
 // lineDiff describes how to turn old into new: the changed region, cut to
 // whole lines, starts at line base (0-based) in both; oldLines and newLines
@@ -68,8 +46,8 @@ func diffLines(old, new string) lineDiff {
 	}
 	d := lineDiff{
 		base:     strings.Count(old[:p], "\n"),
-		oldLines: splitLines(o[:len(o)-s]),
-		newLines: splitLines(w[:len(w)-s]),
+		oldLines: linediff.SplitLines(o[:len(o)-s]),
+		newLines: linediff.SplitLines(w[:len(w)-s]),
 	}
 	d.hunks = linediff.Changes(linediff.Diff(d.oldLines, d.newLines, maxDiffCost))
 	return d
@@ -138,107 +116,4 @@ func appendDiffLine(dst []byte, sign byte, line string) []byte {
 		dst = append(dst, noNewline...)
 	}
 	return dst
-}
-
-// errBadEdit reports an edit block that does not parse or does not apply.
-var errBadEdit = errors.New("malformed edit block")
-
-// applyEditBody applies the hunks of one edit block (the lines between its
-// header and "</edit>") to text. The removed lines must match text.
-func applyEditBody(text string, body []byte) (string, error) {
-	var out strings.Builder
-	out.Grow(len(text) + len(body))
-	pos, line := 0, 0 // text[pos:] starts at 0-based line number line
-	// advance moves pos to the start of 0-based line n (n >= line).
-	advance := func(n int) bool {
-		for ; line < n; line++ {
-			i := strings.IndexByte(text[pos:], '\n')
-			if i < 0 {
-				if pos < len(text) && line+1 == n {
-					pos, line = len(text), n // the last line, without "\n"
-					return true
-				}
-				return false
-			}
-			pos += i + 1
-		}
-		return true
-	}
-	for len(body) > 0 {
-		hdr, rest := cutLine(body)
-		if !bytes.HasPrefix(hdr, []byte("@@ -")) {
-			return "", fmt.Errorf("%w: want a hunk header, got %.40q", errBadEdit, hdr)
-		}
-		oldStart, oldCount, newCount, err := parseHunkHeader(hdr)
-		if err != nil {
-			return "", err
-		}
-		body = rest
-		first := oldStart - 1 // 0-based index of the first old line
-		if oldCount == 0 {
-			first = oldStart
-		}
-		from := pos
-		if first < line || !advance(first) {
-			return "", fmt.Errorf("%w: hunk at line %d out of order or past the end", errBadEdit, oldStart)
-		}
-		out.WriteString(text[from:pos])
-		for i := 0; i < oldCount; i++ {
-			l, err := readDiffLine(&body, '-')
-			if err != nil {
-				return "", err
-			}
-			if !strings.HasPrefix(text[pos:], l) || (!strings.HasSuffix(l, "\n") && pos+len(l) != len(text)) {
-				return "", fmt.Errorf("%w: removed line %d does not match the text", errBadEdit, line+1)
-			}
-			pos += len(l)
-			line++
-		}
-		for i := 0; i < newCount; i++ {
-			l, err := readDiffLine(&body, '+')
-			if err != nil {
-				return "", err
-			}
-			out.WriteString(l)
-		}
-	}
-	out.WriteString(text[pos:])
-	return out.String(), nil
-}
-
-// cutLine returns the first line of b including its "\n", and the rest.
-func cutLine(b []byte) (line, rest []byte) {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		return b[:i+1], b[i+1:]
-	}
-	return b, nil
-}
-
-// readDiffLine reads one diff line with the given sign from *body, with its
-// "\ No newline at end of file" marker if any, and returns the text line.
-func readDiffLine(body *[]byte, sign byte) (string, error) {
-	line, rest := cutLine(*body)
-	if len(line) < 2 || line[0] != sign || line[len(line)-1] != '\n' {
-		return "", fmt.Errorf("%w: want a %q line, got %.40q", errBadEdit, sign, line)
-	}
-	l := string(line[1:])
-	if bytes.HasPrefix(rest, []byte(noNewline)) {
-		l = l[:len(l)-1]
-		rest = rest[len(noNewline):]
-	}
-	*body = rest
-	return l, nil
-}
-
-// parseHunkHeader parses "@@ -a,b +c,d @@\n".
-func parseHunkHeader(line []byte) (oldStart, oldCount, newCount int, err error) {
-	s := strings.TrimSuffix(string(line), "\n")
-	var newStart int
-	if _, err := fmt.Sscanf(s, "@@ -%d,%d +%d,%d @@", &oldStart, &oldCount, &newStart, &newCount); err != nil {
-		return 0, 0, 0, fmt.Errorf("%w: bad hunk header %.40q", errBadEdit, s)
-	}
-	if oldStart < 0 || oldCount < 0 || newCount < 0 || (oldCount > 0 && oldStart == 0) {
-		return 0, 0, 0, fmt.Errorf("%w: bad hunk header %.40q", errBadEdit, s)
-	}
-	return oldStart, oldCount, newCount, nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
 
 // roundTrip renders the edit block from old to new and applies it to old.
@@ -60,7 +62,7 @@ func TestEditBlock(t *testing.T) {
 
 // mutate makes n random line-level edits to text.
 func mutate(r *rand.Rand, text string, n int) string {
-	lines := splitLines(text)
+	lines := linediff.SplitLines(text)
 	for i := 0; i < n; i++ {
 		at := 0
 		if len(lines) > 0 {

@@ -78,8 +78,9 @@
 // than appending would and keeps a line typed over many requests one
 // block, not one per request (the log then reaches its limit, and the
 // rebase that rewrites the file, much later).
-// Reconstruct reads any prompt back into the files' current texts; the tests
-// check that the active buffer is always conveyed exactly.
+// The tests read every prompt back into the files' current texts
+// (Reconstruct, in a test file) and check that the active buffer is always
+// conveyed exactly.
 //
 // The log is folded back into fresh snapshots (a rebase):
 //   - when the cache is cold anyway (no request for longer than the TTL),

@@ -14,8 +14,7 @@ import (
 // the Session budgets its prompts with it, and callers that choose what
 // enters a prompt (relevance.Select) convert their token budgets to
 // bytes with Bytes. A Session's estimator is corrected as replies come
-// (Session.Estimator); DefaultEstimator, like the zero Estimator, is the
-// uncorrected one.
+// (Session.Estimator); the zero Estimator is the uncorrected one.
 type Estimator struct {
 	charsPerToken float64
 	ratio         float64
@@ -29,11 +28,6 @@ type Estimator struct {
 // budgetStep is the relative change of the observed ratio that moves
 // budgetRatio.
 const budgetStep = 0.1
-
-// DefaultEstimator returns the estimator of a fresh Session.
-func DefaultEstimator() Estimator {
-	return Estimator{charsPerToken: DefaultCharsPerToken, ratio: 1, budgetRatio: 1}
-}
 
 // ratioWeight is the weight of each new observation in the running ratio.
 const ratioWeight = 0.3

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
@@ -42,7 +41,7 @@ func DiffEdits(old, new string) []Edit {
 	if old == new {
 		return nil
 	}
-	a, b := splitLines(old), splitLines(new)
+	a, b := linediff.SplitLines(old), linediff.SplitLines(new)
 	pre, suf := 0, 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -72,16 +71,6 @@ func DiffEdits(old, new string) []Edit {
 		edits = append(edits, Edit{Start: os + e.Start, End: os + e.End, Text: e.Text})
 	}
 	return edits
-}
-
-// splitLines splits text after each newline; a last line without one is a
-// line too.
-func splitLines(text string) []string {
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }
 
 // Marks are ranges of one document's text kept in place as the text is

@@ -152,3 +152,39 @@ func FuzzAmbiguous(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnifiedWellFormed checks that the diff kimi-lsp edit prints for an
+// applied edit (Unified of each change, named as cmd/kimi-lsp names them)
+// is read by go-diff with counts that match the bodies (CheckWellFormed,
+// the test oracle that was a production cross-check until issue 31). Its
+// arguments are FuzzApply's, so FuzzApply's corpus seeds it too.
+func FuzzUnifiedWellFormed(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, before, diff string) {
+		files := memFiles{"/ws/demo.go": before, "/ws/other.txt": "one\ntwo\n"}
+		changes, err := patch.Apply(files, diff, patch.Options{AllowBrokenGo: true})
+		if err != nil {
+			return
+		}
+		var out strings.Builder
+		for _, c := range changes {
+			oldName, newName := "a"+c.Path, "b"+c.Path
+			switch c.Kind {
+			case patch.CreateFile:
+				oldName = patch.DevNull
+			case patch.DeleteFile:
+				newName = patch.DevNull
+			case patch.RenameFile:
+				oldName = "a" + c.OldPath
+			}
+			d := patch.Unified(oldName, newName, c.Before, c.After, 3)
+			if d == "" && c.Kind == patch.RenameFile {
+				d = "--- " + oldName + "\n+++ " + newName + "\n"
+			}
+			out.WriteString(d)
+		}
+		if err := patch.CheckWellFormed(out.String()); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+	})
+}

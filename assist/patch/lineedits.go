@@ -17,18 +17,6 @@ type Edit struct {
 // deleted lines the changed middle is replaced as one edit.
 const maxEditDistance = 2000
 
-// splitKeep splits text into lines that keep their terminators.
-func splitKeep(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
 // LineEdits returns minimal line-level edits turning before into after:
 // each edit starts and ends at line boundaries of before (or at its end),
 // edits are sorted and do not overlap, and unchanged lines are never part
@@ -37,7 +25,7 @@ func LineEdits(before, after string) []Edit {
 	if before == after {
 		return nil
 	}
-	a, b := splitKeep(before), splitKeep(after)
+	a, b := linediff.SplitLines(before), linediff.SplitLines(after)
 	// Common prefix and suffix.
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {

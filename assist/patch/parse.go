@@ -2,10 +2,10 @@ package patch
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
 
 // LineKind is the role of a line inside a hunk.
@@ -69,12 +69,6 @@ type FileDiff struct {
 // DevNull is the name diffs use for the missing side of a creation or a
 // deletion.
 const DevNull = "/dev/null"
-
-// It is compiled on first use, not at the server's start (75 allocations,
-// 0.07 M instructions before the initialize reply).
-var hunkHeaderRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^@@+\s*-(\d+)(,(\d+))?\s+\+(\d+)(,(\d+))?\s*(@@+|$)`)
-})
 
 // textLine is a line of the input with its 1-based position.
 type textLine struct {
@@ -148,21 +142,19 @@ func fenceCloses(l, marker string, indent int) bool {
 	return len(t) >= len(marker) && strings.Trim(t, marker[:1]) == "" && t[0] == marker[0]
 }
 
-func splitLines(text string) []textLine {
-	text = strings.TrimSuffix(text, "\n")
-	if text == "" {
-		return nil
-	}
-	raw := strings.Split(text, "\n")
+// readLines splits a reply into its lines, without their terminators (a
+// stray "\r" included: models and editors write CRLF).
+func readLines(text string) []textLine {
+	raw := linediff.SplitLines(text)
 	out := make([]textLine, len(raw))
 	for i, s := range raw {
-		out[i] = textLine{strings.TrimSuffix(s, "\r"), i + 1}
+		out[i] = textLine{strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r"), i + 1}
 	}
 	return out
 }
 
 func segments(text string) []segment {
-	all := splitLines(text)
+	all := readLines(text)
 	var fenced []segment
 	for i := 0; i < len(all); i++ {
 		marker, indent, ok := fenceOpen(all[i].s)
@@ -375,17 +367,19 @@ func (p *parser) gitExtended(s string) bool {
 	return true
 }
 
+// parseHunkHeader reads a hunk's header with linediff's reader, which is as
+// tolerant as models need: a header without numbers is a hunk anchored by
+// its content alone, and counts, when both are written, are hints.
 func parseHunkHeader(l textLine) *Hunk {
 	h := &Hunk{Header: l.s, Pos: l.pos}
-	m := hunkHeaderRE().FindStringSubmatch(l.s)
-	if m == nil {
+	hh, ok := linediff.ParseHunkHeader(l.s)
+	if !ok {
 		return h
 	}
-	h.OldStart, _ = strconv.Atoi(m[1])
-	if m[2] != "" && m[5] != "" {
+	h.OldStart = hh.OldStart
+	if hh.HasCounts {
 		h.HasCounts = true
-		h.OldLines, _ = strconv.Atoi(m[3])
-		h.NewLines, _ = strconv.Atoi(m[6])
+		h.OldLines, h.NewLines = hh.OldCount, hh.NewCount
 	}
 	return h
 }

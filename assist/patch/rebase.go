@@ -85,7 +85,7 @@ func Unified(oldName, newName, before, after string, context int) string {
 	if before == after {
 		return ""
 	}
-	a, b := splitKeep(before), splitKeep(after)
+	a, b := linediff.SplitLines(before), linediff.SplitLines(after)
 	ops := linediff.Diff(a, b, maxEditDistance)
 	type rec struct {
 		op     linediff.Op

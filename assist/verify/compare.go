@@ -24,11 +24,11 @@ type lineMap struct {
 	span [][2]int
 }
 
-func splitLines(s string) []string { return strings.SplitAfter(s, "\n") }
-
 // mapLines builds the lineMap of an edit from before to after.
 func mapLines(before, after string) lineMap {
-	a, b := splitLines(before), splitLines(after)
+	// The editor's lines, not linediff.SplitLines: a text ending in "\n"
+	// has one more, empty, line, where a diagnostic at the end sits.
+	a, b := strings.SplitAfter(before, "\n"), strings.SplitAfter(after, "\n")
 	// Trim the common prefix and suffix: the diff sees only the middle.
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {

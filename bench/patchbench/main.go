@@ -5,6 +5,7 @@
 // refused.
 //
 //	go run ./bench/patchbench [-seed N] [-v] [-only kimi-lsp]
+//	go run ./bench/patchbench -crosscheck [-seed N] [-v]
 //
 // The default seed is corpus.FreshSeed, a corpus the applier was not tuned
 // on; corpus.DefaultSeed is the one it was tuned on.
@@ -72,6 +73,7 @@ func main() {
 	verbose := flag.Bool("v", false, "list every case that is not correct")
 	only := flag.String("only", "", "run only the tool of this name (e.g. kimi-lsp)")
 	repair := flag.Bool("repair", false, "measure the correction round instead: scripted second answers, diff against forced replace_text")
+	cross := flag.Bool("crosscheck", false, "measure the go-diff cross-check instead: read the diff kimi-lsp edit would print for every applied case")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	for _, bin := range []string{"patch", "git"} {
@@ -89,6 +91,13 @@ func main() {
 	if err != nil {
 		log.Error("generate corpus", "err", err)
 		os.Exit(1)
+	}
+	if *cross {
+		if err := crossCheck(cases, *seed, *verbose); err != nil {
+			log.Error("crosscheck", "err", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *repair {
 		if err := repairTable(cases, *seed); err != nil {

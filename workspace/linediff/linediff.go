@@ -2,8 +2,15 @@
 // shortest edit script between two sequences of lines. The prompt cache's
 // edit log (cache) and the edit applier's minimal edits, rebasing and
 // unified output (assist/patch) both use it. It is a leaf: it imports
-// nothing of the project, so any package may use it.
+// nothing of the project, so any package may use it. It also holds what
+// every reader of diffs shares: the one line splitter (SplitLines) and the
+// one reader of unified hunk headers (ParseHunkHeader).
 package linediff
+
+import (
+	"strconv"
+	"strings"
+)
 
 // Op is one step of an edit script.
 type Op uint8
@@ -194,4 +201,111 @@ func Changes(ops []Op) []Change {
 		out = append(out, c)
 	}
 	return out
+}
+
+// SplitLines splits s into its lines, each keeping its "\n"; the last line
+// lacks it when s does not end with one, and an empty s has no lines. It
+// is the module's one line splitter: joined again, the lines are s byte
+// for byte, which is what a line diff of texts needs. A reader that wants
+// the lines without terminators trims each ("\r" too, where it reads
+// text a model or an editor wrote).
+func SplitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	return lines
+}
+
+// HunkHeader is what a unified diff's hunk header says:
+// "@@ -OldStart,OldCount +NewStart,NewCount @@".
+type HunkHeader struct {
+	OldStart, OldCount int
+	NewStart, NewCount int
+	// HasCounts is set when both counts are written; a range written
+	// without its count ("-5") has the count 1, as in diff's output.
+	HasCounts bool
+}
+
+// ParseHunkHeader reads a hunk header. It is the one reader of hunk
+// headers (the edit applier's, the prompt cache's tests', the review of
+// changes'), and as tolerant as the most tolerant of them, the applier
+// reading model-written diffs: two or more "@", blanks optional after them
+// and before the closing "@@", the counts optional, anything after the
+// closing "@@" ignored, and the line may end right after the new range
+// (with or without its "\n"). Blanks are ASCII spaces, tabs, CR, LF and
+// FF. A number too large for an int reads as the largest int. ok is false
+// when the line is not such a header (a bare "@@", "@@ ... @@"); callers
+// that want more (both counts, say) check the fields.
+func ParseHunkHeader(line string) (h HunkHeader, ok bool) {
+	s := line
+	if !strings.HasPrefix(s, "@@") {
+		return HunkHeader{}, false
+	}
+	s = strings.TrimLeft(s, "@")
+	s = trimBlanks(s)
+	var oldCounted, newCounted bool
+	if h.OldStart, h.OldCount, oldCounted, s, ok = readRange(s, '-'); !ok {
+		return HunkHeader{}, false
+	}
+	t := trimBlanks(s)
+	if len(t) == len(s) {
+		return HunkHeader{}, false // the ranges need a blank between them
+	}
+	s = t
+	if h.NewStart, h.NewCount, newCounted, s, ok = readRange(s, '+'); !ok {
+		return HunkHeader{}, false
+	}
+	s = trimBlanks(s)
+	if s != "" && !strings.HasPrefix(s, "@@") {
+		return HunkHeader{}, false
+	}
+	h.HasCounts = oldCounted && newCounted
+	return h, true
+}
+
+// readRange reads sign, a start and an optional ",count" at the start of
+// s, and returns the rest.
+func readRange(s string, sign byte) (start, count int, counted bool, rest string, ok bool) {
+	if s == "" || s[0] != sign {
+		return 0, 0, false, s, false
+	}
+	if start, s, ok = readNumber(s[1:]); !ok {
+		return 0, 0, false, s, false
+	}
+	count = 1
+	if strings.HasPrefix(s, ",") {
+		if count, s, ok = readNumber(s[1:]); !ok {
+			return 0, 0, false, s, false
+		}
+		counted = true
+	}
+	return start, count, counted, s, true
+}
+
+// readNumber reads the decimal digits at the start of s.
+func readNumber(s string) (n int, rest string, ok bool) {
+	i := 0
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, s, false
+	}
+	n, _ = strconv.Atoi(s[:i]) // out of range: the largest int
+	return n, s[i:], true
+}
+
+// trimBlanks drops the leading blanks of s.
+func trimBlanks(s string) string {
+	return strings.TrimLeft(s, " \t\r\n\f")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
 
 // dhunk is a hunk being perturbed; lines carry their marker, no newline.
@@ -28,9 +29,8 @@ func parseUnified(u string) *ddiff {
 	for _, l := range lines {
 		if strings.HasPrefix(l, "@@ ") {
 			h = &dhunk{}
-			var a, b, c, e int
-			fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &a, &b, &c, &e)
-			h.oldStart, h.oldN, h.newStart, h.newN = a, b, c, e
+			hh, _ := linediff.ParseHunkHeader(l) // Unified writes both counts
+			h.oldStart, h.oldN, h.newStart, h.newN = hh.OldStart, hh.OldCount, hh.NewStart, hh.NewCount
 			d.hunks = append(d.hunks, h)
 			continue
 		}

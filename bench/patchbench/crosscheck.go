@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sourcegraph/go-diff/diff"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch/patchtest"
+	"github.com/kimi-lsp/kimi-lsp/bench/patchbench/corpus"
+)
+
+// crossCheck measures what an independent reader of our own diffs would
+// catch: for every case our applier applies, it writes the diff kimi-lsp
+// edit prints (patch.Unified of each change, named as cli.go names them)
+// and reads it with github.com/sourcegraph/go-diff, recounting every
+// hunk's body against its header (the check CheckWellFormed ran in
+// production until issue 31). It prints the cases applied and how many of
+// them the check refuses.
+func crossCheck(cases []corpus.Case, seed uint64, verbose bool) error {
+	tmp, err := os.MkdirTemp("", "patchcross")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	applied, refused, files, hunks := 0, 0, 0, 0
+	for _, c := range cases {
+		dir, err := os.MkdirTemp(tmp, "case")
+		if err != nil {
+			return err
+		}
+		if err := corpus.Materialize(c, dir); err != nil {
+			return err
+		}
+		d, err := patchtest.NewDir(dir)
+		if err != nil {
+			return err
+		}
+		changes, aerr := patch.Apply(d, c.Diff, patch.Options{})
+		os.RemoveAll(dir)
+		if aerr != nil {
+			continue
+		}
+		applied++
+		var text bytes.Buffer
+		for _, ch := range changes {
+			text.WriteString(unifiedOf(dir, ch))
+		}
+		n, h, err := wellFormed(text.Bytes())
+		files += n
+		hunks += h
+		if err != nil {
+			refused++
+			if verbose {
+				fmt.Fprintf(os.Stderr, "%-45s %v\n", c.Name, err)
+			}
+		}
+	}
+	fmt.Printf("Cross-check (go-diff), seed %d: %d cases, %d applied by kimi-lsp, their diffs %d files and %d hunks; refused by the cross-check: %d.\n",
+		seed, len(cases), applied, files, hunks, refused)
+	return nil
+}
+
+// unifiedOf is cmd/kimi-lsp's unifiedOf: the diff kimi-lsp edit prints.
+func unifiedOf(root string, c patch.FileChange) string {
+	rel := func(p string) string {
+		if r, err := filepath.Rel(root, p); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	oldName, newName := "a/"+rel(c.Path), "b/"+rel(c.Path)
+	switch c.Kind {
+	case patch.CreateFile:
+		oldName = "/dev/null"
+	case patch.DeleteFile:
+		newName = "/dev/null"
+	case patch.RenameFile:
+		oldName = "a/" + rel(c.OldPath)
+	}
+	d := patch.Unified(oldName, newName, c.Before, c.After, 3)
+	if d == "" && c.Kind == patch.RenameFile {
+		d = "--- " + oldName + "\n+++ " + newName + "\n"
+	}
+	return d
+}
+
+// wellFormed is the check: go-diff must read the text, and every hunk's
+// header counts must match its body. It returns the files and hunks read.
+func wellFormed(text []byte) (files, hunks int, err error) {
+	fds, err := diff.ParseMultiFileDiff(text)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(fds) == 0 && len(text) > 0 {
+		return 0, 0, fmt.Errorf("no file diff found")
+	}
+	for _, f := range fds {
+		for i, h := range f.Hunks {
+			hunks++
+			var orig, nw int32
+			for _, line := range bytes.SplitAfter(h.Body, []byte("\n")) {
+				if len(line) == 0 {
+					continue
+				}
+				switch line[0] {
+				case ' ':
+					orig++
+					nw++
+				case '-':
+					orig++
+				case '+':
+					nw++
+				case '\\':
+				default:
+					return 0, 0, fmt.Errorf("%s hunk %d: line without a marker: %q", f.NewName, i+1, line)
+				}
+			}
+			if orig != h.OrigLines || nw != h.NewLines {
+				return 0, 0, fmt.Errorf("%s hunk %d: header says -%d +%d, body has -%d +%d", f.NewName, i+1, h.OrigLines, h.NewLines, orig, nw)
+			}
+		}
+	}
+	return len(fds), hunks, nil
+}
