@@ -149,8 +149,8 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 	if !change {
 		return
 	}
-	go func() {
-		ctx := context.Background()
+	s.spawn("change the completion registration", func() {
+		ctx := s.baseCtx // the request ends with the session (call bounds it)
 		var err error
 		if want {
 			err = s.call(ctx, "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{{
@@ -166,7 +166,7 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 		if err != nil {
 			s.log.Warn("completion items: could not change the registration", "error", err)
 		}
-	}()
+	})
 }
 
 // handleInlineCompletion answers textDocument/inlineCompletion with at most

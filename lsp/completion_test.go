@@ -81,6 +81,13 @@ func completionInit(root string, inline bool, settings map[string]any) map[strin
 
 func newCompSession(t *testing.T, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
 	t.Helper()
+	return newCompSessionOpts(t, Options{}, inline, settings, rules...)
+}
+
+// newCompSessionOpts is newCompSession with the server's options besides
+// its configuration (a test hook).
+func newCompSessionOpts(t *testing.T, opts Options, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
+	t.Helper()
 	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
 	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}, RequestLog: cs})
 	t.Cleanup(cs.prov.Close)
@@ -89,7 +96,8 @@ func newCompSession(t *testing.T, inline bool, settings map[string]any, rules ..
 		t.Fatal(err)
 	}
 	cs.dir = dir
-	cs.session = newSessionOpts(t, Options{Config: providerConfig(t, cs.prov)}, nil)
+	opts.Config = providerConfig(t, cs.prov)
+	cs.session = newSessionOpts(t, opts, nil)
 	cs.initialize(completionInit(string(workspace.FileURI(dir)), inline, settings))
 	return cs
 }

@@ -127,8 +127,9 @@ func (s *Server) pullConfig() {
 		s.pullAgain = true
 		return
 	}
-	s.pulling = true
-	go s.pullLoop()
+	if s.spawn("pull the editor's settings", s.pullLoop) {
+		s.pulling = true
+	}
 }
 
 // pullLoop sends workspace/configuration until no pull is pending.

@@ -234,7 +234,9 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 
 // jobPanicked reports a job whose function panicked (jobs.Spec.OnPanic).
 func (s *Server) jobPanicked(r *jobRun) {
-	ctx := context.Background()
+	// The job's context is cancelled (by the panic): the report goes out
+	// on the session's, uncancelled, as a job's end does.
+	ctx := context.WithoutCancel(s.baseCtx)
 	if r.progress != nil {
 		r.progress.End(ctx, internalErrorOutcome, true)
 		return

@@ -153,7 +153,8 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	s.log.Info("initialized", "client", s.client.Name, "clientVersion", s.client.Version,
 		"positionEncoding", enc.String(), "folders", len(folders))
 	if p.ProcessID != nil {
-		go s.watchParent(int(*p.ProcessID))
+		pid := int(*p.ProcessID)
+		s.spawn("watch the editor's process", func() { s.watchParent(pid) })
 	}
 	// Encoded here by encoding/json, not by jsonrpc2's codec (segmentio),
 	// which would build its encoders for these types on this first reply.
@@ -210,7 +211,8 @@ func (s *Server) loadWorkspaceFiles(ctx context.Context, paths []string) {
 }
 
 func handleInitialized(s *Server, ctx context.Context, _ json.RawMessage) error {
-	go s.showPendingProblems(context.WithoutCancel(ctx))
+	nctx := context.WithoutCancel(ctx)
+	s.spawn("show the configuration problems", func() { s.showPendingProblems(nctx) })
 	s.pullConfig()
 	return nil
 }
@@ -334,7 +336,7 @@ func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMes
 // secretNotice tells the user, once, that a secrets file was kept out of a
 // prompt.
 func (s *Server) secretNotice(path string) {
-	s.notify(context.Background(), "window/showMessage", &protocol.ShowMessageParams{
+	s.notify(s.baseCtx, "window/showMessage", &protocol.ShowMessageParams{
 		Type:    protocol.MessageTypeInfo,
 		Message: "kimi-lsp: " + path + " looks like a secrets file (.env, keys, credentials); such files are never sent to the model.",
 	})
@@ -349,7 +351,7 @@ func (s *Server) secretNotice(path string) {
 func (s *Server) watchDegraded(folder workspace.Folder, err error) bool {
 	caps := s.clientCaps()
 	clientWatches := caps.Workspace.DidChangeWatchedFiles != nil && caps.Workspace.DidChangeWatchedFiles.DynamicRegistration
-	go s.registerWatching(folder, err, clientWatches)
+	s.spawn("register file watching", func() { s.registerWatching(folder, err, clientWatches) })
 	return clientWatches
 }
 

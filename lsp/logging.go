@@ -88,7 +88,8 @@ func levelTag(l slog.Level) string {
 
 // forwardLogs sends queued warnings and errors to the editor until the
 // session ends. Nothing is sent before initialize (the client is not ready
-// for it) and nothing after exit.
+// for it) and nothing after exit. A panic while one message is sent loses
+// that message alone.
 func (s *Server) forwardLogs(queue <-chan string) {
 	for {
 		select {
@@ -98,13 +99,21 @@ func (s *Server) forwardLogs(queue <-chan string) {
 			if s.state.Load() == stateNew {
 				continue
 			}
-			typ := protocol.MessageTypeWarning
-			if strings.HasPrefix(msg, "\x01") {
-				typ = protocol.MessageTypeError
-			}
-			s.notify(context.Background(), "window/logMessage", &protocol.LogMessageParams{
-				Type: typ, Message: "kimi-lsp: " + s.redact(msg[1:]),
-			})
+			s.guard("forward logs", func() { s.forwardLog(msg) })
 		}
 	}
+}
+
+// forwardLog sends one queued message as window/logMessage, on the
+// session's context: a notification, it is sent whole or not at all
+// (notify sends it uncancelled).
+func (s *Server) forwardLog(msg string) {
+	s.hook("logMessage", msg)
+	typ := protocol.MessageTypeWarning
+	if strings.HasPrefix(msg, "\x01") {
+		typ = protocol.MessageTypeError
+	}
+	s.notify(s.baseCtx, "window/logMessage", &protocol.LogMessageParams{
+		Type: typ, Message: "kimi-lsp: " + s.redact(msg[1:]),
+	})
 }

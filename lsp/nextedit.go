@@ -1,11 +1,14 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -191,13 +194,35 @@ func (s *Server) nextEditApply(args commandArgs) any {
 	}
 	before := snap.Text()
 	after := before[:sug.Start] + sug.NewText + before[sug.End:]
-	go func() {
-		ctx := s.baseCtx
-		if _, _, err := s.applyChanges(ctx, "Kimi: next edit", assist.DocumentEdit(path, before, after, snap.Version), nil); err != nil {
+	edit := assist.DocumentEdit(path, before, after, snap.Version)
+	// A job of the engine, as a Fix's edit lands: the engine owns its
+	// goroutine (its Close waits for it) and recovers a panic in it, which
+	// fails this edit alone. The zero key supersedes nothing: two applies
+	// land one after the other, as the edit queue orders them.
+	_, err = s.jobs.Start(s.baseCtx, jobs.Spec{
+		Title:   nextEditJobTitle,
+		OnPanic: func(error) { s.nextEditPanicked() },
+	}, func(ctx context.Context, j *jobs.Job) {
+		s.hook("nextEdit.apply", j)
+		if _, _, err := s.applyChanges(ctx, nextEditJobTitle, edit, nil); err != nil {
 			s.log.Info("next edit not applied", "path", s.displayPath(uri), "error", s.redact(err.Error()))
 		}
-	}()
+	})
+	if err != nil { // the engine is closed: the session is ending
+		s.log.Debug("next edit not applied", "path", s.displayPath(uri), "error", err)
+		return nextEditReply{}
+	}
 	return nextEditReply{Applied: true}
+}
+
+// nextEditJobTitle is the title of the job that lands a next edit
+// (kimi.stats lists it while it lands) and the label of its edit.
+const nextEditJobTitle = "Kimi: next edit"
+
+// nextEditPanicked reports a next edit whose job panicked (the engine
+// logged the panic and its stack): that edit is not applied.
+func (s *Server) nextEditPanicked() {
+	s.showMessage(s.baseCtx, protocol.MessageTypeError, "kimi-lsp: "+nextEditJobTitle+": "+internalErrorOutcome)
 }
 
 // nextEditDismiss answers kimi.nextEdit.dismiss.

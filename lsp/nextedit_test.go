@@ -615,3 +615,108 @@ func TestNextEditNotAfterJobEdit(t *testing.T) {
 		t.Errorf("kimi.stats nextEdit = %+v, want 1 request: the user's edit's, none about the Rewrite's", st)
 	}
 }
+
+// applyNextEdit has the server apply uri's suggestion (kimi.nextEdit.apply).
+func (cs *compSession) applyNextEdit(uri string, id uint64) nextEditReply {
+	cs.t.Helper()
+	var out nextEditReply
+	if err := cs.ed.Call(ctxT(cs.t), "workspace/executeCommand", map[string]any{
+		"command": "kimi.nextEdit.apply", "arguments": []any{map[string]any{"uri": uri, "id": id}},
+	}, &out); err != nil {
+		cs.t.Fatal(err)
+	}
+	return out
+}
+
+// TestNextEditApplyIsAJob: kimi.nextEdit.apply lands its edit as a job of
+// the engine: kimi.stats lists it while it lands, and its applyEdit goes
+// out from it.
+func TestNextEditApplyIsAJob(t *testing.T) {
+	landing, release := make(chan string, 1), make(chan struct{})
+	cs := newCompSessionOpts(t, Options{testHook: func(point string, arg any) {
+		if point == "nextEdit.apply" {
+			landing <- "landing"
+			<-release
+		}
+	}}, true, map[string]any{"nextEdit": map[string]any{"debounceMs": 20}}, modeltest.Rule{Content: renameDiff})
+	edits := make(chan json.RawMessage, 4)
+	cs.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		edits <- p
+		return map[string]any{"applied": true}, nil
+	})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	ds := cs.diagnostics(uri, hasNextEdit)
+	if out := cs.applyNextEdit(uri, ds[0].Data.ID); !out.Applied {
+		t.Fatalf("kimi.nextEdit.apply = %+v", out)
+	}
+	select {
+	case <-landing:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the next edit did not land through the job engine")
+	}
+	var st statsReply
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Jobs) != 1 || st.Jobs[0].Title != "Kimi: next edit" {
+		t.Errorf("kimi.stats jobs while the next edit lands = %+v, want the one job Kimi: next edit", st.Jobs)
+	}
+	close(release)
+	select {
+	case p := <-edits:
+		if got := applyWorkspaceEdit(t, p, map[string]string{uri: renamedGo}, map[string]int32{uri: 2})[uri]; got != renamedAll {
+			t.Fatalf("applyEdit gives\n%s\nwant\n%s", got, renamedAll)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no workspace/applyEdit")
+	}
+}
+
+// TestNextEditApplyPanicFailsItAlone: a panic while a next edit lands
+// fails that edit alone — logged with its stack, an error shown, no
+// applyEdit — and the server goes on: the same suggestion applied again
+// lands.
+func TestNextEditApplyPanicFailsItAlone(t *testing.T) {
+	var once sync.Once
+	cs := newCompSessionOpts(t, Options{testHook: func(point string, arg any) {
+		if point == "nextEdit.apply" {
+			once.Do(func() { panic("test hook: nextEdit.apply") })
+		}
+	}}, true, map[string]any{"nextEdit": map[string]any{"debounceMs": 20}}, modeltest.Rule{Content: renameDiff})
+	edits := make(chan json.RawMessage, 4)
+	cs.ed.Handle("workspace/applyEdit", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		edits <- p
+		return map[string]any{"applied": true}, nil
+	})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	ds := cs.diagnostics(uri, hasNextEdit)
+	if out := cs.applyNextEdit(uri, ds[0].Data.ID); !out.Applied {
+		t.Fatalf("kimi.nextEdit.apply = %+v", out)
+	}
+	if _, err := cs.ed.WaitMethod(ctxT(t), "window/showMessage", func(raw json.RawMessage) bool {
+		return strings.Contains(string(raw), "Kimi: next edit: internal error")
+	}); err != nil {
+		t.Fatalf("no error shown for the panicked next edit: %v", err)
+	}
+	if log := cs.logbuf.String(); !strings.Contains(log, "test hook: nextEdit.apply") || !strings.Contains(log, "goroutine") {
+		t.Errorf("the log lacks the panic and its stack:\n%s", log)
+	}
+	select {
+	case <-edits:
+		t.Fatal("the panicked next edit sent an applyEdit")
+	default:
+	}
+	if out := cs.applyNextEdit(uri, ds[0].Data.ID); !out.Applied {
+		t.Fatalf("kimi.nextEdit.apply after the panic = %+v", out)
+	}
+	select {
+	case p := <-edits:
+		if got := applyWorkspaceEdit(t, p, map[string]string{uri: renamedGo}, map[string]int32{uri: 2})[uri]; got != renamedAll {
+			t.Fatalf("applyEdit gives\n%s\nwant\n%s", got, renamedAll)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no workspace/applyEdit after the panic")
+	}
+}

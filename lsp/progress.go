@@ -38,6 +38,10 @@ type progress struct {
 	interval time.Duration
 	thinking bool                // show the reasoning tail while the model thinks
 	guard    func(func()) func() // wraps the timer's callback (jobs.Job.Guard)
+	// ctx is the job's context, uncancelled: the throttled reports go out
+	// on it from the timer (a report already due is sent whole; End says
+	// how the job ended).
+	ctx context.Context
 
 	// mu guards the fields below.
 	mu       sync.Mutex
@@ -59,7 +63,7 @@ func (s *Server) newProgress(ctx context.Context, clientToken json.RawMessage, j
 	if maxPerSecond <= 0 {
 		maxPerSecond = 10
 	}
-	p := &progress{s: s, interval: time.Second / time.Duration(maxPerSecond), thinking: thinking, guard: j.Guard}
+	p := &progress{s: s, interval: time.Second / time.Duration(maxPerSecond), thinking: thinking, guard: j.Guard, ctx: context.WithoutCancel(ctx)}
 	switch {
 	case len(clientToken) > 0 && string(clientToken) != "null":
 		p.token = clientToken
@@ -161,8 +165,7 @@ func (p *progress) flushLocked() {
 	if msg == "" {
 		return
 	}
-	ctx := context.Background()
-	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg})
+	p.send(p.ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg})
 }
 
 // messageLocked is the report text: the status, or the answer's tail, or

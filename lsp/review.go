@@ -283,7 +283,8 @@ func pullsDiagnostics(caps clientCapabilities) bool {
 }
 
 // reviewSender sends what changed in the findings, one file at a time,
-// until the session ends.
+// until the session ends. A panic while one batch is sent loses that
+// batch alone (the files' next change sends them again).
 func (s *Server) reviewSender(ctx context.Context) {
 	s.reviews.init()
 	for {
@@ -292,31 +293,37 @@ func (s *Server) reviewSender(ctx context.Context) {
 			return
 		case <-s.reviews.wake:
 		}
-		s.reviews.mu.Lock()
-		dirty := s.reviews.dirty
-		s.reviews.dirty = map[workspace.URI]bool{}
-		s.reviews.mu.Unlock()
-		caps := s.clientCaps()
-		if pullsDiagnostics(caps) {
-			_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
-			continue
+		s.guard("send review diagnostics", func() { s.sendReviews(ctx) })
+	}
+}
+
+// sendReviews sends the diagnostics of the files whose findings changed,
+// or asks a client that pulls them to refresh.
+func (s *Server) sendReviews(ctx context.Context) {
+	s.reviews.mu.Lock()
+	dirty := s.reviews.dirty
+	s.reviews.dirty = map[workspace.URI]bool{}
+	s.reviews.mu.Unlock()
+	caps := s.clientCaps()
+	if pullsDiagnostics(caps) {
+		_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
+		return
+	}
+	for uri := range dirty {
+		snap, open := s.docs.Snapshot(uri)
+		if !open {
+			snap = nil
 		}
-		for uri := range dirty {
-			snap, open := s.docs.Snapshot(uri)
-			if !open {
-				snap = nil
-			}
-			diags, ok := s.kimiDiagnostics(uri, snap)
-			if !ok {
-				continue // a didChange is being applied: it marks the file again
-			}
-			p := publishDiagnosticsParams{URI: string(uri), Diagnostics: diags}
-			if snap != nil {
-				v := snap.Version
-				p.Version = &v
-			}
-			s.notify(ctx, "textDocument/publishDiagnostics", p)
+		diags, ok := s.kimiDiagnostics(uri, snap)
+		if !ok {
+			continue // a didChange is being applied: it marks the file again
 		}
+		p := publishDiagnosticsParams{URI: string(uri), Diagnostics: diags}
+		if snap != nil {
+			v := snap.Version
+			p.Version = &v
+		}
+		s.notify(ctx, "textDocument/publishDiagnostics", p)
 	}
 }
 

@@ -195,6 +195,9 @@ type Server struct {
 	capsOnce sync.Once
 	caps     clientCapabilities
 
+	// gos owns the session's goroutines (spawn); Run waits for them.
+	gos goroutines
+
 	// inflightMu guards inflight: the cancel functions of running requests.
 	inflightMu sync.Mutex
 	inflight   map[jsonrpc2.ID]context.CancelFunc
@@ -308,8 +311,8 @@ func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
-	go s.forwardLogs(s.logQueue)
-	go s.reviewSender(s.baseCtx)
+	s.spawn("forward logs", func() { s.forwardLogs(s.logQueue) })
+	s.spawn("send review diagnostics", func() { s.reviewSender(s.baseCtx) })
 	select {
 	case <-s.conn.Done():
 		if err := s.conn.Err(); err != nil && !isEOF(err) {
@@ -329,7 +332,7 @@ func (s *Server) Run(ctx context.Context) int {
 	s.cancelAll()
 	s.cancelBase() // before jobs.Close: a job's pending request to the editor ends now
 	s.jobs.Close()
-	s.engine.Close() // the helper language servers, within about 2 s
+	s.engine.Close() // the helper language servers: ended, killed past 3.5 s, and waited for
 	s.serial.Close()
 	if s.ownLedger {
 		s.ledger.Close()
@@ -338,6 +341,9 @@ func (s *Server) Run(ctx context.Context) int {
 		s.log.Debug("closing the workspace watcher", "error", err)
 	}
 	s.conn.Close()
+	// Every goroutine of the session ends now: exited is closed, baseCtx
+	// and the requests are cancelled, the connection is closed.
+	s.waitGoroutines(sessionCloseWait)
 	return int(s.exitCode.Load())
 }
 
@@ -431,7 +437,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		send(result, err)
 		if err == nil {
 			s.repliedOnce.Do(func() { close(s.replied) })
-			go s.clientCaps() // decoded now, off the read loop, before a request needs them
+			s.spawn("decode the client's capabilities", func() { s.clientCaps() }) // now, off the read loop, before a request needs them
 		}
 		return
 	case state == stateNew:
@@ -468,7 +474,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 	s.inflightMu.Lock()
 	s.inflight[id] = cancel
 	s.inflightMu.Unlock()
-	go func() {
+	started := s.spawn("request "+method, func() {
 		defer func() {
 			s.inflightMu.Lock()
 			delete(s.inflight, id)
@@ -484,7 +490,14 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 			return
 		}
 		send(result, err)
-	}()
+	})
+	if !started {
+		s.inflightMu.Lock()
+		delete(s.inflight, id)
+		s.inflightMu.Unlock()
+		cancel()
+		send(nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the server is shutting down", method))
+	}
 }
 
 // safeCall runs a handler, turning a panic into an internal error reply.

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -149,21 +150,31 @@ func (s *folderSymbols) start() {
 	}
 	s.started = true
 	s.mu.Unlock()
-	go s.run()
+	if !s.v.spawn("the symbol index", s.run) {
+		s.mu.Lock()
+		s.buildErr = context.Canceled // the view is closed: nothing to build
+		s.mu.Unlock()
+		close(s.built)
+	}
 }
 
 // run builds the index of every file of the folder, then re-parses what
 // the watcher reports changed, until the view closes.
 func (s *folderSymbols) run() {
+	built := false
 	defer func() {
-		if r := recover(); r != nil {
-			s.v.log.Error("symbol index stopped", "panic", r)
+		if !built { // a panic in the build: its waiters get an error
+			s.mu.Lock()
+			s.buildErr = errIndexFailed
+			s.mu.Unlock()
+			close(s.built)
 		}
 	}()
 	err := s.buildAll(s.v.stopCtx())
 	s.mu.Lock()
 	s.buildErr = err
 	s.mu.Unlock()
+	built = true
 	close(s.built)
 	for {
 		select {
@@ -282,18 +293,11 @@ func (v *View) readForIndex(rel string) ([]byte, error) {
 	return data, nil
 }
 
+// errIndexFailed is the build's error after a panic in it (logged).
+var errIndexFailed = errors.New("the symbol index failed (see the log)")
+
 // stopCtx returns a context cancelled when the view closes.
-func (v *View) stopCtx() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-v.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx
-}
+func (v *View) stopCtx() context.Context { return v.ctx }
 
 // Symbols returns the folder's symbol index. It is filled lazily: see
 // BuildSymbols.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,8 +68,16 @@ type View struct {
 	stopped chan struct{}
 	stop    chan struct{}
 	once    sync.Once
-	// cancel stops the first scan if it is still running (close calls it).
+	// ctx is cancelled by close: it stops the first scan if it is still
+	// running and the symbol index's build (stopCtx).
+	ctx    context.Context
 	cancel context.CancelFunc
+	// bg counts the view's goroutines besides start (the symbol index's,
+	// spawn); close waits for them. bgMu guards closed, so that none is
+	// added once close waits.
+	bg     sync.WaitGroup
+	bgMu   sync.Mutex
+	closed bool
 	// pollWanted: the editor will not watch after all (fallBackToPolling),
 	// possibly said before the first scan ended.
 	pollWanted atomic.Bool
@@ -114,16 +123,17 @@ func newView(folder Folder, f *Folders, opts Options) *View {
 	}
 	v.ign = ignore.New(folder.Path, f.ignoreOptions(opts))
 	v.syms = newFolderSymbols(v)
-	ctx, cancel := context.WithCancel(context.Background())
-	v.cancel = cancel
-	go v.start(ctx, v.ign)
+	v.ctx, v.cancel = context.WithCancel(context.Background())
+	go v.start(v.ctx, v.ign)
 	return v
 }
 
 // start runs the first scan in the background and keeps the tree until
-// close. Closing the view cancels ctx, which stops the scan promptly.
+// close. Closing the view cancels ctx, which stops the scan promptly. A
+// panic is logged with its stack and ends the view's watching alone.
 func (v *View) start(ctx context.Context, ign *ignore.Matcher) {
 	defer close(v.stopped)
+	defer v.recoverIn("the folder's scan")
 	tree, err := watch.New(ctx, v.folder.Path, watch.Options{
 		Ignore:     ign,
 		Logger:     v.log,
@@ -184,10 +194,38 @@ func (v *View) treeIfReady() *watch.Tree {
 // and waits for its watcher to be released.
 func (v *View) close() {
 	v.once.Do(func() {
+		v.bgMu.Lock()
+		v.closed = true
+		v.bgMu.Unlock()
 		v.cancel()
 		close(v.stop)
 	})
 	<-v.stopped
+	v.bg.Wait()
+}
+
+// spawn runs fn on a goroutine of the view's, which close waits for,
+// under recover (what names it in the log). After close it runs nothing
+// and returns false.
+func (v *View) spawn(what string, fn func()) bool {
+	v.bgMu.Lock()
+	defer v.bgMu.Unlock()
+	if v.closed {
+		return false
+	}
+	v.bg.Go(func() {
+		defer v.recoverIn(what)
+		fn()
+	})
+	return true
+}
+
+// recoverIn logs a panic of the view's goroutine doing what, with its
+// stack, and ends that goroutine alone. It must be deferred directly.
+func (v *View) recoverIn(what string) {
+	if r := recover(); r != nil {
+		v.log.Error("panic in "+what, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	}
 }
 
 // fallBackToPolling switches the view's watcher from the editor's file

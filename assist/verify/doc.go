@@ -21,7 +21,11 @@
 // once when a configuration change no longer names it (SetServers) or
 // turns verification off (Stop), and by Close: a shutdown request, the
 // exit notification, then a kill of its process group, each step bounded
-// by 1 s.
+// by 1 s. Every goroutine the Verifier starts (a helper's start, a
+// retirement, a shutdown, a warm-up) is its own (spawn): Close ends a
+// retirement's wait at once, waits for all of them at most closeBound,
+// kills every helper still running, and returns once their processes
+// have exited and been reaped — nothing it started outlives it.
 //
 // The helper mirrors the editor's buffers (Options.Buffers), synchronised
 // with full-text didOpen/didChange/didClose at the start of each
@@ -163,7 +167,10 @@
 //     21 names of a file of that module);
 //   - each write to the helper: 5 s (a helper that stops reading);
 //   - a helper giving way after a folder change: its running operation,
-//     at most ColdTimeout, then the shutdown's 2 s (in the background);
+//     at most ColdTimeout, then the shutdown's 2 s (in the background;
+//     Close cuts the wait short);
+//   - Close: closeBound (3.5 s) for the helpers' shutdowns and the
+//     Verifier's goroutines, then a kill and at most 2 × 1 s more;
 //   - a check of n files in all: at most StartTimeout + ColdTimeout +
 //     (2n−1) × DiagTimeout with a new helper, 2n × DiagTimeout with a
 //     warm one (plus the writes' bounds).

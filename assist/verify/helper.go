@@ -37,6 +37,9 @@ type helper struct {
 	conn *conn
 	// exited is closed when the process has exited.
 	exited chan struct{}
+	// wg counts the goroutines of the process (its exit, its stderr, the
+	// end of its output); wait waits for them.
+	wg sync.WaitGroup
 
 	// Set by initialize, read-only after.
 	pull bool               // serverCapabilities.diagnosticProvider
@@ -314,22 +317,23 @@ func startHelper(ctx context.Context, path string, argv []string, l launch, rest
 		return nil, err
 	}
 	h.cmd = cmd
-	go h.logStderr(errR)
-	go func() {
+	h.wg.Go(func() { h.logStderr(errR) })
+	h.wg.Go(func() {
 		err := cmd.Wait()
 		h.log.Debug("helper exited", "err", err)
 		// What it started may hold the pipes: end them too.
 		killGroup(cmd)
 		os.RemoveAll(tmp)
 		close(h.exited)
-	}()
+	})
 	h.conn = newConn(outR, inW, h.onNotify, h.onRequest)
-	go func() {
-		<-h.conn.done
+	h.wg.Go(func() {
+		<-h.conn.done // the read loop has ended
 		outR.Close()
-	}()
+	})
 	if err := h.initialize(ctx, folders); err != nil {
 		h.kill()
+		h.wait(shutdownWait)
 		return nil, err
 	}
 	return h, nil
@@ -766,6 +770,25 @@ func (h *helper) failedWith(err error) {
 	}
 	h.mu.Unlock()
 	h.kill()
+}
+
+// wait waits, at most bound, for the process to have exited and its
+// goroutines (its exit, its stderr, its read loop) to have ended; it
+// reports whether they have.
+func (h *helper) wait(bound time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		h.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // kill ends the process (and its group) at once.

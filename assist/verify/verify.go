@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -220,15 +221,25 @@ type Verifier struct {
 	// testHook, when set, runs between a check's before and after
 	// diagnostics (tests kill or stop the helper there).
 	testHook func(h *helper)
+	// goHook, when set, runs first in every goroutine spawn starts, with
+	// what it does (tests panic there).
+	goHook func(what string)
 
 	// base is cancelled by Close: it ends helper starts under way.
 	base     context.Context
 	stopBase context.CancelFunc
 
+	// bg counts the goroutines the Verifier starts (spawn): helper starts,
+	// retirements, shutdowns, warm-ups. Close waits for them.
+	bg sync.WaitGroup
+
 	// mu guards the fields below it.
 	mu      sync.Mutex
 	helpers map[string]*slot // by command line
-	closed  bool
+	// procs are the helpers started whose process may still run: Close
+	// kills and waits for those still there.
+	procs  map[*helper]struct{}
+	closed bool
 }
 
 // slot is one command's helper and its state between runs.
@@ -270,7 +281,7 @@ func New(opts Options) *Verifier {
 		log = slog.New(slog.DiscardHandler)
 	}
 	base, stop := context.WithCancel(context.Background())
-	return &Verifier{opts: opts, log: log, helpers: map[string]*slot{}, base: base, stopBase: stop}
+	return &Verifier{opts: opts, log: log, helpers: map[string]*slot{}, procs: map[*helper]struct{}{}, base: base, stopBase: stop}
 }
 
 // commandFor returns the command for a language: the configured one, or
@@ -362,7 +373,7 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 		if s.idle != nil {
 			s.idle.Stop()
 		}
-		go v.retire(h)
+		v.retireLater(h)
 	}
 	if h := s.h; h != nil {
 		err := h.alive()
@@ -371,7 +382,7 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 			return h, nil
 		}
 		v.log.Warn("verification helper stopped", "helper", h.name, "err", err)
-		go h.shutdown()
+		v.shutdownLater(h)
 		s.h = nil
 		// A helper that hung is not started again for a while; one that
 		// crashed is started again now.
@@ -389,8 +400,12 @@ func (v *Verifier) helperFor(ctx context.Context, argv Command, path string) (*h
 	// Close only: a caller that stops waiting (a code action request with
 	// a short deadline) leaves it to finish for the next one.
 	if s.pending == nil {
-		s.pending = make(chan struct{})
-		go v.start(s, argv, path, restricted)
+		pending := make(chan struct{})
+		if !v.spawn("start a helper", func() { v.start(s, argv, path, restricted) }) {
+			s.start.Unlock()
+			return nil, errors.New("kimi-lsp is shutting down")
+		}
+		s.pending = pending
 	}
 	pending := s.pending
 	s.start.Unlock()
@@ -429,12 +444,66 @@ func (v *Verifier) stale(h *helper, live []workspace.URI) bool {
 }
 
 // retire shuts down a helper that gave way to another once the operation
-// it may be running ends (within ColdTimeout, its longest wait).
+// it may be running ends (within ColdTimeout, its longest wait, or at
+// once when Close is called).
 func (v *Verifier) retire(h *helper) {
-	ctx, cancel := context.WithTimeout(context.Background(), v.opts.Bounds.Cold)
+	ctx, cancel := context.WithTimeout(v.base, v.opts.Bounds.Cold)
 	_ = h.acquire(ctx)
 	cancel()
+	v.shutdown(h)
+}
+
+// retireLater retires h on a goroutine of the Verifier's (after Close,
+// it kills h: Close waits for it).
+func (v *Verifier) retireLater(h *helper) {
+	if !v.spawn("retire a helper", func() { v.retire(h) }) {
+		h.kill()
+	}
+}
+
+// shutdownLater shuts h down on a goroutine of the Verifier's (after
+// Close, it kills h: Close waits for it).
+func (v *Verifier) shutdownLater(h *helper) {
+	if !v.spawn("stop a helper", func() { v.shutdown(h) }) {
+		h.kill()
+	}
+}
+
+// shutdown shuts h down (helper.shutdown) and, once its process and its
+// goroutines have ended, forgets it.
+func (v *Verifier) shutdown(h *helper) {
 	h.shutdown()
+	if h.wait(shutdownWait) {
+		v.mu.Lock()
+		delete(v.procs, h)
+		v.mu.Unlock()
+	}
+}
+
+// spawn runs fn on a goroutine that Close waits for, under recover: a
+// panic is logged with its stack and ends fn alone. After Close it runs
+// nothing and returns false.
+func (v *Verifier) spawn(what string, fn func()) bool {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return false
+	}
+	v.bg.Add(1)
+	v.mu.Unlock()
+	go func() {
+		defer v.bg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				v.log.Error("panic in the verifier", "while", what, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			}
+		}()
+		if v.goHook != nil {
+			v.goHook(what)
+		}
+		fn()
+	}()
+	return true
 }
 
 // FoldersChanged is called after the workspace folders changed (the
@@ -454,7 +523,7 @@ func (v *Verifier) FoldersChanged() {
 		if h != nil && v.stale(h, live) {
 			s.take()
 			v.log.Debug("stopping a verification helper for the workspace folders", "helper", h.name)
-			go v.retire(h)
+			v.retireLater(h)
 		}
 		s.start.Unlock()
 	}
@@ -474,7 +543,7 @@ func (v *Verifier) TrustChanged() {
 		if h != nil && h.restricted != restricted {
 			s.take()
 			v.log.Debug("stopping a verification helper for the folders' trust", "helper", h.name, "restricted", h.restricted)
-			go v.retire(h)
+			v.retireLater(h)
 		}
 		s.start.Unlock()
 	}
@@ -526,10 +595,13 @@ func (v *Verifier) start(s *slot, argv Command, path string, restricted bool) {
 	}
 	v.mu.Lock()
 	closed := v.closed
+	if !closed {
+		v.procs[h] = struct{}{}
+	}
 	v.mu.Unlock()
 	if closed {
 		h.kill()
-		<-h.exited
+		h.wait(shutdownWait)
 		s.reason = "kimi-lsp is shutting down"
 		return
 	}
@@ -576,7 +648,7 @@ func (v *Verifier) armIdle(s *slot, h *helper) {
 		}
 		v.log.Debug("stopping an idle verification helper", "helper", h.name)
 		s.h = nil
-		go h.shutdown()
+		v.shutdownLater(h)
 	}
 	s.idle = time.AfterFunc(v.idle(), check)
 }
@@ -1008,9 +1080,9 @@ func (v *Verifier) Warm(uri workspace.URI) {
 	if g == nil {
 		return
 	}
-	go func() {
+	v.spawn("warm a helper", func() {
 		_, _ = v.helperFor(v.base, g.argv, g.path)
-	}()
+	})
 }
 
 // FileChangeType is LSP's FileChangeType.
@@ -1124,15 +1196,23 @@ func (v *Verifier) stop(match func(key string) bool) {
 		s.start.Unlock()
 		if h != nil {
 			v.log.Debug("stopping a verification helper no longer configured", "helper", h.name)
-			go h.shutdown()
+			v.shutdownLater(h)
 		}
 	}
 }
 
-// Close stops every helper: a shutdown request, then a kill; it returns
-// within about 2 s.
+// closeBound bounds Close's wait for what the Verifier started (helper
+// starts, retirements, shutdowns: a polite shutdown takes at most about
+// 3 × shutdownWait); past it, every helper still running is killed.
+const closeBound = 3*shutdownWait + 500*time.Millisecond
+
+// Close stops every helper — a shutdown request, then a kill — and returns
+// once everything the Verifier started has ended: the helpers' processes
+// (exited and reaped) and its goroutines. What does not end within
+// closeBound is killed, then waited for (at most about 2 × shutdownWait
+// more). A check after Close is not verified.
 func (v *Verifier) Close() error {
-	v.stopBase()
+	v.stopBase() // ends starts under way and retirements' waits
 	v.mu.Lock()
 	v.closed = true
 	slots := v.slotsLocked(nil)
@@ -1150,11 +1230,42 @@ func (v *Verifier) Close() error {
 			h := s.take()
 			s.start.Unlock()
 			if h != nil {
-				h.shutdown()
+				v.shutdown(h)
 			}
 		})
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		v.bg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(closeBound)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		v.log.Warn("verification helpers did not stop in time; killing them", "bound", closeBound)
+	}
+	v.mu.Lock()
+	left := make([]*helper, 0, len(v.procs))
+	for h := range v.procs {
+		left = append(left, h)
+	}
+	v.mu.Unlock()
+	for _, h := range left {
+		h.kill()
+	}
+	for _, h := range left {
+		if !h.wait(shutdownWait) {
+			v.log.Warn("a verification helper did not exit after being killed", "helper", h.name, "pid", h.cmd.Process.Pid)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(shutdownWait):
+		v.log.Warn("the verifier's goroutines did not end after its helpers were killed")
+	}
 	return nil
 }
 

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(noFoldersProxy) != "" {
 		os.Exit(runNoFoldersProxy())
 	}
+	if os.Getenv(deafHelper) != "" {
+		os.Exit(runDeafHelper())
+	}
 	dir, err := os.MkdirTemp("", "verify-helpers-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

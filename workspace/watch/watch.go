@@ -35,6 +35,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -414,10 +415,27 @@ func (t *Tree) Close() error {
 	return nil
 }
 
+// guard runs one of the owner's callbacks (what names it): a panic in it is
+// logged with its stack and fails that call alone; the watching goes on.
+func (t *Tree) guard(what string, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.log.Error("panic in a watcher callback", "callback", what, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	fn()
+}
+
 // loop is the Tree's only goroutine: it collects events and applies batches.
 // ctx is cancelled by Close.
 func (t *Tree) loop(ctx context.Context) {
 	defer close(t.stopped)
+	defer func() {
+		// A panic of our own ends this folder's watching alone.
+		if r := recover(); r != nil {
+			t.log.Error("panic in the folder's watcher; it stopped", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
 	defer func() {
 		if t.w != nil {
 			t.w.Close()
@@ -547,7 +565,7 @@ func (t *Tree) loop(ctx context.Context) {
 				t.gen++
 				t.mu.Unlock()
 				if t.opts.OnChange != nil {
-					t.opts.OnChange(changes)
+					t.guard("OnChange", func() { t.opts.OnChange(changes) })
 				}
 			}
 		}
@@ -654,7 +672,7 @@ func (t *Tree) degrade(cause error) {
 	}
 	client := false
 	if t.opts.OnDegraded != nil {
-		client = t.opts.OnDegraded(cause)
+		t.guard("OnDegraded", func() { client = t.opts.OnDegraded(cause) })
 	}
 	mode := ModePoll
 	how := fmt.Sprintf("rescanning every %s instead", t.opts.PollInterval)
