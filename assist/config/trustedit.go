@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -78,8 +79,14 @@ func tomlList(l []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-var tableHeader = regexp.MustCompile(`^[ \t]*\[[ \t]*([A-Za-z0-9_.\- \t"]+?)[ \t]*\][ \t]*(#.*)?$`)
-var foldersKey = regexp.MustCompile(`^[ \t]*"?folders"?[ \t]*=`)
+// tableHeader and foldersKey are compiled on first use, not at start, as
+// the configuration's other patterns.
+var (
+	tableHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[ \t]*\[[ \t]*([A-Za-z0-9_.\- \t"]+?)[ \t]*\][ \t]*(#.*)?$`)
+	})
+	foldersKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*"?folders"?[ \t]*=`) })
+)
 
 // assignment finds, in the table named table, the `folders = […]` line(s):
 // found with the byte span from the key to the array's end. Without it,
@@ -95,13 +102,13 @@ func assignment(src, table string) (start, end int, found bool) {
 			lineEnd = off + nl
 		}
 		l := src[off:lineEnd]
-		if m := tableHeader.FindStringSubmatch(l); m != nil && !strings.HasPrefix(strings.TrimSpace(l), "[[") {
+		if m := tableHeader().FindStringSubmatch(l); m != nil && !strings.HasPrefix(strings.TrimSpace(l), "[[") {
 			name := strings.ReplaceAll(strings.ReplaceAll(m[1], " ", ""), `"`, "")
 			in = name == table
 			if in && start < 0 {
 				start = min(lineEnd+1, len(src))
 			}
-		} else if in && foldersKey.MatchString(l) {
+		} else if in && foldersKey().MatchString(l) {
 			k := off + len(l) - len(strings.TrimLeft(l, " \t"))
 			if e, ok := arrayEnd(src, off+strings.IndexByte(l, '=')+1); ok {
 				return k, e, true

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -197,11 +198,13 @@ func cmpOr(s, d string) string {
 	return s
 }
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>([^<]{1,200})</title>`)
+// titleRE is compiled on first use (a web page where the API should be),
+// not at every start.
+var titleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>([^<]{1,200})</title>`) })
 
 // pageTitle returns the <title> of an HTML page's start, or "".
 func pageTitle(b []byte) string {
-	m := titleRE.FindSubmatch(b)
+	m := titleRE().FindSubmatch(b)
 	if m == nil {
 		return ""
 	}
