@@ -7,6 +7,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/lspwire"
 )
 
 // This file holds the protocol types of the server, all in one place: the
@@ -16,7 +17,9 @@ import (
 // labelDetails, trigger kinds), decodes one wrongly, or would decode much
 // more than we read (initialize's capabilities, on the way to its reply).
 // Leaf types (Position, Range, TextEdit, Command, ServerInfo, the progress
-// payloads, the sync and execute-command options) come from the library.
+// payloads, the sync and execute-command options) come from the library;
+// the few leaf types the helper client speaks too (workspace folders,
+// document identifiers) are assist/lspwire's (D71).
 // The JSON-RPC envelope is stream.go's.
 
 // Initialize: what we read of the request and of the client, what we
@@ -62,10 +65,8 @@ type clientInfo struct {
 	Version string `json:"version,omitempty"`
 }
 
-type workspaceFolder struct {
-	URI  string `json:"uri"`
-	Name string `json:"name"`
-}
+// workspaceFolder is the shared leaf type (assist/lspwire, D71).
+type workspaceFolder = lspwire.WorkspaceFolder
 
 // clientCapabilities holds the client capabilities the server acts on.
 type clientCapabilities struct {
@@ -279,9 +280,8 @@ type didOpenParams struct {
 	} `json:"textDocument"`
 }
 
-type textDocumentIdentifier struct {
-	URI string `json:"uri"`
-}
+// textDocumentIdentifier is the shared leaf type (assist/lspwire, D71).
+type textDocumentIdentifier = lspwire.TextDocumentIdentifier
 
 type didCloseParams struct {
 	TextDocument textDocumentIdentifier `json:"textDocument"`

@@ -16,18 +16,17 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/lspwire"
 	"go.lsp.dev/jsonrpc2"
 )
 
 // maxFrameBytes bounds one JSON-RPC frame. A frame announcing more is
 // answered with an error at once and skipped without reading its body:
-// the reader discards input up to the next "Content-Length:" (see
-// skipToHeader), so a lying header (2^40 bytes) costs nothing and the next
-// request is answered.
+// the reader discards input up to the next "Content-Length:"
+// (lspwire.SkipToHeader), so a lying header (2^40 bytes) costs nothing and
+// the next request is answered. Header lines are bounded by
+// lspwire.MaxHeaderLine.
 const maxFrameBytes = 256 << 20
-
-// maxHeaderLine bounds one header line; a longer one is a malformed header.
-const maxHeaderLine = 4 << 10
 
 // jsonSpace is JSON's whitespace (bytes.TrimSpace also trims \f and \v).
 const jsonSpace = " \t\r\n"
@@ -98,40 +97,32 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	resync := false
 	for {
 		if resync {
-			n, err := s.skipToHeader()
+			n, err := lspwire.SkipToHeader(s.in)
 			total += n
 			if err != nil {
 				return nil, total, err
 			}
 			resync = false
 		}
-		length, n, err := s.readHeader()
+		body, n, err := lspwire.ReadFrame(s.in, s.maxFrame)
 		total += n
-		if err != nil {
-			var bad *badFrameError
-			if !errors.As(err, &bad) {
-				return nil, total, err
-			}
+		var bad *lspwire.HeaderError
+		var big *lspwire.TooLargeError
+		switch {
+		case errors.As(err, &bad):
 			s.log.Warn("malformed frame header; skipping to the next frame", "error", err)
-			s.writeError(nil, jsonrpc2.ParseError, "malformed frame header: "+bad.msg)
+			s.writeError(nil, jsonrpc2.ParseError, "malformed frame header: "+bad.Msg)
 			resync = true
 			continue
-		}
-		if length > s.maxFrame {
+		case errors.As(err, &big):
 			// Refused at once: the body is not read (it may never come),
 			// the input is skipped up to the next frame header.
-			s.log.Warn("frame too large; refused, skipping to the next frame", "bytes", length, "limit", s.maxFrame)
-			s.writeError(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("frame of %d bytes exceeds the limit of %d bytes; skipped up to the next Content-Length header", length, s.maxFrame))
+			s.log.Warn("frame too large; refused, skipping to the next frame", "bytes", big.Length, "limit", big.Limit)
+			s.writeError(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("frame of %d bytes exceeds the limit of %d bytes; skipped up to the next Content-Length header", big.Length, big.Limit))
 			resync = true
 			continue
-		}
-		body, m, err := s.readBody(length)
-		total += m
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, total, fmt.Errorf("reading frame body: %w", err)
+		case err != nil:
+			return nil, total, err
 		}
 		msg, id, err := s.decode(body)
 		if err != nil {
@@ -147,124 +138,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	}
 }
 
-// exactBodyMax is the frame size up to which a body is read into a buffer
-// of exactly its size; a larger one grows with the bytes that arrive, not
-// with what the header claims.
-const exactBodyMax = 1 << 20
-
-// readBody reads a frame body of length bytes. (A growing bytes.Buffer read
-// twice the memory of a small frame: bytes.Buffer.ReadFrom grows by 512
-// bytes before each read, so every frame was copied into a second buffer.)
-func (s *stream) readBody(length int64) ([]byte, int64, error) {
-	if length <= exactBodyMax {
-		body := make([]byte, length)
-		n, err := io.ReadFull(s.in, body)
-		return body, int64(n), err
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, exactBodyMax))
-	n, err := io.CopyN(buf, s.in, length)
-	return buf.Bytes(), n, err
-}
-
-// badFrameError is a header problem after which the reader resynchronises.
-type badFrameError struct{ msg string }
-
-func (e *badFrameError) Error() string { return e.msg }
-
-// headerMarker starts the header a resynchronising reader looks for.
-const headerMarker = "Content-Length:"
-
-// skipToHeader discards input up to the next "Content-Length:" (left
-// unread), after a malformed or refused frame whose end is unknown. It
-// holds at most the reader's buffer in memory however much it skips, and
-// returns as soon as the marker is buffered. A body that itself holds the
-// text "Content-Length:" resynchronises there; the frame read from there
-// is then malformed and skipped in turn.
-func (s *stream) skipToHeader() (int64, error) {
-	var skipped int64
-	need := 1
-	for {
-		if _, err := s.in.Peek(need); err != nil {
-			// Whatever is left cannot hold a header.
-			n, _ := s.in.Discard(s.in.Buffered())
-			skipped += int64(n)
-			if err == io.EOF && skipped > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return skipped, err
-		}
-		b, _ := s.in.Peek(s.in.Buffered())
-		if i := bytes.Index(b, []byte(headerMarker)); i >= 0 {
-			n, _ := s.in.Discard(i)
-			return skipped + int64(n), nil
-		}
-		// Keep a tail that may be the start of the marker.
-		keep := min(len(b), len(headerMarker)-1)
-		n, _ := s.in.Discard(len(b) - keep)
-		skipped += int64(n)
-		need = keep + 1
-	}
-}
-
-// readHeader reads one header block and returns the Content-Length.
-func (s *stream) readHeader() (length int64, n int64, err error) {
-	length = -1
-	seen := false
-	for {
-		line, m, err := s.readLine()
-		n += m
-		if err != nil {
-			if err == io.EOF && n == 0 {
-				return 0, n, io.EOF
-			}
-			if err == io.EOF {
-				return 0, n, io.ErrUnexpectedEOF
-			}
-			return 0, n, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			if !seen {
-				continue // stray blank line between frames
-			}
-			break
-		}
-		seen = true
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return 0, n, &badFrameError{fmt.Sprintf("header line %q has no colon", truncate(line, 80))}
-		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-			if err != nil || v < 0 {
-				return 0, n, &badFrameError{fmt.Sprintf("invalid Content-Length %q", truncate(value, 40))}
-			}
-			length = v
-		}
-	}
-	if length < 0 {
-		return 0, n, &badFrameError{"missing Content-Length header"}
-	}
-	return length, n, nil
-}
-
-// readLine reads one header line, newline included. A line longer than
-// maxHeaderLine is a badFrameError, returned as soon as the limit is
-// passed (the rest is skipped by skipToHeader).
-func (s *stream) readLine() (string, int64, error) {
-	var line []byte
-	for {
-		chunk, err := s.in.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > maxHeaderLine {
-			return "", int64(len(line)), &badFrameError{fmt.Sprintf("header line longer than %d bytes: %q", maxHeaderLine, truncate(string(line), 40))}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return string(line), int64(len(line)), err
-	}
-}
+// exactBodyMax is the frame size up to which lspwire reads a body into a
+// buffer of exactly its size (the tests send frames on both sides of it).
+const exactBodyMax = lspwire.ExactBodyMax
 
 // wireMessage is what decode reads of any JSON-RPC message. A response's
 // result and error are not among its fields: responses are decoded by
@@ -721,11 +597,7 @@ func (s *stream) writeError(id json.RawMessage, code jsonrpc2.Code, message stri
 }
 
 func (s *stream) writeFrame(data []byte) (int64, error) {
-	frame := make([]byte, 0, len(data)+32)
-	frame = append(frame, "Content-Length: "...)
-	frame = strconv.AppendInt(frame, int64(len(data)), 10)
-	frame = append(frame, "\r\n\r\n"...)
-	frame = append(frame, data...)
+	frame := lspwire.AppendFrame(make([]byte, 0, len(data)+32), data)
 	s.wmu.Lock()
 	n, err := s.out.Write(frame)
 	s.wmu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/lspwire"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -128,12 +129,6 @@ func folderOf(f workspace.URI) workspaceFolder {
 	return workspaceFolder{URI: string(f), Name: filepath.Base(f.AnyPath())}
 }
 
-// fileEvent is one entry of workspace/didChangeWatchedFiles.
-type fileEvent struct {
-	URI  string `json:"uri"`
-	Type int    `json:"type"`
-}
-
 // maxWatched bounds the disk changes kept for a helper between two
 // operations (a checkout of another branch); past it the oldest go.
 const maxWatched = 10000
@@ -196,49 +191,21 @@ type published struct {
 	diags   []wireDiagnostic
 }
 
-// Wire types: only the fields we read or send.
-
-type wirePosition struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
-
-type wireRange struct {
-	Start wirePosition `json:"start"`
-	End   wirePosition `json:"end"`
-}
-
-type wireDiagnostic struct {
-	Range    wireRange       `json:"range"`
-	Severity int             `json:"severity,omitempty"`
-	Code     json.RawMessage `json:"code,omitempty"`
-	Source   string          `json:"source,omitempty"`
-	Message  string          `json:"message"`
-}
-
-type textDocumentItem struct {
-	URI        string `json:"uri"`
-	LanguageID string `json:"languageId"`
-	Version    int32  `json:"version"`
-	Text       string `json:"text"`
-}
-
-type versionedDoc struct {
-	URI     string `json:"uri"`
-	Version int32  `json:"version"`
-}
-
-type docID struct {
-	URI string `json:"uri"`
-}
+// Wire types: the shared leaf types of assist/lspwire, under the names
+// this package reads them by.
+type (
+	wirePosition     = lspwire.Position
+	wireRange        = lspwire.Range
+	wireDiagnostic   = lspwire.Diagnostic
+	textDocumentItem = lspwire.TextDocumentItem
+	versionedDoc     = lspwire.VersionedTextDocumentIdentifier
+	docID            = lspwire.TextDocumentIdentifier
+	workspaceFolder  = lspwire.WorkspaceFolder
+	fileEvent        = lspwire.FileEvent
+)
 
 type fullChange struct {
 	Text string `json:"text"`
-}
-
-type workspaceFolder struct {
-	URI  string `json:"uri"`
-	Name string `json:"name"`
 }
 
 // helperName is the name a command is shown by: its program's base name,

@@ -8,100 +8,39 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/lspwire"
 )
 
 // maxFrameBytes bounds one frame from a helper. A helper is a program of
 // the user's choosing, but its output is still outside input: a frame
 // announcing more ends the connection (the helper is then treated as
-// crashed) instead of growing our memory.
+// crashed) instead of growing our memory. Header lines are bounded by
+// lspwire.MaxHeaderLine, and a body grows with the bytes that arrive.
 const maxFrameBytes = 64 << 20
 
 // maxHeaderLine bounds one header line of a frame.
-const maxHeaderLine = 4 << 10
+const maxHeaderLine = lspwire.MaxHeaderLine
 
 // errFrame reports a malformed frame; the connection ends with it.
-var errFrame = errors.New("malformed frame")
+var errFrame = lspwire.ErrMalformed
 
-// readFrame reads one Content-Length framed message body. It returns
-// io.EOF when the input ends between frames.
+// readFrame reads one Content-Length framed message body (lspwire.ReadFrame
+// with the helper's bound). It returns io.EOF when the input ends between
+// frames; a malformed frame is an error matching errFrame.
 func readFrame(r *bufio.Reader) ([]byte, error) {
-	length := int64(-1)
-	first := true
-	for {
-		line, err := readHeaderLine(r)
-		if err != nil {
-			if first && err == io.EOF && line == "" {
-				return nil, io.EOF
-			}
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-		first = false
-		if line == "" {
-			break
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, fmt.Errorf("%w: header line %q", errFrame, clip(line, 80))
-		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%w: Content-Length %q", errFrame, clip(value, 40))
-			}
-			if n > maxFrameBytes {
-				return nil, fmt.Errorf("%w: a frame of %d bytes (at most %d)", errFrame, n, maxFrameBytes)
-			}
-			length = n
-		}
+	body, _, err := lspwire.ReadFrame(r, maxFrameBytes)
+	if errors.Is(err, errFrame) {
+		return nil, fmt.Errorf("%w: %w", errFrame, err)
 	}
-	if length < 0 {
-		return nil, fmt.Errorf("%w: no Content-Length", errFrame)
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return body, nil
-}
-
-// readHeaderLine reads one line ending in "\r\n" (or "\n"), without it.
-func readHeaderLine(r *bufio.Reader) (string, error) {
-	var b []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		b = append(b, chunk...)
-		if len(b) > maxHeaderLine {
-			return "", fmt.Errorf("%w: a header line over %d bytes", errFrame, maxHeaderLine)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return string(b), err
-		}
-		s := strings.TrimSuffix(string(b), "\n")
-		return strings.TrimSuffix(s, "\r"), nil
-	}
+	return body, err
 }
 
 // writeFrame writes body as one frame.
 func writeFrame(w io.Writer, body []byte) error {
-	buf := make([]byte, 0, len(body)+32)
-	buf = append(buf, "Content-Length: "...)
-	buf = strconv.AppendInt(buf, int64(len(body)), 10)
-	buf = append(buf, "\r\n\r\n"...)
-	buf = append(buf, body...)
-	_, err := w.Write(buf)
+	_, err := lspwire.WriteFrame(w, body)
 	return err
 }
 

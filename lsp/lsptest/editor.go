@@ -4,8 +4,9 @@
 // sends, answers the server's requests with configurable handlers, and can
 // write raw, malformed bytes.
 //
-// It deliberately implements the framing itself rather than using a JSON-RPC
-// library, so tests can send ids and frames a library would refuse.
+// It frames messages with assist/lspwire, the server's own framer, and no
+// JSON-RPC library, so tests can send ids a library would refuse; WriteRaw
+// sends frames no framer would write.
 package lsptest
 
 import (
@@ -15,10 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/lspwire"
 )
 
 // Message is one JSON-RPC message received from the server.
@@ -160,35 +163,12 @@ func (e *Editor) signal() {
 	e.mu.Unlock()
 }
 
-// ReadFrame reads one Content-Length framed body.
+// ReadFrame reads one Content-Length framed body with the server's own
+// reader (lspwire.ReadFrame), unbounded but by the input: the frames
+// checked are the server's. It returns io.EOF when the input ends between
+// frames.
 func ReadFrame(r *bufio.Reader) ([]byte, error) {
-	length := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, fmt.Errorf("bad header line %q", line)
-		}
-		if strings.EqualFold(name, "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err != nil {
-				return nil, fmt.Errorf("bad Content-Length %q", value)
-			}
-			length = n
-		}
-	}
-	if length < 0 {
-		return nil, errors.New("frame without Content-Length")
-	}
-	body := make([]byte, length)
-	_, err := io.ReadFull(r, body)
+	body, _, err := lspwire.ReadFrame(r, math.MaxInt64)
 	return body, err
 }
 
@@ -202,7 +182,7 @@ func (e *Editor) WriteRaw(b []byte) error {
 
 // WriteFrame writes body in one Content-Length frame.
 func (e *Editor) WriteFrame(body []byte) error {
-	return e.WriteRaw(append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))), body...))
+	return e.WriteRaw(lspwire.AppendFrame(nil, body))
 }
 
 // WriteJSON marshals v and writes it in one frame.
