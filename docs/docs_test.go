@@ -378,7 +378,6 @@ var longFuncExempt = map[string]bool{
 	"assist/patch tx.applyFile":    true,
 	"assist/tools Loop":            true,
 	"workspace/watch Tree.loop":    true,
-	"cache Session.Build":          true,
 }
 
 // TestFunctionLength fails naming each function of a non-test Go file under
