@@ -374,7 +374,6 @@ var longFuncExempt = map[string]bool{
 
 	// issue 31 item 6: split on this branch, one commit each.
 	"assist/config parser.actions": true,
-	"assist Engine.run":            true,
 	"assist/patch tx.applyFile":    true,
 	"assist/tools Loop":            true,
 	"workspace/watch Tree.loop":    true,
