@@ -601,29 +601,56 @@ func (e *Engine) Run(ctx context.Context, t Task, sink Sink) (out *Outcome, err 
 	return out, err
 }
 
+// run is one task's run, the same steps for every result kind: the
+// stored answer when it is one (an unchanged explanation), else the prompt,
+// the budgets' question, the model call with its tool rounds, then the
+// delivery of the answer by the action's result kind (resultKindOf).
 func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Client, t Task, sink *redactingSink) (*Outcome, error) {
 	if _, err := provider.Key(cfg); err != nil {
 		return nil, err
 	}
 	a := t.Action
-	out := &Outcome{Action: a, Model: a.Model}
-	instruction := instructionFor(a, &t)
+	r := &taskRun{e: e, cfg: cfg, t: &t, sink: sink, out: &Outcome{Action: a, Model: a.Model}}
+	r.instruction = instructionFor(a, &t)
 	for _, n := range t.Notes {
-		instruction += "\n" + n
+		r.instruction += "\n" + n
 	}
-	var exKey string
-	if a.Result == config.ResultExplain && e.explains != nil {
-		exKey = ExplanationKey(a.Model, instruction, t.Active.Path, t.selectedText(), t.Active.Text)
-		if text, file, ok := e.explains.Lookup(exKey); ok {
-			out.Text, out.File, out.Cached = text, file, true
-			sink.Content(text)
-			return out, nil
-		}
+	kind := resultKindOf(a.Result)
+	if kind.stored(r) {
+		return r.out, nil
 	}
 	// The helper's definitions of the selection's names, where it runs:
 	// asked before the prompt is built, within verify.DefinitionTimeout.
 	e.precise(ctx, cfg, &t)
-	prompt, err := e.prompts.Build(cache.Request{
+	prompt, err := r.buildPrompt()
+	if err != nil {
+		return nil, err
+	}
+	budget, past, err := r.ask(ctx, prompt)
+	if err != nil {
+		return r.out, err
+	}
+	res, set, err := r.send(ctx, kind, client, prompt, budget, past)
+	if err != nil {
+		return r.out, err
+	}
+	return r.out, r.deliver(kind, res, set)
+}
+
+// taskRun holds what the steps of one task's run share.
+type taskRun struct {
+	e           *Engine
+	cfg         config.Config
+	t           *Task
+	instruction string // the action's instruction, the task's notes appended
+	sink        *redactingSink
+	out         *Outcome
+}
+
+// buildPrompt lays out the task's prompt in the engine's prompt cache.
+func (r *taskRun) buildPrompt() (*cache.Prompt, error) {
+	t, a := r.t, r.t.Action
+	prompt, err := r.e.prompts.Build(cache.Request{
 		Project:       t.Project,
 		Documents:     append(append([]cache.Document(nil), t.Context...), t.Active),
 		Active:        t.Active.Path,
@@ -633,22 +660,31 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		Selection:     t.Selection,
 		Diagnostics:   t.Diagnostics,
 		Action:        a.Name,
-		Instruction:   instruction,
+		Instruction:   r.instruction,
 		Model:         a.Model,
 		// The one source of the TTL: the prompt's layout, the price of
 		// its cache writes and prompt_cache_options.ttl all follow it.
-		TTL: cfg.CacheTTLDuration(),
+		TTL: r.cfg.CacheTTLDuration(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the prompt: %w", err)
 	}
+	return prompt, nil
+}
+
+// ask fits the answer's budget into the model's window beside prompt (a
+// smaller one is said on the sink) and asks the budgets whether prompt may
+// be sent. It returns the answer's token budget and whether the user
+// agreed to pass a budget.
+func (r *taskRun) ask(ctx context.Context, prompt *cache.Prompt) (budget int, past bool, err error) {
+	a := r.t.Action
 	budget, note, err := fitWindow(prompt.EstimatedTokens, a.MaxCompletionTokens)
 	if err != nil {
-		return out, err
+		return 0, false, err
 	}
 	if note != "" {
-		e.log.Info(note, "action", a.Name)
-		sink.Status(note)
+		r.e.log.Info(note, "action", a.Name)
+		r.sink.Status(note)
 	}
 	// The budgets: a spent one, a request whose estimate would pass what
 	// is left of one, or one estimated above confirmAbove asks the user
@@ -656,10 +692,19 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	// request reserves its estimate when it is sent (streamingCompleter.
 	// reserve), and asks then if, meanwhile, it no longer fits. A "Send"
 	// to passing a budget covers the action's tool rounds and its retry.
-	past, err := e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(cfg, a.Model, prompt, min(budget, expectedOutput)), e.confirmFor(ctx))
+	past, err = r.e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(r.cfg, a.Model, prompt, min(budget, expectedOutput)), r.e.confirmFor(ctx))
 	if err != nil {
-		return out, err
+		return 0, false, err
 	}
+	return budget, past, nil
+}
+
+// send streams prompt to the model and runs its tool rounds over the
+// task's edit set, shaped by kind; the stream slot is given back before it
+// returns. It returns the loop's result and the edit set; on an error, the
+// outcome keeps what kind shows of the answer.
+func (r *taskRun) send(ctx context.Context, kind resultKind, client *model.Client, prompt *cache.Prompt, budget int, past bool) (*tools.LoopResult, *patch.EditSet, error) {
+	e, cfg, t, a, sink, out := r.e, r.cfg, r.t, r.t.Action, r.sink, r.out
 	key, _ := cfg.Key()
 	// The files the prompt holds: what this task asked for, and what the
 	// stable part still shows of earlier ones (sent again, from the cache).
@@ -674,29 +719,14 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 		ToolChoice:          model.ToolChoiceAuto,
 		PromptCache:         model.ImplicitCache(ttlName(prompt.TTL)),
 	}
-	if a.Result == config.ResultReview {
-		// The answer is the findings, in structured output; the tools stay
-		// listed (they are part of the cached prefix) but are not called.
-		req.ToolChoice, req.ResponseFormat = model.ToolChoiceNone, reviewFormat()
-	}
 	set := patch.NewEditSet(t.Files, patch.Options{AllowBrokenGo: cfg.AllowInvalidGo, Document: t.Active.Path})
 	exec := tools.NewExecutor(set, e.log).RedactWith(sink.r) // no key in a tool result either
 	sc := &streamingCompleter{e: e, client: client, sink: sink, prompt: prompt, out: out, rec: call, exec: exec,
-		edit: a.Result != config.ResultExplain, waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
-		room: windowRoom(prompt.EstimatedTokens), repairFrom: -1, cfg: cfg, past: past}
+		waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
+		room:      windowRoom(prompt.EstimatedTokens), repairFrom: -1, cfg: cfg, past: past}
 	defer sc.release()
-	lopts := tools.LoopOptions{
-		MaxRounds:   MaxRounds,
-		ReplyDiff:   a.Result == config.ResultEdit,
-		DiffRetries: 1,
-	}
-	if a.Result == config.ResultEdit && e.verifying(cfg) {
-		if t.URI != "" {
-			e.verifier.Warm(t.URI) // loads while the model writes
-		}
-		lopts.Verify = e.verifyHook(cfg, set, sc, sink, out)
-		lopts.Repairs = 1
-	}
+	lopts := tools.LoopOptions{MaxRounds: MaxRounds, DiffRetries: 1}
+	kind.shape(r, req, &lopts, set, sc)
 	res, err := tools.Loop(ctx, sc, req, exec, lopts)
 	if err != nil && req.ResponseFormat != nil && formatRefused(err) {
 		// An endpoint without structured output that says so: asked once
@@ -715,57 +745,179 @@ func (e *Engine) run(ctx context.Context, cfg config.Config, client *model.Clien
 	// checked and applied.
 	sc.release()
 	if err != nil {
-		if a.Result == config.ResultExplain {
-			out.Text = sink.redact(sc.partial) // shown, never stored
-		}
-		return out, err
+		kind.failed(r, sc)
+		return nil, nil, err
 	}
-	out.Text = sink.redact(res.Final.Content)
+	return res, set, nil
+}
+
+// deliver makes the outcome of the model's final answer: its text (key
+// struck) and the edits redone after a failure, then what kind makes of it.
+func (r *taskRun) deliver(kind resultKind, res *tools.LoopResult, set *patch.EditSet) error {
+	r.out.Text = r.sink.redact(res.Final.Content)
 	for _, f := range res.Failed {
 		if f.Resolved {
-			out.Redone = append(out.Redone, sink.redact(f.String()))
+			r.out.Redone = append(r.out.Redone, r.sink.redact(f.String()))
 		}
 	}
-	if a.Result == config.ResultReview {
-		return out, reviewOutcome(out, &t, cfg.Review.MaxFindings)
+	return kind.deliver(r, set)
+}
+
+// resultKind is all a run does that depends on its action's result kind
+// (config.ResultExplain, ResultEdit, ResultReview): run's steps are the
+// same for every kind, and call these at theirs.
+type resultKind interface {
+	// stored answers the task from what was kept, without the model:
+	// true when r.out is complete.
+	stored(r *taskRun) bool
+	// shape sets what the kind asks of the model call: the request's tool
+	// choice and format, the loop's diff and verification rounds, whether
+	// a cut-off answer is asked once more.
+	shape(r *taskRun, req *model.Request, lopts *tools.LoopOptions, set *patch.EditSet, sc *streamingCompleter)
+	// failed keeps in r.out what is shown of an answer that ended in an
+	// error.
+	failed(r *taskRun, sc *streamingCompleter)
+	// deliver makes r.out of the model's final answer (r.out.Text) and the
+	// edit set its tool calls made.
+	deliver(r *taskRun, set *patch.EditSet) error
+}
+
+// resultKindOf is the resultKind of an action's result, a run's own (the
+// explanation's keeps its store key between the steps). config makes no
+// action of another result; the edit's steps are the default, as before.
+func resultKindOf(result config.Result) resultKind {
+	switch result {
+	case config.ResultExplain:
+		return &explainResult{}
+	case config.ResultReview:
+		return reviewResult{}
+	default:
+		return editResult{}
 	}
-	if a.Result == config.ResultExplain {
-		if strings.TrimSpace(out.Text) == "" {
-			return out, errors.New("the model returned an empty answer")
-		}
-		if exKey != "" {
-			file, err := e.explains.Store(exKey, t.title("explanation"), out.Text)
-			if err != nil {
-				e.log.Warn("explanation not kept", "error", err)
-			}
-			out.File = file
-		}
-		return out, nil
+}
+
+// explainResult is an explanation: Markdown, served from the explanation
+// store while its key (model, instruction, file, selection, text) holds.
+type explainResult struct {
+	key string // the store's key, "" without a store
+}
+
+// stored serves an unchanged explanation from the store, streamed to the
+// sink as the model's answer would be.
+func (k *explainResult) stored(r *taskRun) bool {
+	if r.e.explains == nil {
+		return false
 	}
-	sink.Status("checking the edit")
+	t := r.t
+	k.key = ExplanationKey(t.Action.Model, r.instruction, t.Active.Path, t.selectedText(), t.Active.Text)
+	text, file, ok := r.e.explains.Lookup(k.key)
+	if !ok {
+		return false
+	}
+	r.out.Text, r.out.File, r.out.Cached = text, file, true
+	r.sink.Content(text)
+	return true
+}
+
+// shape leaves the call as it is: tools offered, no diff asked for.
+func (*explainResult) shape(*taskRun, *model.Request, *tools.LoopOptions, *patch.EditSet, *streamingCompleter) {
+}
+
+// failed keeps the part of the answer that streamed.
+func (*explainResult) failed(r *taskRun, sc *streamingCompleter) {
+	r.out.Text = r.sink.redact(sc.partial) // shown, never stored
+}
+
+// deliver refuses an empty answer and keeps the explanation in the store.
+func (k *explainResult) deliver(r *taskRun, _ *patch.EditSet) error {
+	if strings.TrimSpace(r.out.Text) == "" {
+		return errors.New("the model returned an empty answer")
+	}
+	if k.key != "" {
+		file, err := r.e.explains.Store(k.key, r.t.title("explanation"), r.out.Text)
+		if err != nil {
+			r.e.log.Warn("explanation not kept", "error", err)
+		}
+		r.out.File = file
+	}
+	return nil
+}
+
+// editResult is an edit: the edit set of the model's tool calls and its
+// reply's diff, verified by the language's helper where it runs.
+type editResult struct{}
+
+// stored: an edit is never served from a store.
+func (editResult) stored(*taskRun) bool { return false }
+
+// shape asks for a diff in the reply, a cut-off answer once more, and
+// verification with one repair round when the helper runs (warmed while
+// the model writes).
+func (editResult) shape(r *taskRun, _ *model.Request, lopts *tools.LoopOptions, set *patch.EditSet, sc *streamingCompleter) {
+	sc.edit = true
+	lopts.ReplyDiff = true
+	if r.e.verifying(r.cfg) {
+		if r.t.URI != "" {
+			r.e.verifier.Warm(r.t.URI) // loads while the model writes
+		}
+		lopts.Verify = r.e.verifyHook(r.cfg, set, sc, r.sink, r.out)
+		lopts.Repairs = 1
+	}
+}
+
+// failed keeps nothing of a failed edit's answer.
+func (editResult) failed(*taskRun, *streamingCompleter) {}
+
+// deliver checks the edit set: no change is ErrNoChange (the model's reason
+// kept as a document), an edit writing the API key is refused.
+func (editResult) deliver(r *taskRun, set *patch.EditSet) error {
+	r.sink.Status("checking the edit")
 	changes, err := set.Changes()
 	if err != nil {
-		return out, err
+		return err
 	}
 	if len(changes) == 0 {
-		if strings.TrimSpace(out.Text) != "" && e.explains != nil {
+		if strings.TrimSpace(r.out.Text) != "" && r.e.explains != nil {
 			// The model said why it changed nothing: keep its answer as a
 			// document the editor can open (it may be long).
-			file, err := e.explains.Store(ExplanationKey(a.Model, "answer: "+instruction, t.Active.Path, t.selectedText(), out.Text), t.title("answer"), out.Text)
+			t := r.t
+			file, err := r.e.explains.Store(ExplanationKey(t.Action.Model, "answer: "+r.instruction, t.Active.Path, t.selectedText(), r.out.Text), t.title("answer"), r.out.Text)
 			if err != nil {
-				e.log.Warn("answer not kept", "error", err)
+				r.e.log.Warn("answer not kept", "error", err)
 			}
-			out.File = file
+			r.out.File = file
 		}
-		return out, ErrNoChange
+		return ErrNoChange
 	}
 	for _, c := range changes {
-		if sink.holdsKey(c.After) && !sink.holdsKey(c.Before) {
-			return out, fmt.Errorf("%w: the edit of %s writes your API key into the file", ErrKeyInEdit, c.Path)
+		if r.sink.holdsKey(c.After) && !r.sink.holdsKey(c.Before) {
+			return fmt.Errorf("%w: the edit of %s writes your API key into the file", ErrKeyInEdit, c.Path)
 		}
 	}
-	out.Changes = changes
-	return out, nil
+	r.out.Changes = changes
+	return nil
+}
+
+// reviewResult is a review: findings, in structured output.
+type reviewResult struct{}
+
+// stored: a review is never served from a store.
+func (reviewResult) stored(*taskRun) bool { return false }
+
+// shape asks for the findings in structured output; the tools stay listed
+// (they are part of the cached prefix) but are not called. A cut-off
+// answer is asked once more.
+func (reviewResult) shape(_ *taskRun, req *model.Request, _ *tools.LoopOptions, _ *patch.EditSet, sc *streamingCompleter) {
+	sc.edit = true
+	req.ToolChoice, req.ResponseFormat = model.ToolChoiceNone, reviewFormat()
+}
+
+// failed keeps nothing of a failed review's answer.
+func (reviewResult) failed(*taskRun, *streamingCompleter) {}
+
+// deliver reads the findings from the answer.
+func (reviewResult) deliver(r *taskRun, _ *patch.EditSet) error {
+	return reviewOutcome(r.out, r.t, r.cfg.Review.MaxFindings)
 }
 
 // ErrKeyInEdit: the model's edit would write the API key into a file (the

@@ -327,71 +327,11 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	var reasons []string
-	project := renderProject(req.Project)
-	switch {
-	case s.last.IsZero():
-		reasons = append(reasons, "start")
-	case now.Sub(s.last) >= s.lastTTL: // what the previous request asked the provider to keep
-		reasons = append(reasons, "cold")
-	case project != s.projectBlock:
-		reasons = append(reasons, "project")
-	}
-	relaid := len(reasons) > 0
-	if relaid {
-		// Nothing after the point of change is cached: lay everything
-		// out afresh, edits folded in.
-		s.relayoutLocked(req, project)
-	} else if r := s.syncLocked(req); r != "" {
-		reasons = append(reasons, r)
-	}
-	if s.maxLog > 0 && len(s.editLog) > 0 && s.est.tokens(len(s.editLog)) > s.maxLog {
-		// Fold until at most half the limit is left, so that rebases are
-		// rare, and from the end of the stable part, so that they are cheap.
-		s.rebaseLocked(req.Active, int(float64(s.maxLog/2)*s.est.charsPerToken/s.est.ratio))
-		reasons = append(reasons, "rebase")
-	}
-
+	reasons, relaid := s.layoutLocked(req, now)
 	volDocs := s.volatileLocked(req.Volatile, len(reasons) > 0)
 	vol := renderVolatile(volDocs)
 	tail := s.renderTail(req, active)
-	var trimmed []string
-	over := false
-	budget := s.budget
-	if req.ContextBudget > 0 {
-		shown := len(active.Text)
-		if req.ExcerptActive {
-			shown = 0
-		}
-		budget = req.ContextBudget + s.est.tokens(s.overhead+len(s.projectBlock)+shown+len(vol)+len(tail))
-	}
-	if budget > 0 && s.estimateLocked(len(vol)+len(tail)) > budget {
-		others := slices.ContainsFunc(s.order, func(f *fileSeg) bool { return f.path != req.Active })
-		if others && !relaid && req.ContextBudget > 0 && slices.ContainsFunc(s.order, func(f *fileSeg) bool { return f.gone }) {
-			// Documents no longer asked for fill the budget: drop them,
-			// the last placed first, as few as bring the estimate to
-			// trimTarget of the budget (dropping one rewrites what follows
-			// it). Their edit blocks go with them: fold the log first.
-			if len(s.editLog) > 0 {
-				s.rebaseLocked(req.Active, 0)
-			}
-			s.dropGoneFromEndLocked(int(float64(budget)*trimTarget), len(vol)+len(tail))
-			reasons = append(reasons, "drop")
-		}
-		if s.estimateLocked(len(vol)+len(tail)) <= budget {
-			// done
-		} else if others {
-			// Trimming rewrites the end of the stable part: fold the log
-			// first, as the files it edits may go.
-			if len(s.editLog) > 0 {
-				s.rebaseLocked(req.Active, 0)
-			}
-			trimmed, over = s.trimLocked(req.Active, budget, len(vol)+len(tail), relaid)
-			reasons = append(reasons, "trim")
-		} else {
-			over = true // the active file and the request alone
-		}
-	}
+	trimmed, over, reasons := s.fitBudgetLocked(req, len(active.Text), len(vol), len(tail), relaid, reasons)
 	if s.dirty {
 		s.renderContextLocked()
 	}
@@ -424,8 +364,104 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	raw := s.est.raw(total)
 	p.EstimatedTokens = s.est.tokens(total)
 
-	// Prediction and divergence.
-	shared := s.track.predict(now, model, len(s.tools), msgs)
+	s.predictLocked(p, now, msgs)
+	where, near := s.divergenceLocked(p, msgs)
+	s.prev, s.prevGen = msgs, s.track.gen
+	s.last, s.lastTTL = now, ttl
+	s.recordLocked(p, pending{model: model, ttl: ttl, raw: raw, where: where, near: near})
+	return p, nil
+}
+
+// layoutLocked brings the stable part up to date for req, sent at now: it
+// is laid out afresh at the session's start, when the cache has gone cold
+// or the project block changed (relaid), else the documents are synced
+// into it; an edit log grown past its limit is then folded back. It
+// returns why the stable prefix was rewritten, if it was.
+//
+// Precondition: s.mu is held.
+func (s *Session) layoutLocked(req Request, now time.Time) (reasons []string, relaid bool) {
+	project := renderProject(req.Project)
+	switch {
+	case s.last.IsZero():
+		reasons = append(reasons, "start")
+	case now.Sub(s.last) >= s.lastTTL: // what the previous request asked the provider to keep
+		reasons = append(reasons, "cold")
+	case project != s.projectBlock:
+		reasons = append(reasons, "project")
+	}
+	relaid = len(reasons) > 0
+	if relaid {
+		// Nothing after the point of change is cached: lay everything
+		// out afresh, edits folded in.
+		s.relayoutLocked(req, project)
+	} else if r := s.syncLocked(req); r != "" {
+		reasons = append(reasons, r)
+	}
+	if s.maxLog > 0 && len(s.editLog) > 0 && s.est.tokens(len(s.editLog)) > s.maxLog {
+		// Fold until at most half the limit is left, so that rebases are
+		// rare, and from the end of the stable part, so that they are cheap.
+		s.rebaseLocked(req.Active, int(float64(s.maxLog/2)*s.est.charsPerToken/s.est.ratio))
+		reasons = append(reasons, "rebase")
+	}
+	return reasons, relaid
+}
+
+// fitBudgetLocked keeps the prompt inside its budget — the session's, or
+// req.ContextBudget tokens beside what the request itself shows (the
+// active file's activeLen bytes unless excerpted, the volatile block's
+// volLen, the tail's tailLen): it drops documents no longer asked for, then
+// trims the others. It returns the paths trimmed, whether the prompt is
+// still over budget, and reasons with what it did appended.
+//
+// Precondition: s.mu is held.
+func (s *Session) fitBudgetLocked(req Request, activeLen, volLen, tailLen int, relaid bool, reasons []string) (trimmed []string, over bool, _ []string) {
+	budget := s.budget
+	if req.ContextBudget > 0 {
+		shown := activeLen
+		if req.ExcerptActive {
+			shown = 0
+		}
+		budget = req.ContextBudget + s.est.tokens(s.overhead+len(s.projectBlock)+shown+volLen+tailLen)
+	}
+	extra := volLen + tailLen
+	if budget <= 0 || s.estimateLocked(extra) <= budget {
+		return nil, false, reasons
+	}
+	others := slices.ContainsFunc(s.order, func(f *fileSeg) bool { return f.path != req.Active })
+	if others && !relaid && req.ContextBudget > 0 && slices.ContainsFunc(s.order, func(f *fileSeg) bool { return f.gone }) {
+		// Documents no longer asked for fill the budget: drop them,
+		// the last placed first, as few as bring the estimate to
+		// trimTarget of the budget (dropping one rewrites what follows
+		// it). Their edit blocks go with them: fold the log first.
+		if len(s.editLog) > 0 {
+			s.rebaseLocked(req.Active, 0)
+		}
+		s.dropGoneFromEndLocked(int(float64(budget)*trimTarget), extra)
+		reasons = append(reasons, "drop")
+	}
+	if s.estimateLocked(extra) <= budget {
+		return nil, false, reasons
+	}
+	if !others {
+		return nil, true, reasons // the active file and the request alone
+	}
+	// Trimming rewrites the end of the stable part: fold the log first, as
+	// the files it edits may go.
+	if len(s.editLog) > 0 {
+		s.rebaseLocked(req.Active, 0)
+	}
+	trimmed, over = s.trimLocked(req.Active, budget, extra, relaid)
+	return trimmed, over, append(reasons, "trim")
+}
+
+// predictLocked sets p.PredictedCachedTokens: the tokens of msgs the
+// provider's cache should serve at now, by the prefixes sent before (with
+// the session's exact counter when it has one, else the estimate), and
+// remembers msgs as sent when the prompt is long enough to be cached.
+//
+// Precondition: s.mu is held.
+func (s *Session) predictLocked(p *Prompt, now time.Time, msgs []Message) {
+	shared := s.track.predict(now, p.Model, len(s.tools), msgs)
 	var totalTokens, sharedTokens int
 	if s.count != nil {
 		r := Render(nil, s.tools, msgs)
@@ -442,9 +478,17 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	}
 	if totalTokens >= s.track.min {
 		p.PredictedCachedTokens = s.track.blocks(min(sharedTokens, totalTokens))
-		s.track.add(now, ttl, model, msgs)
+		s.track.add(now, p.TTL, p.Model, msgs)
 	}
-	var where, near string
+}
+
+// divergenceLocked sets p.Diverged and p.DivergedIn: where msgs first
+// differ from the previous prompt (none for the first), and logs why the
+// stable prefix was rewritten when it was. It returns that place and the
+// text near it, for Record.
+//
+// Precondition: s.mu is held.
+func (s *Session) divergenceLocked(p *Prompt, msgs []Message) (where, near string) {
 	if s.prev != nil {
 		off, i := lcp(len(s.tools), s.prev, msgs, s.track.knownPrefix(s.prevGen, s.context))
 		p.Diverged = off
@@ -452,14 +496,21 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 		p.DivergedIn = where
 	}
 	if p.Layout != "" {
-		s.log.Debug("cache: stable prefix rewritten", "reason", p.Layout, "diverged_at", p.Diverged, "in", where, "trimmed", trimmed)
+		s.log.Debug("cache: stable prefix rewritten", "reason", p.Layout, "diverged_at", p.Diverged, "in", where, "trimmed", p.Trimmed)
 	}
-	s.prev, s.prevGen = msgs, s.track.gen
-	s.last, s.lastTTL = now, ttl
+	return where, near
+}
 
+// recordLocked gives p its handle, keeps pend (completed with p's
+// prediction and divergence) for Record, the oldest pending prompt
+// forgotten past maxPending, and counts p in the session's statistics.
+//
+// Precondition: s.mu is held.
+func (s *Session) recordLocked(p *Prompt, pend pending) {
 	s.nextHandle++
 	p.Handle = s.nextHandle
-	s.pend[p.Handle] = pending{model: model, ttl: ttl, predicted: p.PredictedCachedTokens, raw: raw, diverged: p.Diverged, where: where, near: near}
+	pend.predicted, pend.diverged = p.PredictedCachedTokens, p.Diverged
+	s.pend[p.Handle] = pend
 	s.pendOrder = append(s.pendOrder, p.Handle)
 	if len(s.pendOrder) > maxPending {
 		delete(s.pend, s.pendOrder[0])
@@ -471,10 +522,9 @@ func (s *Session) Build(req Request) (*Prompt, error) {
 	if strings.Contains(p.Layout, "rebase") {
 		s.stats.Rebases++
 	}
-	if len(trimmed) > 0 {
+	if len(p.Trimmed) > 0 {
 		s.stats.Trims++
 	}
-	return p, nil
 }
 
 // validate checks req and returns the active document.

@@ -6,6 +6,8 @@ package docs
 
 import (
 	"bytes"
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -353,4 +355,98 @@ func allowedImports(t *testing.T) map[string][]string {
 		}
 	}
 	return out
+}
+
+// maxFuncLines is the most lines a production function of assist/,
+// workspace/, cache/ and lsp/ may span, from its func line to its closing
+// brace (issue 31 item 6: functions a reader can hold).
+const maxFuncLines = 120
+
+// longFuncExempt lists the functions over maxFuncLines that another change
+// will split, by package directory and name (Recv.Method for a method). An
+// entry whose function is no longer over the limit, or is gone, fails
+// TestFunctionLength: delete it then.
+var longFuncExempt = map[string]bool{
+	// issue 31 item 6: split with the surface unit.
+	"assist/complete NextEdits.fire": true,
+	// issue 31 item 6: split with the Server split — lsp/ has none over
+	// the limit today; list one here by name rather than let it grow.
+}
+
+// TestFunctionLength fails naming each function of a non-test Go file under
+// assist/, workspace/, cache/ or lsp/ that spans more than maxFuncLines
+// lines and is not in longFuncExempt.
+func TestFunctionLength(t *testing.T) {
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	for _, tree := range []string{"assist", "workspace", "cache", "lsp"} {
+		err := filepath.WalkDir(filepath.Join("..", tree), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == "testdata" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel("..", filepath.Dir(p))
+			for _, decl := range f.Decls {
+				fd, ok := decl.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				lines := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
+				if lines <= maxFuncLines {
+					continue
+				}
+				key := filepath.ToSlash(rel) + " " + funcName(fd)
+				if longFuncExempt[key] {
+					seen[key] = true
+					continue
+				}
+				file, _ := filepath.Rel("..", p)
+				t.Errorf("%s:%d: %s is %d lines, over %d: split it along its steps",
+					filepath.ToSlash(file), fset.Position(fd.Pos()).Line, key, lines, maxFuncLines)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key := range longFuncExempt {
+		if !seen[key] {
+			t.Errorf("longFuncExempt lists %s, which is no longer over %d lines (or is gone): delete the entry", key, maxFuncLines)
+		}
+	}
+}
+
+// funcName names a function declaration as Go does in a stack trace:
+// Name, or Recv.Name for a method (without its pointer or type parameters).
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	typ := fd.Recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	switch x := typ.(type) {
+	case *ast.IndexExpr:
+		typ = x.X
+	case *ast.IndexListExpr:
+		typ = x.X
+	}
+	if id, ok := typ.(*ast.Ident); ok {
+		return id.Name + "." + fd.Name.Name
+	}
+	return fmt.Sprint(typ) + "." + fd.Name.Name
 }

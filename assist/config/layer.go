@@ -255,28 +255,8 @@ var actionKeys = []string{"name", "title", "kind", "prompt", "model", "reasoning
 // actions parses the "actions" key: a list of tables (TOML [[actions]]), or
 // a table of tables keyed by name (TOML [actions.review]).
 func (p *parser) actions(k string, v any) []actionDef {
-	type entry struct {
-		key, name string
-		tbl       any
-	}
-	var entries []entry
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case []any:
-		for i, e := range x {
-			entries = append(entries, entry{key: fmt.Sprintf("%s[%d]", k, i), tbl: e})
-		}
-	case []map[string]any:
-		for i, e := range x {
-			entries = append(entries, entry{key: fmt.Sprintf("%s[%d]", k, i), tbl: e})
-		}
-	case map[string]any:
-		for _, name := range sortedKeys(x) {
-			entries = append(entries, entry{key: k + "." + name, name: name, tbl: x[name]})
-		}
-	default:
-		p.fail(k, "got %s, want a list of action tables ([[actions]] in TOML)", typeName(v))
+	entries, ok := p.actionEntries(k, v)
+	if !ok {
 		return nil
 	}
 	var out []actionDef
@@ -289,125 +269,189 @@ func (p *parser) actions(k string, v any) []actionDef {
 			}
 			continue
 		}
-		d := actionDef{src: p.src}
-		bad := false
-		tooBig := 0 // the prompt's size, when over maxTemplateBytes
-		for _, f := range sortedKeys(tbl) {
-			fk, fv := e.key+"."+f, tbl[f]
-			switch f {
-			case "name":
-				d.name, _ = p.str(fk, fv)
-			case "title":
-				d.title, _ = p.str(fk, fv)
-			case "kind":
-				if s, ok := p.str(fk, fv); ok {
-					if !kindRE().MatchString(s) {
-						p.fail(fk, "%s is not a code action kind: use %s", quote(s), kindValues)
-						bad = true
-					}
-					d.kind = s
-				}
-			case "prompt":
-				if s, ok := p.str(fk, fv); ok {
-					if max := maxTemplateBytes(p.src); len(s) > max {
-						tooBig = len(s)
-						continue
-					}
-					if err := checkTemplate(s); err != nil {
-						p.fail(fk, "%v", err)
-						bad = true
-					}
-					d.prompt = s
-				}
-			case "model":
-				if s := p.modelName(fk, fv); s != nil {
-					d.model = *s
-				}
-			case "reasoningEffort":
-				d.effort, _ = p.effort(fk, fv)
-			case "maxCompletionTokens":
-				d.maxTokens, _ = p.tokens(fk, fv)
-			case "result":
-				if s, ok := p.str(fk, fv); ok {
-					switch Result(s) {
-					case ResultExplain, ResultEdit:
-						d.result = Result(s)
-					default:
-						p.fail(fk, "%s is not one of explain, edit", quote(s))
-						bad = true
-					}
-				}
-			default:
-				p.unknown(e.key, f, actionKeys)
-			}
-		}
-		if e.name != "" {
-			if d.name != "" && d.name != e.name {
-				p.fail(e.key+".name", "%s differs from the table's name %s", quote(d.name), quote(e.name))
-				continue
-			}
-			d.name = e.name
-		}
-		switch {
-		case d.name == "":
-			p.fail(e.key+".name", "missing: every action needs a name (letters, digits, _ . -)")
-			continue
-		case !actionNameRE().MatchString(d.name):
-			p.fail(e.key+".name", "%s is not a valid action name: start with a letter or digit, then letters, digits, _ . - (at most 64)", quote(d.name))
-			continue
-		case Reserved(d.name) && p.src.Kind == FromWorkspaceFile:
-			// A repository's file: that action goes, not the whole file.
-			p.drop(e.key+".name", "action ignored: %s is a built-in name (%s), which a workspace file cannot reuse", quote(d.name), reservedList())
-			continue
-		case Reserved(d.name):
-			p.fail(e.key+".name", "%s is a built-in name (%s); choose another", quote(d.name), reservedList())
-			continue
-		case seen[d.name] != "":
-			p.fail(e.key+".name", "%s is already defined by %s", quote(d.name), seen[d.name])
+		d, bad, tooBig := p.actionFields(e.key, tbl)
+		if !p.actionNamed(e, &d, seen) {
 			continue
 		}
 		seen[d.name] = e.key
-		if tooBig > 0 {
-			max := maxTemplateBytes(p.src)
-			p.drop(e.key+".prompt", "action %s ignored: its prompt template is %d bytes, over the cap of %d KiB (%d bytes) for %s (a template is sent with every run)",
-				quote(d.name), tooBig, max>>10, max, templateCapFor(p.src))
-			continue
+		if p.actionFinished(e.key, &d, bad, tooBig) {
+			out = append(out, d)
 		}
-		if name, n := repeatedPlaceholder(d.prompt); n > 0 && p.src.Kind == FromWorkspaceFile {
-			p.drop(e.key+".prompt", "action %s ignored: its prompt template uses {{%s}} %d times, over the cap of %d for an action from a workspace file (each use is sent with every run)",
-				quote(d.name), name, n, MaxLargePlaceholderUses)
-			continue
-		}
-		if d.prompt == "" && !bad {
-			p.fail(e.key+".prompt", "missing: a user-defined action needs a prompt template (placeholders: %s)", placeholderList())
-			bad = true
-		}
-		if d.result == "" && !bad {
-			p.fail(e.key+".result", "missing: one of explain, edit")
-			bad = true
-		}
-		if bad {
-			continue
-		}
-		if d.title == "" {
-			d.title = "Kimi: " + d.name
-		}
-		d.title = cleanTitle(d.title)
-		if p.src.Kind == FromWorkspaceFile {
-			if b, ok := builtinLike(d.title); ok {
-				p.drop(e.key+".title", "action %s ignored: its title %s reads as the built-in action %s, and a workspace file cannot reuse a built-in's name or title", quote(d.name), quote(d.title), quote(b))
-				continue
-			}
-		}
-		if d.kind == "" {
-			d.kind = "refactor.rewrite"
-			if d.result == ResultExplain {
-				d.kind = "refactor"
-			}
-		}
-		out = append(out, d)
 	}
 	return out
+}
+
+// actionEntry is one action table of the "actions" key, before it is read.
+type actionEntry struct {
+	key  string // where it is, for messages: actions[2], actions.review
+	name string // its name as a table's key, "" in a list
+	tbl  any
+}
+
+// actionEntries lists the action tables of the "actions" key k, in order:
+// a list's by index, a table of tables' by name. A null value has none;
+// another value fails and is not ok.
+func (p *parser) actionEntries(k string, v any) ([]actionEntry, bool) {
+	var entries []actionEntry
+	switch x := v.(type) {
+	case nil:
+		return nil, false
+	case []any:
+		for i, e := range x {
+			entries = append(entries, actionEntry{key: fmt.Sprintf("%s[%d]", k, i), tbl: e})
+		}
+	case []map[string]any:
+		for i, e := range x {
+			entries = append(entries, actionEntry{key: fmt.Sprintf("%s[%d]", k, i), tbl: e})
+		}
+	case map[string]any:
+		for _, name := range sortedKeys(x) {
+			entries = append(entries, actionEntry{key: k + "." + name, name: name, tbl: x[name]})
+		}
+	default:
+		p.fail(k, "got %s, want a list of action tables ([[actions]] in TOML)", typeName(v))
+		return nil, false
+	}
+	return entries, true
+}
+
+// actionFields reads the fields of the action table tbl at key, each
+// checked alone. It returns the action, whether a field failed (bad), and
+// the prompt's size when it is over maxTemplateBytes (the prompt then
+// left out), else 0.
+func (p *parser) actionFields(key string, tbl map[string]any) (d actionDef, bad bool, tooBig int) {
+	d = actionDef{src: p.src}
+	for _, f := range sortedKeys(tbl) {
+		fk, fv := key+"."+f, tbl[f]
+		switch f {
+		case "name":
+			d.name, _ = p.str(fk, fv)
+		case "title":
+			d.title, _ = p.str(fk, fv)
+		case "kind":
+			if s, ok := p.str(fk, fv); ok {
+				if !kindRE().MatchString(s) {
+					p.fail(fk, "%s is not a code action kind: use %s", quote(s), kindValues)
+					bad = true
+				}
+				d.kind = s
+			}
+		case "prompt":
+			if s, ok := p.str(fk, fv); ok {
+				if max := maxTemplateBytes(p.src); len(s) > max {
+					tooBig = len(s)
+					continue
+				}
+				if err := checkTemplate(s); err != nil {
+					p.fail(fk, "%v", err)
+					bad = true
+				}
+				d.prompt = s
+			}
+		case "model":
+			if s := p.modelName(fk, fv); s != nil {
+				d.model = *s
+			}
+		case "reasoningEffort":
+			d.effort, _ = p.effort(fk, fv)
+		case "maxCompletionTokens":
+			d.maxTokens, _ = p.tokens(fk, fv)
+		case "result":
+			if s, ok := p.str(fk, fv); ok {
+				switch Result(s) {
+				case ResultExplain, ResultEdit:
+					d.result = Result(s)
+				default:
+					p.fail(fk, "%s is not one of explain, edit", quote(s))
+					bad = true
+				}
+			}
+		default:
+			p.unknown(key, f, actionKeys)
+		}
+	}
+	return d, bad, tooBig
+}
+
+// actionNamed settles the name of d, read from entry e: a table's key is
+// its name (a name field must agree), and the name must be valid, not a
+// built-in's and not one seen (name → the key that defined it) already.
+// It reports whether d may go on; a workspace file's action with a
+// built-in name is dropped alone, the other problems fail.
+func (p *parser) actionNamed(e actionEntry, d *actionDef, seen map[string]string) bool {
+	if e.name != "" {
+		if d.name != "" && d.name != e.name {
+			p.fail(e.key+".name", "%s differs from the table's name %s", quote(d.name), quote(e.name))
+			return false
+		}
+		d.name = e.name
+	}
+	switch {
+	case d.name == "":
+		p.fail(e.key+".name", "missing: every action needs a name (letters, digits, _ . -)")
+		return false
+	case !actionNameRE().MatchString(d.name):
+		p.fail(e.key+".name", "%s is not a valid action name: start with a letter or digit, then letters, digits, _ . - (at most 64)", quote(d.name))
+		return false
+	case Reserved(d.name) && p.src.Kind == FromWorkspaceFile:
+		// A repository's file: that action goes, not the whole file.
+		p.drop(e.key+".name", "action ignored: %s is a built-in name (%s), which a workspace file cannot reuse", quote(d.name), reservedList())
+		return false
+	case Reserved(d.name):
+		p.fail(e.key+".name", "%s is a built-in name (%s); choose another", quote(d.name), reservedList())
+		return false
+	case seen[d.name] != "":
+		p.fail(e.key+".name", "%s is already defined by %s", quote(d.name), seen[d.name])
+		return false
+	}
+	return true
+}
+
+// actionFinished checks the named action d at key as a whole — its
+// template's caps (a template over its source's cap, tooBig bytes, or with
+// too many large placeholders drops the action alone), a prompt and a
+// result present — and fills in its title and kind. It reports whether d
+// is kept: not when it, or a field (bad), failed or it was dropped.
+func (p *parser) actionFinished(key string, d *actionDef, bad bool, tooBig int) bool {
+	if tooBig > 0 {
+		max := maxTemplateBytes(p.src)
+		p.drop(key+".prompt", "action %s ignored: its prompt template is %d bytes, over the cap of %d KiB (%d bytes) for %s (a template is sent with every run)",
+			quote(d.name), tooBig, max>>10, max, templateCapFor(p.src))
+		return false
+	}
+	if name, n := repeatedPlaceholder(d.prompt); n > 0 && p.src.Kind == FromWorkspaceFile {
+		p.drop(key+".prompt", "action %s ignored: its prompt template uses {{%s}} %d times, over the cap of %d for an action from a workspace file (each use is sent with every run)",
+			quote(d.name), name, n, MaxLargePlaceholderUses)
+		return false
+	}
+	if d.prompt == "" && !bad {
+		p.fail(key+".prompt", "missing: a user-defined action needs a prompt template (placeholders: %s)", placeholderList())
+		bad = true
+	}
+	if d.result == "" && !bad {
+		p.fail(key+".result", "missing: one of explain, edit")
+		bad = true
+	}
+	if bad {
+		return false
+	}
+	if d.title == "" {
+		d.title = "Kimi: " + d.name
+	}
+	d.title = cleanTitle(d.title)
+	if p.src.Kind == FromWorkspaceFile {
+		if b, ok := builtinLike(d.title); ok {
+			p.drop(key+".title", "action %s ignored: its title %s reads as the built-in action %s, and a workspace file cannot reuse a built-in's name or title", quote(d.name), quote(d.title), quote(b))
+			return false
+		}
+	}
+	if d.kind == "" {
+		d.kind = "refactor.rewrite"
+		if d.result == ResultExplain {
+			d.kind = "refactor"
+		}
+	}
+	return true
 }
 
 // Caps on an action's prompt template, which is sent with every run of the

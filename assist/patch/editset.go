@@ -268,6 +268,10 @@ func hasOldLines(fd *FileDiff) bool {
 	return false
 }
 
+// applyFile stages one file diff of the set's diffs (single when it is the
+// only one): its header names resolved (a path relative to another root
+// found by its tail), then the file created, deleted, or patched and maybe
+// renamed. touched gets each resolved path it writes, with its name.
 func (t *tx) applyFile(fd *FileDiff, touched map[string]string, single bool) []*ApplyError {
 	oldName := t.diffName(fd.OldName, "a/", fd.GitPrefixes)
 	newName := t.diffName(fd.NewName, "b/", fd.GitPrefixes)
@@ -285,76 +289,96 @@ func (t *tx) applyFile(fd *FileDiff, touched map[string]string, single bool) []*
 	}
 	switch {
 	case fd.Create:
-		path, perr := t.resolve(newName)
-		if perr != nil {
-			return []*ApplyError{perr}
+		return t.createFile(fd, newName, touched)
+	case fd.Delete:
+		return t.deleteFile(fd, oldName)
+	}
+	return t.patchFile(fd, oldName, newName, touched)
+}
+
+// createFile stages the file newName that fd creates (--- /dev/null): it
+// must not exist, and fd's hunks may only add lines.
+func (t *tx) createFile(fd *FileDiff, newName string, touched map[string]string) []*ApplyError {
+	path, perr := t.resolve(newName)
+	if perr != nil {
+		return []*ApplyError{perr}
+	}
+	e, err := t.get(path, newName)
+	if err != nil {
+		return fileProblem(newName, err, "")
+	}
+	if e.exists {
+		return fileProblem(newName, ErrFileState, "the diff creates it (--- /dev/null) but it already exists; send a diff against its current text")
+	}
+	var b strings.Builder
+	for _, h := range fd.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == Context || l.Kind == Delete {
+				if l.Text == "" && l.Kind == Context {
+					b.WriteString("\n") // a blank line written without "+"
+					continue
+				}
+				return fileProblem(newName, ErrFileState, "a new file's hunk may only add lines")
+			}
+			b.WriteString(l.Text)
+			b.WriteString("\n")
 		}
-		e, err := t.get(path, newName)
-		if err != nil {
-			return fileProblem(newName, err, "")
-		}
-		if e.exists {
-			return fileProblem(newName, ErrFileState, "the diff creates it (--- /dev/null) but it already exists; send a diff against its current text")
-		}
-		var b strings.Builder
+	}
+	text := b.String()
+	if n := len(fd.Hunks); n > 0 && fd.Hunks[n-1].NoNewline {
+		text = strings.TrimSuffix(text, "\n")
+	}
+	e.exists, e.text = true, text
+	touched[path] = newName
+	return nil
+}
+
+// deleteFile stages the deletion of oldName that fd makes (+++ /dev/null):
+// the file must exist, and fd must show its whole current text as removed
+// (trailing spaces aside) unless it is empty.
+func (t *tx) deleteFile(fd *FileDiff, oldName string) []*ApplyError {
+	path, perr := t.resolve(oldName)
+	if perr != nil {
+		return []*ApplyError{perr}
+	}
+	e, err := t.get(path, oldName)
+	if err != nil {
+		return fileProblem(oldName, err, "")
+	}
+	if !e.exists {
+		return fileProblem(oldName, ErrFileState, "the diff deletes it but it does not exist")
+	}
+	if len(fd.Hunks) == 0 && e.text != "" {
+		// A deletion shows what it removes; a bare "+++ /dev/null"
+		// could delete any file unseen.
+		return fileProblem(oldName, ErrFileState, "the diff deletes the file without showing its content; send its whole current text as removed lines, or call delete_file")
+	}
+	if len(fd.Hunks) > 0 {
+		var old []string
 		for _, h := range fd.Hunks {
 			for _, l := range h.Lines {
-				if l.Kind == Context || l.Kind == Delete {
-					if l.Text == "" && l.Kind == Context {
-						b.WriteString("\n") // a blank line written without "+"
-						continue
-					}
-					return fileProblem(newName, ErrFileState, "a new file's hunk may only add lines")
-				}
-				b.WriteString(l.Text)
-				b.WriteString("\n")
-			}
-		}
-		text := b.String()
-		if n := len(fd.Hunks); n > 0 && fd.Hunks[n-1].NoNewline {
-			text = strings.TrimSuffix(text, "\n")
-		}
-		e.exists, e.text = true, text
-		touched[path] = newName
-		return nil
-	case fd.Delete:
-		path, perr := t.resolve(oldName)
-		if perr != nil {
-			return []*ApplyError{perr}
-		}
-		e, err := t.get(path, oldName)
-		if err != nil {
-			return fileProblem(oldName, err, "")
-		}
-		if !e.exists {
-			return fileProblem(oldName, ErrFileState, "the diff deletes it but it does not exist")
-		}
-		if len(fd.Hunks) == 0 && e.text != "" {
-			// A deletion shows what it removes; a bare "+++ /dev/null"
-			// could delete any file unseen.
-			return fileProblem(oldName, ErrFileState, "the diff deletes the file without showing its content; send its whole current text as removed lines, or call delete_file")
-		}
-		if len(fd.Hunks) > 0 {
-			var old []string
-			for _, h := range fd.Hunks {
-				for _, l := range h.Lines {
-					if l.Kind != Add {
-						old = append(old, trimRightSpace(l.Text))
-					}
+				if l.Kind != Add {
+					old = append(old, trimRightSpace(l.Text))
 				}
 			}
-			have := splitText(e.text).lines
-			same := len(have) == len(old)
-			for i := 0; same && i < len(have); i++ {
-				same = trimRightSpace(have[i]) == old[i]
-			}
-			if !same {
-				return fileProblem(oldName, ErrFileState, "the diff deletes the file but its removed lines are not the file's current text")
-			}
 		}
-		e.exists, e.text = false, ""
-		return nil
+		have := splitText(e.text).lines
+		same := len(have) == len(old)
+		for i := 0; same && i < len(have); i++ {
+			same = trimRightSpace(have[i]) == old[i]
+		}
+		if !same {
+			return fileProblem(oldName, ErrFileState, "the diff deletes the file but its removed lines are not the file's current text")
+		}
 	}
+	e.exists, e.text = false, ""
+	return nil
+}
+
+// patchFile stages fd's hunks applied to oldName, and the move to newName
+// when fd renames it — with rename headers, or when only oldName of two
+// different names exists (only newName existing, it is the file patched).
+func (t *tx) patchFile(fd *FileDiff, oldName, newName string, touched map[string]string) []*ApplyError {
 	oldPath, perr := t.resolve(oldName)
 	if perr != nil {
 		return []*ApplyError{perr}

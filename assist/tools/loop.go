@@ -139,35 +139,17 @@ type LoopResult struct {
 // none of the edits. The caller takes x.Set().Changes() at the end and
 // applies them whole; LoopResult.Failed lists every failed call.
 func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opts LoopOptions) (*LoopResult, error) {
-	rounds := opts.MaxRounds
-	if rounds <= 0 {
-		rounds = MaxRounds
+	l := &loop{req: req, x: x, opts: opts, res: &LoopResult{}, rounds: opts.MaxRounds, retries: opts.DiffRetries}
+	if l.rounds <= 0 {
+		l.rounds = MaxRounds
 	}
-	retries := opts.DiffRetries
-	if retries == 0 {
-		retries = 1
+	if l.retries == 0 {
+		l.retries = 1
 	}
-	res := &LoopResult{}
+	res := l.res
 	defer func() { res.Failed = x.Failed() }()
 	choice := req.ToolChoice
-	// refused is the last refusal of a reply diff sent back to the model,
-	// and doneThen the edit calls that had succeeded by then: a correction
-	// that brings neither a diff nor an edit call ends with the refusal.
-	var refused error
-	var doneThen int
-	// repairing is set once Verify's answer was sent back: from then on a
-	// repair that cannot be applied (its diff refused, the request failed)
-	// leaves the edit as it was before it, checked again, for the caller's
-	// policy (ask, apply, refuse), instead of losing the whole edit. A
-	// refused diff changes nothing in the set, and neither does a failed
-	// request.
-	repairing := false
-	keepUnrepaired := func(err error) (*LoopResult, error) {
-		x.log.Info("the repair could not be applied; the edit stays as it was before it", "err", err)
-		opts.Verify(ctx, false)
-		return res, nil
-	}
-	for res.Rounds < rounds {
+	for res.Rounds < l.rounds {
 		resp, err := c.Complete(ctx, req)
 		res.Rounds++
 		req.ToolChoice = choice // a forced choice holds for one round only
@@ -175,8 +157,8 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			// The error goes to the user as it is: which round failed is
 			// for the log (and res.Rounds), not an "round 1:" prefix.
 			x.log.Debug("model call failed", "round", res.Rounds, "err", err)
-			if repairing && ctx.Err() == nil {
-				return keepUnrepaired(err)
+			if l.repairing && ctx.Err() == nil {
+				return l.keepUnrepaired(ctx, err)
 			}
 			return res, err
 		}
@@ -190,74 +172,127 @@ func Loop(ctx context.Context, c Completer, req *model.Request, x *Executor, opt
 			continue
 		}
 		if len(pending) == 0 {
-			res.Final = msg
-			if opts.ReplyDiff && hasDiff(msg.Content) {
-				if resp.FinishReason == model.FinishLength {
-					err := &patch.Refusal{Problems: []*patch.ApplyError{{Err: patch.ErrTruncated,
-						Detail: "the reply was cut off at the token limit (finish_reason \"length\"), so its diff is not applied"}}}
-					if repairing {
-						return keepUnrepaired(err)
-					}
-					return res, err
-				}
-				err := x.set.ApplyDiff(msg.Content)
-				if err != nil {
-					if retries <= 0 || res.Rounds >= rounds {
-						if repairing {
-							return keepUnrepaired(err)
-						}
-						return res, err
-					}
-					retries--
-					refused, doneThen = err, x.succeeded
-					x.log.Info("reply diff refused; asking the model once more", "err", err)
-					req.Messages = append(req.Messages, model.UserMessage(x.correction(req, err, opts.Correction)))
-					continue
-				}
-				refused = nil
-			}
-			if refused != nil && x.succeeded == doneThen {
-				// Asked to correct its diff, the model answered without an
-				// edit: the reason nothing applies is the refusal.
-				if repairing {
-					return keepUnrepaired(refused)
-				}
-				return res, refused
-			}
-			un := x.Unresolved()
-			if len(un) == 0 {
-				if opts.Verify != nil {
-					can := opts.Repairs > 0 && res.Rounds < rounds
-					if fb := opts.Verify(ctx, can); fb != "" && can {
-						opts.Repairs--
-						repairing = true
-						x.log.Info("the edit brings new errors; asking the model to repair it")
-						req.Messages = append(req.Messages, model.UserMessage(fb))
-						continue
-					}
-				}
-				return res, nil
-			}
-			if retries <= 0 || res.Rounds >= rounds {
-				return res, &FailedEditsError{Failed: un, Succeeded: x.succeeded}
-			}
-			retries--
-			x.log.Info("edit tool calls failed and were not redone; asking the model", "failed", len(un))
-			req.Messages = append(req.Messages, model.UserMessage(failedCallsPrompt(un)))
-			continue
-		}
-		x.round++
-		for _, call := range pending {
-			if err := ctx.Err(); err != nil {
+			if again, err := l.answered(ctx, resp); !again {
 				return res, err
 			}
-			r := x.Call(call.Function.Name, call.Function.Arguments)
-			res.Calls++
-			x.log.Debug("tool call", "tool", call.Function.Name, "id", call.ID, "error", r.IsError)
-			req.AppendToolResult(call.ID, r.Content)
+			continue
+		}
+		if err := l.runCalls(ctx, pending); err != nil {
+			return res, err
 		}
 	}
-	return res, fmt.Errorf("%w (%d rounds)", ErrTooManyRounds, rounds)
+	return res, fmt.Errorf("%w (%d rounds)", ErrTooManyRounds, l.rounds)
+}
+
+// loop is the state of one Loop: the request it grows, the bounds left and
+// what the corrections and repairs sent so far decide.
+type loop struct {
+	req  *model.Request
+	x    *Executor
+	opts LoopOptions
+	res  *LoopResult
+	// rounds bounds the model requests; retries is what is left of
+	// DiffRetries.
+	rounds, retries int
+	// refused is the last refusal of a reply diff sent back to the model,
+	// and doneThen the edit calls that had succeeded by then: a correction
+	// that brings neither a diff nor an edit call ends with the refusal.
+	refused  error
+	doneThen int
+	// repairing is set once Verify's answer was sent back: from then on a
+	// repair that cannot be applied (its diff refused, the request failed)
+	// leaves the edit as it was before it, checked again, for the caller's
+	// policy (ask, apply, refuse), instead of losing the whole edit. A
+	// refused diff changes nothing in the set, and neither does a failed
+	// request.
+	repairing bool
+}
+
+// keepUnrepaired ends the loop after a repair that could not be applied
+// (err): the edit stays as it was before it, checked again by Verify.
+func (l *loop) keepUnrepaired(ctx context.Context, err error) (*LoopResult, error) {
+	l.x.log.Info("the repair could not be applied; the edit stays as it was before it", "err", err)
+	l.opts.Verify(ctx, false)
+	return l.res, nil
+}
+
+// answered handles a reply without tool calls, resp: its diff applied
+// (with ReplyDiff), then the refusal, the failed calls not redone or
+// Verify's new errors sent back while the bounds allow. It reports whether
+// the loop goes on (again) and, when it ends, its error.
+func (l *loop) answered(ctx context.Context, resp *model.Response) (again bool, err error) {
+	x, req, opts, res := l.x, l.req, l.opts, l.res
+	msg := resp.Message
+	res.Final = msg
+	// end is how the loop ends with err: a repair that failed keeps the
+	// edit as it was before it.
+	end := func(err error) (bool, error) {
+		if l.repairing {
+			_, err = l.keepUnrepaired(ctx, err)
+		}
+		return false, err
+	}
+	if opts.ReplyDiff && hasDiff(msg.Content) {
+		if resp.FinishReason == model.FinishLength {
+			return end(&patch.Refusal{Problems: []*patch.ApplyError{{Err: patch.ErrTruncated,
+				Detail: "the reply was cut off at the token limit (finish_reason \"length\"), so its diff is not applied"}}})
+		}
+		err := x.set.ApplyDiff(msg.Content)
+		if err != nil {
+			if l.retries <= 0 || res.Rounds >= l.rounds {
+				return end(err)
+			}
+			l.retries--
+			l.refused, l.doneThen = err, x.succeeded
+			x.log.Info("reply diff refused; asking the model once more", "err", err)
+			req.Messages = append(req.Messages, model.UserMessage(x.correction(req, err, opts.Correction)))
+			return true, nil
+		}
+		l.refused = nil
+	}
+	if l.refused != nil && x.succeeded == l.doneThen {
+		// Asked to correct its diff, the model answered without an
+		// edit: the reason nothing applies is the refusal.
+		return end(l.refused)
+	}
+	un := x.Unresolved()
+	if len(un) == 0 {
+		if opts.Verify != nil {
+			can := l.opts.Repairs > 0 && res.Rounds < l.rounds
+			if fb := opts.Verify(ctx, can); fb != "" && can {
+				l.opts.Repairs--
+				l.repairing = true
+				x.log.Info("the edit brings new errors; asking the model to repair it")
+				req.Messages = append(req.Messages, model.UserMessage(fb))
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	if l.retries <= 0 || res.Rounds >= l.rounds {
+		return false, &FailedEditsError{Failed: un, Succeeded: x.succeeded}
+	}
+	l.retries--
+	x.log.Info("edit tool calls failed and were not redone; asking the model", "failed", len(un))
+	req.Messages = append(req.Messages, model.UserMessage(failedCallsPrompt(un)))
+	return true, nil
+}
+
+// runCalls runs one round's function calls through the executor, each
+// result appended to the request as a tool message; it stops when ctx
+// ends.
+func (l *loop) runCalls(ctx context.Context, pending []model.ToolCall) error {
+	l.x.round++
+	for _, call := range pending {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := l.x.Call(call.Function.Name, call.Function.Arguments)
+		l.res.Calls++
+		l.x.log.Debug("tool call", "tool", call.Function.Name, "id", call.ID, "error", r.IsError)
+		l.req.AppendToolResult(call.ID, r.Content)
+	}
+	return nil
 }
 
 // correction is the message asking for a corrected edit after a reply diff

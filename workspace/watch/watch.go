@@ -443,26 +443,9 @@ func (t *Tree) loop(ctx context.Context) {
 		}
 	}()
 
-	dirty := make(map[string]struct{})
-	fullRescan := false
-	var first time.Time
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	armed := false
-	arm := func() {
-		now := time.Now()
-		if !armed {
-			first = now
-			armed = true
-			timer.Reset(t.opts.Debounce)
-			return
-		}
-		wait := t.opts.Debounce
-		if left := t.opts.MaxDelay - now.Sub(first); left < wait {
-			wait = max(left, 0)
-		}
-		timer.Reset(wait)
-	}
+	b := &batch{dirty: make(map[string]struct{}), timer: time.NewTimer(time.Hour),
+		debounce: t.opts.Debounce, maxDelay: t.opts.MaxDelay}
+	b.timer.Stop()
 	var poll <-chan time.Time
 	var ticker *time.Ticker
 	setPoll := func() {
@@ -486,89 +469,153 @@ func (t *Tree) loop(ctx context.Context) {
 		}
 		select {
 		case <-t.done:
-			timer.Stop()
+			b.timer.Stop()
 			return
 		case ev, ok := <-events:
 			if !ok {
 				t.w = nil
 				continue
 			}
-			t.onEvent(ev, dirty)
-			arm()
+			t.onEvent(ev, b.dirty)
+			b.arm()
 		case err, ok := <-errs:
 			if !ok {
 				t.w = nil
 				continue
 			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				t.log.Debug("fsnotify queue overflow; rescanning")
-				t.mu.Lock()
-				t.overflows++
-				t.mu.Unlock()
-				fullRescan = true
-				arm()
-				continue
-			}
-			t.log.Debug("fsnotify error", "err", err)
+			t.onError(err, b)
 		case <-t.notifyCh:
-			t.mu.Lock()
-			pending := t.pending
-			t.pending = nil
-			if t.rescanReq {
-				fullRescan = true
-				t.rescanReq = false
-			}
-			t.mu.Unlock()
-			for _, p := range pending {
-				if rel, ok := t.rel(p); ok {
-					dirty[rel] = struct{}{}
-				}
-			}
-			arm()
+			t.takeNotified(b)
 		case <-poll:
-			fullRescan = true
-			arm()
-		case <-timer.C:
-			armed = false
-			if len(dirty) > t.opts.RescanThreshold {
-				fullRescan = true
-			}
-			for p := range dirty {
-				if ignore.IsRuleFile(p) {
-					fullRescan = true
-					t.ign.Reset()
-					break
-				}
-			}
-			var changes []Change
-			if fullRescan {
-				changes = t.rescan(ctx)
-			} else {
-				changes = t.applyDirty(ctx, dirty)
-			}
-			if ctx.Err() != nil {
+			b.fullRescan = true
+			b.arm()
+		case <-b.timer.C:
+			changes, ok := t.applyBatch(ctx, b)
+			if !ok {
 				return // closed mid-walk: the index is dropped with the Tree
 			}
-			clear(dirty)
-			clear(t.orphans)
-			t.mu.Lock()
-			t.batches++
-			if fullRescan {
-				t.rescans++
-			}
-			t.mu.Unlock()
-			fullRescan = false
 			setPoll()
-			if len(changes) > 0 {
-				sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
-				t.mu.Lock()
-				t.gen++
-				t.mu.Unlock()
-				if t.opts.OnChange != nil {
-					t.guard("OnChange", func() { t.opts.OnChange(changes) })
-				}
-			}
+			t.announce(changes)
 		}
+	}
+}
+
+// batch is what loop collects between two applied batches: the paths made
+// dirty (relative), whether the whole tree is rescanned instead, and the
+// debounce timer that ends it.
+type batch struct {
+	dirty      map[string]struct{}
+	fullRescan bool
+	timer      *time.Timer
+	armed      bool      // the timer runs for this batch
+	first      time.Time // when the batch's first change arrived
+	// debounce and maxDelay are the Tree's Options.Debounce and MaxDelay.
+	debounce, maxDelay time.Duration
+}
+
+// arm (re)starts the batch's timer for a change that arrived now: the
+// batch ends debounce after its last change, and at most maxDelay after
+// its first.
+func (b *batch) arm() {
+	now := time.Now()
+	if !b.armed {
+		b.first = now
+		b.armed = true
+		b.timer.Reset(b.debounce)
+		return
+	}
+	wait := b.debounce
+	if left := b.maxDelay - now.Sub(b.first); left < wait {
+		wait = max(left, 0)
+	}
+	b.timer.Reset(wait)
+}
+
+// onError handles an error of the watcher: a kernel queue overflow makes
+// the batch a full rescan (counted); another is logged.
+func (t *Tree) onError(err error, b *batch) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		t.log.Debug("fsnotify queue overflow; rescanning")
+		t.mu.Lock()
+		t.overflows++
+		t.mu.Unlock()
+		b.fullRescan = true
+		b.arm()
+		return
+	}
+	t.log.Debug("fsnotify error", "err", err)
+}
+
+// takeNotified moves what Notify and Rescan left for the loop into the
+// batch: the paths named (those inside the tree made dirty), a full rescan
+// asked for.
+func (t *Tree) takeNotified(b *batch) {
+	t.mu.Lock()
+	pending := t.pending
+	t.pending = nil
+	if t.rescanReq {
+		b.fullRescan = true
+		t.rescanReq = false
+	}
+	t.mu.Unlock()
+	for _, p := range pending {
+		if rel, ok := t.rel(p); ok {
+			b.dirty[rel] = struct{}{}
+		}
+	}
+	b.arm()
+}
+
+// applyBatch applies the batch whose timer fired: the dirty paths, or the
+// whole tree rescanned when they are many or a rule file (.gitignore, …)
+// is among them; the counts updated and the batch emptied. It returns the
+// changes found, and false when ctx ended during the walk (the index is
+// then left as the walk left it, to be dropped with the Tree).
+func (t *Tree) applyBatch(ctx context.Context, b *batch) ([]Change, bool) {
+	b.armed = false
+	if len(b.dirty) > t.opts.RescanThreshold {
+		b.fullRescan = true
+	}
+	for p := range b.dirty {
+		if ignore.IsRuleFile(p) {
+			b.fullRescan = true
+			t.ign.Reset()
+			break
+		}
+	}
+	var changes []Change
+	if b.fullRescan {
+		changes = t.rescan(ctx)
+	} else {
+		changes = t.applyDirty(ctx, b.dirty)
+	}
+	if ctx.Err() != nil {
+		return nil, false
+	}
+	clear(b.dirty)
+	clear(t.orphans)
+	t.mu.Lock()
+	t.batches++
+	if b.fullRescan {
+		t.rescans++
+	}
+	t.mu.Unlock()
+	b.fullRescan = false
+	return changes, true
+}
+
+// announce hands a batch's changes, sorted by path, to OnChange, and moves
+// the index's generation on; an empty batch is not announced.
+func (t *Tree) announce(changes []Change) {
+	if len(changes) == 0 {
+		return
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	t.mu.Lock()
+	t.gen++
+	t.mu.Unlock()
+	if t.opts.OnChange != nil {
+		t.guard("OnChange", func() { t.opts.OnChange(changes) })
 	}
 }
 
