@@ -202,6 +202,10 @@ type Server struct {
 	inflightMu sync.Mutex
 	inflight   map[jsonrpc2.ID]context.CancelFunc
 
+	// surfaces are what the as-you-type surfaces (completion, next edits)
+	// share: the model client, the pause and budget gate, the stream slots,
+	// the streams' end with the session (assist/complete's Services).
+	surfaces *complete.Services
 	// completion answers inline completion requests (completion.go).
 	completion *completionState
 	// nextEdit proposes next edits (nextedit.go); their diagnostics go out
@@ -258,6 +262,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		return nil, err
 	}
 	s.engine = engine
+	s.surfaces = complete.NewServices(complete.ServicesOptions{HTTPClient: s.opts.HTTPClient, Logger: s.log, Ledger: s.ledger, Context: s.baseCtx})
 	s.completion = newCompletionState(s)
 	s.folders = workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{
 		Buffers:       buffers{s.docs},
