@@ -96,7 +96,7 @@ func (s *Server) nextEditFor(snap *workspace.Snapshot) *complete.NextSuggestion 
 }
 
 // nextEditDiagnostics is the next-edit part of the document's kimi
-// diagnostics (kimiDiagnostics).
+// diagnostics (nextEditDiagnosticsSource, diagnostics.go).
 func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
 	sug := s.nextEditFor(snap)
 	if sug == nil {
