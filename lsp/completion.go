@@ -96,7 +96,7 @@ func (cs *completionState) trigger(kind int) complete.Trigger {
 
 func newCompletionState(s *Server) *completionState {
 	return &completionState{
-		completer: complete.New(complete.Options{Config: s.config, HTTPClient: s.opts.HTTPClient, Logger: s.log, Ledger: s.ledger}),
+		completer: complete.New(complete.Options{Config: s.config, Services: s.surfaces, Logger: s.log}),
 		told:      map[string]bool{},
 		logged:    map[string]time.Time{},
 	}

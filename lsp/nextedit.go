@@ -45,13 +45,12 @@ const nextEditTitlePrefix = "Kimi: next edit — "
 
 func newNextEdits(s *Server) *complete.NextEdits {
 	return complete.NewNextEdits(complete.NextOptions{
-		Config:    s.config,
-		Completer: s.completion.completer,
-		Context:   s.baseCtx,
-		Logger:    s.log,
-		Changed:   func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
-		Busy:      func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
-		Allow:     s.backgroundAllowed,
+		Config:   s.config,
+		Services: s.surfaces,
+		Logger:   s.log,
+		Changed:  func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
+		Busy:     func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
+		Allow:    s.backgroundAllowed,
 	})
 }
 
@@ -97,7 +96,7 @@ func (s *Server) nextEditFor(snap *workspace.Snapshot) *complete.NextSuggestion 
 }
 
 // nextEditDiagnostics is the next-edit part of the document's kimi
-// diagnostics (kimiDiagnostics).
+// diagnostics (nextEditDiagnosticsSource, diagnostics.go).
 func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
 	sug := s.nextEditFor(snap)
 	if sug == nil {

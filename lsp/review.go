@@ -23,8 +23,9 @@ import (
 // answered by textDocument/diagnostic and told of changes with
 // workspace/diagnostic/refresh; the others get publishDiagnostics. Not
 // both: VS Code and Neovim keep pushed and pulled diagnostics apart and
-// would show each finding twice. The sending is done by one goroutine
-// (reviewSender), never on the read loop.
+// would show each finding twice. The findings are one source of the
+// document's kimi diagnostics (diagnostics.go), sent by the one publisher
+// (diagnosticsSender), never on the read loop.
 
 // Diagnostic source and code of a finding.
 const (
@@ -34,15 +35,19 @@ const (
 
 // reviews holds the findings of every file.
 type reviews struct {
+	// changed tells the diagnostics publisher that a file's findings
+	// changed (set once by NewServer; called with mu held, it never
+	// blocks).
+	changed func(workspace.URI)
+	once    sync.Once
+
+	// mu guards the fields below.
 	mu sync.Mutex
 	// last is the id of the newest finding: ids are never reused, so that
 	// a quick fix of an earlier review's finding removes none of a later
 	// one's.
 	last  int
 	files map[workspace.URI]*fileReview
-	dirty map[workspace.URI]bool
-	wake  chan struct{}
-	once  sync.Once
 }
 
 // fileReview is one file's findings. While open, marks are in the text of
@@ -65,8 +70,6 @@ type reviewFinding struct {
 func (r *reviews) init() {
 	r.once.Do(func() {
 		r.files = map[workspace.URI]*fileReview{}
-		r.dirty = map[workspace.URI]bool{}
-		r.wake = make(chan struct{}, 1)
 	})
 }
 
@@ -175,11 +178,11 @@ func (r *reviews) clear(uri workspace.URI) int {
 	return n
 }
 
+// markDirtyLocked tells the publisher that uri's findings changed.
+// Precondition: r.mu is held.
 func (r *reviews) markDirtyLocked(uri workspace.URI) {
-	r.dirty[uri] = true
-	select {
-	case r.wake <- struct{}{}:
-	default:
+	if r.changed != nil {
+		r.changed(uri)
 	}
 }
 
@@ -247,31 +250,6 @@ func (s *Server) reviewDiagnostics(uri workspace.URI, snap *workspace.Snapshot) 
 	return out, true
 }
 
-// kimiDiagnostics is every kimi diagnostic of uri in snap, in one list:
-// the review's findings, then the next-edit suggestion. One
-// publishDiagnostics (or pull answer) carries both, so that neither erases
-// the other. ok is false when the review's marks are not for snap's
-// version.
-func (s *Server) kimiDiagnostics(uri workspace.URI, snap *workspace.Snapshot) ([]outDiagnostic, bool) {
-	diags, ok := s.reviewDiagnostics(uri, snap)
-	if !ok {
-		return nil, false
-	}
-	if snap != nil {
-		diags = append(diags, s.nextEditDiagnostics(snap)...)
-	}
-	return diags, true
-}
-
-// diagnosticsChanged marks uri's kimi diagnostics to be sent again (the
-// sender goroutine does it). It never blocks.
-func (s *Server) diagnosticsChanged(uri workspace.URI) {
-	s.reviews.init()
-	s.reviews.mu.Lock()
-	s.reviews.markDirtyLocked(uri)
-	s.reviews.mu.Unlock()
-}
-
 // pullsDiagnostics reports whether the client pulls diagnostics and takes
 // workspace/diagnostic/refresh. Findings and next-edit suggestions appear
 // without an edit of the user's: a client that pulls only when it wants
@@ -280,51 +258,6 @@ func (s *Server) diagnosticsChanged(uri workspace.URI) {
 // diagnosticProvider and gets them pushed.
 func pullsDiagnostics(caps clientCapabilities) bool {
 	return caps.TextDocument.Diagnostic != nil && caps.Workspace.Diagnostics != nil && caps.Workspace.Diagnostics.RefreshSupport
-}
-
-// reviewSender sends what changed in the findings, one file at a time,
-// until the session ends. A panic while one batch is sent loses that
-// batch alone (the files' next change sends them again).
-func (s *Server) reviewSender(ctx context.Context) {
-	s.reviews.init()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.reviews.wake:
-		}
-		s.guard("send review diagnostics", func() { s.sendReviews(ctx) })
-	}
-}
-
-// sendReviews sends the diagnostics of the files whose findings changed,
-// or asks a client that pulls them to refresh.
-func (s *Server) sendReviews(ctx context.Context) {
-	s.reviews.mu.Lock()
-	dirty := s.reviews.dirty
-	s.reviews.dirty = map[workspace.URI]bool{}
-	s.reviews.mu.Unlock()
-	caps := s.clientCaps()
-	if pullsDiagnostics(caps) {
-		_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
-		return
-	}
-	for uri := range dirty {
-		snap, open := s.docs.Snapshot(uri)
-		if !open {
-			snap = nil
-		}
-		diags, ok := s.kimiDiagnostics(uri, snap)
-		if !ok {
-			continue // a didChange is being applied: it marks the file again
-		}
-		p := publishDiagnosticsParams{URI: string(uri), Diagnostics: diags}
-		if snap != nil {
-			v := snap.Version
-			p.Version = &v
-		}
-		s.notify(ctx, "textDocument/publishDiagnostics", p)
-	}
 }
 
 // handleDocumentDiagnostic answers textDocument/diagnostic with the

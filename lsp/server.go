@@ -139,6 +139,9 @@ type Server struct {
 	recent    recentFiles
 	// reviews are Kimi: Review's findings (see review.go).
 	reviews reviews
+	// diagnostics sends the kimi diagnostics of every surface, one list
+	// per document (diagnostics.go).
+	diagnostics diagnosticsPublisher
 	// toldSecret remembers the secret files the user was told about;
 	// secretCache is isSecretURI's bounded memo, cleared on configuration
 	// changes.
@@ -202,10 +205,14 @@ type Server struct {
 	inflightMu sync.Mutex
 	inflight   map[jsonrpc2.ID]context.CancelFunc
 
+	// surfaces are what the as-you-type surfaces (completion, next edits)
+	// share: the model client, the pause and budget gate, the stream slots,
+	// the streams' end with the session (assist/complete's Services).
+	surfaces *complete.Services
 	// completion answers inline completion requests (completion.go).
 	completion *completionState
 	// nextEdit proposes next edits (nextedit.go); their diagnostics go out
-	// with the review's (review.go: one list per document).
+	// with the review's (diagnostics.go: one list per document).
 	nextEdit *complete.NextEdits
 	// viewSeq numbers the document views of requests (docView.seq).
 	viewSeq atomic.Uint64
@@ -258,6 +265,8 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		return nil, err
 	}
 	s.engine = engine
+	s.reviews.changed = s.diagnostics.changed
+	s.surfaces = complete.NewServices(complete.ServicesOptions{HTTPClient: s.opts.HTTPClient, Logger: s.log, Ledger: s.ledger, Context: s.baseCtx})
 	s.completion = newCompletionState(s)
 	s.folders = workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{
 		Buffers:       buffers{s.docs},
@@ -312,7 +321,7 @@ func (s *Server) Run(ctx context.Context) int {
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
 	s.spawn("forward logs", func() { s.forwardLogs(s.logQueue) })
-	s.spawn("send review diagnostics", func() { s.reviewSender(s.baseCtx) })
+	s.spawn("send kimi diagnostics", func() { s.diagnosticsSender(s.baseCtx) })
 	select {
 	case <-s.conn.Done():
 		if err := s.conn.Err(); err != nil && !isEOF(err) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
-	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
 )
 
 // Limits of the completer.
@@ -102,40 +100,44 @@ type Suggestion struct {
 	Reused bool
 }
 
+// completionSurface names inline completion for the shared services.
+var completionSurface = Surface{Budget: "inline completion", Record: spend.SurfaceCompletion, System: System, Action: "complete"}
+
 // Options configure a Completer.
 type Options struct {
 	// Config returns the current configuration; it is read per request, so
 	// every completion setting applies to the next request.
 	Config func() config.Config
-	// HTTPClient, if set, sends the model requests (tests).
+	// Services are the client, pause, budget gate and stream slots the
+	// Completer shares with the other surfaces (next edits). Nil: its own,
+	// made from HTTPClient, Logger and Ledger.
+	Services *Services
+	// HTTPClient, if set, sends the model requests (tests); used only
+	// when Services is nil.
 	HTTPClient *http.Client
-	// Logger receives debug records; nil means slog.Default().
+	// Logger receives debug records; nil means the Services' logger.
 	Logger *slog.Logger
 	// Ledger, if set, records every request and applies the budgets: while
 	// one is spent no request is sent (an error wrapping
-	// provider.ErrBudget; the ledger tells the user once).
+	// provider.ErrBudget; the ledger tells the user once). Used only when
+	// Services is nil.
 	Ledger *provider.Ledger
 }
 
 // Completer answers completion requests: one provider stream per document
-// at a time, debounced, with type-ahead reuse. It is safe for concurrent
-// use.
+// at a time, debounced, with type-ahead reuse. It is one surface of the
+// package: what it shares with the others it gets through its Services.
+// It is safe for concurrent use.
 type Completer struct {
-	opts    Options
-	log     *slog.Logger
-	slots   chan struct{}
-	noUsage sync.Once // the log says once that replies carry no usage
+	opts Options
+	svc  *Services
+	log  *slog.Logger
 
 	// mu guards everything below and every docState.
-	mu         sync.Mutex
-	docs       map[string]*docState
-	clientID   string
-	client     *model.Client
-	badKey     error  // the provider refused the key of clientID
-	sessionID  string // settings the sessions were made with
-	pauseUntil time.Time
-	counts     counts
-	retired    cache.Stats // totals of dropped sessions
+	mu      sync.Mutex
+	docs    map[string]*docState
+	counts  counts
+	retired cache.Stats // totals of dropped sessions
 }
 
 // docState is one document's completion state.
@@ -146,28 +148,8 @@ type docState struct {
 	newer   chan struct{} // closed when a newer request arrives
 	flight  *flight       // the provider stream, if one runs
 	last    *memo         // the latest suggestion
-	sess    *cache.Session
-	layout  *layout
+	prompt  docPrompt     // its session and layout
 	touched time.Time
-}
-
-// layout is what a document's prompts show while it lasts: the window of
-// the active file and the related snippets.
-type layout struct {
-	win     window
-	related []cache.Document
-	project cache.Project
-}
-
-// relatedBytes returns the size of l's related snippets (0 for no layout).
-func (l *layout) relatedBytes() int {
-	n := 0
-	if l != nil {
-		for _, r := range l.related {
-			n += len(r.Text)
-		}
-	}
-	return n
 }
 
 // place is where a suggestion was asked for: the cursor offset and the
@@ -225,11 +207,15 @@ func New(opts Options) *Completer {
 	if opts.Config == nil {
 		opts.Config = config.Default
 	}
+	svc := opts.Services
+	if svc == nil {
+		svc = NewServices(ServicesOptions{HTTPClient: opts.HTTPClient, Logger: opts.Logger, Ledger: opts.Ledger})
+	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.Default()
+		log = svc.logger()
 	}
-	return &Completer{opts: opts, log: log, slots: make(chan struct{}, MaxStreams), docs: make(map[string]*docState)}
+	return &Completer{opts: opts, svc: svc, log: log, docs: make(map[string]*docState)}
 }
 
 // Forget drops a document's state (it was closed) and stops its stream.
@@ -246,9 +232,7 @@ func (c *Completer) dropLocked(d *docState) {
 	if d.flight != nil {
 		c.hangUpLocked(d, d.flight)
 	}
-	if d.sess != nil {
-		addStats(&c.retired, d.sess.Stats())
-	}
+	d.prompt.retire(&c.retired)
 	delete(c.docs, d.key)
 }
 
@@ -407,37 +391,35 @@ func (c *Completer) superseded() {
 	c.mu.Unlock()
 }
 
+// spec is completion's prompt: what it differs in from the other
+// surfaces' (promptSpec).
+func (c *Completer) spec(cfg config.Config) promptSpec {
+	cc := cfg.Completion
+	return promptSpec{
+		surface: completionSurface,
+		session: fmt.Sprintf("%d/%s", cc.MaxContextTokens, cfg.CacheTTL),
+		model:   cfg.CompletionModel(), effort: cc.ReasoningEffort,
+		budgetTokens: cc.MaxContextTokens, answerTokens: cc.MaxCompletionTokens,
+		windowLines: tailLines, lead: "Inline completion in", what: "completion",
+	}
+}
+
 // start starts d's stream for req, unless a newer request came, and joins
 // it.
 func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Config) (*flight, error) {
-	if err := c.opts.Ledger.Background("inline completion"); err != nil {
+	if err := c.svc.background(completionSurface); err != nil {
 		return nil, err
 	}
-	b := splitBudget(cfg.Completion.MaxContextTokens)
-	c.mu.Lock()
-	relayout := d.layout == nil || !d.layout.win.fits(req.Doc, req.Offset, b.windowBytes(d.layout.relatedBytes()))
-	c.mu.Unlock()
-	var related []cache.Document
-	if relayout && req.Folders != nil {
-		// Outside the lock: the ranking takes milliseconds. It leaves out
-		// what the window shows, asked with the widest window.
-		w := chooseWindow(req.Doc, req.Offset, b.windowBytes(0))
-		start, end := w.bounds(req.Doc)
-		related = fitRelated(relevance.Choose(relevance.Workspace(req.Folders), relevance.Request{
-			Active: req.Doc, SelStart: req.Offset, SelEnd: req.Offset, Snippets: true, ShownStart: start, ShownEnd: end,
-			Open: req.Open, MaxTokens: b.relatedTokens, Bytes: cache.Estimator{}.Bytes,
-		}).Stable, req.Path, b.relatedTokens)
-	}
+	spec := c.spec(cfg)
+	in := promptInput{path: req.Path, language: req.Language, project: req.Project, doc: req.Doc, cursor: req.Offset}
+	related := relatedFor(&c.mu, &d.prompt, req.Folders, req.Open, in, spec)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if d.seq != seq {
 		c.counts.superseded++
 		return nil, nil
 	}
-	if now := time.Now(); now.Before(c.pauseUntil) {
-		return nil, fmt.Errorf("%w for %s", ErrPaused, c.pauseUntil.Sub(now).Round(time.Second))
-	}
-	client, err := c.clientLocked(cfg)
+	client, err := c.svc.clientFor(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +429,7 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 	// A stream outlives the request that started it while a later one
 	// waits for it, and ends when the last waiting request leaves (see
 	// leave): the session's end cancels every request, so every stream.
-	ctx, cancel := context.WithTimeout(context.Background(), StreamTimeout)
+	ctx, cancel := c.svc.streamContext()
 	f := &flight{place: placeOf(req.Doc, req.Offset), cancel: cancel, done: make(chan struct{}), waiters: 1}
 	d.flight = f
 	c.counts.provider++
@@ -462,137 +444,21 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 	return f, nil
 }
 
-// clientLocked returns the model client for cfg's endpoint and key, or
-// the error that the key is missing or was refused.
-// Precondition: c.mu is held.
-func (c *Completer) clientLocked(cfg config.Config) (*model.Client, error) {
-	if _, err := provider.Key(cfg); err != nil {
-		return nil, err
-	}
-	id := provider.Identity(cfg)
-	if c.client == nil || id != c.clientID {
-		// A suggestion is no use after a retry's wait: one attempt.
-		c.client = provider.NewClient(cfg, provider.ClientOptions{HTTPClient: c.opts.HTTPClient, Logger: c.log, MaxAttempts: 1})
-		c.clientID, c.badKey = id, nil
-	}
-	if c.badKey != nil {
-		return nil, c.badKey
-	}
-	return c.client, nil
-}
-
-// job is a built prompt and what is needed to read its answer.
-type job struct {
-	sess   *cache.Session
-	prompt *cache.Prompt
-	req    *model.Request
-	around Around
-	key    string // the API key: a suggestion holding it is dropped
-	call   *provider.Call
-	// what names the surface for the budgets ("inline completion", "next
-	// edits"); usd is the request's estimate, reserved when it is sent.
-	what string
-	usd  float64
-}
-
-// promptLocked lays out req's prompt in d's session.
+// promptLocked lays out req's prompt in d's session (layout.go) and adds
+// what its answer is normalised against.
 // Precondition: c.mu is held.
 func (c *Completer) promptLocked(d *docState, req Request, cfg config.Config, related []cache.Document) (*job, error) {
-	cc := cfg.Completion
-	b := splitBudget(cc.MaxContextTokens)
-	sid := fmt.Sprintf("%d/%s", cc.MaxContextTokens, cfg.CacheTTL)
-	if sid != c.sessionID {
-		// The budget or the TTL changed: new sessions from now on.
-		for _, o := range c.docs {
-			if o.sess != nil {
-				addStats(&c.retired, o.sess.Stats())
-				o.sess, o.layout = nil, nil
-			}
-		}
-		c.sessionID = sid
-	}
-	if d.sess == nil {
-		s, err := cache.NewSession(cache.Config{
-			System:       System,
-			Model:        cfg.CompletionModel(),
-			Prices:       provider.Prices(cfg),
-			TTL:          cfg.CacheTTLDuration(),
-			BudgetTokens: cc.MaxContextTokens,
-			MaxLogTokens: b.logTokens,
-			WindowLines:  tailLines,
-			WindowBytes:  tailBytes,
-			Logger:       c.log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		d.sess = s
-	}
-	if d.layout == nil || !d.layout.win.fits(req.Doc, req.Offset, b.windowBytes(d.layout.relatedBytes())) {
-		rb := 0
-		for _, r := range related {
-			rb += len(r.Text)
-		}
-		w := chooseWindow(req.Doc, req.Offset, b.windowBytes(rb))
-		d.layout = &layout{win: w, related: related, project: projectFor(req.Project, req.Path, w)}
-	}
-	l := d.layout
-	start, end := l.win.bounds(req.Doc)
-	docs := append(slices.Clip(l.related), cache.Document{
-		Path: req.Path, Language: req.Language, Text: req.Doc.Slice(start, end),
-		Version: req.Doc.Version, LastEdited: int64(len(l.related)),
-	})
-	at := req.Offset - start
-	name := cfg.CompletionModel()
-	p, err := d.sess.Build(cache.Request{
-		Project: l.project, Documents: docs, Active: req.Path,
-		Selection: cache.Selection{Start: at, End: at},
-		Action:    "complete", Model: name,
-	})
+	in := promptInput{path: req.Path, language: req.Language, project: req.Project, doc: req.Doc, cursor: req.Offset}
+	j, err := d.prompt.build(in, cfg, c.spec(cfg), related, &c.retired, c.log)
 	if err != nil {
-		return nil, fmt.Errorf("building the completion prompt: %w", err)
+		return nil, err
 	}
-	effort, _ := config.EffortFor(name, cc.ReasoningEffort) // kimi-k3: max only
-	key, _ := cfg.Key()
-	return &job{
-		what: "inline completion", usd: provider.Estimate(cfg, name, p, cc.MaxCompletionTokens),
-		call:   &provider.Call{Surface: spend.SurfaceCompletion, Files: provider.Held(p), Key: key},
-		key:    key,
-		sess:   d.sess,
-		prompt: p,
-		req: &model.Request{
-			Model: name, Messages: provider.Messages(p.Messages),
-			ReasoningEffort:     string(effort),
-			MaxCompletionTokens: cc.MaxCompletionTokens,
-			PromptCache:         model.ImplicitCache(cfg.CacheTTL),
-		},
-		around: Around{
-			Before:   req.Doc.Slice(req.Offset-aroundBefore, req.Offset),
-			After:    req.Doc.Slice(req.Offset, req.Offset+aroundAfter),
-			Language: req.Language, MaxLines: cc.MaxLines,
-		},
-	}, nil
-}
-
-// fitRelated keeps the related documents, most relevant first, that fit
-// in tokens, and gives them LastEdited values that keep that order
-// reversed in the prompt (the most relevant nearest the active file).
-func fitRelated(docs []relevance.ContextFile, active string, tokens int) []cache.Document {
-	var out []cache.Document
-	left := float64(tokens) * bytesPerToken
-	for _, f := range docs {
-		same := func(o cache.Document) bool { return o.Path == f.Path && o.Part == f.Part }
-		if f.Path == active && f.Part == "" || float64(len(f.Text)) > left || slices.ContainsFunc(out, same) {
-			continue
-		}
-		left -= float64(len(f.Text))
-		out = append(out, cache.Document{Path: f.Path, Part: f.Part, Line: f.Line, Language: f.Language, Text: f.Text,
-			Version: f.Version, LastEdited: f.LastEdit})
+	j.around = Around{
+		Before:   req.Doc.Slice(req.Offset-aroundBefore, req.Offset),
+		After:    req.Doc.Slice(req.Offset, req.Offset+aroundAfter),
+		Language: req.Language, MaxLines: cfg.Completion.MaxLines,
 	}
-	for i := range out {
-		out[i].LastEdited = int64(len(out) - 1 - i)
-	}
-	return out
+	return j, nil
 }
 
 // fly runs f's stream and records its answer.
@@ -615,30 +481,11 @@ func (c *Completer) fly(ctx context.Context, d *docState, f *flight, client *mod
 		// Not sent: its estimate did not fit what is left of a budget.
 	default:
 		c.counts.failed++
-		err = c.failedLocked(err)
+		err = c.svc.failed(err)
 	}
 	f.text, f.err = text, err
 	c.mu.Unlock()
 	close(f.done)
-}
-
-// failedLocked takes in a failed stream's error (completion's or a next
-// edit's): a rate limit pauses both, a refused key stops both until it
-// changes. It returns the error to report. Precondition: c.mu is held.
-func (c *Completer) failedLocked(err error) error {
-	var apiErr *model.APIError
-	switch {
-	case errors.Is(err, model.ErrRateLimited):
-		wait := defaultPause
-		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-			wait = apiErr.RetryAfter
-		}
-		c.pauseUntil = time.Now().Add(wait)
-	case errors.Is(err, model.ErrUnauthorized):
-		err = fmt.Errorf("%w: %w", ErrKeyRefused, err)
-		c.badKey = err
-	}
-	return err
 }
 
 // answer streams j's answer and normalises it. This goroutine is no
@@ -669,7 +516,7 @@ func (c *Completer) answer(ctx context.Context, client *model.Client, j *job) (t
 // a reason outside the seed's enum (a content filter). Its usage is
 // recorded when the answer ends (a stream hung up has none to record).
 func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (string, error) {
-	resp, err := c.send(ctx, client, j)
+	resp, err := c.svc.send(ctx, client, j)
 	if resp == nil {
 		return "", err
 	}
@@ -686,88 +533,4 @@ func (c *Completer) stream(ctx context.Context, client *model.Client, j *job) (s
 		return "", nil
 	}
 	return text, nil
-}
-
-// send takes a stream slot, sends j's request through the ledger (which
-// records it), collects the reply and accounts for its usage. It returns
-// no response with the error of a request that failed or was hung up, and
-// the response with model.ErrNoAnswer when thinking used the whole budget.
-// Completion and next edits both send through it.
-func (c *Completer) send(ctx context.Context, client *model.Client, j *job) (*model.Response, error) {
-	select {
-	case c.slots <- struct{}{}:
-		defer func() { <-c.slots }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	// The estimate is held against the budgets from here to the end: a
-	// request that does not fit what is left is not sent (no question).
-	res, err := c.opts.Ledger.ReserveBackground(j.what, j.usd)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Release() // a panic never leaks it
-	sent := false
-	s, err := c.opts.Ledger.Stream(ctx, client, j.req, &model.Trace{Sent: func([]byte) { sent = true }}, j.call)
-	if err != nil {
-		a := cache.Accounting{}
-		if sent && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-			// Hung up before the reply's headers came: the provider may
-			// have read the prompt already (and bill it).
-			a = c.lost(j, &model.Response{})
-		}
-		c.opts.Ledger.Settle(res, j.call, j.req.Model, a, err)
-		return nil, err
-	}
-	resp, err := model.Collect(s)
-	if err != nil && !errors.Is(err, model.ErrNoAnswer) {
-		c.opts.Ledger.Settle(res, j.call, j.req.Model, c.lost(j, resp), err)
-		return nil, err
-	}
-	c.opts.Ledger.Settle(res, j.call, j.req.Model, c.record(j, resp), err)
-	return resp, err
-}
-
-// lost accounts for a request that ended short of its reply's end: hung
-// up after its body left (superseded by typing, cancelled, timed out),
-// before its reply began or during it, or broken off. The provider may
-// have read its prompt and bill it, and what it wrote, so the budgets
-// count it: at the usage the reply carried, if any, else at kimi-lsp's
-// estimate of the prompt and of the partial reply, as an action's is
-// (streamingCompleter.account). A request refused before its reply began
-// (an error status, a connection that failed) is counted as nothing.
-func (c *Completer) lost(j *job, resp *model.Response) cache.Accounting {
-	cu, _ := usageOf(j, resp)
-	return c.account(j, cu)
-}
-
-// record accounts for resp's usage; a reply without usage (servers that
-// send it only when asked) is counted from kimi-lsp's own estimate, as the
-// actions' replies are (provider.EstimateUsage), and the log says so once.
-func (c *Completer) record(j *job, resp *model.Response) cache.Accounting {
-	cu, estimated := usageOf(j, resp)
-	if estimated {
-		c.noUsage.Do(func() {
-			c.log.Info("the provider sends no usage with its completions: kimi.stats counts kimi-lsp's own token estimates for them (completion.estimatedUsage)", "model", j.req.Model)
-		})
-	}
-	return c.account(j, cu)
-}
-
-// usageOf is resp's usage, or, for a reply without one, kimi-lsp's
-// estimate of the prompt and of what the reply holds (estimated set).
-func usageOf(j *job, resp *model.Response) (cu cache.Usage, estimated bool) {
-	if resp.Usage != nil {
-		return provider.Usage(resp.Usage), false
-	}
-	return provider.EstimateUsage(j.sess.EstimateTokens, j.prompt.EstimatedTokens, j.prompt.PredictedCachedTokens, resp.Message), true
-}
-
-// account records cu in the request's prompt session.
-func (c *Completer) account(j *job, cu cache.Usage) cache.Accounting {
-	a, err := j.sess.Record(j.prompt.Handle, cu)
-	if err != nil {
-		c.log.Debug("completion usage not recorded", "error", err)
-	}
-	return a
 }

@@ -20,6 +20,7 @@ type fixture struct {
 	t    *testing.T
 	srv  *modeltest.Server
 	c    *Completer
+	svc  *Services // c's, for the next edits of a test
 	docs *workspace.Documents
 	uri  workspace.URI
 	ver  int32
@@ -63,7 +64,8 @@ func newFixture(t *testing.T, settings string, rules ...modeltest.Rule) *fixture
 		}
 	}
 	f.srv, f.cfg = srv, cfg
-	f.c = New(Options{Config: f.config})
+	f.svc = NewServices(ServicesOptions{})
+	f.c = New(Options{Config: f.config, Services: f.svc})
 	return f
 }
 

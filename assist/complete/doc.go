@@ -100,8 +100,9 @@
 // document with a constant system message (NextSystem, which holds the
 // instruction), the window of the file around the edit, the relevance
 // snippets, and the append-only edit log, which is what shows the model the
-// edit the user just made; the Completer's client, stream slots, rate-limit
-// pause and refused-key state. No request for a file over
+// edit the user just made; the model client, stream slots, rate-limit
+// pause and refused-key state it shares with completion through their
+// Services (see "Surfaces"). No request for a file over
 // context.maxFileSize, one the caller's secret check refuses, without a
 // key, while an edit of ours to the document is in flight (Busy), or when
 // the budget says no (Allow).
@@ -118,4 +119,21 @@
 // after it, drops it as stale; any other change re-places it
 // (patch.Rebase); a change that turns the text into the suggestion's result
 // accepts it, however it was applied.
+//
+// # Surfaces
+//
+// Completion (complete.go, Completer) and next edits (nextedit.go,
+// NextEdits) are the package's two model surfaces, each its own unit: its
+// type, its per-document state under its own lock, its prompt's
+// differences, its delivery (Complete's return; Current and Changed). What
+// they share they get through one *Services (surface.go, NewServices; the
+// server makes one per session): the model client made from the
+// configuration, the pause after a rate limit and the refused key, the
+// budget gate (provider.Ledger's Background and ReserveBackground), the
+// MaxStreams slots, the streams' context (StreamTimeout under the
+// session's end), and the sending and accounting of a request; a Surface
+// names each for the budgets and the record. The prompt layout they share
+// is layout.go's (docPrompt.build: the session, the window, the related
+// snippets, the edit log, the request block), each passing a promptSpec.
+// A surface never reads another's fields or takes its lock.
 package complete

@@ -19,7 +19,6 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
-	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
 )
 
 // NextSystem is the system message of every next-edit request: a
@@ -45,12 +44,12 @@ const nextTailLines = 2
 type NextOptions struct {
 	// Config returns the current configuration, read at every edit.
 	Config func() config.Config
-	// Completer lends its model client, its key and rate-limit state and
-	// its stream slots: a refused key or a rate limit stops both.
-	Completer *Completer
-	// Context ends every stream (the session's end); nil: Background.
-	Context context.Context
-	// Logger receives debug records; nil: the Completer's.
+	// Services are the model client, key and rate-limit state, budget
+	// gate, stream slots and stream context next edits share with the
+	// other surfaces (completion): a refused key or a rate limit stops
+	// them all. Nil: their own, with the default client.
+	Services *Services
+	// Logger receives debug records; nil: the Services'.
 	Logger *slog.Logger
 	// Changed is called, outside every lock of the package, when a
 	// document's suggestion appears, moves or goes. It must not block.
@@ -107,8 +106,8 @@ type NextSuggestion struct {
 // for concurrent use.
 type NextEdits struct {
 	opts NextOptions
+	svc  *Services
 	log  *slog.Logger
-	ctx  context.Context
 
 	mu      sync.Mutex
 	docs    map[string]*nextDoc
@@ -129,10 +128,8 @@ type nextDoc struct {
 	burst   string             // the text before the current burst ("" with noBurst)
 	noBurst bool
 	sug     *NextSuggestion
-	base    string // the text sug is placed on
-	sess    *cache.Session
-	sessID  string
-	layout  *layout
+	base    string    // the text sug is placed on
+	prompt  docPrompt // its session and layout
 	touched time.Time
 
 	// dismissed are the changes the user said no to (changeOf), newest
@@ -149,23 +146,20 @@ type nextCounts struct {
 	server time.Duration
 }
 
-// NewNextEdits returns the next-edit machinery sharing c's client.
+// NewNextEdits returns the next-edit surface, on opts.Services.
 func NewNextEdits(opts NextOptions) *NextEdits {
 	if opts.Config == nil {
 		opts.Config = config.Default
 	}
-	if opts.Completer == nil {
-		opts.Completer = New(Options{Config: opts.Config, Logger: opts.Logger})
+	svc := opts.Services
+	if svc == nil {
+		svc = NewServices(ServicesOptions{Logger: opts.Logger})
 	}
 	log := opts.Logger
 	if log == nil {
-		log = opts.Completer.log
+		log = svc.logger()
 	}
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return &NextEdits{opts: opts, log: log, ctx: ctx, docs: map[string]*nextDoc{}}
+	return &NextEdits{opts: opts, svc: svc, log: log, docs: map[string]*nextDoc{}}
 }
 
 func (n *NextEdits) changed(key string) {
@@ -199,9 +193,7 @@ func (n *NextEdits) docLocked(key string) *nextDoc {
 // dropLocked forgets d. Precondition: n.mu is held.
 func (n *NextEdits) dropLocked(d *nextDoc) {
 	n.stopLocked(d)
-	if d.sess != nil {
-		addStats(&n.retired, d.sess.Stats())
-	}
+	d.prompt.retire(&n.retired)
 	delete(n.docs, d.key)
 }
 
@@ -482,6 +474,23 @@ func (n *NextEdits) Dismiss(key string, id uint64) bool {
 	return ok
 }
 
+// nextSurface names next edits for the shared services.
+var nextSurface = Surface{Budget: "next edits", Record: spend.SurfaceNextEdit, System: NextSystem, Action: "next-edit"}
+
+// spec is next edits' prompt: what it differs in from the other surfaces'
+// (promptSpec).
+func (n *NextEdits) spec(cfg config.Config) promptSpec {
+	ne := cfg.NextEdit
+	name := cfg.NextEditModel()
+	return promptSpec{
+		surface: nextSurface,
+		session: fmt.Sprintf("%d/%s/%s", ne.MaxContextTokens, cfg.CacheTTL, name),
+		model:   name, effort: ne.ReasoningEffort,
+		budgetTokens: ne.MaxContextTokens, answerTokens: nextAnswerTokens,
+		windowLines: nextTailLines, lead: "Next-edit suggestions in", what: "next-edit",
+	}
+}
+
 // fire asks for d's next edit when the pause after edit seq ended without
 // a newer edit. It runs in the timer's goroutine; a panic fails this
 // suggestion only.
@@ -509,44 +518,62 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		n.opts.Allow != nil && !n.opts.Allow() {
 		return
 	}
-	c := n.opts.Completer
-	if err := c.opts.Ledger.Background("next edits"); err != nil {
+	if err := n.svc.background(nextSurface); err != nil {
 		// A budget is spent: the ledger has told the user once.
 		n.log.Debug("next edit not asked", "error", err)
 		return
 	}
-	c.mu.Lock()
-	paused := time.Now().Before(c.pauseUntil)
-	client, err := c.clientLocked(cfg)
-	c.mu.Unlock()
-	if paused || err != nil {
-		n.log.Debug("next edit not asked", "paused", paused, "error", err)
+	client, err := n.svc.clientFor(cfg)
+	if err != nil {
+		n.log.Debug("next edit not asked", "paused", errors.Is(err, ErrPaused), "error", err)
 		return
 	}
-	related := n.related(d, req, cursor, cfg)
+	spec := n.spec(cfg)
+	in := promptInput{path: req.Path, language: req.Language, project: req.Project, doc: req.Doc, cursor: cursor}
+	related := relatedFor(&n.mu, &d.prompt, req.Folders, req.Open, in, spec)
+	a, ok := n.ask(d, seq, req, in, cfg, client, related)
+	if !ok {
+		return
+	}
+	sug, why := nextFromAnswer(a.answer, req.Path, a.text, a.typed, cfg, a.key)
+	n.show(d, seq, req, a, sug, why, a.sent.Sub(began))
+}
 
+// asked is a next-edit answer and what it was asked about.
+type asked struct {
+	answer, text, key string
+	typed             [][2]int
+	// sent is when the request went out, answered when the answer was
+	// in: the server's time excludes what lies between.
+	sent, answered time.Time
+}
+
+// ask builds d's prompt for req at in and streams its answer; false when
+// there is none to judge (a newer edit hung it up, it failed, or the
+// prompt could not be built).
+func (n *NextEdits) ask(d *nextDoc, seq uint64, req NextRequest, in promptInput, cfg config.Config, client *model.Client, related []cache.Document) (asked, bool) {
 	n.mu.Lock()
 	if d.seq != seq {
 		n.mu.Unlock()
-		return
+		return asked{}, false
 	}
-	j, err := n.promptLocked(d, req, cursor, cfg, related)
+	j, err := d.prompt.build(in, cfg, n.spec(cfg), related, &n.retired, n.log)
 	if err != nil {
 		n.mu.Unlock()
 		n.log.Debug("next-edit prompt", "error", err)
-		return
+		return asked{}, false
 	}
 	text := req.Doc.Text()
 	// The burst ends when its answer is in (below): a stream hung up by a
 	// newer edit leaves it open, so that the next request still keeps the
 	// lines typed before that edit (a suggestion must not undo them).
 	typed := typedLines(d.burst, text)
-	ctx, cancel := context.WithTimeout(n.ctx, StreamTimeout)
+	ctx, cancel := n.svc.streamContext()
 	d.cancel = cancel
 	n.counts.requested++
 	n.mu.Unlock()
 
-	prep := time.Since(began)
+	sent := time.Now()
 	answer, err := n.stream(ctx, client, j)
 	answered := time.Now()
 	// Hung up: a newer edit (stopLocked) or the session's end.
@@ -566,19 +593,23 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	}
 	n.mu.Unlock()
 	if err != nil && !hungUp {
-		c.mu.Lock()
-		err = c.failedLocked(err)
-		c.mu.Unlock()
+		err = n.svc.failed(err)
 		n.log.Debug("next edit failed", "path", req.Path, "error", err)
-		return
+		return asked{}, false
 	}
 	if hungUp {
-		return
+		return asked{}, false
 	}
-	sug, why := nextFromAnswer(answer, req.Path, text, typed, cfg, j.key)
+	return asked{answer: answer, text: text, key: j.key, typed: typed, sent: sent, answered: answered}, true
+}
+
+// show takes in a's judged answer to edit seq of d: the suggestion sug,
+// or why there is none; prep is the server's time before it was sent.
+func (n *NextEdits) show(d *nextDoc, seq uint64, req NextRequest, a asked, sug *NextSuggestion, why string, prep time.Duration) {
+	text := a.text
 	n.mu.Lock()
 	n.counts.judged++
-	n.counts.server += prep + time.Since(answered)
+	n.counts.server += prep + time.Since(a.answered)
 	switch {
 	case n.off:
 		// nextEdit.enable turned false while it was judged.
@@ -612,104 +643,11 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	n.changed(req.Key)
 }
 
-// related chooses the snippets of a new layout (outside the locks: the
-// ranking takes milliseconds), or nil when d's layout still fits.
-func (n *NextEdits) related(d *nextDoc, req NextRequest, cursor int, cfg config.Config) []cache.Document {
-	b := splitBudget(cfg.NextEdit.MaxContextTokens)
-	n.mu.Lock()
-	relayout := d.layout == nil || !d.layout.win.fits(req.Doc, cursor, b.windowBytes(d.layout.relatedBytes()))
-	n.mu.Unlock()
-	if !relayout || req.Folders == nil {
-		return nil
-	}
-	w := chooseWindow(req.Doc, cursor, b.windowBytes(0))
-	start, end := w.bounds(req.Doc)
-	return fitRelated(relevance.Choose(relevance.Workspace(req.Folders), relevance.Request{
-		Active: req.Doc, SelStart: cursor, SelEnd: cursor, Snippets: true, ShownStart: start, ShownEnd: end,
-		Open: req.Open, MaxTokens: b.relatedTokens, Bytes: cache.Estimator{}.Bytes,
-	}).Stable, req.Path, b.relatedTokens)
-}
-
-// promptLocked lays out req's prompt in d's session, as completion does:
-// a window of the file around the edit (the whole file when it fits), the
-// related snippets, the append-only edit log, a small request block.
-// Precondition: n.mu is held.
-func (n *NextEdits) promptLocked(d *nextDoc, req NextRequest, cursor int, cfg config.Config, related []cache.Document) (*job, error) {
-	ne := cfg.NextEdit
-	b := splitBudget(ne.MaxContextTokens)
-	name := cfg.NextEditModel()
-	sid := fmt.Sprintf("%d/%s/%s", ne.MaxContextTokens, cfg.CacheTTL, name)
-	if d.sess == nil || d.sessID != sid {
-		if d.sess != nil {
-			addStats(&n.retired, d.sess.Stats())
-		}
-		s, err := cache.NewSession(cache.Config{
-			System:       NextSystem,
-			Model:        name,
-			Prices:       provider.Prices(cfg),
-			TTL:          cfg.CacheTTLDuration(),
-			BudgetTokens: ne.MaxContextTokens,
-			MaxLogTokens: b.logTokens,
-			WindowLines:  nextTailLines,
-			WindowBytes:  tailBytes,
-			Logger:       n.log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		d.sess, d.sessID, d.layout = s, sid, nil
-	}
-	if d.layout == nil || !d.layout.win.fits(req.Doc, cursor, b.windowBytes(d.layout.relatedBytes())) {
-		rb := 0
-		for _, r := range related {
-			rb += len(r.Text)
-		}
-		w := chooseWindow(req.Doc, cursor, b.windowBytes(rb))
-		d.layout = &layout{win: w, related: related, project: nextProjectFor(req.Project, req.Path, w)}
-	}
-	l := d.layout
-	start, end := l.win.bounds(req.Doc)
-	docs := append(slices.Clip(l.related), cache.Document{
-		Path: req.Path, Language: req.Language, Text: req.Doc.Slice(start, end),
-		Version: req.Doc.Version, LastEdited: int64(len(l.related)),
-	})
-	at := cursor - start
-	p, err := d.sess.Build(cache.Request{
-		Project: l.project, Documents: docs, Active: req.Path,
-		Selection: cache.Selection{Start: at, End: at},
-		Action:    "next-edit", Model: name,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("building the next-edit prompt: %w", err)
-	}
-	effort, _ := config.EffortFor(name, ne.ReasoningEffort)
-	key, _ := cfg.Key()
-	return &job{
-		what: "next edits", usd: provider.Estimate(cfg, name, p, nextAnswerTokens),
-		call: &provider.Call{Surface: spend.SurfaceNextEdit, Files: provider.Held(p), Key: key},
-		key:  key, sess: d.sess, prompt: p,
-		req: &model.Request{
-			Model: name, Messages: provider.Messages(p.Messages),
-			ReasoningEffort:     string(effort),
-			MaxCompletionTokens: nextAnswerTokens,
-			PromptCache:         model.ImplicitCache(cfg.CacheTTL),
-		},
-	}, nil
-}
-
-// nextProjectFor is the project block of a next-edit layout (see
-// projectFor).
-func nextProjectFor(name, file string, w window) cache.Project {
-	p := projectFor(name, file, w)
-	p.Conventions = strings.Replace(p.Conventions, "Inline completion in", "Next-edit suggestions in", 1)
-	return p
-}
-
 // stream sends j's request and returns the answer: nothing when it was cut
 // off (a diff cut off is never applied) or ended for another reason than
 // its end.
 func (n *NextEdits) stream(ctx context.Context, client *model.Client, j *job) (string, error) {
-	resp, err := n.opts.Completer.send(ctx, client, j)
+	resp, err := n.svc.send(ctx, client, j)
 	if resp == nil {
 		return "", err
 	}
@@ -951,12 +889,8 @@ func (n *NextEdits) Stats() NextStats {
 		st.ServerMsPerAnswer = float64(k.server.Microseconds()) / 1000 / float64(k.judged)
 	}
 	for _, d := range n.docs {
-		if d.sess != nil {
-			addStats(&st.Stats, d.sess.Stats())
-		}
+		d.prompt.addStatsTo(&st.Stats)
 	}
-	if st.PromptTokens > 0 {
-		st.HitRatio = float64(st.CachedTokens) / float64(st.PromptTokens)
-	}
+	setHitRatio(&st.Stats)
 	return st
 }

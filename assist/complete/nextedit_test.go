@@ -112,7 +112,7 @@ func TestNextEditNotWhileBusy(t *testing.T) {
 	// busy answers in turn: the first edit is the user's, and one of ours
 	// is in flight when its pause ends; then none.
 	busy, allow := []bool{false, true, false}, true
-	n := NewNextEdits(NextOptions{Config: f.config, Completer: f.c,
+	n := NewNextEdits(NextOptions{Config: f.config, Services: f.svc,
 		Busy: func(string) bool {
 			mu.Lock()
 			defer mu.Unlock()

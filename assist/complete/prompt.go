@@ -165,11 +165,12 @@ func chooseWindow(doc *workspace.Snapshot, off, size int) window {
 	return w
 }
 
-// projectFor is the project block of a layout: it names the window, so
-// that moving the window lays the whole prompt out afresh (nothing after
-// the change could be served from the cache anyway).
-func projectFor(name, path string, w window) cache.Project {
-	conv := fmt.Sprintf("Inline completion in %s. The file is shown from its line %d", path, w.lo+1)
+// projectFor is the project block of a layout: it names the surface (lead:
+// "Inline completion in") and the window, so that moving the window lays
+// the whole prompt out afresh (nothing after the change could be served
+// from the cache anyway).
+func projectFor(lead, name, path string, w window) cache.Project {
+	conv := fmt.Sprintf("%s %s. The file is shown from its line %d", lead, path, w.lo+1)
 	if w.loCut > 0 {
 		conv += " (from inside that line, which is too long to show whole)"
 	}

@@ -37,14 +37,25 @@ func (c *Completer) Stats() Stats {
 	st := Stats{Requested: k.requested, Shown: k.shown, Reused: k.reused, ProviderRequests: k.provider,
 		CancelledStreams: k.cancelled, Superseded: k.superseded, Failed: k.failed, Stats: c.retired}
 	for _, d := range c.docs {
-		if d.sess != nil {
-			addStats(&st.Stats, d.sess.Stats())
-		}
+		d.prompt.addStatsTo(&st.Stats)
 	}
+	setHitRatio(&st.Stats)
+	return st
+}
+
+// addStatsTo adds the figures of p's session, if any, to st.
+// Precondition: the owning surface's lock is held.
+func (p *docPrompt) addStatsTo(st *cache.Stats) {
+	if p.sess != nil {
+		addStats(st, p.sess.Stats())
+	}
+}
+
+// setHitRatio sets st's cache hit ratio from its token counts.
+func setHitRatio(st *cache.Stats) {
 	if st.PromptTokens > 0 {
 		st.HitRatio = float64(st.CachedTokens) / float64(st.PromptTokens)
 	}
-	return st
 }
 
 // addStats adds b's totals to a.
