@@ -88,12 +88,6 @@ func (c *secretMemo) Clear() {
 	c.m = nil
 }
 
-func (c *secretMemo) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
-}
-
 // noteSecret tells the user, once per file, why kimi-lsp does nothing with
 // a secrets file.
 func (s *Server) noteSecret(ctx context.Context, uri workspace.URI) {

@@ -54,10 +54,6 @@ type Completion struct {
 	MaxLines int
 }
 
-// defaultCompletion returns the built-in completion settings (the
-// schema's defaults).
-func defaultCompletion() Completion { return Default().Completion }
-
 // CompletionModel returns the model completion requests use:
 // completion.model, else fastModel.
 func (c Config) CompletionModel() string {

@@ -650,27 +650,3 @@ var envVars = func() []struct{ name, key string } {
 	}
 	return out
 }()
-
-// readmeTable renders the configuration table of README.md from the
-// schema: one row per key, with what a workspace file may do with it.
-func readmeTable() string {
-	var b strings.Builder
-	b.WriteString("| key | environment | default | meaning |\n|---|---|---|---|\n")
-	for _, e := range schema {
-		env := " "
-		if e.env != "" {
-			env = " `" + e.env + "` "
-		}
-		doc := e.doc
-		switch e.ws {
-		case wsNever:
-			doc += "; not settable by a workspace file"
-		case wsOffOnly:
-			doc += "; a workspace file may only turn it off"
-		case wsLowerOnly:
-			doc += "; a workspace file may only lower it"
-		}
-		b.WriteString("| `" + e.path + "` |" + env + "| " + e.def + " | " + doc + " |\n")
-	}
-	return b.String()
-}

@@ -110,12 +110,6 @@ func newStream(body io.ReadCloser, isJSON bool) *Stream {
 	return s
 }
 
-// NewStreamReader returns a Stream over a reply body read elsewhere (a
-// recorded reply, a test): SSE unless isJSON. Close closes body.
-func NewStreamReader(body io.ReadCloser, isJSON bool) *Stream {
-	return newStream(body, isJSON)
-}
-
 // ID returns the provider's completion id, once the first chunk was read.
 func (s *Stream) ID() string { return s.id }
 

@@ -176,9 +176,6 @@ var definitions = []Definition{
 	},
 }
 
-// Definitions returns the tool definitions, always in the same order.
-func Definitions() []Definition { return append([]Definition(nil), definitions...) }
-
 // ModelTools returns the definitions as the model client's strict function
 // tools, ready for model.Request.Tools.
 func ModelTools() []model.Tool {

@@ -2,9 +2,6 @@ package relevance
 
 import (
 	"bufio"
-	"github.com/kimi-lsp/kimi-lsp/workspace"
-	"go/parser"
-	"go/token"
 	"path"
 	"regexp"
 	"sort"
@@ -12,27 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
-
-// goImports returns the import paths of a Go file, parsing only its import
-// block. A file that does not parse yields what was parsed before the error.
-func goImports(src string) []string {
-	f, _ := parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly|parser.SkipObjectResolution)
-	if f == nil {
-		return nil
-	}
-	var out []string
-	for _, imp := range f.Imports {
-		if imp.Path == nil {
-			continue
-		}
-		if p, err := strconv.Unquote(imp.Path.Value); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // goModulePath returns the module path declared by go.mod contents, or "".
 func goModulePath(gomod string) string {
