@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -169,4 +170,31 @@ func Unified(oldName, newName, before, after string, context int) string {
 		i = end
 	}
 	return sb.String()
+}
+
+// Diff renders the change as a git-style unified diff (3 lines of
+// context), its paths relative to root (a/ and b/, /dev/null for a created
+// or deleted file): what kimi-lsp edit prints, and what patchbench's
+// cross-check reads.
+func (c FileChange) Diff(root string) string {
+	rel := func(p string) string {
+		if r, err := filepath.Rel(root, p); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	oldName, newName := "a/"+rel(c.Path), "b/"+rel(c.Path)
+	switch c.Kind {
+	case CreateFile:
+		oldName = "/dev/null"
+	case DeleteFile:
+		newName = "/dev/null"
+	case RenameFile:
+		oldName = "a/" + rel(c.OldPath)
+	}
+	d := Unified(oldName, newName, c.Before, c.After, 3)
+	if d == "" && c.Kind == RenameFile {
+		d = "--- " + oldName + "\n+++ " + newName + "\n"
+	}
+	return d
 }

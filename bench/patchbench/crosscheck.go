@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/sourcegraph/go-diff/diff"
 
@@ -47,7 +46,7 @@ func crossCheck(cases []corpus.Case, seed uint64, verbose bool) error {
 		applied++
 		var text bytes.Buffer
 		for _, ch := range changes {
-			text.WriteString(unifiedOf(dir, ch))
+			text.WriteString(ch.Diff(dir))
 		}
 		n, h, err := wellFormed(text.Bytes())
 		files += n
@@ -62,30 +61,6 @@ func crossCheck(cases []corpus.Case, seed uint64, verbose bool) error {
 	fmt.Printf("Cross-check (go-diff), seed %d: %d cases, %d applied by kimi-lsp, their diffs %d files and %d hunks; refused by the cross-check: %d.\n",
 		seed, len(cases), applied, files, hunks, refused)
 	return nil
-}
-
-// unifiedOf is cmd/kimi-lsp's unifiedOf: the diff kimi-lsp edit prints.
-func unifiedOf(root string, c patch.FileChange) string {
-	rel := func(p string) string {
-		if r, err := filepath.Rel(root, p); err == nil {
-			return filepath.ToSlash(r)
-		}
-		return p
-	}
-	oldName, newName := "a/"+rel(c.Path), "b/"+rel(c.Path)
-	switch c.Kind {
-	case patch.CreateFile:
-		oldName = "/dev/null"
-	case patch.DeleteFile:
-		newName = "/dev/null"
-	case patch.RenameFile:
-		oldName = "a/" + rel(c.OldPath)
-	}
-	d := patch.Unified(oldName, newName, c.Before, c.After, 3)
-	if d == "" && c.Kind == patch.RenameFile {
-		d = "--- " + oldName + "\n+++ " + newName + "\n"
-	}
-	return d
 }
 
 // wellFormed is the check: go-diff must read the text, and every hunk's

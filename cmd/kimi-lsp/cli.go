@@ -504,7 +504,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	root := workspaceRoot(tg.path)
 	var diffText strings.Builder
 	for _, c := range out.Changes {
-		diffText.WriteString(unifiedOf(root, c))
+		diffText.WriteString(c.Diff(root))
 	}
 	// The diff is meant for git apply or patch; patch.Unified's tests hold
 	// it to a strict, independent reader (go-diff, a test oracle).
@@ -536,30 +536,6 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	}
 	fmt.Fprintf(stderr, "kimi-lsp: wrote %d %s\n", len(out.Changes), map[bool]string{true: "file", false: "files"}[len(out.Changes) == 1])
 	return 0
-}
-
-// unifiedOf renders one change as a git-style unified diff.
-func unifiedOf(root string, c patch.FileChange) string {
-	rel := func(p string) string {
-		if r, err := filepath.Rel(root, p); err == nil {
-			return filepath.ToSlash(r)
-		}
-		return p
-	}
-	oldName, newName := "a/"+rel(c.Path), "b/"+rel(c.Path)
-	switch c.Kind {
-	case patch.CreateFile:
-		oldName = "/dev/null"
-	case patch.DeleteFile:
-		newName = "/dev/null"
-	case patch.RenameFile:
-		oldName = "a/" + rel(c.OldPath)
-	}
-	d := patch.Unified(oldName, newName, c.Before, c.After, 3)
-	if d == "" && c.Kind == patch.RenameFile {
-		d = "--- " + oldName + "\n+++ " + newName + "\n"
-	}
-	return d
 }
 
 // writeChanges writes checked changes (their paths were confined to the
