@@ -40,6 +40,7 @@ func BenchmarkPromptAndAnswer(b *testing.B) {
 	answer := "```go\n\tif c.server.trace != nil {\n\t\tc.server.trace.connStart(c)\n\t}\n```"
 	typed := "\tctx = context.WithValue(ctx, LocalAddrContextKey, c.rwc.LocalAddr())\n"
 	pos, version := at, int32(1) // typing on the empty line inserted at at
+	dropped := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -64,8 +65,16 @@ func BenchmarkPromptAndAnswer(b *testing.B) {
 		if _, err := j.req.Marshal(); err != nil {
 			b.Fatal(err)
 		}
-		if Normalize(answer, j.around) == "" {
-			b.Fatalf("iteration %d: nothing to insert at %q|%q", i, j.around.Before[len(j.around.Before)-40:], j.around.After[:40])
+		// The answer continues the line being typed (what a model answers
+		// there); at a line's end the fixed answer, a next line. An answer
+		// Normalize drops is counted, not fatal: the work was done.
+		ans := answer
+		if k := i%len(typed) + 1; k < len(typed)-1 {
+			ans = "```go\n" + typed[k:] + "```"
+		}
+		if Normalize(ans, j.around) == "" {
+			dropped++
 		}
 	}
+	b.ReportMetric(float64(dropped)/float64(b.N), "dropped/op")
 }
