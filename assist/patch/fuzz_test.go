@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch/patchtest"
 )
 
 // memFiles is an in-memory patch.Files for fuzzing, where a temporary
@@ -155,7 +156,7 @@ func FuzzAmbiguous(f *testing.F) {
 
 // FuzzUnifiedWellFormed checks that the diff kimi-lsp edit prints for an
 // applied edit (Unified of each change, named as cmd/kimi-lsp names them)
-// is read by go-diff with counts that match the bodies (CheckWellFormed,
+// is read by go-diff with counts that match the bodies (patchtest.WellFormed,
 // the test oracle that was a production cross-check until issue 31). Its
 // arguments are FuzzApply's, so FuzzApply's corpus seeds it too.
 func FuzzUnifiedWellFormed(f *testing.F) {
@@ -183,7 +184,7 @@ func FuzzUnifiedWellFormed(f *testing.F) {
 			}
 			out.WriteString(d)
 		}
-		if err := patch.CheckWellFormed(out.String()); err != nil {
+		if _, _, err := patchtest.WellFormed(out.String()); err != nil {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
 	})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/sourcegraph/go-diff/diff"
-
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch/patchtest"
 	"github.com/kimi-lsp/kimi-lsp/bench/patchbench/corpus"
@@ -16,7 +14,7 @@ import (
 // catch: for every case our applier applies, it writes the diff kimi-lsp
 // edit prints (patch.Unified of each change, named as cli.go names them)
 // and reads it with github.com/sourcegraph/go-diff, recounting every
-// hunk's body against its header (the check CheckWellFormed ran in
+// hunk's body against its header (patchtest.WellFormed: the check it ran in
 // production until issue 31). It prints the cases applied and how many of
 // them the check refuses.
 func crossCheck(cases []corpus.Case, seed uint64, verbose bool) error {
@@ -48,7 +46,7 @@ func crossCheck(cases []corpus.Case, seed uint64, verbose bool) error {
 		for _, ch := range changes {
 			text.WriteString(ch.Diff(dir))
 		}
-		n, h, err := wellFormed(text.Bytes())
+		n, h, err := patchtest.WellFormed(text.String())
 		files += n
 		hunks += h
 		if err != nil {
@@ -61,43 +59,4 @@ func crossCheck(cases []corpus.Case, seed uint64, verbose bool) error {
 	fmt.Printf("Cross-check (go-diff), seed %d: %d cases, %d applied by kimi-lsp, their diffs %d files and %d hunks; refused by the cross-check: %d.\n",
 		seed, len(cases), applied, files, hunks, refused)
 	return nil
-}
-
-// wellFormed is the check: go-diff must read the text, and every hunk's
-// header counts must match its body. It returns the files and hunks read.
-func wellFormed(text []byte) (files, hunks int, err error) {
-	fds, err := diff.ParseMultiFileDiff(text)
-	if err != nil {
-		return 0, 0, err
-	}
-	if len(fds) == 0 && len(text) > 0 {
-		return 0, 0, fmt.Errorf("no file diff found")
-	}
-	for _, f := range fds {
-		for i, h := range f.Hunks {
-			hunks++
-			var orig, nw int32
-			for _, line := range bytes.SplitAfter(h.Body, []byte("\n")) {
-				if len(line) == 0 {
-					continue
-				}
-				switch line[0] {
-				case ' ':
-					orig++
-					nw++
-				case '-':
-					orig++
-				case '+':
-					nw++
-				case '\\':
-				default:
-					return 0, 0, fmt.Errorf("%s hunk %d: line without a marker: %q", f.NewName, i+1, line)
-				}
-			}
-			if orig != h.OrigLines || nw != h.NewLines {
-				return 0, 0, fmt.Errorf("%s hunk %d: header says -%d +%d, body has -%d +%d", f.NewName, i+1, h.OrigLines, h.NewLines, orig, nw)
-			}
-		}
-	}
-	return len(fds), hunks, nil
 }
