@@ -400,7 +400,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	if opts.VerifyFolders != nil {
 		servers, idle := VerifierOptions(opts.Config)
 		e.verifier = verify.New(verify.Options{Servers: servers, Idle: idle, Folders: opts.VerifyFolders,
-			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Unset: []string{config.APIKeyEnv}, Logger: log, Bounds: opts.VerifyBounds,
+			Buffers: opts.VerifyBuffers, Env: opts.VerifyEnv, Logger: log, Bounds: opts.VerifyBounds,
 			Trusted: e.trusted})
 	}
 	return e, nil

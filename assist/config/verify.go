@@ -41,8 +41,8 @@ type Verify struct {
 	IdleMinutes int
 }
 
-// APIKeyEnv is the environment variable of apiKey. The helper language
-// servers never get it.
+// APIKeyEnv is the environment variable of apiKey. No program kimi-lsp
+// starts gets it (assist/childenv.Credential).
 const APIKeyEnv = "KIMI_API_KEY"
 
 const whyServers = "a cloned repository must not choose a program for kimi-lsp to run; set it in your user config file or your editor settings"

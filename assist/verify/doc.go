@@ -14,8 +14,7 @@
 // first check or Diagnostics in its language (or Warm), and only when its
 // command is found on PATH; it gets the workspace folders, runs in the
 // first folder, in a process group of its own, with the part of our
-// environment the allow-list lets through (see Trust), less
-// Options.Unset, plus Options.Env.
+// environment the allow-list lets through (see Trust), plus Options.Env.
 // Its stderr and its log messages go to our logger at debug level. It is
 // stopped after Options.Idle without use (DefaultIdle, 10 minutes), at
 // once when a configuration change no longer names it (SetServers) or

@@ -131,7 +131,6 @@ func TestHelperEnvironment(t *testing.T) {
 	v := newVerifier(t, dir, Options{
 		Servers: map[string]Command{"go": {"envdump"}},
 		Env:     []string{"PATH=" + path, "VERIFY_TEST_ADDED=1"},
-		Unset:   []string{"KIMI_API_KEY"},
 		Bounds:  Bounds{Start: 2 * time.Second},
 	})
 	a := uriOf(dir, "a.go")

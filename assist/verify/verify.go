@@ -73,9 +73,6 @@ type Options struct {
 	// (GOTOOLCHAIN=local, an untrusted folder's empty RUSTC_WRAPPER),
 	// which win; its PATH, when it has one, is cleaned as ours is.
 	Env []string
-	// Unset names variables of our environment a helper does not get
-	// beyond those the allow-list keeps out (the API key's).
-	Unset []string
 	// Trusted reports whether the user trusts the folders a helper will
 	// run in (the workspace folders it gets). nil, or no folders, means
 	// untrusted: the helper then starts restricted, so that it runs none
@@ -550,14 +547,10 @@ func (v *Verifier) TrustChanged() {
 }
 
 // helperEnv is the environment a helper of the folders is started with:
-// ours by allow-list (allowedEnv), less Options.Unset, then Options.Env,
+// ours by allow-list (allowedEnv, never a credential), then Options.Env,
 // with the PATH cleaned of the folders' entries (cleanPath).
 func (v *Verifier) helperEnv(restricted bool, folders []string) []string {
-	env := slices.DeleteFunc(allowedEnv(os.Environ(), !restricted), func(kv string) bool {
-		name, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(v.opts.Unset, name)
-	})
-	env = append(env, v.opts.Env...)
+	env := append(allowedEnv(os.Environ(), !restricted), v.opts.Env...)
 	return append(env, "PATH="+cleanPath(envValue(env, "PATH"), folders))
 }
 
