@@ -385,7 +385,9 @@ func TestStatsSayTrust(t *testing.T) {
 	if got := trust(); len(got) != 1 || got[0].Folder != js.dir || got[0].Trusted || got[0].Why != "untrusted" || !strings.Contains(got[0].Means, "GOTOOLCHAIN=local") {
 		t.Errorf("before trust: %+v", got)
 	}
-	js.settings(map[string]any{"trust": map[string]any{"folders": []string{js.dir}}}, func(s *Server) bool { return true })
+	// cacheTTL shows when these settings have been applied.
+	js.settings(map[string]any{"trust": map[string]any{"folders": []string{js.dir}}, "cacheTTL": "1h"},
+		func(s *Server) bool { return s.config().CacheTTL == "1h" })
 	if got := trust(); len(got) != 1 || got[0].Trusted {
 		t.Errorf("editor settings' trust.folders trusted the folder: %+v", got)
 	}
