@@ -339,7 +339,8 @@ func (s *Server) Run(ctx context.Context) int {
 	// the editor end with baseCtx, the queued operation and the scans stop
 	// at their next check.
 	s.cancelAll()
-	s.cancelBase() // before jobs.Close: a job's pending request to the editor ends now
+	s.cancelBase()     // before jobs.Close: a job's pending request to the editor ends now
+	s.surfaces.Close() // the completion streams: hung up with baseCtx, and waited for
 	s.jobs.Close()
 	s.engine.Close() // the helper language servers: ended, killed past 3.5 s, and waited for
 	s.serial.Close()

@@ -440,7 +440,13 @@ func (c *Completer) start(d *docState, seq uint64, req Request, cfg config.Confi
 		cancel()
 		return nil, err
 	}
-	go c.fly(ctx, d, f, client, job)
+	if !c.svc.goStream(func() { c.fly(ctx, d, f, client, job) }) {
+		// The services are closed: the session has ended.
+		f.ended = true
+		d.flight = nil
+		cancel()
+		return nil, context.Canceled
+	}
 	return f, nil
 }
 

@@ -131,7 +131,9 @@
 // configuration, the pause after a rate limit and the refused key, the
 // budget gate (provider.Ledger's Background and ReserveBackground), the
 // MaxStreams slots, the streams' context (StreamTimeout under the
-// session's end), and the sending and accounting of a request; a Surface
+// session's end), the goroutines streams run on (goStream: Close hangs
+// them up and waits for them), and the sending and accounting of a
+// request; a Surface
 // names each for the budgets and the record. The prompt layout they share
 // is layout.go's (docPrompt.build: the session, the window, the related
 // snippets, the edit log, the request block), each passing a promptSpec.

@@ -49,7 +49,7 @@ type ServicesOptions struct {
 	// provider.ErrBudget; the ledger tells the user once).
 	Ledger *provider.Ledger
 	// Context ends every stream of every surface (the session's end);
-	// nil: Background.
+	// nil: Background. Close ends them too, and waits for them.
 	Context context.Context
 }
 
@@ -59,18 +59,27 @@ type ServicesOptions struct {
 // surface stops them all), the budget gate (the ledger's Background and
 // ReserveBackground, whose cap notice the ledger gives once), the
 // MaxStreams stream slots, the stream's context (StreamTimeout under the
-// session's end) and the sending, recording and accounting of a request.
-// A surface keeps its own cache sessions (docPrompt) and names itself with
-// a Surface. It is safe for concurrent use.
+// session's end), the goroutines the streams run on (goStream; Close ends
+// and waits for them) and the sending, recording and accounting of a
+// request. A surface keeps its own cache sessions (docPrompt) and names
+// itself with a Surface. It is safe for concurrent use.
 //
 // Lock order: a surface may call Services with its own lock held;
 // Services never calls a surface.
 type Services struct {
 	opts    ServicesOptions
 	log     *slog.Logger
-	ctx     context.Context
+	ctx     context.Context    // every stream's parent: Options.Context, ended by Close
+	stop    context.CancelFunc // ends ctx
 	slots   chan struct{}
 	noUsage sync.Once // the log says once that replies carry no usage
+
+	// streams are the goroutines started by goStream; Close waits for
+	// them. streamsMu guards closed, and orders goStream's Add before
+	// Close's Wait.
+	streams   sync.WaitGroup
+	streamsMu sync.Mutex
+	closed    bool
 
 	// mu guards the fields below.
 	mu         sync.Mutex
@@ -86,11 +95,40 @@ func NewServices(opts ServicesOptions) *Services {
 	if log == nil {
 		log = slog.Default()
 	}
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = context.Background()
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
 	}
-	return &Services{opts: opts, log: log, ctx: ctx, slots: make(chan struct{}, MaxStreams)}
+	ctx, stop := context.WithCancel(parent)
+	return &Services{opts: opts, log: log, ctx: ctx, stop: stop, slots: make(chan struct{}, MaxStreams)}
+}
+
+// goStream runs fn, a surface's stream, on a goroutine the services own:
+// Close waits for it. After Close it runs nothing and returns false.
+func (s *Services) goStream(fn func()) bool {
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.streams.Add(1)
+	go func() {
+		defer s.streams.Done()
+		fn()
+	}()
+	return true
+}
+
+// Close ends every stream of every surface (their context is cancelled)
+// and returns once the goroutines started for them (goStream) have ended;
+// no stream starts after it. The session calls it at its end. A stream
+// ends at its next step once cancelled: its request is hung up.
+func (s *Services) Close() {
+	s.streamsMu.Lock()
+	s.closed = true
+	s.streamsMu.Unlock()
+	s.stop()
+	s.streams.Wait()
 }
 
 // logger is the services' logger, a surface's default.
