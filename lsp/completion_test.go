@@ -88,6 +88,12 @@ func newCompSession(t *testing.T, inline bool, settings map[string]any, rules ..
 // its configuration (a test hook).
 func newCompSessionOpts(t *testing.T, opts Options, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
 	t.Helper()
+	return newCompSessionKnobs(t, opts, testKnobs{}, inline, settings, rules...)
+}
+
+// newCompSessionKnobs is newCompSessionOpts with the test knobs set.
+func newCompSessionKnobs(t *testing.T, opts Options, knobs testKnobs, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
+	t.Helper()
 	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
 	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}, RequestLog: cs})
 	t.Cleanup(cs.prov.Close)
@@ -97,7 +103,7 @@ func newCompSessionOpts(t *testing.T, opts Options, inline bool, settings map[st
 	}
 	cs.dir = dir
 	opts.Config = providerConfig(t, cs.prov)
-	cs.session = newSessionOpts(t, opts, nil)
+	cs.session = newSessionKnobs(t, opts, knobs, nil)
 	cs.initialize(completionInit(string(workspace.FileURI(dir)), inline, settings))
 	return cs
 }

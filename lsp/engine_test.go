@@ -282,12 +282,12 @@ func TestJobPanicKeepsServing(t *testing.T) {
 	for _, point := range []string{"job", "progress"} {
 		t.Run(point, func(t *testing.T) {
 			var once sync.Once
-			opts := Options{testHook: func(p string, arg any) {
+			knobs := testKnobs{hook: func(p string, arg any) {
 				if p == point {
 					once.Do(func() { panic("test hook: " + point) })
 				}
 			}}
-			js := newJobSessionOpts(t, opts, nil, modeltest.Rule{Match: `action="explain"`, Content: explainText, Chunks: 20, IntervalMS: 10})
+			js := newJobSessionKnobs(t, Options{}, knobs, "", nil, modeltest.Rule{Match: `action="explain"`, Content: explainText, Chunks: 20, IntervalMS: 10})
 			uri := js.file("a.go", "package a\n\nfunc A() {}\n")
 			js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(2, 0, 2, 11)}, "boom")
 			if end := js.progressEnd(`"boom"`); !strings.HasPrefix(end, "internal error — please report") {
@@ -316,12 +316,12 @@ func TestJobPanicKeepsServing(t *testing.T) {
 // request arrived.
 func TestSnapshotTakenOnArrival(t *testing.T) {
 	release := make(chan struct{})
-	opts := Options{testHook: func(p string, arg any) {
+	knobs := testKnobs{hook: func(p string, arg any) {
 		if p == "request" && arg == "workspace/executeCommand" {
 			<-release
 		}
 	}}
-	js := newJobSessionOpts(t, opts, nil, modeltest.Rule{Match: `action="explain"`, Content: "ok"})
+	js := newJobSessionKnobs(t, Options{}, knobs, "", nil, modeltest.Rule{Match: `action="explain"`, Content: "ok"})
 	before := "package a\n\nfunc Target() {}\n\nfunc Other() {}\n"
 	uri := js.file("a.go", before)
 	ch, err := js.ed.Send(js.ed.NextID(), "workspace/executeCommand", map[string]any{

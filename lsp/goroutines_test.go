@@ -15,7 +15,7 @@ import (
 // goes on (the next warning reaches the editor) and the process with it.
 func TestSessionGoroutinePanicIsReported(t *testing.T) {
 	var once sync.Once
-	s := newSessionOpts(t, Options{testHook: func(point string, arg any) {
+	s := newSessionKnobs(t, Options{}, testKnobs{hook: func(point string, arg any) {
 		if point == "logMessage" && strings.Contains(arg.(string), "first warning") {
 			once.Do(func() { panic("test hook: logMessage") })
 		}

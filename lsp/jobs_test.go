@@ -79,6 +79,12 @@ func newJobSessionOpts(t *testing.T, opts Options, params map[string]any, rules 
 // holding userTOML ("": the tests' default, verification off).
 func newJobSessionConfig(t *testing.T, opts Options, userTOML string, params map[string]any, rules ...modeltest.Rule) *jobSession {
 	t.Helper()
+	return newJobSessionKnobs(t, opts, testKnobs{}, userTOML, params, rules...)
+}
+
+// newJobSessionKnobs is newJobSessionConfig with the test knobs set.
+func newJobSessionKnobs(t *testing.T, opts Options, knobs testKnobs, userTOML string, params map[string]any, rules ...modeltest.Rule) *jobSession {
+	t.Helper()
 	srv := provider(t, rules...)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -90,7 +96,7 @@ func newJobSessionConfig(t *testing.T, opts Options, userTOML string, params map
 	} else {
 		opts.Config = providerConfigFile(t, srv, userTOML)
 	}
-	js.session = newSessionOpts(t, opts, nil)
+	js.session = newSessionKnobs(t, opts, knobs, nil)
 	js.ed.Handle("window/showDocument", func(p json.RawMessage) (any, *lsptest.ResponseError) {
 		var sd struct {
 			URI string `json:"uri"`

@@ -633,7 +633,7 @@ func (cs *compSession) applyNextEdit(uri string, id uint64) nextEditReply {
 // out from it.
 func TestNextEditApplyIsAJob(t *testing.T) {
 	landing, release := make(chan string, 1), make(chan struct{})
-	cs := newCompSessionOpts(t, Options{testHook: func(point string, arg any) {
+	cs := newCompSessionKnobs(t, Options{}, testKnobs{hook: func(point string, arg any) {
 		if point == "nextEdit.apply" {
 			landing <- "landing"
 			<-release
@@ -679,7 +679,7 @@ func TestNextEditApplyIsAJob(t *testing.T) {
 // lands.
 func TestNextEditApplyPanicFailsItAlone(t *testing.T) {
 	var once sync.Once
-	cs := newCompSessionOpts(t, Options{testHook: func(point string, arg any) {
+	cs := newCompSessionKnobs(t, Options{}, testKnobs{hook: func(point string, arg any) {
 		if point == "nextEdit.apply" {
 			once.Do(func() { panic("test hook: nextEdit.apply") })
 		}

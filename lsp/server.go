@@ -72,13 +72,17 @@ type Options struct {
 	// DefaultClientTimeout. Requests that wait for the user get
 	// UserClientTimeout. Every one ends when the session ends.
 	ClientTimeout time.Duration
+}
 
-	// testHook, if set, is called at fixed points ("request" with the
-	// method, in a request's goroutine before its handler; "job" with the
+// testKnobs are the places the tests of this package stall, break or
+// shorten; they are no settings. NewServer leaves them zero; only the
+// tests set them (export_test.go's newTestServer).
+type testKnobs struct {
+	// hook, if set, is called at fixed points ("request" with the method,
+	// in a request's goroutine before its handler; "job" with the
 	// *jobs.Job, in a job's goroutine; "progress" in a progress timer), so
-	// that tests can stall or break those places. Tests of this package
-	// set it; it is no setting.
-	testHook func(point string, arg any)
+	// that tests can stall or break those places.
+	hook func(point string, arg any)
 	// confirmWait bounds the wait for the editor's didChange of an applied
 	// edit (0: workspace.DefaultConfirmWait); tests shorten it.
 	confirmWait time.Duration
@@ -89,10 +93,10 @@ type Options struct {
 	verifyStart time.Duration
 }
 
-// hook calls Options.testHook.
+// hook calls testKnobs.hook.
 func (s *Server) hook(point string, arg any) {
-	if s.opts.testHook != nil {
-		s.opts.testHook(point, arg)
+	if s.knobs.hook != nil {
+		s.knobs.hook(point, arg)
 	}
 }
 
@@ -120,6 +124,7 @@ type notifyFunc func(s *Server, ctx context.Context, params json.RawMessage) err
 // Server is one LSP session over one connection.
 type Server struct {
 	opts   Options
+	knobs  testKnobs
 	log    *slog.Logger
 	stream *stream
 	conn   jsonrpc2.Conn
@@ -221,6 +226,12 @@ type Server struct {
 // NewServer returns a server that will speak LSP over r and w once Run is
 // called. c, if not nil, is closed when the session ends.
 func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, error) {
+	return newServer(r, w, c, opts, testKnobs{})
+}
+
+// newServer is NewServer with the tests' knobs (testKnobs): NewServer
+// passes none, and the tests' newTestServer is its only other caller.
+func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKnobs) (*Server, error) {
 	base := opts.Logger
 	if base == nil {
 		base = slog.Default()
@@ -236,6 +247,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	}
 	s := &Server{
 		opts:          opts,
+		knobs:         knobs,
 		log:           log,
 		docs:          workspace.NewDocuments(),
 		jobs:          jobs.New(jobs.Options{Limit: cfg.Jobs.MaxConcurrent, Logger: log}),
@@ -258,8 +270,8 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
 		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs, Ledger: s.ledger, Confirm: s.confirmSend,
-		VerifyFolders: s.folderURIs, VerifyBuffers: s.docs.All, VerifyEnv: opts.verifyEnv,
-		VerifyBounds: assist.VerifyStartBound(opts.verifyStart),
+		VerifyFolders: s.folderURIs, VerifyBuffers: s.docs.All, VerifyEnv: knobs.verifyEnv,
+		VerifyBounds: assist.VerifyStartBound(knobs.verifyStart),
 	})
 	if err != nil {
 		return nil, err
@@ -275,7 +287,7 @@ func NewServer(r io.Reader, w io.Writer, c io.Closer, opts Options) (*Server, er
 		WatchDegraded: s.watchDegraded,
 		DiskChanged:   s.diskChanged,
 	})
-	s.lander = &assist.Lander{Queue: workspace.NewEditQueue(s.docs, s.folders, s.opts.confirmWait), Folders: s.folders}
+	s.lander = &assist.Lander{Queue: workspace.NewEditQueue(s.docs, s.folders, knobs.confirmWait), Folders: s.folders}
 	s.nextEdit = newNextEdits(s)
 	for k, v := range requestTable {
 		s.requests[k] = v

@@ -55,6 +55,12 @@ func newSession(t *testing.T, setup func(*Server)) *session {
 // ParentPollInterval and ExplanationDir are filled in.
 func newSessionOpts(t *testing.T, opts Options, setup func(*Server)) *session {
 	t.Helper()
+	return newSessionKnobs(t, opts, testKnobs{}, setup)
+}
+
+// newSessionKnobs is newSessionOpts with the test knobs set.
+func newSessionKnobs(t *testing.T, opts Options, knobs testKnobs, setup func(*Server)) *session {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	logbuf := &syncBuffer{}
@@ -64,7 +70,7 @@ func newSessionOpts(t *testing.T, opts Options, setup func(*Server)) *session {
 	if opts.ExplanationDir == "" {
 		opts.ExplanationDir = t.TempDir()
 	}
-	srv, err := NewServer(inR, outW, inR, opts)
+	srv, err := newTestServer(inR, outW, inR, opts, knobs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func helperEnv(t *testing.T) []string {
 // given) in a Go module with a.go.
 func verifySession(t *testing.T, onNewErrors string, rules ...modeltest.Rule) *jobSession {
 	t.Helper()
-	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t)}, "[verify]\nenable = \"auto\"\nonNewErrors = \""+onNewErrors+"\"\n", nil, rules...)
+	js := newJobSessionKnobs(t, Options{}, testKnobs{verifyEnv: helperEnv(t)}, "[verify]\nenable = \"auto\"\nonNewErrors = \""+onNewErrors+"\"\n", nil, rules...)
 	if err := os.WriteFile(filepath.Join(js.dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestVerifyOffIsToday(t *testing.T) {
 			if tc.path == "empty" {
 				t.Setenv("PATH", t.TempDir())
 			}
-			js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t)}, "[verify]\nenable = \""+tc.enable+"\"\n", nil,
+			js := newJobSessionKnobs(t, Options{}, testKnobs{verifyEnv: helperEnv(t)}, "[verify]\nenable = \""+tc.enable+"\"\n", nil,
 				modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
 			le := js.liveEditor()
 			uri := le.open("a.go", goFile)
@@ -272,7 +272,7 @@ func hangingHelperSession(t *testing.T, start time.Duration) *jobSession {
 	if err := os.WriteFile(script, []byte("#!/bin/sh\nwhile IFS= read -r line; do :; done\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), verifyStart: start},
+	return newJobSessionKnobs(t, Options{}, testKnobs{verifyEnv: helperEnv(t), verifyStart: start},
 		"[verify]\nenable = \"auto\"\n[verify.servers]\ngo = \""+script+"\"\n", nil,
 		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "2")})
 }
@@ -413,7 +413,7 @@ func TestEditOfTwoLanguagesOneHelperMissing(t *testing.T) {
 		return "```diff\n--- a/a.go\n+++ b/a.go\n@@ -3,3 +3,3 @@\n func F() int {\n-\treturn " + from + "\n+\treturn " + to + "\n }\n" +
 			"--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\nDone."
 	}
-	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t)},
+	js := newJobSessionKnobs(t, Options{}, testKnobs{verifyEnv: helperEnv(t)},
 		"[verify]\nenable = \"auto\"\nonNewErrors = \"repair\"\n[verify.servers]\npython = \"no-such-pyright --stdio\"\n", nil,
 		modeltest.Rule{Match: repairMatch, Content: goDiff("x", "2")},
 		modeltest.Rule{MatchPrompt: "func F() int", Content: reply("1", "x"), Times: 1},
@@ -469,7 +469,7 @@ func TestNewErrorsAskEditorCannotAsk(t *testing.T) {
 func TestCheckSeesFilesWrittenOnDisk(t *testing.T) {
 	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
 	seen := make(chan string, 100)
-	js := newJobSessionConfig(t, Options{verifyEnv: helperEnv(t), testHook: func(point string, arg any) {
+	js := newJobSessionKnobs(t, Options{}, testKnobs{verifyEnv: helperEnv(t), hook: func(point string, arg any) {
 		if point == "diskChanged" {
 			for _, c := range arg.([]verify.FileChange) {
 				seen <- string(c.URI)
