@@ -176,9 +176,7 @@ func (s *Server) invokedByUser(triggerKind int, only []string) bool {
 	if len(only) > 0 {
 		return true
 	}
-	s.mu.Lock()
-	client := s.client
-	s.mu.Unlock()
+	client := s.client.client()
 	switch client.Name {
 	case "Neovim":
 		return versionBefore(client.Version, 0, 8)

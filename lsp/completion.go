@@ -133,7 +133,7 @@ func (s *Server) completionCapabilities(sc *serverCapabilities, caps clientCapab
 // after initialize, and unregisters what it registered when it no longer
 // does. (Statically advertised items are answered with nothing instead.)
 func (s *Server) completionConfigChanged(cfg config.Config) {
-	if s.completion == nil || s.state.Load() != stateInitialized {
+	if s.completion == nil || s.life.state() != stateInitialized {
 		return
 	}
 	caps := s.clientCaps()
@@ -150,7 +150,7 @@ func (s *Server) completionConfigChanged(cfg config.Config) {
 		return
 	}
 	s.spawn("change the completion registration", func() {
-		ctx := s.baseCtx // the request ends with the session (call bounds it)
+		ctx := s.life.context() // the request ends with the session (call bounds it)
 		var err error
 		if want {
 			err = s.call(ctx, "client/registerCapability", &protocol.RegistrationParams{Registrations: []protocol.Registration{{

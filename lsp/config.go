@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -11,11 +12,122 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 )
 
+// settings is the configuration part of the server: the effective
+// configuration, the order of its updates, the editor's settings pulls and
+// the problems told to the user. It is safe for concurrent use.
+type settings struct {
+	// updMu serialises configuration updates from computing the new
+	// configuration to applying it (engine, folders, OnConfig), so they end
+	// on the newest one (update).
+	updMu sync.Mutex
+
+	// pullMu guards pulling (a workspace/configuration request is in
+	// flight) and pullAgain (another was asked for meanwhile).
+	pullMu    sync.Mutex
+	pulling   bool
+	pullAgain bool
+
+	// mu guards cfg, the effective configuration, and the problems found
+	// before the client was ready (initialized) to be told.
+	mu              sync.Mutex
+	cfg             config.Config
+	clientReady     bool
+	pendingProblems []*protocol.ShowMessageParams
+	// toldProblems is the problem message last shown for each source
+	// ("what" of updateConfig), so that a source read again with the
+	// same problems (an editor answering the settings pull twice) is not
+	// announced again.
+	toldProblems map[string]string
+}
+
+// init sets the configuration the session starts with.
+func (st *settings) init(cfg config.Config) { st.cfg = cfg }
+
+// current returns the effective configuration.
+func (st *settings) current() config.Config {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.cfg
+}
+
+// update runs one configuration update: change computes the next
+// configuration from the current one, apply passes it on. Updates run one
+// at a time from computing to applying.
+func (st *settings) update(change func(config.Config) config.Config, apply func(config.Config)) {
+	st.updMu.Lock()
+	defer st.updMu.Unlock()
+	next := change(st.current())
+	st.mu.Lock()
+	st.cfg = next
+	st.mu.Unlock()
+	apply(next)
+}
+
+// tell records msg as what source what said, and reports whether to
+// show it now: not when the source said the same the last time, and not
+// before the client is ready (it is kept for ready then). A nil msg (no
+// problems) forgets what the source said.
+func (st *settings) tell(what string, msg *protocol.ShowMessageParams) (show bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	told := st.toldProblems[what]
+	if msg == nil {
+		delete(st.toldProblems, what)
+		return false
+	}
+	if st.toldProblems == nil {
+		st.toldProblems = map[string]string{}
+	}
+	st.toldProblems[what] = msg.Message
+	if told == msg.Message {
+		return false
+	}
+	if !st.clientReady {
+		// Before initialized: show it once the client is ready.
+		st.pendingProblems = append(st.pendingProblems, msg)
+		return false
+	}
+	return true
+}
+
+// ready marks the client ready (initialized) and returns the messages
+// kept until then.
+func (st *settings) ready() []*protocol.ShowMessageParams {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.clientReady = true
+	pending := st.pendingProblems
+	st.pendingProblems = nil
+	return pending
+}
+
+// askPull asks for a pull of the editor's settings: start is called to
+// start one when none is in flight (it reports whether it started);
+// otherwise another is asked for when the one in flight returns.
+func (st *settings) askPull(start func() bool) {
+	st.pullMu.Lock()
+	defer st.pullMu.Unlock()
+	if st.pulling {
+		st.pullAgain = true
+		return
+	}
+	st.pulling = start()
+}
+
+// pulled ends a pull and reports whether another is to be sent (one was
+// asked for meanwhile, and live: the session goes on).
+func (st *settings) pulled(live bool) (again bool) {
+	st.pullMu.Lock()
+	defer st.pullMu.Unlock()
+	again = st.pullAgain && live
+	st.pullAgain = false
+	st.pulling = again
+	return again
+}
+
 // config returns the effective configuration.
 func (s *Server) config() config.Config {
-	s.cfgMu.Lock()
-	defer s.cfgMu.Unlock()
-	return s.cfg
+	return s.settings.current()
 }
 
 // updateConfig computes a new configuration with change, keeps the last good
@@ -26,14 +138,15 @@ func (s *Server) config() config.Config {
 // OnConfig always end on the newest configuration. It runs off the read loop
 // (s.serial, or tests).
 func (s *Server) updateConfig(ctx context.Context, what string, change func(config.Config) (config.Config, []error)) {
-	s.updMu.Lock()
-	defer s.updMu.Unlock()
-	next, errs := change(s.config())
-	s.cfgMu.Lock()
-	s.cfg = next
-	s.cfgMu.Unlock()
-	s.reportConfigProblems(ctx, what, errs)
-	s.configChanged(next)
+	var errs []error
+	s.settings.update(func(c config.Config) config.Config {
+		next, e := change(c)
+		errs = e
+		return next
+	}, func(next config.Config) {
+		s.reportConfigProblems(ctx, what, errs)
+		s.configChanged(next)
+	})
 }
 
 // reportConfigProblems logs every problem and shows errors and the
@@ -48,48 +161,26 @@ func (s *Server) reportConfigProblems(ctx context.Context, what string, errs []e
 			s.log.Error("configuration: "+what, "problem", err.Error())
 		}
 	}
-	shown := config.Report(errs)
-	text := "kimi-lsp: configuration problems: " + strings.Join(shown, "; ")
-	s.cfgMu.Lock()
-	told := s.toldProblems[what]
-	if len(shown) == 0 {
-		delete(s.toldProblems, what)
-	} else {
-		if s.toldProblems == nil {
-			s.toldProblems = map[string]string{}
-		}
-		s.toldProblems[what] = text
+	var msg *protocol.ShowMessageParams
+	if shown := config.Report(errs); len(shown) > 0 {
+		msg = &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "kimi-lsp: configuration problems: " + strings.Join(shown, "; ")}
 	}
-	if len(shown) == 0 || told == text {
-		s.cfgMu.Unlock()
-		return
+	if s.settings.tell(what, msg) {
+		s.notify(ctx, "window/showMessage", msg)
 	}
-	msg := &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: text}
-	if !s.clientReady {
-		// Before initialized: show it once the client is ready.
-		s.pendingProblems = append(s.pendingProblems, msg)
-		s.cfgMu.Unlock()
-		return
-	}
-	s.cfgMu.Unlock()
-	s.notify(ctx, "window/showMessage", msg)
 }
 
 // showPendingProblems marks the client ready (initialized) and shows the
 // configuration problems found before.
 func (s *Server) showPendingProblems(ctx context.Context) {
-	s.cfgMu.Lock()
-	s.clientReady = true
-	pending := s.pendingProblems
-	s.pendingProblems = nil
-	s.cfgMu.Unlock()
-	for _, m := range pending {
+	for _, m := range s.settings.ready() {
 		s.notify(ctx, "window/showMessage", m)
 	}
 }
 
 // configChanged passes a new configuration to the parts that depend on it.
-// Precondition: s.updMu is held (so applies happen in order).
+// Precondition: it runs in settings.update's apply (so applies happen in
+// order).
 func (s *Server) configChanged(cfg config.Config) {
 	if s.opts.OnConfig != nil {
 		s.opts.OnConfig(cfg)
@@ -104,7 +195,7 @@ func (s *Server) configChanged(cfg config.Config) {
 	if s.folders != nil {
 		s.folders.SetOptions(assist.WorkspaceOptions(cfg))
 	}
-	s.secretCache.Clear()
+	s.secrets.configChanged()
 	if s.nextEdit != nil {
 		s.nextEdit.SetEnabled(cfg.NextEdit.Enable)
 	}
@@ -121,15 +212,7 @@ func (s *Server) pullConfig() {
 	if !s.clientCaps().Workspace.Configuration {
 		return
 	}
-	s.pullMu.Lock()
-	defer s.pullMu.Unlock()
-	if s.pulling {
-		s.pullAgain = true
-		return
-	}
-	if s.spawn("pull the editor's settings", s.pullLoop) {
-		s.pulling = true
-	}
+	s.settings.askPull(func() bool { return s.spawn("pull the editor's settings", s.pullLoop) })
 }
 
 // pullLoop sends workspace/configuration until no pull is pending.
@@ -137,8 +220,9 @@ func (s *Server) pullLoop() {
 	for {
 		var result []json.RawMessage
 		params := &configurationParams{Items: []configurationItem{{Section: "kimi"}}}
-		if err := s.call(s.baseCtx, "workspace/configuration", params, &result); err != nil {
-			if s.baseCtx.Err() == nil {
+		ctx := s.life.context()
+		if err := s.call(ctx, "workspace/configuration", params, &result); err != nil {
+			if ctx.Err() == nil {
 				s.log.Warn("could not read the editor's settings", "error", err)
 			}
 		} else if len(result) > 0 {
@@ -149,12 +233,7 @@ func (s *Server) pullLoop() {
 				})
 			})
 		}
-		s.pullMu.Lock()
-		again := s.pullAgain && s.baseCtx.Err() == nil
-		s.pullAgain = false
-		s.pulling = again
-		s.pullMu.Unlock()
-		if !again {
+		if !s.settings.pulled(ctx.Err() == nil) {
 			return
 		}
 	}

@@ -49,7 +49,7 @@ func handleExecuteCommand(s *Server, ctx context.Context, req *request) (any, er
 	if snap, ok := req.view.Snapshot(run.uri); ok && t.Action.Result == config.ResultReview {
 		run.reviewed = snap.Text() // the whole text, of which the task may hold a window
 	}
-	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
+	j, err := s.jobs.Start(s.life.context(), jobs.Spec{
 		Key:     key,
 		Title:   t.Action.Title,
 		Request: req.key,
@@ -236,7 +236,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 func (s *Server) jobPanicked(r *jobRun) {
 	// The job's context is cancelled (by the panic): the report goes out
 	// on the session's, uncancelled, as a job's end does.
-	ctx := context.WithoutCancel(s.baseCtx)
+	ctx := context.WithoutCancel(s.life.context())
 	if r.progress != nil {
 		r.progress.End(ctx, internalErrorOutcome, true)
 		return

@@ -8,6 +8,13 @@ func newTestServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs te
 	return newServer(r, w, c, opts, knobs)
 }
 
+// pullInFlight reports whether a workspace/configuration pull is in flight.
+func (st *settings) pullInFlight() bool {
+	st.pullMu.Lock()
+	defer st.pullMu.Unlock()
+	return st.pulling
+}
+
 func (c *secretMemo) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

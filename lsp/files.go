@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 
@@ -26,12 +27,42 @@ func (b buffers) Buffer(uri workspace.URI) (string, bool) {
 // per URI (codeAction asks on every request; glob matching dominated its
 // cost) until the configuration changes or the document is opened again.
 func (s *Server) isSecretURI(uri workspace.URI) bool {
-	if v, ok := s.secretCache.load(uri); ok {
+	return s.secrets.isSecret(uri, s.folders.IsSecretURI) // any scheme: untitled:, git:, vscode-remote:…
+}
+
+// secretFiles is the part of the server that knows the secret files:
+// isSecretURI's memo and the files the user was told about. It is safe for
+// concurrent use.
+type secretFiles struct {
+	// memo is isSecretURI's bounded memo, cleared on configuration
+	// changes.
+	memo secretMemo
+	// told remembers the secret files the user was told about.
+	told sync.Map
+}
+
+// isSecret answers from the memo, or asks check and keeps its answer.
+func (f *secretFiles) isSecret(uri workspace.URI, check func(workspace.URI) bool) bool {
+	if v, ok := f.memo.load(uri); ok {
 		return v
 	}
-	secret := s.folders.IsSecretURI(uri) // any scheme: untitled:, git:, vscode-remote:…
-	s.secretCache.store(uri, secret)
+	secret := check(uri)
+	f.memo.store(uri, secret)
 	return secret
+}
+
+// opened forgets uri's answer: a document opened again may be a link that
+// now points elsewhere.
+func (f *secretFiles) opened(uri workspace.URI) { f.memo.forget(uri) }
+
+// configChanged drops every answer (the secret globs may have changed).
+func (f *secretFiles) configChanged() { f.memo.Clear() }
+
+// firstNotice reports whether the user is yet to be told about uri, and
+// records that they are now.
+func (f *secretFiles) firstNotice(uri workspace.URI) bool {
+	_, told := f.told.LoadOrStore(uri, true)
+	return !told
 }
 
 // maxSecretMemo bounds isSecretURI's memo.
@@ -91,7 +122,7 @@ func (c *secretMemo) Clear() {
 // noteSecret tells the user, once per file, why kimi-lsp does nothing with
 // a secrets file.
 func (s *Server) noteSecret(ctx context.Context, uri workspace.URI) {
-	if _, told := s.toldSecret.LoadOrStore(uri, true); told {
+	if !s.secrets.firstNotice(uri) {
 		return
 	}
 	s.showMessage(ctx, protocol.MessageTypeInfo, "kimi-lsp: "+s.displayPath(uri)+" looks like a secrets file (.env, keys, credentials); it is never sent to the model and no AI action is offered for it.")
@@ -154,7 +185,19 @@ func (v docView) All() []*workspace.Snapshot { return v.all }
 // a request of snapshotMethods when it reads the request and passes it to
 // the handler (request.view).
 func (s *Server) takeView() docView {
-	return docView{all: s.docs.All(), seq: s.viewSeq.Add(1)}
+	return s.views.take(s.docs)
+}
+
+// docViews numbers the document views of requests (docView.seq). It is
+// safe for concurrent use.
+type docViews struct {
+	seq atomic.Uint64
+}
+
+// take returns the open documents of docs as they are now, numbered after
+// every view taken before.
+func (v *docViews) take(docs *workspace.Documents) docView {
+	return docView{all: docs.All(), seq: v.seq.Add(1)}
 }
 
 // snapshotMethods are the requests that read documents: their view is

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -32,11 +33,19 @@ const sessionCloseWait = 2 * time.Second
 // spawn runs fn on a goroutine of the session (what names it in the log).
 // After the session's end it runs nothing and returns false.
 func (s *Server) spawn(what string, fn func()) bool {
-	g := &s.gos
-	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
+	if !s.gos.start(s.log, what, fn) {
 		s.log.Debug("session ended; not started", "goroutine", what)
+		return false
+	}
+	return true
+}
+
+// start runs fn on a goroutine it owns, named what, under guard (a panic
+// goes to log); false after close.
+func (g *goroutines) start(log *slog.Logger, what string, fn func()) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
 		return false
 	}
 	if g.running == nil {
@@ -46,7 +55,6 @@ func (s *Server) spawn(what string, fn func()) bool {
 	id := g.seq
 	g.running[id] = what
 	g.wg.Add(1)
-	g.mu.Unlock()
 	go func() {
 		defer func() {
 			g.mu.Lock()
@@ -54,7 +62,7 @@ func (s *Server) spawn(what string, fn func()) bool {
 			g.mu.Unlock()
 			g.wg.Done()
 		}()
-		s.guard(what, fn)
+		guard(log, what, fn)
 	}()
 	return true
 }
@@ -62,10 +70,13 @@ func (s *Server) spawn(what string, fn func()) bool {
 // guard runs fn; a panic in it is logged with its stack and ends fn alone.
 // The long-lived goroutines guard each step, so that a panic fails only
 // what that step served (one log message, one batch of diagnostics).
-func (s *Server) guard(what string, fn func()) {
+func (s *Server) guard(what string, fn func()) { guard(s.log, what, fn) }
+
+// guard is Server.guard with the log to report a panic to.
+func guard(log *slog.Logger, what string, fn func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("panic in the session's goroutine", "goroutine", what, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			log.Error("panic in the session's goroutine", "goroutine", what, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
 	}()
 	fn()
@@ -74,7 +85,14 @@ func (s *Server) guard(what string, fn func()) {
 // waitGoroutines refuses new goroutines and waits for the session's
 // goroutines to end, at most bound; it names those left in the log.
 func (s *Server) waitGoroutines(bound time.Duration) {
-	g := &s.gos
+	if left, ended := s.gos.close(bound); !ended {
+		s.log.Warn("session goroutines still running at exit", "bound", bound, "goroutines", left)
+	}
+}
+
+// close refuses new goroutines and waits for those running to end, at
+// most bound; past it, it returns what those left do, sorted, and false.
+func (g *goroutines) close(bound time.Duration) (left []string, ended bool) {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
@@ -87,15 +105,14 @@ func (s *Server) waitGoroutines(bound time.Duration) {
 	defer t.Stop()
 	select {
 	case <-done:
-		return
+		return nil, true
 	case <-t.C:
 	}
 	g.mu.Lock()
-	var left []string
 	for _, what := range g.running {
 		left = append(left, what)
 	}
 	g.mu.Unlock()
 	slices.Sort(left)
-	s.log.Warn("session goroutines still running at exit", "bound", bound, "goroutines", left)
+	return left, false
 }

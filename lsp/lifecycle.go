@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -14,6 +16,71 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
+
+// lifecycle states of a connection.
+const (
+	stateNew int32 = iota
+	stateInitialized
+	stateShutdown
+)
+
+// lifecycle is the session's life: its state (stateNew, stateInitialized,
+// stateShutdown), its exit and exit code, the initialize reply and the
+// session's context. It is safe for concurrent use; init makes it ready.
+type lifecycle struct {
+	st       atomic.Int32
+	exitCode atomic.Int32
+	exit     chan struct{} // closed on exit, EOF or parent death
+	exitOnce sync.Once
+	// replied is closed once the initialize reply is written: no
+	// server→client request goes out before it.
+	replied     chan struct{}
+	repliedOnce sync.Once
+	// ctx is the session's context, the parent of every job, stream and
+	// server→client request; cancelled when the session ends (exit, end
+	// of input, editor gone).
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// init makes the channels and the session's context.
+func (l *lifecycle) init() {
+	l.exit = make(chan struct{})
+	l.replied = make(chan struct{})
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+}
+
+// state is the session's state.
+func (l *lifecycle) state() int32 { return l.st.Load() }
+
+// setState moves the session to state st.
+func (l *lifecycle) setState(st int32) { l.st.Store(st) }
+
+// finish records the exit code (the first caller wins) and ends Run.
+func (l *lifecycle) finish(code int) {
+	l.exitOnce.Do(func() {
+		l.exitCode.Store(int32(code))
+		close(l.exit)
+	})
+}
+
+// exited is closed once finish was called.
+func (l *lifecycle) exited() <-chan struct{} { return l.exit }
+
+// code is the exit code finish recorded.
+func (l *lifecycle) code() int { return int(l.exitCode.Load()) }
+
+// markReplied records that the initialize reply is written.
+func (l *lifecycle) markReplied() { l.repliedOnce.Do(func() { close(l.replied) }) }
+
+// repliedCh is closed once the initialize reply is written.
+func (l *lifecycle) repliedCh() <-chan struct{} { return l.replied }
+
+// context is the session's context; end cancels it.
+func (l *lifecycle) context() context.Context { return l.ctx }
+
+// end cancels the session's context.
+func (l *lifecycle) end() { l.cancel() }
 
 // requestTable maps request methods to handlers. "initialize" is handled
 // by handleCall itself (it runs on the read loop).
@@ -64,16 +131,11 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	}
 	folders := initialFolders(&p)
 
-	s.mu.Lock()
-	s.enc = enc
-	s.capsRaw = p.Capabilities
-	if s.capsRaw == nil {
-		s.capsRaw = json.RawMessage("{}")
-	}
+	var client clientInfo
 	if p.ClientInfo != nil {
-		s.client = *p.ClientInfo
+		client = *p.ClientInfo
 	}
-	s.mu.Unlock()
+	s.client.set(enc, p.Capabilities, client)
 
 	initOpts := p.InitializationOptions
 	result := &initializeResult{
@@ -117,7 +179,7 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 
 	// state before the queued work: a configuration it applies may change
 	// what completion registered (completionConfigChanged).
-	s.state.Store(stateInitialized)
+	s.life.setState(stateInitialized)
 	// The settings, workspace files and folders are read off the read loop,
 	// after the reply; requests wait for them (handleCall).
 	s.serial.Do("initialize the workspace", func(ctx context.Context) {
@@ -125,7 +187,7 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 		// and on two cores this work (the settings, the client's
 		// capabilities decoded in full, the first scan) delayed it.
 		select {
-		case <-s.replied:
+		case <-s.life.repliedCh():
 		case <-ctx.Done():
 			return
 		}
@@ -150,7 +212,7 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 		}
 	})
 
-	s.log.Info("initialized", "client", s.client.Name, "clientVersion", s.client.Version,
+	s.log.Info("initialized", "client", client.Name, "clientVersion", client.Version,
 		"positionEncoding", enc.String(), "folders", len(folders))
 	if p.ProcessID != nil {
 		pid := int(*p.ProcessID)
@@ -336,7 +398,7 @@ func handleDidChangeWatchedFiles(s *Server, ctx context.Context, raw json.RawMes
 // secretNotice tells the user, once, that a secrets file was kept out of a
 // prompt.
 func (s *Server) secretNotice(path string) {
-	s.notify(s.baseCtx, "window/showMessage", &protocol.ShowMessageParams{
+	s.notify(s.life.context(), "window/showMessage", &protocol.ShowMessageParams{
 		Type:    protocol.MessageTypeInfo,
 		Message: "kimi-lsp: " + path + " looks like a secrets file (.env, keys, credentials); such files are never sent to the model.",
 	})
@@ -368,8 +430,8 @@ func (s *Server) registerWatching(folder workspace.Folder, cause error, clientWa
 				GlobPattern: relativePattern{BaseURI: string(folder.URI), Pattern: "**/*"},
 			}}},
 		}}}
-		if err := s.call(s.baseCtx, "client/registerCapability", params, nil); err != nil {
-			if s.baseCtx.Err() != nil {
+		if err := s.call(s.life.context(), "client/registerCapability", params, nil); err != nil {
+			if s.life.context().Err() != nil {
 				return // the session ended
 			}
 			s.log.Warn("could not register file watching with the editor", "error", err)
@@ -383,7 +445,7 @@ func (s *Server) registerWatching(folder workspace.Folder, cause error, clientWa
 		msg += "files in " + folder.Name + " are rescanned periodically instead. Raise fs.inotify.max_user_watches to fix this."
 	}
 	s.log.Warn(msg)
-	s.notify(s.baseCtx, "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+	s.notify(s.life.context(), "window/showMessage", &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
 }
 
 // rpcError is a shorthand for jsonrpc2.Errorf.

@@ -86,21 +86,44 @@ func levelTag(l slog.Level) string {
 	return "\x02"
 }
 
+// logForwarding is the part of the server that carries warnings and
+// errors to the editor: the server's logger queues them
+// (clientLogHandler), forwardLogs sends them.
+type logForwarding struct {
+	queue chan string
+}
+
+// newLogForwarding returns the forwarding and the server's logger, which
+// writes every record to next and queues warnings and errors.
+func newLogForwarding(next slog.Handler) (logForwarding, *slog.Logger) {
+	l := logForwarding{queue: make(chan string, 64)}
+	return l, slog.New(&clientLogHandler{next: next, queue: l.queue})
+}
+
+// next returns the next queued message, or false once done is closed.
+func (l logForwarding) next(done <-chan struct{}) (string, bool) {
+	select {
+	case <-done:
+		return "", false
+	case msg := <-l.queue:
+		return msg, true
+	}
+}
+
 // forwardLogs sends queued warnings and errors to the editor until the
 // session ends. Nothing is sent before initialize (the client is not ready
 // for it) and nothing after exit. A panic while one message is sent loses
 // that message alone.
-func (s *Server) forwardLogs(queue <-chan string) {
+func (s *Server) forwardLogs() {
 	for {
-		select {
-		case <-s.exited:
+		msg, ok := s.logs.next(s.life.exited())
+		if !ok {
 			return
-		case msg := <-queue:
-			if s.state.Load() == stateNew {
-				continue
-			}
-			s.guard("forward logs", func() { s.forwardLog(msg) })
 		}
+		if s.life.state() == stateNew {
+			continue
+		}
+		s.guard("forward logs", func() { s.forwardLog(msg) })
 	}
 }
 
@@ -113,7 +136,7 @@ func (s *Server) forwardLog(msg string) {
 	if strings.HasPrefix(msg, "\x01") {
 		typ = protocol.MessageTypeError
 	}
-	s.notify(s.baseCtx, "window/logMessage", &protocol.LogMessageParams{
+	s.notify(s.life.context(), "window/logMessage", &protocol.LogMessageParams{
 		Type: typ, Message: "kimi-lsp: " + s.redact(msg[1:]),
 	})
 }

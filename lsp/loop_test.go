@@ -273,11 +273,7 @@ func TestPulledSettingsNewestWins(t *testing.T) {
 	s.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
 	s.ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
 	waitFor(t, func() bool { return pulls.Load() >= 3 })
-	waitFor(t, func() bool {
-		s.srv.pullMu.Lock()
-		defer s.srv.pullMu.Unlock()
-		return !s.srv.pulling
-	})
+	waitFor(t, func() bool { return !s.srv.settings.pullInFlight() })
 	if err := s.srv.serial.Wait(ctxT(t), s.srv.serial.Mark()); err != nil {
 		t.Fatal(err)
 	}

@@ -198,7 +198,7 @@ func (s *Server) nextEditApply(args commandArgs) any {
 	// goroutine (its Close waits for it) and recovers a panic in it, which
 	// fails this edit alone. The zero key supersedes nothing: two applies
 	// land one after the other, as the edit queue orders them.
-	_, err = s.jobs.Start(s.baseCtx, jobs.Spec{
+	_, err = s.jobs.Start(s.life.context(), jobs.Spec{
 		Title:   nextEditJobTitle,
 		OnPanic: func(error) { s.nextEditPanicked() },
 	}, func(ctx context.Context, j *jobs.Job) {
@@ -221,7 +221,7 @@ const nextEditJobTitle = "Kimi: next edit"
 // nextEditPanicked reports a next edit whose job panicked (the engine
 // logged the panic and its stack): that edit is not applied.
 func (s *Server) nextEditPanicked() {
-	s.showMessage(s.baseCtx, protocol.MessageTypeError, "kimi-lsp: "+nextEditJobTitle+": "+internalErrorOutcome)
+	s.showMessage(s.life.context(), protocol.MessageTypeError, "kimi-lsp: "+nextEditJobTitle+": "+internalErrorOutcome)
 }
 
 // nextEditDismiss answers kimi.nextEdit.dismiss.

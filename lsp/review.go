@@ -427,7 +427,7 @@ func (s *Server) startReviewDiff(req *request, p executeCommandParams) (any, err
 	a := s.config().ReviewAction()
 	a.Title = "Kimi: Review Changes"
 	run := &jobRun{task: &assist.Task{Action: a}, clientToken: p.WorkDoneToken, reviewDiff: true}
-	j, err := s.jobs.Start(s.baseCtx, jobs.Spec{
+	j, err := s.jobs.Start(s.life.context(), jobs.Spec{
 		Key:     jobs.Key{Command: cmdReview, Document: "diff"},
 		Title:   a.Title,
 		Request: req.key,

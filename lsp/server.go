@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,13 +27,6 @@ import (
 
 // RequestCancelled is LSP's error code for a request the client cancelled.
 const RequestCancelled jsonrpc2.Code = -32800
-
-// lifecycle states of a connection.
-const (
-	stateNew int32 = iota
-	stateInitialized
-	stateShutdown
-)
 
 // Options configure a Server.
 type Options struct {
@@ -121,7 +113,18 @@ type request struct {
 // and must not block.
 type notifyFunc func(s *Server, ctx context.Context, params json.RawMessage) error
 
-// Server is one LSP session over one connection.
+// Server is one LSP session over one connection. Its changing state is in
+// parts, each owning its fields and lock and reached through its methods
+// only (TestServerParts): the lifecycle (life, lifecycle.go), the client's
+// session (client, client.go), the configuration (settings, config.go),
+// the requests in flight (inflight, below), the forwarded log (logs,
+// logging.go), the secret files (secrets, files.go), the numbering of the
+// requests' document views (views, files.go), the recently closed files
+// (recent, files.go), the session's goroutines (gos, goroutines.go) and
+// the queue of slow state changes (serial, serial.go); the surfaces
+// (surfaces, completion, nextEdit), the reviews and the diagnostics
+// publisher own theirs. The other fields are set by NewServer and never
+// change.
 type Server struct {
 	opts   Options
 	knobs  testKnobs
@@ -147,68 +150,28 @@ type Server struct {
 	// diagnostics sends the kimi diagnostics of every surface, one list
 	// per document (diagnostics.go).
 	diagnostics diagnosticsPublisher
-	// toldSecret remembers the secret files the user was told about;
-	// secretCache is isSecretURI's bounded memo, cleared on configuration
-	// changes.
-	toldSecret  sync.Map
-	secretCache secretMemo
-	// logQueue carries warnings to the editor (see clientLogHandler).
-	logQueue chan string
-	// baseCtx is the connection's context, the parent of every job and
-	// server→client request; cancelled when the session ends (exit, end of
-	// input, editor gone).
-	baseCtx    context.Context
-	cancelBase context.CancelFunc
 	// serial runs folder changes, configuration reloads and applies off
 	// the read loop, in order (see serial).
 	serial *serial
-	// replied is closed once the initialize reply is written: no
-	// server→client request goes out before it.
-	replied     chan struct{}
-	repliedOnce sync.Once
 
-	// updMu serialises configuration updates from computing the new
-	// configuration to applying it (engine, folders, OnConfig), so they end
-	// on the newest one.
-	updMu sync.Mutex
-	// pullMu guards pulling (a workspace/configuration request is in
-	// flight) and pullAgain (another was asked for meanwhile).
-	pullMu    sync.Mutex
-	pulling   bool
-	pullAgain bool
-
-	// cfgMu guards cfg, the effective configuration, and the problems
-	// found before the client was ready (initialized) to be told.
-	cfgMu           sync.Mutex
-	cfg             config.Config
-	clientReady     bool
-	pendingProblems []*protocol.ShowMessageParams
-	// toldProblems is the problem message last shown for each source
-	// ("what" of updateConfig), so that a source read again with the
-	// same problems (an editor answering the settings pull twice) is not
-	// announced again.
-	toldProblems map[string]string
-
-	state    atomic.Int32
-	exitCode atomic.Int32
-	exited   chan struct{} // closed on exit, EOF or parent death
-	exitOnce sync.Once
-
-	// mu guards the session fields below, set by initialize.
-	mu      sync.Mutex
-	enc     workspace.Encoding
-	capsRaw json.RawMessage // the client's capabilities, decoded by clientCaps
-	client  clientInfo
-	// caps is capsRaw decoded, once (capsOnce), on first use.
-	capsOnce sync.Once
-	caps     clientCapabilities
-
+	// life is the session's state, its exit, the initialize reply and the
+	// session's context (lifecycle.go).
+	life lifecycle
+	// client is what initialize said of the client: encoding,
+	// capabilities, name (client.go).
+	client clientSession
+	// settings is the effective configuration, its updates and pulls, and
+	// the problems told (config.go).
+	settings settings
+	// inflight are the cancel functions of the running requests.
+	inflight inflightRequests
+	// logs carries warnings to the editor (logging.go).
+	logs logForwarding
+	// secrets are isSecretURI's memo and the secret files the user was
+	// told about (files.go).
+	secrets secretFiles
 	// gos owns the session's goroutines (spawn); Run waits for them.
 	gos goroutines
-
-	// inflightMu guards inflight: the cancel functions of running requests.
-	inflightMu sync.Mutex
-	inflight   map[jsonrpc2.ID]context.CancelFunc
 
 	// surfaces are what the as-you-type surfaces (completion, next edits)
 	// share: the model client, the pause and budget gate, the stream slots,
@@ -219,8 +182,8 @@ type Server struct {
 	// nextEdit proposes next edits (nextedit.go); their diagnostics go out
 	// with the review's (diagnostics.go: one list per document).
 	nextEdit *complete.NextEdits
-	// viewSeq numbers the document views of requests (docView.seq).
-	viewSeq atomic.Uint64
+	// views numbers the document views of requests (files.go).
+	views docViews
 }
 
 // NewServer returns a server that will speak LSP over r and w once Run is
@@ -236,8 +199,7 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 	if base == nil {
 		base = slog.Default()
 	}
-	logQueue := make(chan string, 64)
-	log := slog.New(&clientLogHandler{next: base.Handler(), queue: logQueue})
+	logs, log := newLogForwarding(base.Handler())
 	if opts.ParentPollInterval == 0 {
 		opts.ParentPollInterval = 2 * time.Second
 	}
@@ -249,24 +211,22 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 		opts:          opts,
 		knobs:         knobs,
 		log:           log,
+		logs:          logs,
 		docs:          workspace.NewDocuments(),
 		jobs:          jobs.New(jobs.Options{Limit: cfg.Jobs.MaxConcurrent, Logger: log}),
-		cfg:           cfg,
-		replied:       make(chan struct{}),
-		exited:        make(chan struct{}),
-		inflight:      make(map[jsonrpc2.ID]context.CancelFunc),
 		requests:      make(map[string]requestFunc, len(requestTable)),
 		notifications: make(map[string]notifyFunc, len(notificationTable)),
 	}
+	s.settings.init(cfg)
+	s.life.init()
 	s.docs.SetLogger(log)
-	s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 	s.serial = newSerial(log)
 	s.ledger = opts.Ledger
 	if s.ledger == nil {
 		s.ledger, s.ownLedger = assist.OpenLedger(os.Getenv, cfg.Budget, log), true
 	}
-	s.ledger.OnWarn(func(msg string) { s.showMessage(s.baseCtx, protocol.MessageTypeInfo, msg) })
-	s.ledger.OnNotice(func(msg string) { s.showMessage(s.baseCtx, protocol.MessageTypeWarning, msg) })
+	s.ledger.OnWarn(func(msg string) { s.showMessage(s.life.context(), protocol.MessageTypeInfo, msg) })
+	s.ledger.OnNotice(func(msg string) { s.showMessage(s.life.context(), protocol.MessageTypeWarning, msg) })
 	engine, err := assist.NewEngine(assist.Options{
 		Config: cfg, Logger: log, HTTPClient: opts.HTTPClient, ExplanationDir: opts.ExplanationDir,
 		StatsFile: assist.DefaultStatsFile(), Gate: s.jobs, Ledger: s.ledger, Confirm: s.confirmSend,
@@ -278,7 +238,7 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 	}
 	s.engine = engine
 	s.reviews.changed = s.diagnostics.changed
-	s.surfaces = complete.NewServices(complete.ServicesOptions{HTTPClient: s.opts.HTTPClient, Logger: s.log, Ledger: s.ledger, Context: s.baseCtx})
+	s.surfaces = complete.NewServices(complete.ServicesOptions{HTTPClient: s.opts.HTTPClient, Logger: s.log, Ledger: s.ledger, Context: s.life.context()})
 	s.completion = newCompletionState(s)
 	s.folders = workspace.NewFolders(assist.WorkspaceOptions(cfg), workspace.Hooks{
 		Buffers:       buffers{s.docs},
@@ -297,9 +257,8 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 	}
 	s.stream = newStream(r, w, c, log)
 	s.conn = jsonrpc2.NewConn(s.stream)
-	s.logQueue = logQueue
 	// Before initialized: queued, shown once the client is ready.
-	s.reportConfigProblems(s.baseCtx, "user configuration", opts.ConfigProblems)
+	s.reportConfigProblems(s.life.context(), "user configuration", opts.ConfigProblems)
 	return s, nil
 }
 
@@ -332,27 +291,27 @@ func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
-	s.spawn("forward logs", func() { s.forwardLogs(s.logQueue) })
-	s.spawn("send kimi diagnostics", func() { s.diagnosticsSender(s.baseCtx) })
+	s.spawn("forward logs", s.forwardLogs)
+	s.spawn("send kimi diagnostics", func() { s.diagnosticsSender(s.life.context()) })
 	select {
 	case <-s.conn.Done():
 		if err := s.conn.Err(); err != nil && !isEOF(err) {
 			s.log.Error("connection failed", "error", err)
-			s.finish(1)
+			s.life.finish(1)
 		} else {
 			s.log.Info("input closed; exiting")
-			s.finish(0)
+			s.life.finish(0)
 		}
-	case <-s.exited:
+	case <-s.life.exited():
 	case <-ctx.Done():
-		s.finish(1)
+		s.life.finish(1)
 	}
 	// Nothing below waits on the disk or the editor for long: requests to
-	// the editor end with baseCtx, the queued operation and the scans stop
-	// at their next check.
-	s.cancelAll()
-	s.cancelBase()     // before jobs.Close: a job's pending request to the editor ends now
-	s.surfaces.Close() // the completion streams: hung up with baseCtx, and waited for
+	// the editor end with the session's context, the queued operation and
+	// the scans stop at their next check.
+	s.inflight.cancelAll()
+	s.life.end()       // before jobs.Close: a job's pending request to the editor ends now
+	s.surfaces.Close() // the completion streams: hung up with the session's context, and waited for
 	s.jobs.Close()
 	s.engine.Close() // the helper language servers: ended, killed past 3.5 s, and waited for
 	s.serial.Close()
@@ -363,18 +322,11 @@ func (s *Server) Run(ctx context.Context) int {
 		s.log.Debug("closing the workspace watcher", "error", err)
 	}
 	s.conn.Close()
-	// Every goroutine of the session ends now: exited is closed, baseCtx
-	// and the requests are cancelled, the connection is closed.
+	// Every goroutine of the session ends now: exited is closed, the
+	// session's context and the requests are cancelled, the connection is
+	// closed.
 	s.waitGoroutines(sessionCloseWait)
-	return int(s.exitCode.Load())
-}
-
-// finish records the exit code (the first caller wins) and ends Run.
-func (s *Server) finish(code int) {
-	s.exitOnce.Do(func() {
-		s.exitCode.Store(int32(code))
-		close(s.exited)
-	})
+	return s.life.code()
 }
 
 func isEOF(err error) bool {
@@ -404,12 +356,12 @@ func (s *Server) handleNotification(ctx context.Context, n *jsonrpc2.Notificatio
 			s.log.Error("panic in notification handler", "method", method, "panic", r, "stack", string(debug.Stack()))
 		}
 	}()
-	state := s.state.Load()
+	state := s.life.state()
 	if method == "exit" {
 		if state == stateShutdown {
-			s.finish(0)
+			s.life.finish(0)
 		} else {
-			s.finish(1)
+			s.life.finish(1)
 		}
 		return
 	}
@@ -445,7 +397,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 			s.log.Debug("reply not written", "method", method, "error", werr)
 		}
 	}
-	state := s.state.Load()
+	state := s.life.state()
 	switch {
 	case method == "initialize":
 		if state != stateNew {
@@ -458,7 +410,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		result, err := s.safeCall(ctx, method, handleInitialize, &request{params: json.RawMessage(call.Params())})
 		send(result, err)
 		if err == nil {
-			s.repliedOnce.Do(func() { close(s.replied) })
+			s.life.markReplied()
 			s.spawn("decode the client's capabilities", func() { s.clientCaps() }) // now, off the read loop, before a request needs them
 		}
 		return
@@ -477,8 +429,8 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 	if method == "shutdown" {
 		// Set before anything else is read, so later requests see it, and
 		// stop the work in flight (model streams, jobs) before answering.
-		s.state.Store(stateShutdown)
-		s.cancelAll()
+		s.life.setState(stateShutdown)
+		s.inflight.cancelAll()
 	}
 	// The request sees what every notification before it changed: it waits
 	// for the operations they queued (not shutdown, which must be prompt).
@@ -493,14 +445,10 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		req.view = s.takeView()
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	s.inflightMu.Lock()
-	s.inflight[id] = cancel
-	s.inflightMu.Unlock()
+	s.inflight.add(id, cancel)
 	started := s.spawn("request "+method, func() {
 		defer func() {
-			s.inflightMu.Lock()
-			delete(s.inflight, id)
-			s.inflightMu.Unlock()
+			s.inflight.remove(id)
 			cancel()
 		}()
 		s.settle(rctx, mark)
@@ -514,9 +462,7 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		send(result, err)
 	})
 	if !started {
-		s.inflightMu.Lock()
-		delete(s.inflight, id)
-		s.inflightMu.Unlock()
+		s.inflight.remove(id)
 		cancel()
 		send(nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: the server is shutting down", method))
 	}
@@ -541,20 +487,52 @@ func (s *Server) cancelRequest(raw json.RawMessage) bool {
 	if !ok {
 		return false
 	}
-	s.inflightMu.Lock()
-	cancel, ok := s.inflight[id]
-	s.inflightMu.Unlock()
-	if ok {
-		cancel()
-	}
+	ok = s.inflight.cancel(id)
 	n := s.cancelByRequest(fmt.Sprintf("%q", id))
 	return ok || n > 0
 }
 
-func (s *Server) cancelAll() {
-	s.inflightMu.Lock()
-	defer s.inflightMu.Unlock()
-	for _, cancel := range s.inflight {
+// inflightRequests are the cancel functions of the running requests, by
+// id. It is safe for concurrent use.
+type inflightRequests struct {
+	// mu guards m.
+	mu sync.Mutex
+	m  map[jsonrpc2.ID]context.CancelFunc
+}
+
+// add records the cancel function of request id.
+func (r *inflightRequests) add(id jsonrpc2.ID, cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = make(map[jsonrpc2.ID]context.CancelFunc)
+	}
+	r.m[id] = cancel
+}
+
+// remove forgets request id (it ended).
+func (r *inflightRequests) remove(id jsonrpc2.ID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, id)
+}
+
+// cancel cancels request id; false if it is not running.
+func (r *inflightRequests) cancel(id jsonrpc2.ID) bool {
+	r.mu.Lock()
+	cancel, ok := r.m[id]
+	r.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+// cancelAll cancels every running request.
+func (r *inflightRequests) cancelAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, cancel := range r.m {
 		cancel()
 	}
 }
@@ -568,12 +546,12 @@ func (s *Server) watchParent(pid int) {
 	defer t.Stop()
 	for {
 		select {
-		case <-s.exited:
+		case <-s.life.exited():
 			return
 		case <-t.C:
 			if !processAlive(pid) {
 				s.log.Warn("editor process has exited; shutting down", "pid", pid)
-				s.finish(1)
+				s.life.finish(1)
 				return
 			}
 		}
@@ -613,10 +591,10 @@ func (s *Server) notify(ctx context.Context, method string, params any) {
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
 	ctx, cancel := context.WithTimeout(ctx, s.clientTimeout(method))
 	defer cancel()
-	stop := context.AfterFunc(s.baseCtx, cancel)
+	stop := context.AfterFunc(s.life.context(), cancel)
 	defer stop()
 	select {
-	case <-s.replied:
+	case <-s.life.repliedCh():
 	case <-ctx.Done():
 		return fmt.Errorf("%s: not sent before the initialize reply: %w", method, ctx.Err())
 	}
@@ -628,25 +606,12 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 
 // encoding returns the negotiated position encoding.
 func (s *Server) encoding() workspace.Encoding {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.enc
+	return s.client.encoding()
 }
 
 // clientCaps returns the client's capabilities (none before initialize).
 // They are decoded on first use; Run's goroutine does it after the
 // initialize reply.
 func (s *Server) clientCaps() clientCapabilities {
-	s.mu.Lock()
-	raw := s.capsRaw
-	s.mu.Unlock()
-	if raw == nil {
-		return clientCapabilities{}
-	}
-	s.capsOnce.Do(func() {
-		if err := json.Unmarshal(raw, &s.caps); err != nil {
-			s.log.Warn("client capabilities not understood; assuming a minimal client", "error", err)
-		}
-	})
-	return s.caps
+	return s.client.capabilities(s.log)
 }

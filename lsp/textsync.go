@@ -24,7 +24,7 @@ func handleDidOpen(s *Server, ctx context.Context, raw json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("didOpen: %w", err)
 	}
-	s.secretCache.forget(uri)
+	s.secrets.opened(uri)
 	if err := s.docs.Open(uri, p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text); err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func TestSecretLinkAsActiveDocument(t *testing.T) {
 // bounded number of answers however many files a session touches.
 func TestSecretMemoBounded(t *testing.T) {
 	dir := t.TempDir()
-	s := newSession(t, func(s *Server) { s.secretCache.max = 16 })
+	s := newSession(t, func(s *Server) { s.secrets.memo.max = 16 })
 	s.initialize(lsptest.DefaultInitializeParams(string(workspace.FileURI(dir))))
 	var last string
 	for i := range 100 {
@@ -76,10 +76,10 @@ func TestSecretMemoBounded(t *testing.T) {
 			t.Fatalf("no code actions for %s", last)
 		}
 	}
-	if n := s.srv.secretCache.len(); n > 16 || n == 0 {
+	if n := s.srv.secrets.memo.len(); n > 16 || n == 0 {
 		t.Errorf("secret memo holds %d answers, want 1..16", n)
 	}
-	if _, ok := s.srv.secretCache.load(workspace.URI(last)); !ok {
+	if _, ok := s.srv.secrets.memo.load(workspace.URI(last)); !ok {
 		t.Errorf("the latest answer was evicted")
 	}
 }
