@@ -85,7 +85,7 @@ func newCompSession(t *testing.T, inline bool, settings map[string]any, rules ..
 }
 
 // newCompSessionOpts is newCompSession with the server's options besides
-// its configuration (a test hook).
+// its configuration (an HTTP client, a ledger).
 func newCompSessionOpts(t *testing.T, opts Options, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
 	t.Helper()
 	return newCompSessionKnobs(t, opts, testKnobs{}, inline, settings, rules...)

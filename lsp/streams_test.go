@@ -35,6 +35,8 @@ func (t *slowHangUp) RoundTrip(r *http.Request) (*http.Response, error) {
 // Run hangs the stream up and returns only after the stream's goroutine
 // has ended (its hang-up takes a second here).
 func TestSessionEndWaitsForCompletionStreams(t *testing.T) {
+	// No stream of an earlier test is still ending.
+	waitFor(t, func() bool { return !completionStreamRunning() })
 	tr := &slowHangUp{base: http.DefaultTransport.(*http.Transport).Clone(), delay: time.Second}
 	cs := newCompSessionOpts(t, Options{HTTPClient: &http.Client{Transport: tr}}, true, nil, modeltest.Rule{DelayMS: 600_000})
 	uri, pos := cs.file("main.go", mainGo)
@@ -49,8 +51,14 @@ func TestSessionEndWaitsForCompletionStreams(t *testing.T) {
 	if !tr.returned.Load() {
 		t.Errorf("Run returned before the hung-up stream's request did")
 	}
-	buf := make([]byte, 1<<20)
-	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "complete.(*Completer).fly") {
+	if completionStreamRunning() {
 		t.Errorf("a completion stream's goroutine runs after Run returned")
 	}
+}
+
+// completionStreamRunning reports whether a goroutine runs a completion
+// stream (complete.Completer.fly, as stack traces print it).
+func completionStreamRunning() bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "complete.(*Completer).fly")
 }

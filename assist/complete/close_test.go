@@ -44,6 +44,8 @@ func goroutineIn(fn string) bool {
 // stream's goroutine has ended (its hang-up takes a second here); after
 // it, no stream starts.
 func TestCloseWaitsForStreams(t *testing.T) {
+	// No stream of an earlier test is still ending.
+	waitFor(t, func() bool { return !goroutineIn("complete.(*Completer).fly") })
 	f := newFixture(t, "", modeltest.Rule{DelayMS: 600_000})
 	tr := &slowHangUp{base: http.DefaultTransport.(*http.Transport).Clone(), delay: time.Second}
 	svc := NewServices(ServicesOptions{HTTPClient: &http.Client{Transport: tr}})
