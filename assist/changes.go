@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"strings"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
@@ -163,7 +164,7 @@ func (r *changesRun) review(ctx context.Context, d FileDiff) error {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return err
-	case errors.Is(err, ErrNotSent):
+	case errors.Is(err, provider.ErrNotSent):
 		// "Cancel" (or a surface that cannot ask) stops the review: each
 		// file after it would ask again.
 		r.tot.NotSent = t.Active.Path

@@ -26,24 +26,8 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// MaxRounds bounds the model calls of one task: tool-call rounds plus the
-// one correction round after an edit that did not apply.
-const MaxRounds = tools.MaxRounds
-
 // Sentinel errors of Run.
 var (
-	// ErrNoAnswer: the model spent max_completion_tokens thinking and wrote
-	// no answer. It is model.ErrNoAnswer, the one value for the condition,
-	// re-exported so that callers of assist need not import model.
-	ErrNoAnswer = model.ErrNoAnswer
-	// ErrCutOff: the answer stopped at max_completion_tokens (finish_reason
-	// length) and is incomplete: an explanation so cut is shown but never
-	// kept, an edit is asked once more with a larger budget (model.ErrCutOff).
-	ErrCutOff = model.ErrCutOff
-	// ErrFinishReason: the provider ended the answer with a finish_reason
-	// the API does not define (content_filter…); it is not used
-	// (model.ErrFinishReason).
-	ErrFinishReason = model.ErrFinishReason
 	// ErrNoChange: an edit action ended without any change.
 	ErrNoChange = errors.New("the model proposed no change")
 )
@@ -234,7 +218,7 @@ type Options struct {
 	Now func() time.Time
 	// Ledger, if set, records every request the tasks send and applies
 	// the budgets (see Ledger); nil records nothing.
-	Ledger *Ledger
+	Ledger *provider.Ledger
 	// Confirm, if set, asks the user whether to send a request (a budget
 	// is spent, the request's estimate would pass what is left of one,
 	// or it is estimated above budget.confirmAbove) and reports the
@@ -252,28 +236,6 @@ type Options struct {
 	// VerifyBounds overrides the verifier's bounds where set (tests).
 	VerifyBounds verify.Bounds
 }
-
-// Ledger is the request record and the budgets every surface's requests
-// pass through (provider.Ledger).
-type Ledger = provider.Ledger
-
-// LastPrompt is the last request sent, the key struck out
-// (provider.LastPrompt).
-type LastPrompt = provider.LastPrompt
-
-// Record is one request of the record; SpendStatus the spend against the
-// budgets (assist/spend).
-type (
-	Record      = spend.Record
-	SpendStatus = spend.Status
-)
-
-// ErrBudget is wrapped by the error of a request a budget stopped or the
-// user chose not to send; ErrNotSent is the latter (nothing was sent).
-var (
-	ErrBudget  = provider.ErrBudget
-	ErrNotSent = provider.ErrNotSent
-)
 
 // AskOnce returns ctx for the tasks of a review of changes (one request
 // per changed file), which the user started as one: whether to send is
@@ -324,7 +286,7 @@ func (e *Engine) confirmFor(ctx context.Context) func(context.Context, string) b
 // directory of getenv (spend.StateDir) with the budget b. It does no I/O
 // (see provider.OpenLedger); without a state directory the spend is
 // counted in memory.
-func OpenLedger(getenv func(string) string, b config.Budget, log *slog.Logger) *Ledger {
+func OpenLedger(getenv func(string) string, b config.Budget, log *slog.Logger) *provider.Ledger {
 	dir, err := spend.StateDir(getenv)
 	if err != nil {
 		log.Warn("requests are not recorded on disk; the budgets count this session only", "error", err)
@@ -346,11 +308,6 @@ type Gate interface {
 	Acquire(ctx context.Context, place func(ahead int)) (release func(), err error)
 }
 
-// ErrInternal is wrapped by the error of a task that panicked: the panic is
-// logged with its stack, and the task fails instead of the program. It is
-// provider.ErrInternal, the one value for an internal error.
-var ErrInternal = provider.ErrInternal
-
 // Engine runs tasks. It is safe for concurrent use; tasks run in parallel.
 //
 // An engine costs nothing until its first task: the prompt session, the
@@ -361,7 +318,7 @@ type Engine struct {
 	statsFile  string
 	gate       Gate
 	explainDir string
-	ledger     *Ledger
+	ledger     *provider.Ledger
 	confirm    func(ctx context.Context, question string) bool
 	now        func() time.Time
 
@@ -531,9 +488,9 @@ func (e *Engine) Stats() cache.Stats {
 
 // Estimator is the session's token estimator, corrected by the provider's
 // counts so far: TaskRequest.Estimator.
-func (e *Engine) Estimator() Estimator {
+func (e *Engine) Estimator() cache.Estimator {
 	if e.setup() != nil {
-		return Estimator{}
+		return cache.Estimator{}
 	}
 	return e.prompts.Estimator()
 }
@@ -725,7 +682,7 @@ func (r *taskRun) send(ctx context.Context, kind resultKind, client *model.Clien
 		waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout),
 		room:      windowRoom(prompt.EstimatedTokens), repairFrom: -1, cfg: cfg, past: past}
 	defer sc.release()
-	lopts := tools.LoopOptions{MaxRounds: MaxRounds, DiffRetries: 1}
+	lopts := tools.LoopOptions{MaxRounds: tools.MaxRounds, DiffRetries: 1}
 	kind.shape(r, req, &lopts, set, sc)
 	res, err := tools.Loop(ctx, sc, req, exec, lopts)
 	if err != nil && req.ResponseFormat != nil && formatRefused(err) {
@@ -997,7 +954,7 @@ func (c *streamingCompleter) Complete(ctx context.Context, req *model.Request) (
 		// An edit cut off at its budget is worth nothing: ask once more
 		// with a larger one (bounded, see retryBudget). An explanation is
 		// shown as it is, and said to be cut off.
-		if c.edit && !c.retried && (errors.Is(err, ErrCutOff) || errors.Is(err, ErrNoAnswer)) {
+		if c.edit && !c.retried && (errors.Is(err, model.ErrCutOff) || errors.Is(err, model.ErrNoAnswer)) {
 			if next := retryBudget(req.MaxCompletionTokens, c.room); next > 0 {
 				c.retried = true
 				msg := fmt.Sprintf("the answer was cut off at maxCompletionTokens (%d); asking once more with %d", req.MaxCompletionTokens, next)
@@ -1016,7 +973,7 @@ func (c *streamingCompleter) Complete(ctx context.Context, req *model.Request) (
 func finished(resp *model.Response, budget int) error {
 	m := resp.Message
 	if resp.FinishReason == model.FinishLength && strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
-		return fmt.Errorf("%w (max_completion_tokens %d)", ErrNoAnswer, budget)
+		return fmt.Errorf("%w (max_completion_tokens %d)", model.ErrNoAnswer, budget)
 	}
 	return model.CheckFinish(resp.FinishReason, budget)
 }

@@ -23,9 +23,6 @@ const (
 	EditRename
 )
 
-// TextEdit replaces the bytes [Start, End) of a base text with NewText.
-type TextEdit = patch.Edit
-
 // PlannedFile is one file's part of an edit, ready to send.
 type PlannedFile struct {
 	Kind EditKind
@@ -39,7 +36,7 @@ type PlannedFile struct {
 	// not open (and for the new name of a rename).
 	Version *int32
 	// Edits are sorted, non-overlapping byte-offset edits of Base.
-	Edits []TextEdit
+	Edits []patch.Edit
 	// Text is a created file's content.
 	Text string
 	// Stamp is what the file on disk was when Base was read from it
@@ -273,7 +270,7 @@ type plannedBase struct {
 // rebase computes the edits turning the file's text as it is now into
 // c.After's counterpart: c's line edits, rebased over the changes made
 // since c.Before was read.
-func (p *EditPlan) rebase(ctx context.Context, l *Lander, uri workspace.URI, c patch.FileChange) (plannedBase, []TextEdit, error) {
+func (p *EditPlan) rebase(ctx context.Context, l *Lander, uri workspace.URI, c patch.FileChange) (plannedBase, []patch.Edit, error) {
 	name := l.name(uri)
 	b, stamp, err := p.turn.base(ctx, uri)
 	base := plannedBase{Base: b, stamp: stamp}
@@ -312,7 +309,7 @@ func (p *EditPlan) rebase(ctx context.Context, l *Lander, uri workspace.URI, c p
 
 // blame finds which of our landed edits, since the text before, the edits
 // conflict with: the first whose result they cannot be rebased onto.
-func blame(hist []workspace.LandedEdit, before string, edits []TextEdit) (string, bool) {
+func blame(hist []workspace.LandedEdit, before string, edits []patch.Edit) (string, bool) {
 	i := slices.IndexFunc(hist, func(h workspace.LandedEdit) bool { return h.Before == before })
 	if i < 0 {
 		return "", false

@@ -89,13 +89,13 @@ func TestExplainCutOffIsNotKept(t *testing.T) {
 		modeltest.Rule{Match: `action="explain"`, Reasoning: "Long thoughts.", Content: "Sub adds its two argu", FinishReason: "length"})
 	var r recorder
 	out, err := f.engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), &r)
-	if !errors.Is(err, assist.ErrCutOff) || !strings.Contains(err.Error(), "maxCompletionTokens (8192 tokens") {
+	if !errors.Is(err, model.ErrCutOff) || !strings.Contains(err.Error(), "maxCompletionTokens (8192 tokens") {
 		t.Fatalf("err %v, want the cut-off named with its budget", err)
 	}
 	if out == nil || out.Text != "Sub adds its two argu" || out.File != "" || strings.Join(r.content, "") != out.Text {
 		t.Errorf("outcome %+v, streamed %q", out, strings.Join(r.content, ""))
 	}
-	if _, err := f.engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), &recorder{}); !errors.Is(err, assist.ErrCutOff) {
+	if _, err := f.engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), &recorder{}); !errors.Is(err, model.ErrCutOff) {
 		t.Errorf("second run: %v", err)
 	}
 	if n := len(f.srv.Requests()); n != 2 {
@@ -132,7 +132,7 @@ func TestEditCutOffTwice(t *testing.T) {
 	f := newFixture(t, map[string]string{"calc.go": calc},
 		modeltest.Rule{Match: `action="fix"`, Reasoning: "r", Content: fixDiff[:40], FinishReason: "length"})
 	out, err := f.engine.Run(context.Background(), f.task(config.ActionFix, "calc.go", "func Sub", "}"), &recorder{})
-	if !errors.Is(err, assist.ErrCutOff) || !strings.Contains(err.Error(), "65536") || len(out.Changes) != 0 {
+	if !errors.Is(err, model.ErrCutOff) || !strings.Contains(err.Error(), "65536") || len(out.Changes) != 0 {
 		t.Errorf("err %v, changes %d", err, len(out.Changes))
 	}
 	if n := len(f.srv.Requests()); n != 2 {
@@ -148,11 +148,11 @@ func TestUnknownFinishReason(t *testing.T) {
 		modeltest.Rule{Match: `action="explain"`, Content: "Sub is", FinishReason: "content_filter"},
 		modeltest.Rule{Match: `action="fix"`, Content: fixDiff, FinishReason: "content_filter"})
 	out, err := f.engine.Run(context.Background(), f.task(config.ActionExplain, "calc.go", "func Sub", "}"), &recorder{})
-	if !errors.Is(err, assist.ErrFinishReason) || !strings.Contains(err.Error(), `"content_filter"`) || out.File != "" {
+	if !errors.Is(err, model.ErrFinishReason) || !strings.Contains(err.Error(), `"content_filter"`) || out.File != "" {
 		t.Errorf("explain: %v, file %q", err, out.File)
 	}
 	out, err = f.engine.Run(context.Background(), f.task(config.ActionFix, "calc.go", "func Sub", "}"), &recorder{})
-	if !errors.Is(err, assist.ErrFinishReason) || len(out.Changes) != 0 {
+	if !errors.Is(err, model.ErrFinishReason) || len(out.Changes) != 0 {
 		t.Errorf("fix: %v, %d changes", err, len(out.Changes))
 	}
 }

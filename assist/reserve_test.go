@@ -166,7 +166,7 @@ func TestAskingGivesTheSlotBack(t *testing.T) {
 	}
 	again()
 	answer <- false
-	if err := <-done; !errors.Is(err, assist.ErrNotSent) {
+	if err := <-done; !errors.Is(err, provider.ErrNotSent) {
 		t.Errorf("Run after Cancel: %v, want ErrNotSent", err)
 	}
 	other.Release()

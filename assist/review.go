@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"strings"
 	"unicode/utf8"
 
@@ -16,7 +17,7 @@ import (
 // (counted from 1, as the prompt shows them).
 type Finding struct {
 	StartLine, EndLine int
-	Severity           Severity
+	Severity           cache.Severity
 	// Message is one line, at most MaxFindingMessage runes.
 	Message string
 	// Explanation is optional, at most MaxFindingExplanation runes.
@@ -240,29 +241,29 @@ func reviewJSON(text string) ([]byte, bool) {
 
 func wholeLine(f float64) bool { return f == float64(int64(f)) && f < 1<<31 }
 
-func severityOf(s string) (Severity, bool) {
+func severityOf(s string) (cache.Severity, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "error":
-		return SeverityError, true
+		return cache.SeverityError, true
 	case "warning":
-		return SeverityWarning, true
+		return cache.SeverityWarning, true
 	case "information", "info":
-		return SeverityInformation, true
+		return cache.SeverityInformation, true
 	case "hint":
-		return SeverityHint, true
+		return cache.SeverityHint, true
 	}
 	return 0, false
 }
 
 // SeverityName is the word for sev that the review shape and the command
 // line use.
-func SeverityName(sev Severity) string {
+func SeverityName(sev cache.Severity) string {
 	switch sev {
-	case SeverityError:
+	case cache.SeverityError:
 		return "error"
-	case SeverityWarning:
+	case cache.SeverityWarning:
 		return "warning"
-	case SeverityInformation:
+	case cache.SeverityInformation:
 		return "information"
 	}
 	return "hint"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,8 +31,8 @@ func TestReviewSendsStructuredOutputAndReadsFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Findings) != 2 || out.Findings[0].StartLine != 5 || out.Findings[0].Severity != assist.SeverityError ||
-		out.Findings[1].StartLine != 3 || out.Findings[1].Severity != assist.SeverityHint {
+	if len(out.Findings) != 2 || out.Findings[0].StartLine != 5 || out.Findings[0].Severity != cache.SeverityError ||
+		out.Findings[1].StartLine != 3 || out.Findings[1].Severity != cache.SeverityHint {
 		t.Fatalf("findings %+v", out.Findings)
 	}
 	reqs := f.srv.Requests()
@@ -97,7 +98,7 @@ func TestParseFindingsValidates(t *testing.T) {
 	if dropped != 6 || len(got) != 3 {
 		t.Fatalf("got %+v, dropped %d", got, dropped)
 	}
-	if got[0].Message != "ok" || got[1].Message != "evil right-to-left bell" || got[1].Severity != assist.SeverityInformation {
+	if got[0].Message != "ok" || got[1].Message != "evil right-to-left bell" || got[1].Severity != cache.SeverityInformation {
 		t.Fatalf("texts %q %q", got[0].Message, got[1].Message)
 	}
 	if n := utf8.RuneCountInString(got[2].Message); n > assist.MaxFindingMessage+1 || got[2].EndLine != 4 {
@@ -141,7 +142,7 @@ func FuzzParseFindings(f *testing.F) {
 					t.Fatalf("control %U in %q", r, g.Message)
 				}
 			}
-			if g.Severity < assist.SeverityError || g.Severity > assist.SeverityHint {
+			if g.Severity < cache.SeverityError || g.Severity > cache.SeverityHint {
 				t.Fatalf("severity %d", g.Severity)
 			}
 		}

@@ -15,26 +15,6 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace/relevance"
 )
 
-// Diagnostic is a problem reported in the active document, for Fix.
-type Diagnostic = cache.Diagnostic
-
-// Severity is a diagnostic's severity, numbered as LSP numbers it.
-type Severity = cache.Severity
-
-// Diagnostic severities.
-const (
-	SeverityError       = cache.SeverityError
-	SeverityWarning     = cache.SeverityWarning
-	SeverityInformation = cache.SeverityInformation
-	SeverityHint        = cache.SeverityHint
-)
-
-// Stats is the session's prompt and cache accounting (Engine.Stats).
-type Stats = cache.Stats
-
-// Estimator is the one token estimate (Engine.Estimator).
-type Estimator = cache.Estimator
-
 // Errors of BuildTask.
 var (
 	// ErrUnknownAction: no action of that name is configured.
@@ -56,7 +36,7 @@ type TaskRequest struct {
 	// Start and End are the selection's byte offsets in Document.
 	Start, End int
 	// Diagnostics are the problems the action should address (Fix).
-	Diagnostics []Diagnostic
+	Diagnostics []cache.Diagnostic
 	// Open are the open documents' snapshots, taken with Document (nil on
 	// the command line).
 	Open []*workspace.Snapshot
@@ -68,7 +48,7 @@ type TaskRequest struct {
 	// Estimator converts context.maxTokens into the bytes the context
 	// selection fills: the engine's (Engine.Estimator), corrected by the
 	// provider's counts; the zero value is the uncorrected estimate.
-	Estimator Estimator
+	Estimator cache.Estimator
 	// Cached reports what the prompt session's stable part holds, which
 	// the context selection takes first (relevance.Request.Cached): the
 	// engine's (Engine.BuildTask); nil on the command line.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +39,7 @@ func TestBuildTask(t *testing.T) {
 		".env":         "TOKEN=x\n",
 	})
 	r := f.request(config.ActionFix, "calc/calc.go", "func Sub", "}")
-	r.Diagnostics = []assist.Diagnostic{{StartLine: 4, EndLine: 4, Severity: assist.SeverityError, Message: "Sub adds"}}
+	r.Diagnostics = []cache.Diagnostic{{StartLine: 4, EndLine: 4, Severity: cache.SeverityError, Message: "Sub adds"}}
 	task, err := assist.BuildTask(f.cfg, f.folders, r)
 	if err != nil {
 		t.Fatal(err)
@@ -135,11 +136,11 @@ func TestDiagnosticsFitThePrompt(t *testing.T) {
 	f := newFixture(t, map[string]string{"big.go": b.String()})
 	r := f.request(config.ActionFix, "big.go", "func F1500", "1500 }")
 	for line := range 3002 {
-		sev := assist.SeverityWarning
+		sev := cache.SeverityWarning
 		if line%500 == 0 {
-			sev = assist.SeverityError
+			sev = cache.SeverityError
 		}
-		r.Diagnostics = append(r.Diagnostics, assist.Diagnostic{StartLine: line, EndLine: line, Severity: sev, Message: fmt.Sprintf("problem on line %d", line+1)})
+		r.Diagnostics = append(r.Diagnostics, cache.Diagnostic{StartLine: line, EndLine: line, Severity: sev, Message: fmt.Sprintf("problem on line %d", line+1)})
 	}
 	r.Diagnostics[1502].Message = strings.Repeat("long ", 1000) // F1500's line
 	given := r.Diagnostics[1502].Message
@@ -154,7 +155,7 @@ func TestDiagnosticsFitThePrompt(t *testing.T) {
 	errorsKept := 0
 	for _, d := range task.Diagnostics {
 		lines = append(lines, d.StartLine)
-		if d.Severity == assist.SeverityError {
+		if d.Severity == cache.SeverityError {
 			errorsKept++
 		}
 	}
@@ -181,8 +182,8 @@ func TestDiagnosticsFitThePrompt(t *testing.T) {
 	if config.HasErrors(errs) {
 		t.Fatal(errs)
 	}
-	r.Diagnostics = []assist.Diagnostic{{StartLine: 1502, EndLine: 1502, Severity: assist.SeverityError, Message: "here"},
-		{StartLine: 10, EndLine: 10, Severity: assist.SeverityError, Message: "far"}}
+	r.Diagnostics = []cache.Diagnostic{{StartLine: 1502, EndLine: 1502, Severity: cache.SeverityError, Message: "here"},
+		{StartLine: 10, EndLine: 10, Severity: cache.SeverityError, Message: "far"}}
 	task, err = assist.BuildTask(cfg, f.folders, r)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +210,7 @@ func TestRunRecoversPanic(t *testing.T) {
 	task := f.task(config.ActionFix, "calc.go", "func Sub", "}")
 	task.Files = brokenFiles{assist.NewFiles(f.folders, nil)}
 	out, err := f.engine.Run(context.Background(), task, &recorder{})
-	if !errors.Is(err, assist.ErrInternal) || out != nil {
+	if !errors.Is(err, jobs.ErrInternal) || out != nil {
 		t.Fatalf("Run = %v, %v; want ErrInternal", out, err)
 	}
 	// The engine still works.

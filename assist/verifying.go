@@ -3,6 +3,7 @@ package assist
 import (
 	"context"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -299,7 +300,7 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 // HelperDiagnostic is a helper language server's diagnostic, with its
 // byte range in the text it was computed on.
 type HelperDiagnostic struct {
-	Diagnostic
+	cache.Diagnostic
 	Start, End int
 }
 
@@ -314,13 +315,13 @@ func (e *Engine) HelperDiagnostics(ctx context.Context, uri workspace.URI, text 
 	diags, r := e.verifier.Diagnostics(ctx, verify.File{URI: uri, Text: text}, start, end)
 	out := make([]HelperDiagnostic, 0, len(diags))
 	for _, d := range diags {
-		sev := Severity(d.Severity)
-		if sev < SeverityError || sev > SeverityHint {
-			sev = SeverityError
+		sev := cache.Severity(d.Severity)
+		if sev < cache.SeverityError || sev > cache.SeverityHint {
+			sev = cache.SeverityError
 		}
 		endLine := d.Line + strings.Count(text[d.Start:d.End], "\n")
 		out = append(out, HelperDiagnostic{Start: d.Start, End: d.End,
-			Diagnostic: Diagnostic{StartLine: d.Line, EndLine: endLine, Severity: sev, Source: d.Source, Message: d.Message}})
+			Diagnostic: cache.Diagnostic{StartLine: d.Line, EndLine: endLine, Severity: sev, Source: d.Source, Message: d.Message}})
 	}
 	return out, r
 }

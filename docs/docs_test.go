@@ -10,6 +10,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -448,4 +450,81 @@ func funcName(fd *ast.FuncDecl) string {
 		return id.Name + "." + fd.Name.Name
 	}
 	return fmt.Sprint(typ) + "." + fd.Name.Name
+}
+
+// TestNoReexports holds "no alias re-exports" (docs/ARCHITECTURE.md,
+// "Allowed imports"): no exported type alias, variable or constant of a
+// production file is merely another package of the module's name
+// (type X = pkg.X, var ErrX = pkg.ErrX), so a name is used through the
+// package that owns it.
+func TestNoReexports(t *testing.T) {
+	const mod = "github.com/kimi-lsp/kimi-lsp/"
+	files := 0
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata", "editors", "bench":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		ours := map[string]bool{}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if rel, ok := strings.CutPrefix(path, mod); ok {
+				name := filepath.Base(rel)
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				ours[name] = true
+			}
+		}
+		// reexport reports whether e is pkg.Name of a package of ours.
+		reexport := func(e ast.Expr) bool {
+			sel, ok := e.(*ast.SelectorExpr)
+			if !ok {
+				return false
+			}
+			x, ok := sel.X.(*ast.Ident)
+			return ok && ours[x.Name]
+		}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				switch sp := spec.(type) {
+				case *ast.TypeSpec:
+					if sp.Assign.IsValid() && sp.Name.IsExported() && reexport(sp.Type) {
+						t.Errorf("%s: type %s re-exports %s: use it through its own package", p, sp.Name.Name, types.ExprString(sp.Type))
+					}
+				case *ast.ValueSpec:
+					for i, name := range sp.Names {
+						if name.IsExported() && i < len(sp.Values) && reexport(sp.Values[i]) {
+							t.Errorf("%s: %s re-exports %s: use it through its own package", p, name.Name, types.ExprString(sp.Values[i]))
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("read %d Go files; is this the module root?", files)
+	}
 }

@@ -110,7 +110,7 @@ func badURLSession(t *testing.T, opts Options, init map[string]any, edit func(ma
 	}
 	ct := &countingTransport{}
 	opts.HTTPClient = &http.Client{Transport: ct}
-	js := &badURLRun{jobSession: &jobSession{dir: dir, srv: provider(t), docs: map[string]string{}}, http: ct}
+	js := &badURLRun{jobSession: &jobSession{dir: dir, srv: standIn(t), docs: map[string]string{}}, http: ct}
 	js.session = newSessionOpts(t, opts, nil)
 	js.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
 	js.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) { return []any{nil}, nil })

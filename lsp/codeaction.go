@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +12,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -128,7 +128,7 @@ func (s *Server) helperDiagnostics(ctx context.Context, snap *workspace.Snapshot
 	}
 	var out []json.RawMessage
 	for _, d := range found {
-		if d.Severity > assist.SeverityWarning {
+		if d.Severity > cache.SeverityWarning {
 			continue
 		}
 		b, err := json.Marshal(diagnostic{

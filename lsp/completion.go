@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +14,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -361,7 +361,7 @@ func (s *Server) completionFailed(ctx context.Context, err error) {
 		cs.logged[key] = time.Now()
 	}
 	cs.mu.Unlock()
-	if errors.Is(err, assist.ErrBudget) {
+	if errors.Is(err, provider.ErrBudget) {
 		// The ledger told the user once (OnNotice); the status says it on.
 		s.log.Debug("completion stopped", "error", msg)
 		s.completionStatus(ctx, "budget", msg)

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ type hunkFile struct {
 	// open: the editor had the file open when the edit was planned
 	// (version is its version then); else base is the text on disk.
 	open  bool
-	edits []assist.TextEdit
+	edits []patch.Edit
 }
 
 // wantsConfirmation reports whether plan's edit is to be confirmed hunk by
@@ -184,7 +185,7 @@ func (s *Server) checkHunks(ctx context.Context, files []hunkFile) (applied, tot
 // applied: a hunk is applied when its new text, then the unchanged text up
 // to the next hunk, follow at its place; else it is not when its old text
 // does.
-func appliedHunks(base, text string, edits []assist.TextEdit) int {
+func appliedHunks(base, text string, edits []patch.Edit) int {
 	n, delta := 0, 0
 	for i, e := range edits {
 		next := len(base)

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"strings"
 	"unicode/utf8"
 
@@ -163,9 +166,9 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		msg, failed := cancelOutcome(context.Cause(ctx))
 		s.log.Info("job cancelled", "job", j.ID, "cause", msg)
 		p.End(endCtx, msg, failed)
-	case errors.Is(err, assist.ErrInternal):
+	case errors.Is(err, jobs.ErrInternal):
 		p.End(endCtx, internalErrorOutcome, true)
-	case errors.Is(err, assist.ErrNotSent):
+	case errors.Is(err, provider.ErrNotSent):
 		p.End(endCtx, "not sent: nothing left the machine", false)
 	case t.Action.Result == config.ResultReview && err != nil:
 		s.log.Warn("review failed", "job", j.ID, "error", err)
@@ -343,18 +346,18 @@ func (s *Server) askRewriteInstruction(ctx context.Context) string {
 }
 
 // convertDiagnostics turns LSP diagnostics into the prompt's.
-func convertDiagnostics(raw []json.RawMessage) []assist.Diagnostic {
-	var out []assist.Diagnostic
+func convertDiagnostics(raw []json.RawMessage) []cache.Diagnostic {
+	var out []cache.Diagnostic
 	for _, r := range raw {
 		var d diagnostic
 		if json.Unmarshal(r, &d) != nil || strings.TrimSpace(d.Message) == "" {
 			continue
 		}
-		sev := assist.Severity(d.Severity)
-		if sev < assist.SeverityError || sev > assist.SeverityHint {
-			sev = assist.SeverityError
+		sev := cache.Severity(d.Severity)
+		if sev < cache.SeverityError || sev > cache.SeverityHint {
+			sev = cache.SeverityError
 		}
-		out = append(out, assist.Diagnostic{
+		out = append(out, cache.Diagnostic{
 			StartLine: int(d.Range.Start.Line), EndLine: int(d.Range.End.Line),
 			Severity: sev, Source: d.Source, Message: d.Message,
 		})
@@ -371,7 +374,7 @@ func (s *Server) displayPath(uri workspace.URI) string {
 func (s *Server) stats() statsReply {
 	st := s.engine.Stats()
 	status, budget := s.ledger.Status()
-	out := statsReply{Stats: st, Cost: st.CostUSD, Spend: spendReply{SpendStatus: status, ConfirmAbove: budget.ConfirmAbove}}
+	out := statsReply{Stats: st, Cost: st.CostUSD, Spend: spendReply{Status: status, ConfirmAbove: budget.ConfirmAbove}}
 	for _, j := range s.jobs.Jobs() {
 		out.Jobs = append(out.Jobs, jobInfo{Job: j.ID, Title: j.Spec.Title})
 	}
@@ -438,7 +441,7 @@ func (s *Server) requestRecord(last int) requestsReply {
 		s.log.Warn("kimi.requests: the record could not be read", "error", err)
 	}
 	if recs == nil {
-		recs = []assist.Record{}
+		recs = []spend.Record{}
 	}
 	return requestsReply{Requests: recs}
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// provider starts the stand-in provider with the given rules.
-func provider(t *testing.T, rules ...modeltest.Rule) *modeltest.Server {
+// standIn starts the stand-in provider with the given rules.
+func standIn(t *testing.T, rules ...modeltest.Rule) *modeltest.Server {
 	t.Helper()
 	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}})
 	t.Cleanup(srv.Close)
@@ -85,7 +85,7 @@ func newJobSessionConfig(t *testing.T, opts Options, userTOML string, params map
 // newJobSessionKnobs is newJobSessionConfig with the test knobs set.
 func newJobSessionKnobs(t *testing.T, opts Options, knobs testKnobs, userTOML string, params map[string]any, rules ...modeltest.Rule) *jobSession {
 	t.Helper()
-	srv := provider(t, rules...)
+	srv := standIn(t, rules...)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

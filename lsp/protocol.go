@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"encoding/json"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 
 	"go.lsp.dev/protocol"
 
@@ -496,7 +498,7 @@ type jobInfo struct {
 // statsReply is kimi.stats's result: the cache accounting and the running
 // jobs.
 type statsReply struct {
-	assist.Stats
+	cache.Stats
 	// Cost is CostUSD under the name editors/README.md documents for
 	// kimi.stats (the editor clients read either).
 	Cost float64   `json:"cost"`
@@ -534,14 +536,14 @@ type folderTrust struct {
 // spendReply is kimi.stats's spend: the hour and day windows, whether a
 // budget is spent (and which, until when), and budget.confirmAbove.
 type spendReply struct {
-	assist.SpendStatus
+	spend.Status
 	ConfirmAbove float64 `json:"confirmAboveUSD"`
 }
 
 // requestsReply is kimi.requests's result: the newest requests the record
 // holds, oldest first (metadata only: no contents, no key).
 type requestsReply struct {
-	Requests []assist.Record `json:"requests"`
+	Requests []spend.Record `json:"requests"`
 }
 
 // Diagnostic severities.

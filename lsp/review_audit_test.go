@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,7 +246,7 @@ func TestReviewEndRacesTyping(t *testing.T) {
 	base := b.String() + "MARK\n"
 	uri := js.file("big.txt", base)
 	srv := js.session.srv
-	out := &assist.Outcome{Findings: []assist.Finding{{StartLine: 20001, EndLine: 20001, Severity: assist.SeverityWarning, Message: "mark"}}}
+	out := &assist.Outcome{Findings: []assist.Finding{{StartLine: 20001, EndLine: 20001, Severity: cache.SeverityWarning, Message: "mark"}}}
 	for v := int32(2); v < 42; v++ {
 		ended := make(chan struct{})
 		go func() {

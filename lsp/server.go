@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"io"
 	"log/slog"
 	"net/http"
@@ -58,7 +59,7 @@ type Options struct {
 	// Ledger records every provider request and applies the budgets; nil
 	// means the record in the state directory of the process's
 	// environment (assist.OpenLedger, opened on first use).
-	Ledger *assist.Ledger
+	Ledger *provider.Ledger
 	// ClientTimeout bounds a server→client request that needs no user
 	// (registerCapability, workspace/configuration, …); 0 means
 	// DefaultClientTimeout. Requests that wait for the user get
@@ -140,7 +141,7 @@ type Server struct {
 	docs      *workspace.Documents
 	folders   *workspace.Folders
 	engine    *assist.Engine
-	ledger    *assist.Ledger
+	ledger    *provider.Ledger
 	ownLedger bool // made here: closed at the end
 	jobs      *jobs.Engine
 	lander    *assist.Lander

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/gittest"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	prov "github.com/kimi-lsp/kimi-lsp/assist/provider"
@@ -259,7 +258,7 @@ func TestRequestsAndLastPrompt(t *testing.T) {
 		t.Errorf("kimi.lastPrompt: surface %q, body differs from what was sent (or holds the key)", lp.Surface)
 	}
 	var reply struct {
-		Requests []assist.Record `json:"requests"`
+		Requests []spend.Record `json:"requests"`
 	}
 	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.requests", "arguments": []any{map[string]any{"last": 5}}}, &reply); err != nil {
 		t.Fatal(err)

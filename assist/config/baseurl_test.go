@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestInvalidBaseURLFailsClosed(t *testing.T) {
 			if !errors.Is(err, ErrInvalidBaseURL) || !strings.Contains(err.Error(), strconv.Quote(bad)) || !strings.Contains(err.Error(), src.name) {
 				t.Errorf("%s %q: error %q does not name the value and the source", src.name, bad, err)
 			}
-			if c.FallbackURL() != "" || c.BaseURL == DefaultBaseURL || c.BaseURL == DefaultFallbackURL {
+			if c.FallbackURL() != "" || c.BaseURL == model.DefaultBaseURL || c.BaseURL == model.DefaultFallbackURL {
 				t.Errorf("%s %q: BaseURL %q, fallback %q", src.name, bad, c.BaseURL, c.FallbackURL())
 			}
 		}
@@ -117,11 +118,11 @@ func TestRefusedFileKeepsItsEndpoint(t *testing.T) {
 	// Not valid TOML and no baseURL in it (a comment naming it aside): the
 	// default endpoint stays.
 	c, _ = Default().WithUserFile(writeFile(t, dir, "d.toml", "# baseURL = \"http://localhost:11434\"\nmodel = \"x\n"))
-	if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
+	if c.BaseURLError() != nil || c.BaseURL != model.DefaultBaseURL {
 		t.Errorf("unreadable file with baseURL in a comment: BaseURL %q, err %v", c.BaseURL, c.BaseURLError())
 	}
 	c, _ = Default().WithUserFile(writeFile(t, dir, "c.toml", "model = \"x\n"))
-	if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
+	if c.BaseURLError() != nil || c.BaseURL != model.DefaultBaseURL {
 		t.Errorf("unreadable file without baseURL: BaseURL %q, err %v", c.BaseURL, c.BaseURLError())
 	}
 }
@@ -172,12 +173,12 @@ func TestBaseURLOfAnotherTypeFailsClosed(t *testing.T) {
 			if !HasErrors(errs) || err == nil || !errors.Is(err, ErrInvalidBaseURL) || !strings.Contains(err.Error(), src.name) || !strings.Contains(err.Error(), "want a string") {
 				t.Errorf("%s baseURL %s: BaseURL %q, err %v, problems %v", src.name, json1, c.BaseURL, err, errs)
 			}
-			if c.BaseURL == DefaultBaseURL || c.FallbackURL() != "" {
+			if c.BaseURL == model.DefaultBaseURL || c.FallbackURL() != "" {
 				t.Errorf("%s baseURL %s: BaseURL %q, fallback %q", src.name, json1, c.BaseURL, c.FallbackURL())
 			}
 		}
 		c, _ := Default().WithWorkspaceFiles(writeFile(t, dir, ".kimi-lsp.toml", "baseURL = "+toml1+"\n"))
-		if c.BaseURLError() != nil || c.BaseURL != DefaultBaseURL {
+		if c.BaseURLError() != nil || c.BaseURL != model.DefaultBaseURL {
 			t.Errorf("workspace file baseURL %s: BaseURL %q, err %v", toml1, c.BaseURL, c.BaseURLError())
 		}
 	}

@@ -13,22 +13,12 @@ import (
 
 // Defaults and limits.
 const (
-	// DefaultBaseURL is the provider's recommended endpoint for text
-	// models: model.DefaultBaseURL, the one table of endpoints.
-	DefaultBaseURL = model.DefaultBaseURL
-	// DefaultFallbackURL is the provider's backup endpoint, which the model
-	// client may use after a 5xx from DefaultBaseURL (see Config.FallbackURL):
-	// model.DefaultFallbackURL.
-	DefaultFallbackURL = model.DefaultFallbackURL
 	// DefaultModel answers edits (fix, rewrite, document, tests).
 	DefaultModel = "kimi-k3.1-pro"
 	// DefaultFastModel answers explanations.
 	DefaultFastModel = "kimi-k3.1-pro-highspeed"
 	// DefaultCacheTTL is the prompt-cache lifetime asked of the provider.
 	DefaultCacheTTL = "5m"
-	// DefaultWaitTimeout bounds the wait for the provider to start
-	// answering, retries included (model.DefaultWaitTimeout).
-	DefaultWaitTimeout = model.DefaultWaitTimeout
 	// MinWaitTimeout and MaxWaitTimeout bound the waitTimeout setting.
 	MinWaitTimeout, MaxWaitTimeout = 5 * time.Second, 30 * time.Minute
 	// DefaultContextMaxTokens is the prompt budget for context, in tokens:
@@ -387,7 +377,7 @@ func (c Config) Key() (string, error) {
 }
 
 // FallbackURL returns the endpoint to retry on after a 5xx from BaseURL:
-// DefaultFallbackURL when BaseURL is the default endpoint, and "" when the
+// model.DefaultFallbackURL when BaseURL is the default endpoint, and "" when the
 // user chose another endpoint (there is then no fallback) or when BaseURL
 // is invalid (BaseURLError).
 func (c Config) FallbackURL() string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -245,7 +246,7 @@ maxTokens = 2000
 	if c.APIKey.Reveal() != testKey || sourceOf(t, c, "apiKey").Source.Kind != FromUserFile {
 		t.Errorf("apiKey = %v from %v, want the user file's", c.APIKey, sourceOf(t, c, "apiKey").Source)
 	}
-	if c.BaseURL != DefaultBaseURL || c.WebSearch || c.AllowInvalidGo {
+	if c.BaseURL != model.DefaultBaseURL || c.WebSearch || c.AllowInvalidGo {
 		t.Errorf("workspace file changed refused keys: baseURL %q webSearch %v allowInvalidGo %v", c.BaseURL, c.WebSearch, c.AllowInvalidGo)
 	}
 	if c.Context.MaxTokens != 2000 {
@@ -455,7 +456,7 @@ func TestEnvInvalidVariableIgnored(t *testing.T) {
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "KIMI_BASE_URL: baseURL: ") {
 		t.Fatalf("errs = %v", errs)
 	}
-	if c.APIKey.Reveal() != testKey || c.BaseURL == DefaultBaseURL || c.Model != DefaultModel {
+	if c.APIKey.Reveal() != testKey || c.BaseURL == model.DefaultBaseURL || c.Model != DefaultModel {
 		t.Errorf("key %v baseURL %q model %q", c.APIKey, c.BaseURL, c.Model)
 	}
 	if err := c.BaseURLError(); err == nil || !strings.Contains(err.Error(), `"not a url"`) || !strings.Contains(err.Error(), "KIMI_BASE_URL") {
@@ -699,14 +700,14 @@ func TestNoKeyAndFallback(t *testing.T) {
 	if _, err := c.Key(); !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "KIMI_API_KEY") {
 		t.Errorf("Key() error = %v", err)
 	}
-	if c.FallbackURL() != DefaultFallbackURL {
+	if c.FallbackURL() != model.DefaultFallbackURL {
 		t.Errorf("FallbackURL() = %q", c.FallbackURL())
 	}
 	c, _ = Load(envOf(map[string]string{"KIMI_API_KEY": testKey, "KIMI_BASE_URL": "https://direct.evolink.ai/"}), "")
 	if k, err := c.Key(); err != nil || k != testKey {
 		t.Errorf("Key() = %v", err)
 	}
-	if c.FallbackURL() != DefaultFallbackURL {
+	if c.FallbackURL() != model.DefaultFallbackURL {
 		t.Errorf("the default URL written out loses the fallback: %q", c.FallbackURL())
 	}
 	c, _ = Load(envOf(map[string]string{"KIMI_BASE_URL": "https://api.openai.com/v1"}), "")

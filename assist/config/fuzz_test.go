@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"strings"
 	"testing"
 	"unicode"
@@ -108,7 +109,7 @@ func FuzzWorkspaceFile(f *testing.F) {
 		st := base.stack
 		st.workspace = []*layer{l}
 		c, _ := build(st, l)
-		if c.APIKey.IsSet() || c.BaseURL != DefaultBaseURL || c.WebSearch {
+		if c.APIKey.IsSet() || c.BaseURL != model.DefaultBaseURL || c.WebSearch {
 			t.Fatalf("workspace file changed a refused key")
 		}
 		if b := c.Budget; b.ConfirmAbove <= 0 || b.ConfirmAbove > DefaultConfirmAbove || b.Hourly < 0 || b.Daily < 0 {

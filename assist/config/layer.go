@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"math"
 	"net/url"
 	"path"
@@ -202,7 +203,7 @@ func (p *parser) url(key, s string) (string, bool) {
 		if !strings.Contains(s, "://") && !strings.ContainsAny(s, " \t") {
 			hint = fmt.Sprintf(" (the scheme is missing: did you mean %s?)", quote(shownURL("http://"+s)))
 		}
-		p.fail(key, "%s is not an absolute http or https URL such as %s%s", quote(shownURL(s)), DefaultBaseURL, hint)
+		p.fail(key, "%s is not an absolute http or https URL such as %s%s", quote(shownURL(s)), model.DefaultBaseURL, hint)
 		return "", false
 	case u.Scheme != "https" && u.Scheme != "http":
 		p.fail(key, "scheme %s is not one of https, http (in %s)", quote(u.Scheme), quote(shownURL(s)))

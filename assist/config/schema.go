@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"math"
 	"strconv"
 	"strings"
@@ -284,8 +285,8 @@ var schema = []entry{
 			return Secret{}, false
 		},
 		func(s Secret) string { return s.String() }).envVar(APIKeyEnv).never(whyEndpoint),
-	{path: "baseURL", env: "KIMI_BASE_URL", ws: wsNever, why: whyEndpoint, def: "`" + DefaultBaseURL + "`", dflt: endpoint{url: DefaultBaseURL},
-		doc: "endpoint; after 5xx errors the default falls back to `" + DefaultFallbackURL + "`. Any OpenAI-compatible server works (Ollama, llama.cpp, vLLM, OpenAI), with or without `/v1`. " +
+	{path: "baseURL", env: "KIMI_BASE_URL", ws: wsNever, why: whyEndpoint, def: "`" + model.DefaultBaseURL + "`", dflt: endpoint{url: model.DefaultBaseURL},
+		doc: "endpoint; after 5xx errors the default falls back to `" + model.DefaultFallbackURL + "`. Any OpenAI-compatible server works (Ollama, llama.cpp, vLLM, OpenAI), with or without `/v1`. " +
 			"An invalid value (no `http://`/`https://`, another scheme, no host) from any source stops every request, with a message naming it and its source: it never falls back to the default endpoint",
 		parse: func(p *parser, key string, v any) (any, bool) {
 			n := len(p.probs)
@@ -335,7 +336,7 @@ var schema = []entry{
 			return strconv.Itoa(n), src
 		}),
 	field("cacheTTL", DefaultCacheTTL, "`"+DefaultCacheTTL+"`", "prompt-cache lifetime requested, `5m` or `1h`", func(c *Config) *string { return &c.CacheTTL }, readOneOf("5m", "1h"), quoted),
-	field("waitTimeout", DefaultWaitTimeout, "`90s`", "longest wait for the provider to start answering, every retry and the fallback URL included (`5s`–`30m`; a duration or seconds); past it the action fails with a message. A reply that has started is never cut",
+	field("waitTimeout", model.DefaultWaitTimeout, "`90s`", "longest wait for the provider to start answering, every retry and the fallback URL included (`5s`–`30m`; a duration or seconds); past it the action fails with a message. A reply that has started is never cut",
 		func(c *Config) *time.Duration { return &c.WaitTimeout },
 		func(p *parser, key string, v any) (time.Duration, bool) {
 			return ptrValue(p.duration(key, v, MinWaitTimeout, MaxWaitTimeout))

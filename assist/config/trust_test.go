@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"strings"
 	"testing"
 )
@@ -57,7 +58,7 @@ func TestEmptyListIsEmptyObject(t *testing.T) {
 			if len(errs) != 0 {
 				t.Errorf("%s: %v", raw, errs)
 			}
-			if c.BaseURL != DefaultBaseURL || c.Context.MaxTokens != DefaultContextMaxTokens {
+			if c.BaseURL != model.DefaultBaseURL || c.Context.MaxTokens != DefaultContextMaxTokens {
 				t.Errorf("%s changed the configuration", raw)
 			}
 		}

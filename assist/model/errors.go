@@ -23,7 +23,7 @@ var (
 	ErrTruncated = errors.New("the reply stream was cut off")
 	// ErrNoAnswer: finish_reason "length" with no answer text and no tool
 	// call — thinking used the whole max_completion_tokens budget. It is the
-	// project's one ErrNoAnswer (assist re-exports it).
+	// project's one ErrNoAnswer.
 	ErrNoAnswer = errors.New("the model used the whole completion budget on thinking and wrote no answer: raise maxCompletionTokens or lower reasoningEffort")
 	// ErrCutOff: finish_reason "length" after some answer text or a tool
 	// call — the reply stopped at max_completion_tokens and is incomplete

@@ -14,7 +14,7 @@
 // (the URLs, the fallback, the key), so actions and completion never
 // disagree on where a request goes; a client whose Identity is unchanged
 // may be kept; and every panic recovered on a model call's way is logged
-// with its stack and returned as an error wrapping ErrInternal, the value
+// with its stack and returned as an error wrapping jobs.ErrInternal, the value
 // the job engine's panics match too.
 package provider
 
@@ -32,17 +32,12 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/cache"
 )
 
-// ErrInternal is wrapped by the error of a task or a completion that
-// panicked; it is the job engine's jobs.ErrInternal, so that one
-// errors.Is test finds every internal error.
-var ErrInternal = jobs.ErrInternal
-
 // Recovered turns a value recovered from a panic in what (a task, a
-// completion stream) into an error wrapping ErrInternal, after logging it
+// completion stream) into an error wrapping jobs.ErrInternal, after logging it
 // with the stack. Call it from the deferred function that recovered r.
 func Recovered(log *slog.Logger, what string, r any, attrs ...any) error {
 	log.Error("panic in "+what, append(attrs, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))...)
-	return fmt.Errorf("%w: %v", ErrInternal, r)
+	return fmt.Errorf("%w: %v", jobs.ErrInternal, r)
 }
 
 // ClientOptions are what a caller adds to the configuration to make a
@@ -71,7 +66,7 @@ func Key(cfg config.Config) (string, error) {
 		return "", err
 	}
 	key, err := cfg.Key()
-	if err != nil && cfg.BaseURL == config.DefaultBaseURL {
+	if err != nil && cfg.BaseURL == model.DefaultBaseURL {
 		return "", err
 	}
 	return key, nil
