@@ -295,11 +295,6 @@ func OpenLedger(getenv func(string) string, b config.Budget, log *slog.Logger) *
 	return provider.OpenLedger(dir, b, log)
 }
 
-// expectedOutput is the output an estimate counts (or max_completion_tokens
-// when smaller): a typical answer with its thinking; the most it can be
-// would make every edit (32,768) look dear.
-const expectedOutput = 4096
-
 // Gate hands out model-stream slots (the job engine, assist/jobs,
 // implements it). Acquire waits for a free slot, calling place with the
 // number of tasks ahead while it waits; it returns the function that gives
@@ -649,7 +644,10 @@ func (r *taskRun) ask(ctx context.Context, prompt *cache.Prompt) (budget int, pa
 	// request reserves its estimate when it is sent (streamingCompleter.
 	// reserve), and asks then if, meanwhile, it no longer fits. A "Send"
 	// to passing a budget covers the action's tool rounds and its retry.
-	past, err = r.e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(r.cfg, a.Model, prompt, min(budget, expectedOutput)), r.e.confirmFor(ctx))
+	// The answer is counted as long as the action's recent answers were
+	// (provider.Ledger.ExpectedOutput), and the question says so.
+	exp := r.e.ledger.ExpectedOutput(a.Name, a.Model, budget)
+	past, err = r.e.ledger.Ask(ctx, prompt.EstimatedTokens, provider.Estimate(r.cfg, a.Model, prompt, exp.Tokens), exp.Basis, r.e.confirmFor(ctx))
 	if err != nil {
 		return 0, false, err
 	}
@@ -1011,7 +1009,7 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 // answer, sends nothing (ErrNotSent). A "Send" to passing a budget holds
 // the estimate whatever is left, for the task's later rounds too.
 func (c *streamingCompleter) reserve(ctx context.Context, req *model.Request) (*spend.Reservation, error) {
-	tokens, usd := c.estimate(req)
+	tokens, usd, basis := c.estimate(req)
 	for {
 		if c.past {
 			return c.e.ledger.Hold(usd), nil
@@ -1021,7 +1019,7 @@ func (c *streamingCompleter) reserve(ctx context.Context, req *model.Request) (*
 		}
 		held := c.slot != nil
 		c.release()
-		past, err := c.e.ledger.AskBudget(ctx, tokens, usd, c.e.confirmFor(ctx))
+		past, err := c.e.ledger.AskBudget(ctx, tokens, usd, basis, c.e.confirmFor(ctx))
 		if err != nil {
 			return nil, err
 		}
@@ -1038,18 +1036,20 @@ func (c *streamingCompleter) reserve(ctx context.Context, req *model.Request) (*
 // next request: the built prompt at its predicted cache hit for the first,
 // the previous request's prompt (cached) and what the rounds added for
 // later ones, as account counts them; plus the output an estimate counts
-// (expectedOutput, or req's max_completion_tokens when smaller).
-func (c *streamingCompleter) estimate(req *model.Request) (tokens int, usd float64) {
+// (the surface's recent answers, provider.Ledger.ExpectedOutput, within
+// req's max_completion_tokens), and the basis of that count.
+func (c *streamingCompleter) estimate(req *model.Request) (tokens int, usd float64, basis string) {
 	in, cached := c.prompt.EstimatedTokens, c.prompt.PredictedCachedTokens
 	if c.rounds > 1 {
 		in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(len(c.prompt.Messages), len(req.Messages)):]))
 		cached = c.lastIn
 	}
+	exp := c.e.ledger.ExpectedOutput(c.rec.Surface, req.Model, req.MaxCompletionTokens)
 	p, ok := provider.Prices(c.cfg)[req.Model]
 	if !ok {
-		return in, 0
+		return in, 0, exp.Basis
 	}
-	return in, spend.Estimate(p, in, cached, min(req.MaxCompletionTokens, expectedOutput), c.prompt.TTL == time.Hour)
+	return in, spend.Estimate(p, in, cached, exp.Tokens, c.prompt.TTL == time.Hour), exp.Basis
 }
 
 // recorded is the request record's view of the call just made: the

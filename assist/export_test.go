@@ -6,3 +6,14 @@ func ParseFindings(text string, lines, max int) (out []Finding, dropped int, err
 	out, dropped, cut, err := parseFindings(text, lines, max)
 	return out, dropped + cut, err
 }
+
+// BuildPrompt lays out t's prompt in the engine's prompt cache, as a run
+// does before it sends (taskRun.buildPrompt), without sending it.
+func (e *Engine) BuildPrompt(t *Task) error {
+	if err := e.setup(); err != nil {
+		return err
+	}
+	r := &taskRun{e: e, cfg: e.Config(), t: t, instruction: instructionFor(t.Action, t)}
+	_, err := r.buildPrompt()
+	return err
+}

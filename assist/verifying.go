@@ -3,7 +3,7 @@ package assist
 import (
 	"context"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/cache"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/assist/verify"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"github.com/kimi-lsp/kimi-lsp/workspace/watch"
 )
@@ -336,3 +337,22 @@ func (e *Engine) Close() {
 // VerifyStartBound returns the bounds that shorten a helper's start to d
 // (0: the default), for Options.VerifyBounds.
 func VerifyStartBound(d time.Duration) verify.Bounds { return verify.Bounds{Start: d} }
+
+// Helpers lists the helpers that would check edits under cfg in folder:
+// per language, the program a check would start (found where a check
+// looks: on the PATH list path less its relative entries and folder's
+// insides), or what is missing (verify.Lookup).
+func Helpers(cfg config.Config, folder, path string) []verify.Found {
+	servers, _ := VerifierOptions(cfg)
+	var folders []string
+	if folder != "" {
+		folders = []string{folder}
+	}
+	return verify.Lookup(servers, folders, []string{"PATH=" + path})
+}
+
+// HelperVersion is the version a helper found by Helpers reports
+// (verify.Version), "" when it says none.
+func HelperVersion(ctx context.Context, path string) string {
+	return verify.Version(ctx, path, os.Environ())
+}

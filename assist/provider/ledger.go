@@ -42,6 +42,10 @@ type Ledger struct {
 	// unkeptSaid: the user was told the record's file is not a regular
 	// file (notKept).
 	unkeptSaid bool
+	// outputs are the output tokens of each surface and model's last
+	// answers (ExpectedOutput), seeded once from the record (seedOnce).
+	outputs  map[outputKey][]int
+	seedOnce sync.Once
 }
 
 // LastPrompt is the last request as it was sent, with the API key struck
@@ -243,7 +247,8 @@ func (l *Ledger) Background(what string) error {
 }
 
 // Ask checks the budget before a request the user started (an action),
-// estimated at tokens prompt tokens costing usd, before it waits for a
+// estimated at tokens prompt tokens costing usd (basis: what it counts for
+// the answer, ExpectedOutput's Basis, said in the question), before it waits for a
 // stream slot: while a budget is spent, when usd would pass what is left
 // of one (the spend and the reservations of requests in flight counted,
 // spend.Status.Fits), or when usd is above budget.confirmAbove, it asks
@@ -253,8 +258,8 @@ func (l *Ledger) Background(what string) error {
 // then pass it (Hold instead of Reserve) without asking again. A nil
 // confirm (the command line, where the user just typed the request) sends
 // without asking, past set; the log says why it would have asked.
-func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool) (past bool, err error) {
-	return l.ask(ctx, tokens, usd, confirm, true)
+func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, basis string, confirm func(ctx context.Context, question string) bool) (past bool, err error) {
+	return l.ask(ctx, tokens, usd, basis, confirm, true)
 }
 
 // AskBudget is Ask for a request about to be sent (a stream slot taken
@@ -263,11 +268,11 @@ func (l *Ledger) Ask(ctx context.Context, tokens int, usd float64, confirm func(
 // the queue). It asks nothing, and returns past false and no error, when
 // the estimate fits after all (a request in flight ended meanwhile): try
 // Reserve again.
-func (l *Ledger) AskBudget(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool) (past bool, err error) {
-	return l.ask(ctx, tokens, usd, confirm, false)
+func (l *Ledger) AskBudget(ctx context.Context, tokens int, usd float64, basis string, confirm func(ctx context.Context, question string) bool) (past bool, err error) {
+	return l.ask(ctx, tokens, usd, basis, confirm, false)
 }
 
-func (l *Ledger) ask(ctx context.Context, tokens int, usd float64, confirm func(ctx context.Context, question string) bool, above bool) (bool, error) {
+func (l *Ledger) ask(ctx context.Context, tokens int, usd float64, basis string, confirm func(ctx context.Context, question string) bool, above bool) (bool, error) {
 	if l == nil {
 		return false, nil
 	}
@@ -277,7 +282,7 @@ func (l *Ledger) ask(ctx context.Context, tokens int, usd float64, confirm func(
 	if !over && !(above && b.Confirm(usd)) {
 		return false, nil
 	}
-	q := st.AskMessage(b, tokens, usd, l.meter().Log().Now())
+	q := st.AskMessage(b, tokens, usd, basis, l.meter().Log().Now())
 	if confirm == nil {
 		l.log.Warn(SentAnyway(q))
 		return over, nil
@@ -400,6 +405,7 @@ func (l *Ledger) Settle(r *spend.Reservation, c *Call, modelName string, a cache
 	if aerr != nil {
 		l.notKept(aerr)
 	}
+	l.noteOutput(rec)
 	if rec.Unpriced {
 		l.unpricedModel(modelName)
 	}

@@ -37,7 +37,7 @@ func TestFilesAndOutcome(t *testing.T) {
 // gates nothing.
 func TestLedgerAskAndBackground(t *testing.T) {
 	var nilLedger *Ledger
-	if _, err := nilLedger.Ask(context.Background(), 1, 100, nil); nilLedger.Background("x") != nil || err != nil {
+	if _, err := nilLedger.Ask(context.Background(), 1, 100, "", nil); nilLedger.Background("x") != nil || err != nil {
 		t.Error("a nil ledger stopped a request")
 	}
 	l := NewLedger(spend.Memory(spend.Options{}), config.Budget{Hourly: 0.01, ConfirmAbove: 0.10}, nil)
@@ -45,19 +45,19 @@ func TestLedgerAskAndBackground(t *testing.T) {
 	l.OnNotice(func(m string) { notices = append(notices, m) })
 	no := func(context.Context, string) bool { return false }
 	yes := func(context.Context, string) bool { return true }
-	if _, err := l.Ask(context.Background(), 1000, 0.005, no); err != nil {
+	if _, err := l.Ask(context.Background(), 1000, 0.005, "", no); err != nil {
 		t.Errorf("a cheap request under the budget asked: %v", err)
 	}
-	if _, err := l.Ask(context.Background(), 10000, 0.05, no); !errors.Is(err, ErrNotSent) {
+	if _, err := l.Ask(context.Background(), 10000, 0.05, "", no); !errors.Is(err, ErrNotSent) {
 		t.Errorf("a request whose estimate passes what is left of the hourly budget did not ask: %v", err)
 	}
-	if _, err := l.Ask(context.Background(), 60000, 0.12, no); !errors.Is(err, ErrNotSent) || !errors.Is(err, ErrBudget) {
+	if _, err := l.Ask(context.Background(), 60000, 0.12, "", no); !errors.Is(err, ErrNotSent) || !errors.Is(err, ErrBudget) {
 		t.Errorf("above confirmAbove, answered no: %v", err)
 	}
-	if _, err := l.Ask(context.Background(), 60000, 0.12, yes); err != nil {
+	if _, err := l.Ask(context.Background(), 60000, 0.12, "", yes); err != nil {
 		t.Errorf("answered yes: %v", err)
 	}
-	if _, err := l.Ask(context.Background(), 60000, 0.12, nil); err != nil {
+	if _, err := l.Ask(context.Background(), 60000, 0.12, "", nil); err != nil {
 		t.Errorf("the command line (nil confirm) was stopped: %v", err)
 	}
 	l.Done(&Call{Surface: "explain"}, "m", cache.Accounting{Usage: cache.Usage{PromptTokens: 10}, Priced: true, InputCostUSD: 0.02}, nil)
@@ -69,7 +69,7 @@ func TestLedgerAskAndBackground(t *testing.T) {
 	if len(notices) != 1 || !strings.Contains(notices[0], "inline completion is paused until") {
 		t.Errorf("notices %q, want one", notices)
 	}
-	if _, err := l.Ask(context.Background(), 10, 0.0001, no); !errors.Is(err, ErrNotSent) {
+	if _, err := l.Ask(context.Background(), 10, 0.0001, "", no); !errors.Is(err, ErrNotSent) {
 		t.Errorf("past the budget an action must ask: %v", err)
 	}
 	if st, b := l.Status(); !st.Capped || b.Hourly != 0.01 {
@@ -115,7 +115,7 @@ func TestLedgerWarnsOnce(t *testing.T) {
 		if err := l.Background("inline completion"); err != nil {
 			t.Fatal(err)
 		}
-		l.Ask(context.Background(), 10, 0.001, nil)
+		l.Ask(context.Background(), 10, 0.001, "", nil)
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "of the daily budget of $1.00 spent (81 %)") {
 		t.Errorf("warnings %q, want one", warns)

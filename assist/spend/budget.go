@@ -179,9 +179,13 @@ func (s Status) CapMessage(what string, now time.Time) string {
 // AskMessage is the question an action asks before a request while a
 // budget is spent, when the request's estimate would pass what is left of
 // one (Status.Fits), or when it is estimated above Budget.ConfirmAbove:
-// its size and estimated cost, and why it asks.
-func (s Status) AskMessage(b Budget, tokens int, usd float64, now time.Time) string {
+// its size and estimated cost (with basis, what the estimate counts for
+// the answer, when not ""), and why it asks.
+func (s Status) AskMessage(b Budget, tokens int, usd float64, basis string, now time.Time) string {
 	size := fmt.Sprintf("This request is about %s tokens, estimated at %s.", Count(tokens), USD(usd))
+	if basis != "" {
+		size = fmt.Sprintf("This request is about %s tokens, estimated at %s (the answer: %s).", Count(tokens), USD(usd), basis)
+	}
 	if s.Capped {
 		return fmt.Sprintf("Kimi: the %s budget of %s is spent (%s %s, until %s). %s Send it anyway?",
 			s.Cap.Name, USD(s.Cap.Limit), USD(s.Cap.Spent), thisWindow(s.Cap.Name), Until(now, s.Cap.Ends), size)

@@ -79,9 +79,10 @@
 //
 // An estimate is what the question before a request names (Estimate): the
 // prompt's estimated tokens at the predicted cache hit, the uncached rest
-// priced as a cache write, plus the output an action expects (4,096
-// tokens, or its max_completion_tokens when smaller; a completion's or a
-// next edit's own token bound). It is an estimate: a prompt the provider
+// priced as a cache write, plus the output an action expects (as long as
+// its last answers, provider.Ledger.ExpectedOutput, 4,096 tokens before
+// the first, within its max_completion_tokens; a completion's or a next
+// edit's own token bound). It is an estimate: a prompt the provider
 // counts as larger, or a cache hit that does not come, costs more than was
 // reserved, and the budget can be passed by that difference.
 //

@@ -101,7 +101,7 @@ func TestReservationLifecycle(t *testing.T) {
 	if w := (Status{Hour: Window{Name: "hourly", Limit: 1}, Day: Window{Name: "daily", Limit: 0.01, Spent: 0.009}}).Over(0.002); w == nil || w.Name != "daily" {
 		t.Errorf("Over names %+v, want the daily window", w)
 	}
-	if got := st.AskMessage(m.Budget(), 2000, 0.005, c.now()); got != "Kimi: This request is about 2,000 tokens, estimated at $0.0050. That is more than is left of the hourly budget of $0.0100 ($0.0040 left: $0.0000 spent this hour, $0.0060 held by requests in flight, until 18:00). Send it anyway?" {
+	if got := st.AskMessage(m.Budget(), 2000, 0.005, "", c.now()); got != "Kimi: This request is about 2,000 tokens, estimated at $0.0050. That is more than is left of the hourly budget of $0.0100 ($0.0040 left: $0.0000 spent this hour, $0.0060 held by requests in flight, until 18:00). Send it anyway?" {
 		t.Errorf("ask %q", got)
 	}
 

@@ -290,7 +290,7 @@ func TestMeter(t *testing.T) {
 	if got, want := st.CapMessage("inline completion", c.now()), "Kimi: the hourly budget of $0.0100 is spent ($0.0105 this hour); inline completion is paused until 18:00."; got != want {
 		t.Errorf("cap message\n got %q\nwant %q", got, want)
 	}
-	if got := st.AskMessage(m.Budget(), 12345, 0.0247, c.now()); got != "Kimi: the hourly budget of $0.0100 is spent ($0.0105 this hour, until 18:00). This request is about 12,345 tokens, estimated at $0.0247. Send it anyway?" {
+	if got := st.AskMessage(m.Budget(), 12345, 0.0247, "", c.now()); got != "Kimi: the hourly budget of $0.0100 is spent ($0.0105 this hour, until 18:00). This request is about 12,345 tokens, estimated at $0.0247. Send it anyway?" {
 		t.Errorf("ask %q", got)
 	}
 	if st := m.Check(); !st.Capped || st.Notice {
@@ -338,7 +338,7 @@ func TestEstimateAndConfirm(t *testing.T) {
 	if b.Confirm(0.10) || !b.Confirm(0.1001) || (Budget{}).Confirm(5) {
 		t.Error("Confirm: asks above confirmAbove only, never when it is 0")
 	}
-	if got := (Status{}).AskMessage(b, 60000, 0.12, time.Now()); got != "Kimi: This request is about 60,000 tokens, estimated at $0.1200. That is above budget.confirmAbove ($0.1000). Send it?" {
+	if got := (Status{}).AskMessage(b, 60000, 0.12, "", time.Now()); got != "Kimi: This request is about 60,000 tokens, estimated at $0.1200. That is above budget.confirmAbove ($0.1000). Send it?" {
 		t.Errorf("ask %q", got)
 	}
 }

@@ -297,13 +297,18 @@ func (v *Verifier) commandFor(lang string) (argv Command, path, missing string) 
 	} else {
 		cands = DefaultServers[lang]
 	}
+	// The helper is found on the PATH it will run with: never a program
+	// of the workspace's own (cleanPath).
+	return findCommand(cands, v.helperPath())
+}
+
+// findCommand returns the first of cands found on the PATH list path, or
+// what was looked for.
+func findCommand(cands []Command, list string) (argv Command, path, missing string) {
 	if len(cands) == 0 {
 		return nil, "", ""
 	}
 	var names []string
-	// The helper is found on the PATH it will run with: never a program
-	// of the workspace's own (cleanPath).
-	list := v.helperPath()
 	for _, c := range cands {
 		if p, err := lookPath(c[0], list); err == nil {
 			return c, p, ""

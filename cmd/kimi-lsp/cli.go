@@ -31,6 +31,7 @@ import (
 type doctorFlags struct {
 	log            logFlags
 	stats, offline *bool
+	all            *bool
 	timeout        *time.Duration
 	dir            *string
 }
@@ -43,6 +44,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, *doctorFlags) {
 	f.stats = fs.Bool("stats", false, "also print the prompt-cache statistics of the last editor session")
 	f.timeout = fs.Duration("timeout", 15*time.Second, "bound on the endpoint check")
 	f.offline = fs.Bool("offline", false, "skip the endpoint check")
+	f.all = fs.Bool("all", false, "list every setting, those at their defaults too")
 	f.dir = fs.String("dir", "", "the `DIR` whose workspace file (.kimi-lsp.toml) is read (default: the current directory)")
 	return fs, f
 }
@@ -76,10 +78,9 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	fmt.Fprintf(stdout, "kimi-lsp %s\n\nConfiguration (lowest to highest precedence: default, user file, workspace file, environment, editor):\n", version())
 	fmt.Fprintf(stdout, "  user file: %s\n", config.UserFilePath(getenv))
 	fmt.Fprintf(stdout, "  workspace file: %s\n", cmp.Or(env.workspaceFile, "none (no .kimi-lsp.toml or .git at or above "+*dir+")"))
-	for _, s := range cfg.Sources() {
-		fmt.Fprintf(stdout, "  %s\n", s)
-	}
+	printSettings(stdout, cfg, *f.all)
 	fmt.Fprintf(stdout, "\nTrust:\n  %s\n", trustLine(cfg, folder))
+	printHelpers(ctx, stdout, cfg, folder, getenv("PATH"))
 	code := 0
 	if errs := env.problems; len(errs) > 0 {
 		fmt.Fprintln(stdout, "\nProblems:")

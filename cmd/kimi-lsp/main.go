@@ -76,7 +76,7 @@ func init() {
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdReview(ctx, args, s.stdout, s.stderr, s.getenv)
 			}},
-		{name: "doctor", summary: "print the effective configuration and where each value came from (the API key redacted), and check that the endpoint answers; the exit status is 1 when it lists a problem or a check fails",
+		{name: "doctor", summary: "print the settings that differ from their defaults and where each came from (the API key redacted; --all: every setting), the trust of the folder and the helper that checks each language's edits (its path and version, or how to install it), and check that the endpoint answers; the exit status is 1 when it lists a problem or a check fails",
 			flags: flagsOnly(newDoctorFlags),
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdDoctor(ctx, args, s.stdout, s.stderr, s.getenv)

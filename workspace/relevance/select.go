@@ -231,7 +231,42 @@ func Select(src Source, in SelectInput) []ContextFile {
 		p.cf.Volatile = true
 		out = append(out, p.cf)
 	}
-	return out
+	return uniqueParts(out)
+}
+
+// uniqueParts names every piece of a file apart: a file may declare a
+// name twice (Go's several func init, a Python function defined again, a
+// declaration the user just copied), and two of its pieces would then
+// carry one part name, which the prompt cannot tell apart. The first in
+// the prompt keeps its name; a later one gets its line ("func init, line
+// 40"); a piece repeating one already there (same part, same line) goes.
+func uniqueParts(out []ContextFile) []ContextFile {
+	type at struct{ path, part string }
+	var seen map[at]int // → the line of the piece that has the name
+	keep := out[:0]
+	for _, cf := range out {
+		if cf.Part == "" {
+			keep = append(keep, cf)
+			continue
+		}
+		if seen == nil {
+			seen = make(map[at]int, len(out))
+		}
+		k := at{cf.Path, cf.Part}
+		if line, dup := seen[k]; dup {
+			if line == cf.Line {
+				continue
+			}
+			cf.Part += ", line " + strconv.Itoa(cf.Line)
+			k.part = cf.Part
+			if _, again := seen[k]; again {
+				continue
+			}
+		}
+		seen[k] = cf.Line
+		keep = append(keep, cf)
+	}
+	return keep
 }
 
 // candidate is a piece that may enter the context: a whole file (def nil)
