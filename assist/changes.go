@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"strings"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -52,8 +52,10 @@ type ChangesReview struct {
 type ChangesTotals struct {
 	// Listed counts the changed files found to review (a file of nested
 	// folders once), Files those reviewed, Findings their findings, Cut
-	// the findings of over-size answers not read (CutNote).
-	Listed, Files, Findings, Cut int
+	// the findings of over-size answers not read (CutNote), LeftOut those
+	// left out (invalid, on lines the change does not affect, or over
+	// review.maxFindings).
+	Listed, Files, Findings, Cut, LeftOut int
 	// Failed counts the folders that could not be listed and the files
 	// whose task could not be built or run (they are in NotReviewed too).
 	Failed int
@@ -71,6 +73,9 @@ func (t ChangesTotals) Summary() string {
 	msg := fmt.Sprintf("%d %s in %d changed %s", t.Findings, plural(t.Findings, "finding", "findings"), t.Files, plural(t.Files, "file", "files"))
 	if t.Cut > 0 {
 		msg += " (" + CutNote(t.Cut) + ")"
+	}
+	if t.LeftOut > 0 {
+		msg += fmt.Sprintf(" (%d left out: invalid, on lines the changes do not affect, or over review.maxFindings)", t.LeftOut)
 	}
 	if t.NotSent != "" {
 		msg += "; not sent from " + t.NotSent + " on: nothing more left the machine"
@@ -178,6 +183,7 @@ func (r *changesRun) review(ctx context.Context, d FileDiff) error {
 	r.tot.Files++
 	r.tot.Findings += len(out.Findings)
 	r.tot.Cut += out.Cut
+	r.tot.LeftOut += out.Dropped
 	return nil
 }
 

@@ -102,7 +102,9 @@ func TestReviewChangesOneLoop(t *testing.T) {
 	if tot.Listed != 2 || tot.Files != 2 || tot.Findings != 2 || tot.Failed != 1 || tot.NotSent != "" {
 		t.Errorf("totals %+v", tot)
 	}
-	if got := tot.Summary(); got != "2 findings in 2 changed files; not reviewed: "+want {
+	// The line-1 finding of each file is on no line the change affects:
+	// left out, and counted (#33 item 14).
+	if got := tot.Summary(); got != "2 findings in 2 changed files (2 left out: invalid, on lines the changes do not affect, or over review.maxFindings); not reviewed: "+want {
 		t.Errorf("summary %q", got)
 	}
 	var reviewing int
@@ -155,5 +157,59 @@ func TestChangesSummary(t *testing.T) {
 	want := "1 finding in 1 changed file (" + assist.CutNote(3) + "); not reviewed: a, b, c, d, e and 2 more"
 	if got := tot.Summary(); got != want {
 		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// TestReviewChangesKeepsWhatTheChangeBreaks (#33 item 14): a finding
+// outside the changed lines is kept when its line uses a name the change
+// renamed (the compile error a renamed parameter causes further down),
+// and one on a line the change does not affect is left out and counted.
+func TestReviewChangesKeepsWhatTheChangeBreaks(t *testing.T) {
+	gittest.Hermetic(t)
+	gittest.Need(t)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	before := "package m\n\n// Discount takes percent off.\nfunc Discount(sum, percent int) int {\n\tif sum < 0 {\n\t\treturn 0\n\t}\n\treturn sum - sum*percent/100\n}\n"
+	gittest.Repo(t, dir, map[string]string{"go.mod": "module example.com/m\n", "d.go": before}, "")
+	after := strings.Replace(before, "sum, percent int", "sum, pct int", 1)
+	os.WriteFile(filepath.Join(dir, "d.go"), []byte(after), 0o644)
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":4,"endLine":4,"severity":"warning","message":"pct is a terse name","explanation":""},` +
+			`{"startLine":8,"endLine":8,"severity":"error","message":"undefined: percent","explanation":""},` +
+			`{"startLine":5,"endLine":5,"severity":"hint","message":"an unrelated line","explanation":""}]}`}}}})
+	defer srv.Close()
+	env := map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}
+	cfg, _ := config.Default().WithEnv(func(k string) string { return env[k] })
+	folders := workspace.NewFolders(workspace.DefaultOptions(), workspace.Hooks{})
+	defer folders.Close()
+	if err := folders.Add(workspace.FileURI(dir), "ws"); err != nil {
+		t.Fatal(err)
+	}
+	folders.Ready(context.Background())
+	engine, err := assist.NewEngine(assist.Options{Config: cfg, ExplanationDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := &changesRecorder{}
+	tot, err := engine.ReviewChanges(context.Background(), assist.ChangesReview{Folders: folders,
+		Dirs: []assist.ReviewDir{{Name: "ws", Path: dir}}, Config: cfg, To: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, f := range to.reviewed["d.go"] {
+		lines = append(lines, f.StartLine)
+	}
+	if len(lines) != 2 || lines[0] != 4 || lines[1] != 8 {
+		t.Errorf("kept the findings on lines %v, want 4 (changed) and 8 (uses the renamed percent)", lines)
+	}
+	if tot.LeftOut != 1 || !strings.Contains(tot.Summary(), "(1 left out: invalid, on lines the changes do not affect") {
+		t.Errorf("totals %+v, summary %q: want the unrelated finding counted as left out", tot, tot.Summary())
+	}
+}
+
+func TestChangedNames(t *testing.T) {
+	diff := "--- a/d.go\n+++ b/d.go\n@@ -4,1 +4,1 @@\n-func Discount(sum, percent int) int {\n+func Discount(sum, pct int) int {\n return x\n"
+	if got := strings.Join(assist.ChangedNames(diff), " "); got != "pct percent" {
+		t.Errorf("ChangedNames = %q, want the renamed pair only", got)
 	}
 }

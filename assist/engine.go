@@ -75,8 +75,11 @@ type Task struct {
 	Notes []string
 	// ReviewLines, for a review of changes, are the line ranges under
 	// review (from 1, inclusive; see FileDiff.Lines): findings outside
-	// them are left out. Empty: the selection's lines.
+	// them are left out, unless their lines use one of ReviewNames (the
+	// names the change added or removed: a compile error it caused further
+	// down is kept). Empty: the selection's lines.
 	ReviewLines [][2]int
+	ReviewNames []string
 	// WindowLine, for an active file cut to a window around the selection
 	// (context.maxFileSize), is the number of the file's lines before the
 	// window (Active.Text holds the window, renumbered from 1); 0 else. A

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -593,6 +594,39 @@ func HunkLines(diff string) [][2]int {
 	return out
 }
 
+// ChangedNames returns the names a unified diff adds or removes: the
+// words that occur a different number of times in its removed and its
+// added lines (a renamed parameter, a deleted function; a keyword the
+// change only moved occurs as often on both sides).
+func ChangedNames(diff string) []string {
+	count := map[string]int{}
+	for _, l := range linediff.SplitLines(diff) {
+		if strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- ") || l == "" {
+			continue
+		}
+		sign := 0
+		switch l[0] {
+		case '+':
+			sign = 1
+		case '-':
+			sign = -1
+		default:
+			continue
+		}
+		for _, w := range identifiers(l[1:]) {
+			count[w] += sign
+		}
+	}
+	var out []string
+	for w, n := range count {
+		if n != 0 && len(w) > 1 {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // hunkStart reads the new file's first line of a hunk header
 // ("@@ -a,b +c,d @@", read by linediff.ParseHunkHeader), -1 if malformed.
 func hunkStart(header string) int {
@@ -611,10 +645,12 @@ func ReviewDiffTask(t *Task, d FileDiff) {
 	t.Context, t.ExcerptActive = nil, false
 	t.Volatile = []cache.Document{{Path: t.Active.Path, Part: diffNoteTitle, Language: "diff", Text: d.Diff}}
 	t.ReviewLines = d.Lines
+	t.ReviewNames = ChangedNames(d.Diff)
 	var ranges []string
 	for _, r := range d.Lines {
 		ranges = append(ranges, fmt.Sprintf("%d-%d", r[0], r[1]))
 	}
 	t.Notes = append(t.Notes, "Review only the uncommitted changes: the diff against HEAD is shown as the part \""+diffNoteTitle+
-		"\" of the active file. Report findings only in the changed lines, "+strings.Join(ranges, ", ")+", with the line numbers of the current file.")
+		"\" of the active file. Report findings only in the changed lines, "+strings.Join(ranges, ", ")+
+		", or on lines that use what the change renamed, removed or added (an error it causes further down), with the line numbers of the current file.")
 }

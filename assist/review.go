@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/cache"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 )
 
 // Finding is one problem a review found, in the lines of the reviewed file
@@ -324,7 +326,7 @@ func reviewOutcome(out *Outcome, t *Task, max int) error {
 		ranges = [][2]int{{first, last}}
 	}
 	for _, f := range found {
-		if !touches(ranges, f.StartLine, f.EndLine) {
+		if !touches(ranges, f.StartLine, f.EndLine) && !usesAny(t.Active.Text, f.StartLine, f.EndLine, t.ReviewNames) {
 			dropped++
 			continue
 		}
@@ -337,6 +339,43 @@ func reviewOutcome(out *Outcome, t *Task, max int) error {
 	}
 	out.Dropped = dropped
 	return nil
+}
+
+// usesAny reports whether lines start to end (from 1) of text hold one of
+// names as a whole word.
+func usesAny(text string, start, end int, names []string) bool {
+	if len(names) == 0 || start < 1 || end < start {
+		return false
+	}
+	lines := strings.Split(text, "\n")
+	for i := start - 1; i < min(end, len(lines)); i++ {
+		for _, w := range identifiers(lines[i]) {
+			if slices.Contains(names, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// identifiers returns the words of s that may be names: letters, digits
+// and underscores, not starting with a digit.
+func identifiers(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s + " " {
+		word := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			if w := s[start:i]; !unicode.IsDigit(rune(w[0])) {
+				out = append(out, w)
+			}
+			start = -1
+		}
+	}
+	return out
 }
 
 func touches(ranges [][2]int, start, end int) bool {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/cache"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -43,15 +43,13 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 		return []any{}, nil
 	}
 	rng := p.Range
-	selection := rng.Start != rng.End
+	// A range of one character or none is a cursor: Helix always selects
+	// the character under its cursor, and a generic Fix of one character
+	// is no choice anyone makes.
+	selection := !isCursor(rng)
 	// The review's findings have their own quick fixes (reviewActions).
 	findings := s.reviewActions(uri, snap, rng)
-	var diags []json.RawMessage
-	for _, d := range p.Context.Diagnostics {
-		if !isReviewDiagnostic(d) && !isNextEditDiagnostic(d) {
-			diags = append(diags, d)
-		}
-	}
+	diags := distinctDiagnostics(p.Context.Diagnostics)
 	p.Context.Diagnostics = diags
 	// A next-edit suggestion on these lines comes first, whoever asks: it
 	// is a fix of this very place.
@@ -64,7 +62,7 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	if len(diags) == 0 && wantsFix(p.Context.Only) {
 		// The editor sent none (Neovim sends a server only its own, eglot
 		// none at all): the helper language server's, if it answers soon.
-		diags = s.helperDiagnostics(ctx, snap, rng)
+		diags = distinctDiagnostics(s.helperDiagnostics(ctx, snap, rng))
 	}
 	cfg := s.config()
 	base := commandArgs{URI: string(uri), Range: &rng}
@@ -204,6 +202,39 @@ func versionBefore(version string, major, minor int) bool {
 		return false
 	}
 	return ma < major || ma == major && mi < minor
+}
+
+// isCursor reports whether rng is a cursor: empty, or one character of one
+// line (what Helix sends at its cursor).
+func isCursor(rng protocol.Range) bool {
+	return rng.Start == rng.End || rng.Start.Line == rng.End.Line && rng.End.Character == rng.Start.Character+1
+}
+
+// distinctDiagnostics drops, from a code action request's diagnostics, our
+// own (the findings and the next edit have their own actions) and the
+// repeats of one problem: the same message on the same range, which an
+// editor may send twice (two sources of one server, two servers), would
+// give two identical Fix entries and a "fix all 2" for one problem.
+func distinctDiagnostics(in []json.RawMessage) []json.RawMessage {
+	var out []json.RawMessage
+	seen := map[string]bool{}
+	for _, d := range in {
+		if isReviewDiagnostic(d) || isNextEditDiagnostic(d) {
+			continue
+		}
+		var h struct {
+			Range   protocol.Range `json:"range"`
+			Message string         `json:"message"`
+		}
+		_ = json.Unmarshal(d, &h)
+		key := fmt.Sprintf("%d:%d-%d:%d %s", h.Range.Start.Line, h.Range.Start.Character, h.Range.End.Line, h.Range.End.Character, strings.TrimSpace(h.Message))
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, d)
+	}
+	return out
 }
 
 // fixActions offers Fix for the diagnostics of the request's context: one

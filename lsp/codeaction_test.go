@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +355,38 @@ func TestCodeActionEglot(t *testing.T) {
 		if got := strings.Join(titles(s.actionsAt(uri, rng(3, 0, 3, 0), c.ctx)), "|"); got != c.want {
 			t.Errorf("%s, bare cursor: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestCodeActionMenusStayQuiet (#33 item 8): one problem the editor sends
+// twice (two sources, two servers) is one Fix, with no "fix all"; Helix's
+// cursor — the one character under it, always selected — is a cursor: no
+// generic Fix of one character, and Review reviews the file.
+func TestCodeActionMenusStayQuiet(t *testing.T) {
+	s := newSession(t, nil)
+	s.initialize(nil)
+	uri := "file:///tmp/quiet.go"
+	s.open(uri, "package a\n\nfunc f() int { return percent }\n")
+	s.text(uri, 1)
+	d := map[string]any{"range": rng(2, 22, 2, 29), "severity": 1, "message": "undefined: percent", "source": "compiler"}
+	again := map[string]any{"range": rng(2, 22, 2, 29), "severity": 1, "message": "undefined: percent", "source": "typecheck"}
+	got := titles(s.actionsAt(uri, rng(2, 22, 2, 22), map[string]any{"triggerKind": 1, "diagnostics": []any{d, again}}))
+	fixes := 0
+	for _, title := range got {
+		if strings.HasPrefix(title, "Kimi: Fix") {
+			fixes++
+		}
+	}
+	if fixes != 1 || !slices.Contains(got, "Kimi: Fix “undefined: percent”") {
+		t.Errorf("one problem sent twice: %q, want one Fix of it", got)
+	}
+	helix := rng(2, 5, 2, 6) // the character under Helix's cursor
+	got = titles(s.actionsAt(uri, helix, map[string]any{"triggerKind": 1}))
+	if slices.Contains(got, "Kimi: Fix") || !slices.Contains(got, "Kimi: Review File") || slices.Contains(got, "Kimi: Review") {
+		t.Errorf("Helix's cursor: %q, want no generic Fix and Review File", got)
+	}
+	got = titles(s.actionsAt(uri, rng(2, 0, 2, 8), map[string]any{"triggerKind": 1}))
+	if !slices.Contains(got, "Kimi: Fix") || !slices.Contains(got, "Kimi: Review") {
+		t.Errorf("a selection: %q, want the generic Fix and Review of the selection", got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 

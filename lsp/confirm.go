@@ -3,12 +3,12 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"strings"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 

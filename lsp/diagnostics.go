@@ -31,14 +31,33 @@ type diagnosticsPublisher struct {
 	once sync.Once
 	wake chan struct{}
 
-	// mu guards dirty.
+	// mu guards dirty and pushed.
 	mu    sync.Mutex
 	dirty map[workspace.URI]bool
+	// pushed are the documents not open whose diagnostics were pushed to a
+	// client that pulls (sendDiagnostics): cleared once they open.
+	pushed map[workspace.URI]bool
+}
+
+// setPushed notes whether uri has pushed diagnostics now, and returns
+// whether it had.
+func (p *diagnosticsPublisher) setPushed(uri workspace.URI, now bool) (had bool) {
+	p.init()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	had = p.pushed[uri]
+	if now {
+		p.pushed[uri] = true
+	} else {
+		delete(p.pushed, uri)
+	}
+	return had
 }
 
 func (p *diagnosticsPublisher) init() {
 	p.once.Do(func() {
 		p.dirty = map[workspace.URI]bool{}
+		p.pushed = map[workspace.URI]bool{}
 		p.wake = make(chan struct{}, 1)
 	})
 }
@@ -133,7 +152,7 @@ func (s *Server) sendDiagnostics(ctx context.Context) {
 	dirty := s.diagnostics.take()
 	caps := s.clientCaps()
 	if pullsDiagnostics(caps) {
-		_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
+		s.sendPulled(ctx, dirty)
 		return
 	}
 	for uri := range dirty {
@@ -151,5 +170,34 @@ func (s *Server) sendDiagnostics(ctx context.Context) {
 			p.Version = &v
 		}
 		s.notify(ctx, "textDocument/publishDiagnostics", p)
+	}
+}
+
+// sendPulled is sendDiagnostics for a client that pulls: it asks for the
+// open documents' again (workspace/diagnostic/refresh), but a client pulls
+// only what it has open (VS Code), so the findings of a file not open — a
+// review of changes — are pushed, and cleared by an empty push once the
+// file opens (its pull answers then: no copy stays beside it).
+func (s *Server) sendPulled(ctx context.Context, dirty map[workspace.URI]bool) {
+	refresh := false
+	for uri := range dirty {
+		if _, open := s.docs.Snapshot(uri); open {
+			refresh = true
+			if s.diagnostics.setPushed(uri, false) {
+				s.notify(ctx, "textDocument/publishDiagnostics", publishDiagnosticsParams{URI: string(uri), Diagnostics: []outDiagnostic{}})
+			}
+			continue
+		}
+		diags, ok := s.kimiDiagnostics(uri, nil)
+		if !ok {
+			continue
+		}
+		if had := s.diagnostics.setPushed(uri, len(diags) > 0); !had && len(diags) == 0 {
+			continue // nothing was pushed, nothing to clear
+		}
+		s.notify(ctx, "textDocument/publishDiagnostics", publishDiagnosticsParams{URI: string(uri), Diagnostics: diags})
+	}
+	if refresh {
+		_ = s.call(ctx, "workspace/diagnostic/refresh", nil, nil)
 	}
 }

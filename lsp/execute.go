@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/provider"
-	"github.com/kimi-lsp/kimi-lsp/assist/spend"
-	"github.com/kimi-lsp/kimi-lsp/cache"
 	"strings"
 	"unicode/utf8"
 
@@ -17,6 +14,9 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 

@@ -2,14 +2,14 @@ package lsp
 
 import (
 	"encoding/json"
-	"github.com/kimi-lsp/kimi-lsp/assist/spend"
-	"github.com/kimi-lsp/kimi-lsp/cache"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/lspwire"
+	"github.com/kimi-lsp/kimi-lsp/assist/spend"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 )
 
 // This file holds the protocol types of the server, all in one place: the

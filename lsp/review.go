@@ -319,6 +319,11 @@ func (s *Server) reviewActions(uri workspace.URI, snap *workspace.Snapshot, rng 
 			Title:       title,
 			Kind:        "quickfix",
 			Diagnostics: []json.RawMessage{raw},
+			// A finding's own fix is its obvious choice (the first
+			// finding's, when several are on the lines): editors list a
+			// preferred action first (Neovim 0.12 had it 7th, after six of
+			// gopls's).
+			IsPreferred: len(out) == 0,
 			Command:     &protocol.Command{Title: title, Command: "kimi.fix", Arguments: []any{args}},
 		})
 	}
@@ -390,7 +395,7 @@ const reviewKind = "source.kimi.review"
 // reviews it, a bare cursor the whole file).
 func reviewAction(uri workspace.URI, rng protocol.Range) codeAction {
 	args := commandArgs{URI: string(uri)}
-	if rng.Start != rng.End {
+	if !isCursor(rng) {
 		r := rng
 		args.Range = &r
 	}

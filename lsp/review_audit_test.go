@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/cache"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/gittest"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -419,5 +419,39 @@ func TestReviewDiffSkipsWorded(t *testing.T) {
 		!strings.Contains(end, "big.txt (7.0 MiB, over the size cap of 1.0 MiB: raise context.maxFileSize to review it)") ||
 		!strings.Contains(end, "sub (a submodule: review it in its own folder)") || len(js.srv.Requests()) != 1 {
 		t.Fatalf("review ended %q, %d requests", end, len(js.srv.Requests()))
+	}
+}
+
+// TestReviewDiffClosedFileVSCode (#33 item 14): a client that pulls
+// diagnostics, as VS Code does, pulls only the files it has open, so the
+// findings of a changed file it has not open are pushed (VS Code's Problems
+// said "No problems"); once it opens the file the pushed copy is cleared
+// and the pull answers with the finding instead — one copy, not two.
+func TestReviewDiffClosedFileVSCode(t *testing.T) {
+	params := lsptest.DefaultInitializeParams("")
+	params["rootUri"] = inJobDir
+	caps := params["capabilities"].(map[string]any)
+	caps["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+	caps["workspace"].(map[string]any)["diagnostics"] = map[string]any{"refreshSupport": true}
+	js := newJobSession(t, params, modeltest.Rule{Match: "careful senior reviewer",
+		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
+	js.gitInit(map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1)})
+	os.WriteFile(filepath.Join(js.dir, "calc.go"), []byte(reviewCalc), 0o644)
+	uri := string(workspace.FileURI(filepath.Join(js.dir, "calc.go")))
+	js.run("kimi.review", map[string]any{"diff": true}, "d1")
+	js.progressEnd(`"d1"`)
+	js.waitDiagnostics(uri, 4) // pushed: the file is not open
+	seen := js.publishedCount(uri)
+	js.open(uri, reviewCalc)
+	js.text(uri, 1)
+	js.waitDiagnosticsAfter(seen, uri) // the pushed copy cleared
+	var rep struct {
+		Items []pubDiag `json:"items"`
+	}
+	if err := js.ed.Call(ctxT(t), "textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": uri}}, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Items) != 1 || rep.Items[0].Message != "Sub adds" {
+		t.Fatalf("pulled %+v", rep)
 	}
 }

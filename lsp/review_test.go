@@ -123,6 +123,9 @@ func TestReviewFindingsAsDiagnostics(t *testing.T) {
 	if fix == nil {
 		t.Fatalf("no quick fix for the finding: %v", acts)
 	}
+	if fix["isPreferred"] != true {
+		t.Errorf("the finding's own fix is not its preferred action (#33 item 8): %v", fix)
+	}
 	cmd := fix["command"].(map[string]any)
 	args := cmd["arguments"].([]any)[0].(map[string]any)
 	js.run(cmd["command"].(string), args, "f1")

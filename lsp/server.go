@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,6 +22,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
+	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 

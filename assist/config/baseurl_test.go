@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
 // badURLs are baseURL values that cannot be used (#21.1).

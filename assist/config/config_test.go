@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
 const testKey = "sk-test-0123456789abcdefWXYZ"

@@ -2,10 +2,11 @@ package config
 
 import (
 	"encoding/json"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
 var editorSeeds = []string{

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"math"
 	"net/url"
 	"path"
@@ -18,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 )
 

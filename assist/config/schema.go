@@ -3,11 +3,12 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
 // The configuration schema: one entry per key, in the order of the

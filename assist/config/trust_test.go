@@ -2,9 +2,10 @@ package config
 
 import (
 	"encoding/json"
-	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"strings"
 	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
 
 // TestNullSectionKeepsOtherSource is issue 12 item 7: a null, absent or

@@ -18,13 +18,14 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
-	"golang.org/x/term"
 )
 
 // doctorFlags are the values doctor's flags parse into.

@@ -2,11 +2,11 @@ package relevance
 
 import (
 	"cmp"
-	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 	"github.com/kimi-lsp/kimi-lsp/workspace/symbols"
 )
 
