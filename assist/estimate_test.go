@@ -67,7 +67,7 @@ func TestEstimateFollowsRecentAnswers(t *testing.T) {
 	if !strings.Contains(questions[0], "4,096 output tokens assumed: no explain answer recorded yet") {
 		t.Errorf("the first question does not say it assumed the default: %q", questions[0])
 	}
-	if !strings.Contains(questions[3], "as the longest of the last 3 explain answers") {
+	if !strings.Contains(questions[3], "as the median of the last 3 explain answers") {
 		t.Errorf("the fourth question does not name its basis: %q", questions[3])
 	}
 	m := regexp.MustCompile(`estimated at \$([0-9.]+)`).FindStringSubmatch(questions[3])

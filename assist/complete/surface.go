@@ -100,6 +100,7 @@ func NewServices(opts ServicesOptions) *Services {
 		parent = context.Background()
 	}
 	ctx, stop := context.WithCancel(parent)
+	opts.Ledger.Backgrounds(completionSurface.Budget, nextSurface.Budget)
 	return &Services{opts: opts, log: log, ctx: ctx, stop: stop, slots: make(chan struct{}, MaxStreams)}
 }
 

@@ -25,7 +25,7 @@ const seedRecords = 400
 type Expected struct {
 	Tokens int
 	// Basis says where Tokens comes from, for the question before a
-	// request ("the longest of the last 3 explain answers").
+	// request ("the median of the last 3 explain answers").
 	Basis string
 }
 
@@ -34,7 +34,7 @@ type outputKey struct{ surface, model string }
 
 // ExpectedOutput is the output to count in the estimate of surface's next
 // request to modelName, at most limit tokens (its max_completion_tokens;
-// 0: no bound): the longest of that surface's last few answers from that
+// 0: no bound): the (upper) median of that surface's last few answers from that
 // model, in this session or, before its first, in the request record's
 // newest lines; DefaultExpectedOutput when there is none. A repair, a
 // tool round or a retry is recorded under its own surface and so counted
@@ -57,10 +57,17 @@ func (l *Ledger) ExpectedOutput(surface, modelName string, limit int) Expected {
 		n := bound(DefaultExpectedOutput)
 		return Expected{Tokens: n, Basis: fmt.Sprintf("%s output tokens assumed: no %s answer recorded yet", spend.Count(n), surface)}
 	}
-	n := bound(slices.Max(recent))
+	// The upper median: one answer far longer than the others (a review
+	// of a whole file, one cut off at its bound) does not make the next
+	// five requests ask.
+	slices.Sort(recent)
+	n := bound(recent[len(recent)/2])
 	what := fmt.Sprintf("the last %s answer", surface)
-	if len(recent) > 1 {
-		what = fmt.Sprintf("the longest of the last %d %s answers", len(recent), surface)
+	switch {
+	case len(recent) == 2:
+		what = fmt.Sprintf("the longer of the last 2 %s answers", surface)
+	case len(recent) > 2:
+		what = fmt.Sprintf("the median of the last %d %s answers", len(recent), surface)
 	}
 	return Expected{Tokens: n, Basis: fmt.Sprintf("%s output tokens, as %s", spend.Count(n), what)}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/cache"
 )
 
-// TestExpectedOutput: the estimate's output is the longest of a surface
-// and model's last five counted answers (cut-off ones included, failed
+// TestExpectedOutput: the estimate's output is the upper median of a
+// surface and model's last five counted answers (cut-off ones included, failed
 // ones not), within the request's bound; a new session starts from the
 // record an earlier one left; with nothing recorded it is the default.
 func TestExpectedOutput(t *testing.T) {
@@ -43,11 +43,11 @@ func TestExpectedOutput(t *testing.T) {
 	done("explain", "other", 6000, nil)           // another model
 	done("fix", "m", 5000, nil)                   // another surface
 	done("explain", "m", 650, model.ErrCutOff)    // cut off: counted
-	if e := l.ExpectedOutput("explain", "m", 0); e.Tokens != 700 || e.Basis != "700 output tokens, as the longest of the last 5 explain answers" {
+	if e := l.ExpectedOutput("explain", "m", 0); e.Tokens != 500 || e.Basis != "500 output tokens, as the median of the last 5 explain answers" {
 		t.Errorf("after six answers: %+v", e)
 	}
-	if e := l.ExpectedOutput("explain", "m", 600); e.Tokens != 600 {
-		t.Errorf("bound 600: %+v", e)
+	if e := l.ExpectedOutput("explain", "m", 450); e.Tokens != 450 {
+		t.Errorf("bound 450: %+v", e)
 	}
 	l.Close()
 	l = open()

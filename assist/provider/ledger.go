@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,8 @@ type Ledger struct {
 	// answers (ExpectedOutput), seeded once from the record (seedOnce).
 	outputs  map[outputKey][]int
 	seedOnce sync.Once
+	// background are the surfaces that run on their own (Backgrounds).
+	background []string
 }
 
 // LastPrompt is the last request as it was sent, with the API key struck
@@ -219,6 +222,18 @@ func (l *Ledger) check() spend.Status {
 	return st
 }
 
+// Backgrounds names the surfaces that run on their own ("inline
+// completion", "next edits"): the notice that a spent budget stops one
+// names them all, since it is given once per window.
+func (l *Ledger) Backgrounds(what ...string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.background = append([]string(nil), what...)
+	l.mu.Unlock()
+}
+
 // Background checks the budget before a request of a surface that runs on
 // its own (what: "inline completion", "next edits"). While a budget is
 // spent it returns an error wrapping ErrBudget and sends nothing; the
@@ -236,11 +251,21 @@ func (l *Ledger) Background(what string) error {
 	first := l.noticed != st.Cap.Ends.Unix()
 	l.noticed = st.Cap.Ends.Unix()
 	notice := l.notice
+	also := slices.DeleteFunc(slices.Clone(l.background), func(s string) bool { return s == what })
 	l.mu.Unlock()
 	if first {
-		l.log.Warn(msg)
+		// The one notice of the window names every surface it stops.
+		told := msg
+		for _, a := range also {
+			verb := "is"
+			if strings.HasSuffix(a, "s") {
+				verb = "are"
+			}
+			told = strings.TrimSuffix(told, ".") + ", and so " + verb + " " + a + "."
+		}
+		l.log.Warn(told)
 		if notice != nil {
-			notice(msg)
+			notice(told)
 		}
 	}
 	return fmt.Errorf("%w: %s", ErrBudget, msg)

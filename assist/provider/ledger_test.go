@@ -158,3 +158,23 @@ func TestLedgerTellsOfUnpricedModel(t *testing.T) {
 	quiet.OnWarn(func(m string) { t.Errorf("told %q without a budget", m) })
 	quiet.Done(&Call{Surface: "explain"}, "my-model", unpriced, nil)
 }
+
+// TestBudgetNoticeNamesEveryBackgroundSurface (#33 item 7): the one
+// notice of a window, given when the first background surface is stopped,
+// names the others it stops too (it named inline completion, not next
+// edits).
+func TestBudgetNoticeNamesEveryBackgroundSurface(t *testing.T) {
+	l := NewLedger(spend.Memory(spend.Options{}), config.Budget{Hourly: 0.01}, nil)
+	l.Backgrounds("inline completion", "next edits")
+	var notices []string
+	l.OnNotice(func(m string) { notices = append(notices, m) })
+	l.Done(&Call{Surface: "explain"}, "m", cache.Accounting{Usage: cache.Usage{PromptTokens: 10}, Priced: true, InputCostUSD: 0.02}, nil)
+	for _, what := range []string{"next edits", "inline completion", "next edits"} {
+		if err := l.Background(what); !errors.Is(err, ErrBudget) {
+			t.Fatalf("%s past the budget: %v", what, err)
+		}
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "next edits are paused until") || !strings.HasSuffix(notices[0], ", and so is inline completion.") {
+		t.Errorf("notices %q, want one naming both surfaces", notices)
+	}
+}
