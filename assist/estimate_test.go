@@ -3,9 +3,9 @@ package assist_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +24,11 @@ import (
 // the default. With the old fixed 4,096 output tokens the fourth's
 // estimate was about 10× its cost.
 func TestEstimateFollowsRecentAnswers(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "cookie.go"))
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "src", "net", "http", "cookie.go"))
 	if err != nil {
 		t.Fatal(err)
 	}

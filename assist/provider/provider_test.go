@@ -51,7 +51,7 @@ func TestKey(t *testing.T) {
 func TestRecovered(t *testing.T) {
 	var buf bytes.Buffer
 	err := Recovered(slog.New(slog.NewTextHandler(&buf, nil)), "a test", "broke", "action", "fix")
-	if !errors.Is(err, jobs.ErrInternal) || !errors.Is(err, jobs.ErrInternal) || !strings.Contains(err.Error(), "broke") {
+	if !errors.Is(err, jobs.ErrInternal) || !strings.Contains(err.Error(), "broke") {
 		t.Errorf("err %v, want jobs.ErrInternal with the panic value", err)
 	}
 	if log := buf.String(); !strings.Contains(log, "panic in a test") || !strings.Contains(log, "action=fix") || !strings.Contains(log, "stack=") {
