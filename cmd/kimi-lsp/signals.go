@@ -13,7 +13,7 @@ import (
 // for the commands, once the initialize reply is written for the server
 // (lsp.Options.Replied). Registering the handlers starts the runtime's
 // signal-mask goroutine, locked to a thread of its own, and with it two or
-// three more threads (7 instead of 4 at the reply): before the reply that
+// three more threads (6 or 7 at the reply instead of 4 or 5): before the reply that
 // cost about 0.2 ms of its start-up (bench/README.md). Until then a signal
 // ends the server with the default action, which loses nothing: no job,
 // helper, edit or request has started before initialize is answered.
@@ -24,6 +24,7 @@ type signals struct {
 	mu   sync.Mutex
 	ch   chan os.Signal
 	done chan struct{}
+	wg   sync.WaitGroup // the goroutine start began
 }
 
 // newSignals returns the signals of a context whose cancel is cancel.
@@ -44,18 +45,18 @@ func (s *signals) start() {
 		s.done = make(chan struct{})
 		signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
 		ch, done := s.ch, s.done
-		go func() {
+		s.wg.Go(func() {
 			select {
 			case <-ch:
 				s.cancel()
 			case <-done:
 			}
-		}()
+		})
 	})
 }
 
-// stop stops catching them (a signal then has its default action again)
-// and ends the goroutine start began.
+// stop stops catching them (a signal then has its default action again),
+// ends the goroutine start began and waits for it.
 func (s *signals) stop() {
 	if s == nil {
 		return
@@ -68,4 +69,5 @@ func (s *signals) stop() {
 		close(s.done)
 		s.ch = nil
 	}
+	s.wg.Wait()
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestSignalEndsSession: SIGTERM or SIGINT after initialize ends the
@@ -31,4 +33,30 @@ func TestSignalEndsSession(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignalsStartStop: nothing is caught before start (a nil *signals,
+// as tests calling run have, does nothing); after start a SIGINT to the
+// process cancels the context instead of ending the process; stop waits
+// for the goroutine start began.
+func TestSignalsStartStop(t *testing.T) {
+	var none *signals
+	none.start()
+	none.stop()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := newSignals(cancel)
+	s.start()
+	s.start() // once
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("SIGINT did not cancel the context")
+	}
+	s.stop()
+	s.stop()
 }
