@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -166,7 +167,7 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	// preview of the configuration with them (parsing only; it is applied,
 	// with the workspace files, on s.serial).
 	cfg := s.config()
-	if len(initOpts) > 0 && string(initOpts) != "null" {
+	if len(initOpts) > 0 && string(initOpts) != "null" && mayNameItems(initOpts) {
 		cfg, _ = cfg.WithInitOptions(initOpts)
 	}
 	if pe.TextDocument.Diagnostic != nil && pe.Workspace.Diagnostics != nil && pe.Workspace.Diagnostics.RefreshSupport {
@@ -222,6 +223,17 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 	// which would build its encoders for these types on this first reply.
 	data, err := json.Marshal(result)
 	return json.RawMessage(data), err
+}
+
+// mayNameItems reports whether the JSON raw may hold a key "items", the
+// last part of completion.items, the one setting the initialize reply
+// depends on: when it cannot, the preview of the configuration with the
+// initializationOptions (their parsing, with a suggestion for each unknown
+// key) would change nothing in the reply, and the reply is written without
+// it. A key can only be "items" if those letters occur in raw, or if an
+// escape (\u0069tems) writes them.
+func mayNameItems(raw json.RawMessage) bool {
+	return bytes.Contains(raw, []byte("items")) || bytes.IndexByte(raw, '\\') >= 0
 }
 
 type folderRef struct {

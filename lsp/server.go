@@ -60,6 +60,10 @@ type Options struct {
 	// means the record in the state directory of the process's
 	// environment (assist.OpenLedger, opened on first use).
 	Ledger *provider.Ledger
+	// Replied, if set, is called once the initialize reply is written, on
+	// the read loop (it must not block): the command starts catching
+	// SIGINT and SIGTERM there, off the start-up path.
+	Replied func()
 	// ClientTimeout bounds a server→client request that needs no user
 	// (registerCapability, workspace/configuration, …); 0 means
 	// DefaultClientTimeout. Requests that wait for the user get
@@ -412,6 +416,9 @@ func (s *Server) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *j
 		send(result, err)
 		if err == nil {
 			s.life.markReplied()
+			if s.opts.Replied != nil {
+				s.opts.Replied()
+			}
 			s.spawn("decode the client's capabilities", func() { s.clientCaps() }) // now, off the read loop, before a request needs them
 		}
 		return

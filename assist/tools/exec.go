@@ -340,7 +340,7 @@ func (x *Executor) call(name, arguments string) (res Result) {
 		return Result{Content: b.String()}
 	}
 	var names []string
-	for _, d := range definitions {
+	for _, d := range definitions() {
 		names = append(names, d.Name)
 	}
 	return errorf("unknown tool %q; the tools are %s", name, strings.Join(names, ", "))

@@ -27,6 +27,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 )
@@ -127,60 +128,66 @@ func object(props ...Property) Schema {
 
 var one = 1
 
-var definitions = []Definition{
-	{
-		Name: ReadFile,
-		Description: "Read a file of the workspace, or a range of its lines, as it stands with the edits " +
-			"made so far in this conversation. Use it to see code you were not shown before editing it.",
-		Parameters: object(
-			Property{"path", str("Path relative to the workspace root.")},
-			Property{"start_line", Schema{Type: Types{"integer", "null"}, Minimum: &one,
-				Description: "First line to read (1-based), or null for the start of the file."}},
-			Property{"end_line", Schema{Type: Types{"integer", "null"}, Minimum: &one,
-				Description: "Last line to read (inclusive), or null for the end of the file."}},
-		),
-	},
-	{
-		Name: ReplaceText,
-		Description: "Replace one exact piece of text in a file. old_text must occur exactly once in the file; " +
-			"copy it verbatim, including indentation, with enough surrounding lines to be unique.",
-		Parameters: object(
-			Property{"path", str("Path relative to the workspace root.")},
-			Property{"old_text", str("The text to replace, exactly as it appears in the file.")},
-			Property{"new_text", str("The replacement text, written out in full (no placeholders for unchanged code).")},
-		),
-	},
-	{
-		Name:        CreateFile,
-		Description: "Create a new file with the given content. Fails if the file exists.",
-		Parameters: object(
-			Property{"path", str("Path relative to the workspace root.")},
-			Property{"content", str("The whole content of the new file.")},
-		),
-	},
-	{
-		Name:        DeleteFile,
-		Description: "Delete a file of the workspace.",
-		Parameters: object(
-			Property{"path", str("Path relative to the workspace root.")},
-		),
-	},
-	{
-		Name: ApplyDiff,
-		Description: "Apply a unified diff to one or more files (--- a/path and +++ b/path headers, @@ hunks with " +
-			"context lines copied exactly from the files; /dev/null to create or delete a file). All hunks of all " +
-			"files apply, or none.",
-		Parameters: object(
-			Property{"diff", str("The unified diff.")},
-		),
-	},
-}
+// definitions are the tools' definitions, built on first use: nothing
+// before the initialize reply needs them (their composite literal was 30
+// allocations at package init).
+var definitions = sync.OnceValue(func() []Definition {
+	return []Definition{
+		{
+			Name: ReadFile,
+			Description: "Read a file of the workspace, or a range of its lines, as it stands with the edits " +
+				"made so far in this conversation. Use it to see code you were not shown before editing it.",
+			Parameters: object(
+				Property{"path", str("Path relative to the workspace root.")},
+				Property{"start_line", Schema{Type: Types{"integer", "null"}, Minimum: &one,
+					Description: "First line to read (1-based), or null for the start of the file."}},
+				Property{"end_line", Schema{Type: Types{"integer", "null"}, Minimum: &one,
+					Description: "Last line to read (inclusive), or null for the end of the file."}},
+			),
+		},
+		{
+			Name: ReplaceText,
+			Description: "Replace one exact piece of text in a file. old_text must occur exactly once in the file; " +
+				"copy it verbatim, including indentation, with enough surrounding lines to be unique.",
+			Parameters: object(
+				Property{"path", str("Path relative to the workspace root.")},
+				Property{"old_text", str("The text to replace, exactly as it appears in the file.")},
+				Property{"new_text", str("The replacement text, written out in full (no placeholders for unchanged code).")},
+			),
+		},
+		{
+			Name:        CreateFile,
+			Description: "Create a new file with the given content. Fails if the file exists.",
+			Parameters: object(
+				Property{"path", str("Path relative to the workspace root.")},
+				Property{"content", str("The whole content of the new file.")},
+			),
+		},
+		{
+			Name:        DeleteFile,
+			Description: "Delete a file of the workspace.",
+			Parameters: object(
+				Property{"path", str("Path relative to the workspace root.")},
+			),
+		},
+		{
+			Name: ApplyDiff,
+			Description: "Apply a unified diff to one or more files (--- a/path and +++ b/path headers, @@ hunks with " +
+				"context lines copied exactly from the files; /dev/null to create or delete a file). All hunks of all " +
+				"files apply, or none.",
+			Parameters: object(
+				Property{"diff", str("The unified diff.")},
+			),
+		},
+	}
+})
 
 // ModelTools returns the definitions as the model client's strict function
 // tools, ready for model.Request.Tools.
 func ModelTools() []model.Tool {
-	out := make([]model.Tool, len(definitions))
-	for i, d := range definitions {
+	defs := definitions()
+	out := make([]model.Tool, len(defs))
+	for i, d := range defs {
 		t := model.FunctionTool(d.Name, d.Description, d.ParametersJSON())
 		t.Function.Strict = true
 		out[i] = t

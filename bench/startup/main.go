@@ -88,6 +88,7 @@ type result struct {
 	init, open, edit time.Duration
 	memInit, memOpen benchkit.Mem
 	treeOpen         benchkit.Mem
+	faultsInit       int64 // minor page faults by the initialize reply
 	procs            int
 	exit             string
 	notes            []string
@@ -321,6 +322,9 @@ func (b *bench) run(s serverSpec) (result, error) {
 	fullSync := syncKind(m.Result) == 1
 	if r.memInit, err = benchkit.ReadMem(pid); err != nil {
 		return r, fmt.Errorf("reading memory: %w", err)
+	}
+	if r.faultsInit, err = benchkit.MinorFaults(pid); err != nil {
+		return r, fmt.Errorf("reading page faults: %w", err)
 	}
 	if err := ed.Notify("initialized", map[string]any{}); err != nil {
 		return r, err
@@ -588,6 +592,28 @@ func report(w io.Writer, servers serverFlags, results map[string][]result, nbuf,
 			col(func(r result) float64 { return mb(r.memOpen.HWM) }),
 			col(func(r result) float64 { return mb(r.treeOpen.RSS) }),
 			rs[len(rs)-1].procs)
+	}
+	fmt.Fprintln(w, "\nAt the initialize reply (read right after it, as VmRSS after initialize):")
+	fmt.Fprintln(w, "\n| server | threads | minor page faults | RssAnon, MB | RssFile, MB |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, s := range servers {
+		rs := results[s.name]
+		if len(rs) == 0 {
+			continue
+		}
+		col := func(f func(result) float64, format string) string {
+			xs := make([]float64, len(rs))
+			for i, r := range rs {
+				xs[i] = f(r)
+			}
+			lo, hi := benchkit.MinMax(xs)
+			return fmt.Sprintf("**"+format+"** ("+format+"–"+format+")", benchkit.Median(xs), lo, hi)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", s.name,
+			col(func(r result) float64 { return float64(r.memInit.Threads) }, "%.0f"),
+			col(func(r result) float64 { return float64(r.faultsInit) }, "%.0f"),
+			col(func(r result) float64 { return mb(r.memInit.Anon) }, "%.1f"),
+			col(func(r result) float64 { return mb(r.memInit.File) }, "%.1f"))
 	}
 	fmt.Fprintln(w, "\nCells: median (min–max) over the runs.")
 }

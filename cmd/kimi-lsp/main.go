@@ -9,17 +9,22 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	procSignals = newSignals(cancel)
 	getenv := protectEnvironment()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, getenv)
-	stop()
+	procSignals.stop()
+	cancel()
 	os.Exit(code)
 }
+
+// procSignals cancels the context main gives run on SIGINT or SIGTERM,
+// from the moment its start is called (see signals). Only main sets it:
+// tests calling run catch no signal.
+var procSignals *signals
 
 // streams are a command's standard streams and environment.
 type streams struct {
@@ -132,6 +137,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if !ok {
 		fmt.Fprintf(stderr, "kimi-lsp: unknown command %q (the commands: %s; \"kimi-lsp help\" says more)\n", args[0], commandNames())
 		return 2
+	}
+	if c.name != "serve" {
+		procSignals.start() // serve starts it once initialize is answered
 	}
 	return c.run(ctx, args[1:], s)
 }

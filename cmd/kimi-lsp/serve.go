@@ -72,6 +72,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		// A person typed the command: nothing would happen until they
 		// typed LSP frames, so say what this mode is for.
 		fmt.Fprintln(stderr, `kimi-lsp: speaking the Language Server Protocol on stdin/stdout, for an editor to start; to try it by hand, run "kimi-lsp explain FILE:START-END" (Ctrl-C or Ctrl-D quits, "kimi-lsp help" lists every command)`)
+		procSignals.start() // no editor waits for a reply: Ctrl-C ends the session as usual
 	}
 	env, err := setup(lf, stderr, getenv)
 	if err != nil {
@@ -93,6 +94,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		OnConfig:       env.onConfig,
 		Redact:         env.redactor.String,
 		HTTPClient:     modelHTTP,
+		Replied:        procSignals.start,
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -99,5 +100,35 @@ func TestReadMemAndDescendants(t *testing.T) {
 	}
 	if _, err := ReadMem(-1); err == nil {
 		t.Errorf("ReadMem(-1): no error")
+	}
+}
+
+// TestMinorFaults: touching 4 MiB of memory the process never touched
+// (a fresh mapping) takes at least one fault per 64 KiB, and the count is
+// the process's (a fault in another thread counts too).
+func TestMinorFaults(t *testing.T) {
+	before, err := MinorFaults(os.Getpid())
+	if err != nil || before <= 0 {
+		t.Fatalf("MinorFaults(self) = %d, %v", before, err)
+	}
+	mem, err := syscall.Mmap(-1, 0, 4<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Skip("mmap:", err)
+	}
+	defer syscall.Munmap(mem)
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < len(mem); i += 4096 {
+			mem[i] = 1
+		}
+		close(done)
+	}()
+	<-done
+	after, err := MinorFaults(os.Getpid())
+	if err != nil || after-before < 64 {
+		t.Errorf("MinorFaults after touching 4 MiB: %d → %d (%v), want at least 64 more", before, after, err)
+	}
+	if _, err := MinorFaults(-1); err == nil {
+		t.Errorf("MinorFaults(-1): no error")
 	}
 }
