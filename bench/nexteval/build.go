@@ -40,7 +40,6 @@ var sources = []source{
 	{"github.com/cespare/xxhash/v2", "v2.3.0"},
 	{"github.com/gorilla/mux", "v1.8.1"},
 	{"github.com/stretchr/testify", "v1.10.0"},
-	{"github.com/mattn/go-isatty", "v0.0.20"},
 }
 
 // buildLimits bound the set: files of real size, hunks a next edit may
@@ -402,11 +401,14 @@ func buildModule(f *fetcher, set *CaseSet, src source, lim buildLimits, log io.W
 		delete(cache, to)
 	}
 	id := spdx(license)
-	if id == "" {
+	fmt.Fprintf(log, "%s: %d cases, %d quiet (%s)\n", src.Module, npos, nquiet, cmp.Or(id, "no license read"))
+	switch {
+	case npos+nquiet == 0:
+		return nil // nothing quoted
+	case id == "":
 		return fmt.Errorf("%s: no license the set can quote (MIT, BSD, Apache-2.0) in its LICENSE file", src.Module)
 	}
 	set.Modules = append(set.Modules, Module{Path: src.Module, License: id, LicenseText: license})
-	fmt.Fprintf(log, "%s: %d cases, %d quiet (%s)\n", src.Module, npos, nquiet, id)
 	return nil
 }
 

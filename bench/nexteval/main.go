@@ -44,13 +44,14 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/bench/internal/benchkit"
 )
 
 func main() {
 	var (
 		doBuild = flag.Bool("build", false, "fetch the modules' releases from the module proxy (GOPROXY) and write the case set to -cases")
 		casesF  = flag.String("cases", "bench/nexteval/testdata/cases.json", "the case set")
-		answers = flag.String("answers", "oracle,bare,shift+4,shift-4,shift+40,shift-40,pre-edit base,reverse", "the stand-in's answers to run")
+		answers = flag.String("answers", "oracle,bare,shift+4,shift-4,shift+40,shift-40,miscounted,spaces for tabs,no context,pre-edit base,reverse", "the stand-in's answers to run")
 		real    = flag.Bool("real", false, "ask the real model (KIMI_API_KEY from the environment, -base-url) instead of the stand-in")
 		baseURL = flag.String("base-url", "", "with -real: the endpoint (default: KIMI_BASE_URL; one of them is required)")
 		model   = flag.String("model", "", "with -real: nextEdit.model (default: kimi-lsp's)")
@@ -127,12 +128,13 @@ func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, nam
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet, from %d modules; stand-in answers\n\n", len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), len(set.Modules))
+	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet, from %d modules; stand-in answers; load average %s\n\n",
+		len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), len(set.Modules), benchkit.LoadAvg())
 	fmt.Fprintln(w, tallyHeader)
 	for _, name := range names {
 		a := answererOf(name)
 		if a == nil {
-			return fmt.Errorf("no answer %q (have oracle, bare, shift+N, shift-N, pre-edit base, reverse)", name)
+			return fmt.Errorf("no answer %q (have oracle, bare, shift+N, shift-N, miscounted, spaces for tabs, no context, pre-edit base, reverse)", name)
 		}
 		t, err := r.tally(ctx, w, cases, a, "", verbose)
 		if err != nil {
