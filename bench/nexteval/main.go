@@ -57,6 +57,7 @@ func main() {
 		model   = flag.String("model", "", "with -real: nextEdit.model (default: kimi-lsp's)")
 		limit   = flag.Int("n", 0, "run the first n cases where something follows and the first n quiet ones (0: all)")
 		verbose = flag.Bool("v", false, "print every case's outcome")
+		warm    = flag.String("warm", "", "ask once before each case's edit, after deleting a blank line \"near\" it or at the file's \"end\", so that its request is the document's second (the first shows no edit log)")
 	)
 	flag.Parse()
 	log.SetFlags(0)
@@ -79,12 +80,12 @@ func main() {
 	cases := pick(set, *limit)
 	ctx := context.Background()
 	if *real {
-		if err := runReal(ctx, os.Stdout, set, cases, *baseURL, *model, *verbose); err != nil {
+		if err := runReal(ctx, os.Stdout, set, cases, *baseURL, *model, *warm, *verbose); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	if err := runStandIn(ctx, os.Stdout, set, cases, strings.Split(*answers, ","), *verbose); err != nil {
+	if err := runStandIn(ctx, os.Stdout, set, cases, strings.Split(*answers, ","), *warm, *verbose); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -121,16 +122,18 @@ const settings = `{"nextEdit": {"debounceMs": 0}, "completion": {"enable": false
 
 // runStandIn runs the cases against the stand-in for each answer, then
 // the oracle with each follow-up, and writes the tables.
-func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, names []string, verbose bool) error {
+func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, names []string, warm string, verbose bool) error {
 	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Content: ""}}})
 	defer srv.Close()
 	r, err := newRunner(set, srv, map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}, settings, 30*time.Second)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet, from %d modules; stand-in answers; load average %s\n\n",
-		len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), len(set.Modules), benchkit.LoadAvg())
+	r.warm = warm
+	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet, from %d modules; stand-in answers; warm-up %q; load average %s\n\n",
+		len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), len(set.Modules), warm, benchkit.LoadAvg())
 	fmt.Fprintln(w, tallyHeader)
+	var edits string
 	for _, name := range names {
 		a := answererOf(name)
 		if a == nil {
@@ -141,8 +144,29 @@ func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, nam
 			return err
 		}
 		fmt.Fprintln(w, t.row(name))
+		if name == names[0] {
+			when := "the document's first request"
+			if warm != "" {
+				when = "after a warm-up request " + warm
+			}
+			edits = fmt.Sprintf("requests whose prompt shows the user's edit as diff lines (%s): %s %d of %d", name, when, t.showsEdit, t.asked)
+		}
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n%s", edits)
+	if warm == "" {
+		// The same oracle, its request the document's second: after one
+		// asked at the user's edit, and after one at the file's end.
+		for _, wu := range []string{"near", "end"} {
+			r.warm = wu
+			t, err := r.tally(ctx, io.Discard, cases, oracle, "", false)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "; after a request %s: %d of %d", map[string]string{"near": "at the edit", "end": "at the file's end"}[wu], t.showsEdit, t.asked)
+		}
+		r.warm = ""
+	}
+	fmt.Fprint(w, "\n\n")
 	fmt.Fprintln(w, "| the user, while the oracle is asked or once its suggestion is shown | shown | accepted | re-placed | dropped | kept | lost |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
 	for _, follow := range followUps {
@@ -164,7 +188,7 @@ func countQuietOf(set *CaseSet, cases []int) int {
 }
 
 // runReal runs the cases against the user's endpoint and model.
-func runReal(ctx context.Context, w io.Writer, set *CaseSet, cases []int, baseURL, model string, verbose bool) error {
+func runReal(ctx context.Context, w io.Writer, set *CaseSet, cases []int, baseURL, model, warm string, verbose bool) error {
 	env := map[string]string{"KIMI_API_KEY": os.Getenv(config.APIKeyEnv), "KIMI_BASE_URL": os.Getenv("KIMI_BASE_URL")}
 	if env["KIMI_API_KEY"] == "" {
 		return fmt.Errorf("-real asks the model with your own key: set %s", config.APIKeyEnv)
@@ -184,7 +208,8 @@ func runReal(ctx context.Context, w io.Writer, set *CaseSet, cases []int, baseUR
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet; model %s at %s\n\n", len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), r.cfg.NextEditModel(), r.cfg.BaseURL)
+	r.warm = warm
+	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet; model %s at %s; warm-up %q\n\n", len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), r.cfg.NextEditModel(), r.cfg.BaseURL, warm)
 	fmt.Fprintln(w, tallyHeader)
 	t, err := r.tally(ctx, w, cases, nil, "", verbose)
 	if err != nil {
@@ -203,6 +228,7 @@ type tally struct {
 	f1                        float64
 	reversed, failed, refused int
 	empty                     int
+	asked, showsEdit          int // requests the stand-in received, and those whose prompt showed the edit
 	why                       map[string]int
 	follow                    map[string]int
 }
@@ -253,8 +279,11 @@ func (r *runner) tally(ctx context.Context, w io.Writer, cases []int, a answerer
 		if o.follow != "" {
 			t.follow[o.follow]++
 		}
+		t.asked += boolInt(o.asked)
+		t.showsEdit += boolInt(o.showsEdit)
 		if verbose {
-			fmt.Fprintf(w, "  %s: shown %v exact %v f1 %.2f reversed %v %s %s\n", r.set.name(c), o.shown, o.exact, o.f1, o.reversed, o.follow, o.why)
+			fmt.Fprintf(w, "  %s (%d lines): shown %v exact %v f1 %.2f reversed %v prompt shows the edit %v %s %s\n",
+				r.set.name(c), strings.Count(r.set.Files[c.File].Text, "\n"), o.shown, o.exact, o.f1, o.reversed, o.showsEdit, o.follow, o.why)
 		}
 	}
 	return t, nil

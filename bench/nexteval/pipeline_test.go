@@ -38,7 +38,8 @@ func TestCommittedSet(t *testing.T) {
 // complete.NextEdits against the stand-in: the oracle's answer is shown
 // exactly and re-placed when the user types above it (while it is asked
 // or once it is shown),
-// a quiet case stays quiet, an answer undoing the user's edit is never
+// a quiet case stays quiet, a request after a first one shows the user's
+// edit, an answer undoing the user's edit is never
 // shown, and one typed inside is dropped.
 func TestPipelineOnCommittedCases(t *testing.T) {
 	set, err := loadCases("testdata/cases.json")
@@ -66,6 +67,13 @@ func TestPipelineOnCommittedCases(t *testing.T) {
 	if tl := run(oracle, ""); tl.exact != pos || tl.shown != pos || tl.f1 != float64(pos) || tl.reversed != 0 {
 		t.Errorf("oracle: %+v, want %d exact and nothing on the %d quiet cases", tl, pos, quiet)
 	}
+	// A request after one asked at the same place shows the user's edit
+	// (the prompt's edit log) to the model.
+	r.warm = "near"
+	if tl := run(oracle, ""); tl.showsEdit != len(cases) || tl.exact != pos {
+		t.Errorf("after a first request: %d of %d prompts show the user's edit, %d exact", tl.showsEdit, tl.asked, tl.exact)
+	}
+	r.warm = ""
 	if tl := run(answerers["reverse"], ""); tl.shown != 0 || tl.refused != len(cases) {
 		t.Errorf("reversing answers: %+v, want every one refused", tl)
 	}

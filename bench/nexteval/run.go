@@ -152,6 +152,9 @@ type runner struct {
 	next *complete.NextEdits
 	why  *whyLog
 	wait time.Duration // for one answer
+	// warm asks once before each case's edit (warmUp): "near" the edit,
+	// at the file's "end", or not ("").
+	warm string
 }
 
 // newRunner returns a runner asking baseURL with key (the stand-in's
@@ -184,6 +187,9 @@ type outcome struct {
 	// follow is what became of the suggestion after a follow-up:
 	// "accepted", "kept", "re-placed", "dropped", "lost".
 	follow string
+	// asked is set when the stand-in received the request, showsEdit
+	// when its prompt showed the user's edit (showsEdit).
+	asked, showsEdit bool
 }
 
 // one runs case i: the user's edit, the pause, the request (answered by
@@ -198,11 +204,20 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 	uri := workspace.FileURI(fmt.Sprintf("/eval/%d/%s", i, f.Path))
 	key := string(uri)
 	defer r.next.Forget(key)
-	prev := workspace.NewSnapshot(uri, "go", 1, t.base)
-	doc := workspace.NewSnapshot(uri, "go", 2, t.doc)
+	prev := workspace.NewSnapshot(uri, "go", 2, t.base)
+	doc := workspace.NewSnapshot(uri, "go", 3, t.doc)
+	req := complete.NextRequest{Key: key, Path: f.Path, Language: "go", Project: f.Module, Doc: doc, Prev: prev}
+	if r.warm != "" {
+		line := c.User.Line
+		if r.warm == "end" {
+			line = strings.Count(t.base, "\n")
+		}
+		if err := r.warmUp(ctx, req, line); err != nil {
+			return outcome{fail: true, why: err.Error()}, nil
+		}
+	}
 	st0 := r.next.Stats()
 	r.why.take()
-	req := complete.NextRequest{Key: key, Path: f.Path, Language: "go", Project: f.Module, Doc: doc, Prev: prev}
 	during := follow == typedWhileAsked
 	if r.srv != nil {
 		// A case's answers only: a rule left from the case before (a
@@ -225,7 +240,7 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 		}
 		// The user types a line at the top while the request is out.
 		t.doc, t.want = aboveLine+t.doc, aboveLine+t.want
-		req.Prev, req.Doc = doc, workspace.NewSnapshot(uri, "go", 3, t.doc)
+		req.Prev, req.Doc = doc, workspace.NewSnapshot(uri, "go", 4, t.doc)
 		r.next.Edited(req)
 	}
 	if err := r.until(ctx, func(st complete.NextStats) bool { return settled(st) > settled(st0) }); err != nil {
@@ -241,6 +256,10 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 		}
 	}
 	o.score = scoreCase(t, sug != nil, pred)
+	if r.srv != nil && follow == "" {
+		prompt, ok := r.lastPrompt()
+		o.asked, o.showsEdit = ok, ok && showsEdit(t.base, t.doc, prompt)
+	}
 	switch {
 	case during && c.Quiet():
 	case during && st.Cancelled == st0.Cancelled:
@@ -255,6 +274,66 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 		o.follow = r.followUp(key, uri, t, sug, pred, follow)
 	}
 	return o, nil
+}
+
+// warmUp makes an edit before the case's (a blank line deleted before
+// line, leaving the case's text) and waits for its request,
+// so that the case's request is the document's second: the prompt of a
+// document's first request shows no edit log (issue 32 item 1), a later
+// one shows the edits since the one before. Its suggestion, if any, is
+// dismissed; on the stand-in it is answered with nothing.
+func (r *runner) warmUp(ctx context.Context, req complete.NextRequest, line int) error {
+	if r.srv != nil {
+		r.srv.Reset()
+	}
+	st0 := r.next.Stats()
+	base := req.Prev.Text()
+	at := 0
+	for range line {
+		at += strings.IndexByte(base[at:], '\n') + 1
+	}
+	w := req
+	w.Prev, w.Doc = workspace.NewSnapshot(req.Prev.URI, "go", 1, base[:at]+"\n"+base[at:]), req.Prev
+	r.next.Edited(w)
+	if err := r.until(ctx, func(st complete.NextStats) bool { return settled(st) > settled(st0) }); err != nil {
+		return fmt.Errorf("warming up: %w", err)
+	}
+	r.next.Dismiss(req.Key, 0)
+	return nil
+}
+
+// lastPrompt returns the text of the messages of the last request the
+// stand-in received.
+func (r *runner) lastPrompt() (string, bool) {
+	var last *modeltest.Request
+	reqs := r.srv.Requests()
+	for i := range reqs {
+		if reqs[i].Parsed != nil && (last == nil || reqs[i].Seq > last.Seq) {
+			last = &reqs[i]
+		}
+	}
+	if last == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, m := range last.Parsed.Messages {
+		b.WriteString(m.Text())
+		b.WriteByte('\n')
+	}
+	return b.String(), true
+}
+
+// showsEdit reports whether a prompt shows the user's edit from base to
+// doc as a diff: each line it writes as a "+" line, each it removes as a
+// "-" line (blank lines aside). The system prompt says the second message
+// shows them.
+func showsEdit(base, doc, prompt string) bool {
+	for l := range changedLines(base, doc) {
+		if strings.TrimSpace(l[1:]) != "" && !strings.Contains(prompt, "\n"+l+"\n") {
+			return false
+		}
+	}
+	return true
 }
 
 // until waits for the pipeline's counts to satisfy done, at most r.wait.
@@ -276,9 +355,9 @@ func (r *runner) until(ctx context.Context, done func(complete.NextStats) bool) 
 // followUp makes the user's next edit after suggestion sug (leaving pred)
 // is shown on t.doc, and says what the pipeline made of the suggestion.
 func (r *runner) followUp(key string, uri workspace.URI, t texts, sug *complete.NextSuggestion, pred, follow string) string {
-	prev := workspace.NewSnapshot(uri, "go", 2, t.doc)
+	prev := workspace.NewSnapshot(uri, "go", 3, t.doc)
 	edit := func(text string) *complete.NextSuggestion {
-		r.next.Edited(complete.NextRequest{Key: key, Path: "", Language: "go", Doc: workspace.NewSnapshot(uri, "go", 3, text), Prev: prev})
+		r.next.Edited(complete.NextRequest{Key: key, Path: "", Language: "go", Doc: workspace.NewSnapshot(uri, "go", 4, text), Prev: prev})
 		return r.next.Current(key)
 	}
 	switch follow {

@@ -171,3 +171,19 @@ func TestVersionsAndLicenses(t *testing.T) {
 		}
 	}
 }
+
+// TestShowsEdit: a prompt shows the edit when each line it writes is a
+// "+" line and each it removes a "-" line.
+func TestShowsEdit(t *testing.T) {
+	doc := strings.Replace(sample, "func area(w, h int) int {", "func area(width, h int) int {", 1)
+	log := "<edits>\n@@ -3,1 +3,1 @@\n-func area(w, h int) int {\n+func area(width, h int) int {\n</edits>\n"
+	if !showsEdit(sample, doc, log) {
+		t.Error("a prompt with the rename's diff does not show it")
+	}
+	if showsEdit(sample, doc, "<file>\n"+doc+"</file>\n") {
+		t.Error("a prompt with the renamed file only shows the edit")
+	}
+	if showsEdit(sample, doc, "<edits>\n+func area(width, h int) int {\n</edits>\n") {
+		t.Error("a prompt without the removed line shows the edit")
+	}
+}
