@@ -209,13 +209,13 @@ func runReal(ctx context.Context, w io.Writer, set *CaseSet, cases []int, baseUR
 		return err
 	}
 	r.warm = warm
-	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet; model %s at %s; warm-up %q\n\n", len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), r.cfg.NextEditModel(), r.cfg.BaseURL, warm)
+	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet; model %s at %s; warm-up %q\n\n", len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), r.config().NextEditModel(), r.config().BaseURL, warm)
 	fmt.Fprintln(w, tallyHeader)
 	t, err := r.tally(ctx, w, cases, nil, "", verbose)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, t.row(r.cfg.NextEditModel()))
+	fmt.Fprintln(w, t.row(r.config().NextEditModel()))
 	st := r.next.Stats()
 	fmt.Fprintf(w, "\n%d requests, %d prompt tokens (hit ratio %.2f), $%.4f\n", st.Requested, st.PromptTokens, st.HitRatio, st.CostUSD)
 	return nil

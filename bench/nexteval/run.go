@@ -147,7 +147,6 @@ const aboveLine = "// edited above\n"
 // runner drives the real complete.NextEdits on a case set.
 type runner struct {
 	set  *CaseSet
-	cfg  config.Config
 	srv  *modeltest.Server // the stand-in; nil against a real endpoint
 	next *complete.NextEdits
 	why  *whyLog
@@ -155,6 +154,25 @@ type runner struct {
 	// warm asks once before each case's edit (warmUp): "near" the edit,
 	// at the file's "end", or not ("").
 	warm string
+
+	// mu guards cfg, which NextEdits reads from its timers' goroutines.
+	mu  sync.Mutex
+	cfg config.Config
+}
+
+func (r *runner) config() config.Config {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cfg
+}
+
+// asking turns requests on or off: a follow-up edit is placed against the
+// suggestion shown, and asks for nothing (a request of its own could end
+// after the case and be counted for the next).
+func (r *runner) asking(on bool) {
+	r.mu.Lock()
+	r.cfg.NextEdit.Enable = on
+	r.mu.Unlock()
 }
 
 // newRunner returns a runner asking baseURL with key (the stand-in's
@@ -170,7 +188,7 @@ func newRunner(set *CaseSet, srv *modeltest.Server, env map[string]string, setti
 	why := &whyLog{}
 	svc := complete.NewServices(complete.ServicesOptions{Logger: slog.New(why)})
 	r := &runner{set: set, cfg: cfg, srv: srv, why: why, wait: wait}
-	r.next = complete.NewNextEdits(complete.NextOptions{Config: func() config.Config { return r.cfg }, Services: svc})
+	r.next = complete.NewNextEdits(complete.NextOptions{Config: r.config, Services: svc})
 	return r, nil
 }
 
@@ -239,7 +257,10 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 			return outcome{fail: true, why: err.Error()}, nil
 		}
 		// The user types a line at the top while the request is out.
-		t.doc, t.want = aboveLine+t.doc, aboveLine+t.want
+		t.doc = aboveLine + t.doc
+		if !c.Quiet() {
+			t.want = aboveLine + t.want
+		}
 		req.Prev, req.Doc = doc, workspace.NewSnapshot(uri, "go", 4, t.doc)
 		r.next.Edited(req)
 	}
@@ -356,6 +377,8 @@ func (r *runner) until(ctx context.Context, done func(complete.NextStats) bool) 
 // is shown on t.doc, and says what the pipeline made of the suggestion.
 func (r *runner) followUp(key string, uri workspace.URI, t texts, sug *complete.NextSuggestion, pred, follow string) string {
 	prev := workspace.NewSnapshot(uri, "go", 3, t.doc)
+	r.asking(false)
+	defer r.asking(true)
 	edit := func(text string) *complete.NextSuggestion {
 		r.next.Edited(complete.NextRequest{Key: key, Path: "", Language: "go", Doc: workspace.NewSnapshot(uri, "go", 4, text), Prev: prev})
 		return r.next.Current(key)
