@@ -51,7 +51,7 @@ func main() {
 	var (
 		doBuild = flag.Bool("build", false, "fetch the modules' releases from the module proxy (GOPROXY) and write the case set to -cases")
 		casesF  = flag.String("cases", "bench/nexteval/testdata/cases.json", "the case set")
-		answers = flag.String("answers", "oracle,bare,shift+4,shift-4,shift+40,shift-40,miscounted,spaces for tabs,no context,pre-edit base,reverse", "the stand-in's answers to run")
+		answers = flag.String("answers", "oracle,bare,shift+4,shift-4,shift+40,shift-40,miscounted,spaces for tabs,no context,pre-edit base,reverse,rename baseline", "the stand-in's answers to run")
 		real    = flag.Bool("real", false, "ask the real model (KIMI_API_KEY from the environment, -base-url) instead of the stand-in")
 		baseURL = flag.String("base-url", "", "with -real: the endpoint (default: KIMI_BASE_URL; one of them is required)")
 		model   = flag.String("model", "", "with -real: nextEdit.model (default: kimi-lsp's)")
@@ -137,7 +137,7 @@ func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, nam
 	for _, name := range names {
 		a := answererOf(name)
 		if a == nil {
-			return fmt.Errorf("no answer %q (have oracle, bare, shift+N, shift-N, miscounted, spaces for tabs, no context, pre-edit base, reverse)", name)
+			return fmt.Errorf("no answer %q (have oracle, bare, shift+N, shift-N, miscounted, spaces for tabs, no context, pre-edit base, reverse, rename baseline)", name)
 		}
 		t, err := r.tally(ctx, w, cases, a, "", verbose)
 		if err != nil {
@@ -225,6 +225,7 @@ func runReal(ctx context.Context, w io.Writer, set *CaseSet, cases []int, baseUR
 type tally struct {
 	cases, quiet              int
 	shown, exact, shownQuiet  int
+	placed                    int
 	f1                        float64
 	reversed, failed, refused int
 	empty                     int
@@ -233,7 +234,7 @@ type tally struct {
 	follow                    map[string]int
 }
 
-const tallyHeader = "| answer | shown (of cases where an edit follows) | exact | changed-lines F1 | quiet cases kept quiet | reverses the user's edit (of all shown) | not shown: refused / empty / failed | why not shown |\n|---|---:|---:|---:|---:|---:|---|---|"
+const tallyHeader = "| answer | shown (of cases where an edit follows) | at the right place | exact | changed-lines F1 | quiet cases kept quiet | reverses the user's edit (of all shown) | not shown: refused / empty / failed | why not shown |\n|---|---:|---:|---:|---:|---:|---:|---|---|"
 
 func (t *tally) row(name string) string {
 	pos := t.cases - t.quiet
@@ -242,8 +243,8 @@ func (t *tally) row(name string) string {
 		whys = append(whys, fmt.Sprintf("%s ×%d", k, n))
 	}
 	slices.Sort(whys)
-	return fmt.Sprintf("| %s | %d / %d | %d | %.3f | %d / %d | %d / %d | %d / %d / %d | %s |",
-		name, t.shown-t.shownQuiet, pos, t.exact, t.f1/float64(max(pos, 1)), t.quiet-t.shownQuiet, t.quiet,
+	return fmt.Sprintf("| %s | %d / %d | %d | %d | %.3f | %d / %d | %d / %d | %d / %d / %d | %s |",
+		name, t.shown-t.shownQuiet, pos, t.placed, t.exact, t.f1/float64(max(pos, 1)), t.quiet-t.shownQuiet, t.quiet,
 		t.reversed, t.shown, t.refused, t.empty, t.failed, strings.Join(whys, "; "))
 }
 
@@ -263,6 +264,7 @@ func (r *runner) tally(ctx context.Context, w io.Writer, cases []int, a answerer
 		}
 		t.shown += boolInt(o.shown)
 		t.exact += boolInt(o.exact)
+		t.placed += boolInt(o.placed)
 		t.f1 += o.f1
 		t.reversed += boolInt(o.reversed)
 		switch {
@@ -282,8 +284,8 @@ func (r *runner) tally(ctx context.Context, w io.Writer, cases []int, a answerer
 		t.asked += boolInt(o.asked)
 		t.showsEdit += boolInt(o.showsEdit)
 		if verbose {
-			fmt.Fprintf(w, "  %s (%d lines): shown %v exact %v f1 %.2f reversed %v prompt shows the edit %v %s %s\n",
-				r.set.name(c), strings.Count(r.set.Files[c.File].Text, "\n"), o.shown, o.exact, o.f1, o.reversed, o.showsEdit, o.follow, o.why)
+			fmt.Fprintf(w, "  %s (%d lines): shown %v placed %v exact %v f1 %.2f reversed %v prompt shows the edit %v %s %s\n",
+				r.set.name(c), strings.Count(r.set.Files[c.File].Text, "\n"), o.shown, o.placed, o.exact, o.f1, o.reversed, o.showsEdit, o.follow, o.why)
 		}
 	}
 	return t, nil

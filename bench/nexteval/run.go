@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
+	"github.com/kimi-lsp/kimi-lsp/workspace/linediff"
 )
 
 // An answerer is what the provider answers for a case: the stand-in's
@@ -97,8 +99,54 @@ var answerers = map[string]answerer{
 		}
 		return strings.Join(lines, "")
 	},
+	// A predictor of one rule, the baseline a model must beat: when the
+	// user's edit replaced names one for one, the same replacement on the
+	// nearest other line that has an old name; else nothing.
+	"rename baseline": renameBaseline,
 	// Undoing the user's edit: never to be shown.
 	"reverse": func(f File, _ Case, t texts) string { return unified(f, t.doc, t.base) },
+}
+
+// ident matches an identifier.
+var ident = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// renameBaseline is the "rename baseline" answer.
+func renameBaseline(f File, c Case, t texts) string {
+	base := linediff.SplitLines(t.base)
+	was := ident.FindAllString(strings.Join(base[c.User.Line:c.User.Line+c.User.Del], ""), -1)
+	now := ident.FindAllString(strings.Join(c.User.Add, "\n"), -1)
+	if len(was) != len(now) {
+		return ""
+	}
+	renames := map[string]string{}
+	for i := range was {
+		if p, ok := renames[was[i]]; ok && p != now[i] {
+			return "" // not one for one
+		}
+		if was[i] != now[i] {
+			renames[was[i]] = now[i]
+		}
+	}
+	if len(renames) == 0 {
+		return ""
+	}
+	// The line nearest the user's (the one below first) that has an old
+	// name: one edit, the next one.
+	lines := linediff.SplitLines(t.doc)
+	from, to := c.User.Line, c.User.Line+len(c.User.Add) // the user's lines
+	for d := 1; from-d >= 0 || to-1+d < len(lines); d++ {
+		for _, i := range []int{to - 1 + d, from - d} {
+			if i < 0 || i >= len(lines) {
+				continue
+			}
+			l := ident.ReplaceAllStringFunc(lines[i], func(w string) string { return cmp.Or(renames[w], w) })
+			if l != lines[i] {
+				lines[i] = l
+				return unified(f, t.doc, strings.Join(lines, ""))
+			}
+		}
+	}
+	return ""
 }
 
 // count is a hunk range's count (",N"; 1 when it is not written).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/patch"
@@ -8,8 +9,9 @@ import (
 
 // This file is the scoring, as edit-prediction evaluations score: on a
 // case where something follows, whether the suggestion is exactly the
-// next hunk (the text after it is the text after the true next hunk) and
-// the F1 of the lines it changes against the lines the next hunk changes;
+// next hunk (the text after it is the text after the true next hunk),
+// whether it is at the right place, and the F1 of the lines it changes
+// against the lines the next hunk changes, where they are;
 // on every case, whether it reverses the user's edit; on a quiet case,
 // whether it stays quiet.
 
@@ -24,6 +26,24 @@ func changedLines(before, after string) map[string]int {
 		}
 		for _, l := range splitAdd(e.NewText) {
 			out["+"+l]++
+		}
+	}
+	return out
+}
+
+// placedLines are changedLines tied to where they are: a removed line
+// with its line number in before, a written one with the line of before
+// it is written at (its edit's first line). The same line changed in the
+// wrong place is not the right change.
+func placedLines(before, after string) map[string]int {
+	out := map[string]int{}
+	for _, e := range patch.LineEdits(before, after) {
+		at := strings.Count(before[:e.Start], "\n")
+		for i, l := range splitAdd(before[e.Start:e.End]) {
+			out[fmt.Sprintf("-%d:%s", at+i, l)]++
+		}
+		for _, l := range splitAdd(e.NewText) {
+			out[fmt.Sprintf("+%d:%s", at, l)]++
 		}
 	}
 	return out
@@ -74,7 +94,10 @@ func reverses(base, doc, pred string) bool {
 // shown ("" and shown false for none).
 type score struct {
 	shown, exact, reversed bool
-	f1                     float64
+	// placed: the suggestion changes lines where the next hunk does (its
+	// changed lines, or the line an insertion goes before, overlap).
+	placed bool
+	f1     float64
 }
 
 // scoreCase scores a suggestion (shown, leaving pred) on a case's texts.
@@ -85,11 +108,37 @@ func scoreCase(t texts, shown bool, pred string) score {
 	}
 	if t.want != "" {
 		s.exact = shown && pred == t.want
-		s.f1 = lineF1(changedLines(t.doc, pred), changedLines(t.doc, t.want))
+		s.placed = shown && overlaps(changedRanges(t.doc, pred), changedRanges(t.doc, t.want))
+		s.f1 = lineF1(placedLines(t.doc, pred), placedLines(t.doc, t.want))
 		if !shown {
 			s.f1 = 0
 		}
 	}
 	s.reversed = shown && reverses(t.base, t.doc, pred)
 	return s
+}
+
+// changedRanges are the line ranges [from, to] (0-based, of before) the
+// change from before to after replaces; an insertion is the line it goes
+// before.
+func changedRanges(before, after string) [][2]int {
+	var out [][2]int
+	for _, e := range patch.LineEdits(before, after) {
+		from := strings.Count(before[:e.Start], "\n")
+		to := from + max(strings.Count(before[e.Start:e.End], "\n")-1, 0)
+		out = append(out, [2]int{from, to})
+	}
+	return out
+}
+
+// overlaps reports whether a range of a meets one of b.
+func overlaps(a, b [][2]int) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x[0] <= y[1] && y[0] <= x[1] {
+				return true
+			}
+		}
+	}
+	return false
 }

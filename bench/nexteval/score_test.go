@@ -56,6 +56,20 @@ func TestChangedLines(t *testing.T) {
 	}
 }
 
+// TestPlacedLines: the same line changed at another place is another
+// change.
+func TestPlacedLines(t *testing.T) {
+	text := "a\nx\nb\nx\nc\n"
+	first := placedLines(text, "a\ny\nb\nx\nc\n")
+	second := placedLines(text, "a\nx\nb\ny\nc\n")
+	if f := lineF1(first, second); f != 0 {
+		t.Errorf("x→y on line 2 against line 4: F1 %v, want 0", f)
+	}
+	if f := lineF1(first, placedLines(text, "a\ny\nb\nx\nc\n")); f != 1 {
+		t.Errorf("the same change: F1 %v, want 1", f)
+	}
+}
+
 // TestScoreCase: exact match, F1, reversal and a quiet case's silence.
 func TestScoreCase(t *testing.T) {
 	base := sample
@@ -63,15 +77,19 @@ func TestScoreCase(t *testing.T) {
 	want := strings.Replace(doc, "return w * h", "return width * h", 1)
 	tx := texts{base: base, doc: doc, want: want}
 
-	if s := scoreCase(tx, true, want); !s.exact || s.f1 != 1 || s.reversed {
+	if s := scoreCase(tx, true, want); !s.exact || s.f1 != 1 || s.reversed || !s.placed {
 		t.Errorf("the true next hunk: %+v", s)
 	}
 	if s := scoreCase(tx, false, ""); s.shown || s.exact || s.f1 != 0 {
 		t.Errorf("nothing shown: %+v", s)
 	}
 	partial := strings.Replace(doc, "return w * h", "return width * height", 1)
-	if s := scoreCase(tx, true, partial); s.exact || s.f1 != 0.5 || s.reversed {
-		t.Errorf("a near miss: %+v, want F1 0.5", s)
+	if s := scoreCase(tx, true, partial); s.exact || s.f1 != 0.5 || s.reversed || !s.placed {
+		t.Errorf("a near miss: %+v, want F1 0.5 at the right place", s)
+	}
+	elsewhere := strings.Replace(doc, "_ = area(1, 2)", "_ = area(2, 1)", 1)
+	if s := scoreCase(tx, true, elsewhere); s.placed || s.exact || s.f1 != 0 {
+		t.Errorf("a change elsewhere: %+v, want it at the wrong place", s)
 	}
 	if s := scoreCase(tx, true, base); !s.reversed || s.exact {
 		t.Errorf("undoing the rename: %+v, want reversed", s)
