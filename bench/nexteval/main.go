@@ -1,34 +1,38 @@
 // Command nexteval evaluates next-edit suggestions on cases built from
 // real code history: consecutive releases of Go modules from the module
 // proxy, where the user makes one hunk of a release's change to a file
-// and the hunk after it (one that shares a changed identifier with it) is
+// and a neighbouring hunk that shares a changed identifier with it is
 // what should be suggested next; and quiet cases, a file whose change was
 // one hunk, where nothing should be.
 //
 // Every case runs through the real pipeline, complete.NextEdits (the
 // user's edit, the pause, the prompt, the request, the answer's checks,
 // placing), and is scored as edit-prediction evaluations are: exact match
-// of the suggested hunk, F1 of the changed lines, how often a suggestion
-// reverses the user's edit, how often a quiet case stays quiet.
+// of the suggested hunk, whether it is at the right place, F1 of the
+// changed lines, how often a suggestion reverses the user's edit, how
+// often a quiet case stays quiet. The stand-in's run also says whether
+// each request's prompt showed the user's edit.
 //
 // Against the stand-in (assist/model/modeltest on loopback, the default)
-// the answers are scripted — the true next hunk (the oracle) and
-// perturbations of it: its hunks shifted 4 lines down or up, a diff of
-// the text before the user's edit (a stale base), one that undoes the
-// user's edit — and, after the oracle's suggestion is shown, the user
-// accepts it, types a line above it, or types inside it: the figures say
+// the answers are scripted: the true next hunk (the oracle) and
+// perturbations of it (no file header, hunks shifted, miscounted, spaces
+// for tabs, no context lines, a diff of the text before the user's edit,
+// one that undoes the user's edit), and a one-rule rename baseline. Then
+// the user, while the oracle is asked or once its suggestion is shown,
+// types a line above it, accepts it, or types inside it: the figures say
 // how the pipeline places, re-places or drops each. An oracle case lost
 // is a pipeline bug.
 //
 // Against a real model (-real, with the user's own KIMI_API_KEY and
-// -base-url; never run by the tests) the model answers, and the same
+// endpoint; never run by the tests) the model answers, and the same
 // scores are its quality.
 //
 //	go run ./bench/nexteval -build            # fetch from GOPROXY, write testdata/cases.json
-//	go run ./bench/nexteval                   # the stand-in: oracle, perturbations, follow-ups
-//	KIMI_API_KEY=… go run ./bench/nexteval -real [-base-url URL] [-model NAME] [-n 20]
+//	go run ./bench/nexteval [-warm near|end]  # the stand-in: oracle, perturbations, follow-ups
+//	KIMI_API_KEY=… go run ./bench/nexteval -real -base-url URL [-model NAME] [-n 20] [-warm near]
 //
-// See bench/README.md ("Next-edit evaluation") for the figures.
+// See bench/README.md ("Evaluation on real code history") for the
+// figures and D73 in docs/decisions.md for how cases are chosen.
 package main
 
 import (
@@ -61,6 +65,9 @@ func main() {
 	)
 	flag.Parse()
 	log.SetFlags(0)
+	if *warm != "" && *warm != "near" && *warm != "end" {
+		log.Fatalf("-warm %q: near, end, or not given", *warm)
+	}
 	if *doBuild {
 		set, err := build(defaultLimits, os.Stderr)
 		if err != nil {
@@ -123,6 +130,11 @@ const settings = `{"nextEdit": {"debounceMs": 0}, "completion": {"enable": false
 // runStandIn runs the cases against the stand-in for each answer, then
 // the oracle with each follow-up, and writes the tables.
 func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, names []string, warm string, verbose bool) error {
+	for _, name := range names {
+		if answererOf(name) == nil {
+			return fmt.Errorf("no answer %q (have oracle, bare, shift+N, shift-N, miscounted, spaces for tabs, no context, pre-edit base, reverse, rename baseline)", name)
+		}
+	}
 	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Default: &modeltest.Rule{Content: ""}}})
 	defer srv.Close()
 	r, err := newRunner(set, srv, map[string]string{"KIMI_API_KEY": srv.Key, "KIMI_BASE_URL": srv.URL}, settings, 30*time.Second)
@@ -135,11 +147,7 @@ func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, nam
 	fmt.Fprintln(w, tallyHeader)
 	var edits string
 	for _, name := range names {
-		a := answererOf(name)
-		if a == nil {
-			return fmt.Errorf("no answer %q (have oracle, bare, shift+N, shift-N, miscounted, spaces for tabs, no context, pre-edit base, reverse, rename baseline)", name)
-		}
-		t, err := r.tally(ctx, w, cases, a, "", verbose)
+		t, err := r.tally(ctx, w, cases, answererOf(name), "", verbose)
 		if err != nil {
 			return err
 		}
