@@ -259,10 +259,16 @@ func (t *tally) row(name string) string {
 // tally runs the cases with one answer (and follow-up) and adds them up.
 func (r *runner) tally(ctx context.Context, w io.Writer, cases []int, a answerer, follow string, verbose bool) (*tally, error) {
 	t := &tally{why: map[string]int{}, follow: map[string]int{}}
+	failedInARow := 0
 	for _, i := range cases {
 		o, err := r.one(ctx, i, a, follow)
 		if err != nil {
 			return nil, err
+		}
+		if failedInARow = (failedInARow + 1) * boolInt(o.fail); failedInARow == 3 {
+			// A refused key, a pause or a spent budget fails every case
+			// after: say why rather than wait on each.
+			return nil, fmt.Errorf("%s: 3 cases in a row failed, the last: %s", r.set.name(r.set.Cases[i]), o.why)
 		}
 		c := r.set.Cases[i]
 		t.cases++

@@ -312,7 +312,7 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 		req.Prev, req.Doc = doc, workspace.NewSnapshot(uri, "go", 4, t.doc)
 		r.next.Edited(req)
 	}
-	if err := r.until(ctx, func(st complete.NextStats) bool { return settled(st) > settled(st0) }); err != nil {
+	if err := r.answered(ctx, st0); err != nil {
 		return outcome{fail: true, why: err.Error()}, nil
 	}
 	st := r.next.Stats()
@@ -364,7 +364,7 @@ func (r *runner) warmUp(ctx context.Context, req complete.NextRequest, line int)
 	w := req
 	w.Prev, w.Doc = workspace.NewSnapshot(req.Prev.URI, "go", 1, base[:at]+"\n"+base[at:]), req.Prev
 	r.next.Edited(w)
-	if err := r.until(ctx, func(st complete.NextStats) bool { return settled(st) > settled(st0) }); err != nil {
+	if err := r.answered(ctx, st0); err != nil {
 		return fmt.Errorf("warming up: %w", err)
 	}
 	r.next.Dismiss(req.Key, 0)
@@ -405,12 +405,32 @@ func showsEdit(base, doc, prompt string) bool {
 	return true
 }
 
+// askWait bounds the wait for an edit's request to be made (the pause is
+// 0 ms): none by then means none will be (no key, a refused one, a rate
+// limit's pause, a budget spent).
+const askWait = 10 * time.Second
+
+// answered waits for the answer to the request an edit made after the
+// counts st0: an error if none was asked (saying why, as the pipeline's
+// log does) or none came in r.wait.
+func (r *runner) answered(ctx context.Context, st0 complete.NextStats) error {
+	asked := func(st complete.NextStats) bool { return st.Requested > st0.Requested || settled(st) > settled(st0) }
+	if err := r.untilFor(ctx, askWait, asked); err != nil {
+		return fmt.Errorf("not asked: %s", cmp.Or(r.why.take(), "no request made"))
+	}
+	return r.until(ctx, func(st complete.NextStats) bool { return settled(st) > settled(st0) })
+}
+
 // until waits for the pipeline's counts to satisfy done, at most r.wait.
 func (r *runner) until(ctx context.Context, done func(complete.NextStats) bool) error {
-	deadline := time.Now().Add(r.wait)
+	return r.untilFor(ctx, r.wait, done)
+}
+
+func (r *runner) untilFor(ctx context.Context, wait time.Duration, done func(complete.NextStats) bool) error {
+	deadline := time.Now().Add(wait)
 	for !done(r.next.Stats()) {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer in %v", r.wait)
+			return fmt.Errorf("no answer in %v", wait)
 		}
 		select {
 		case <-ctx.Done():
