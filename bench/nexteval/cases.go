@@ -81,10 +81,11 @@ func applyHunks(text string, hunks ...Hunk) (string, error) {
 }
 
 // texts are a case's three texts: before the user's edit, after it (what
-// the pipeline is asked about) and, for a case that is not quiet, after
-// the next hunk too.
+// the pipeline is asked about) and, when follows (the case is not quiet),
+// after the next hunk too.
 type texts struct {
 	base, doc, want string
+	follows         bool
 }
 
 // textsOf derives c's texts from the set's files.
@@ -99,6 +100,7 @@ func (s *CaseSet) textsOf(c Case) (texts, error) {
 	}
 	t := texts{base: base, doc: doc}
 	if c.Next != nil {
+		t.follows = true
 		hs := []Hunk{c.User, *c.Next}
 		if c.Next.Line < c.User.Line {
 			hs = []Hunk{*c.Next, c.User}

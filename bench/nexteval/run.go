@@ -74,7 +74,7 @@ var answerers = map[string]answerer{
 	},
 	// No context lines (diff -U0): placed by its line numbers alone.
 	"no context": func(f File, _ Case, t texts) string {
-		if t.want == "" {
+		if !t.follows {
 			return ""
 		}
 		return patch.Unified("a/"+f.Path, "b/"+f.Path, t.doc, t.want, 0)
@@ -174,7 +174,7 @@ func answererOf(name string) answerer {
 
 // oracle answers the true next hunk, nothing on a quiet case.
 func oracle(f File, _ Case, t texts) string {
-	if t.want == "" {
+	if !t.follows {
 		return ""
 	}
 	return unified(f, t.doc, t.want)

@@ -106,7 +106,7 @@ func scoreCase(t texts, shown bool, pred string) score {
 	if !shown {
 		pred = t.doc
 	}
-	if t.want != "" {
+	if t.follows {
 		s.exact = shown && pred == t.want
 		s.placed = shown && overlaps(changedRanges(t.doc, pred), changedRanges(t.doc, t.want))
 		s.f1 = lineF1(placedLines(t.doc, pred), placedLines(t.doc, t.want))

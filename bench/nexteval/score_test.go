@@ -75,7 +75,7 @@ func TestScoreCase(t *testing.T) {
 	base := sample
 	doc := strings.Replace(base, "func area(w, h int) int {", "func area(width, h int) int {", 1)
 	want := strings.Replace(doc, "return w * h", "return width * h", 1)
-	tx := texts{base: base, doc: doc, want: want}
+	tx := texts{base: base, doc: doc, want: want, follows: true}
 
 	if s := scoreCase(tx, true, want); !s.exact || s.f1 != 1 || s.reversed || !s.placed {
 		t.Errorf("the true next hunk: %+v", s)
