@@ -136,7 +136,7 @@ func loadCases(path string) (*CaseSet, error) {
 	return &s, nil
 }
 
-// save writes the set as compact JSON, one case per line.
+// save writes the set as compact JSON, one module, file or case a line.
 func (s *CaseSet) save(path string) error {
 	var b strings.Builder
 	enc := func(v any) string {
@@ -159,7 +159,14 @@ func (s *CaseSet) save(path string) error {
 		fmt.Fprintf(&b, "%s%s\n", enc(c), comma(i, len(s.Cases)))
 	}
 	b.WriteString("]}\n")
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	// Written beside it and renamed over it: a failed write leaves the
+	// set there was.
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func comma(i, n int) string {
