@@ -352,7 +352,6 @@ func buildModule(f *fetcher, set *CaseSet, src source, lim buildLimits, log io.W
 	if len(vs) < 2 {
 		return fmt.Errorf("%s: %d releases up to %s", src.Module, len(vs), src.Last)
 	}
-	var license string
 	npos, nquiet := 0, 0
 	cache := map[string]moduleFiles{}
 	load := func(v string) (moduleFiles, error) {
@@ -373,9 +372,14 @@ func buildModule(f *fetcher, set *CaseSet, src source, lim buildLimits, log io.W
 		if err != nil {
 			return err
 		}
-		if license == "" {
-			license = b.license
+		// The files quoted are from's: its license is theirs.
+		id := spdx(a.license)
+		if id == "" {
+			fmt.Fprintf(log, "%s@%s: no license the set can quote (MIT, BSD, Apache-2.0), not quoted\n", src.Module, from)
+			delete(cache, to)
+			continue
 		}
+		quoted := false
 		names := make([]string, 0, len(a.files))
 		for name := range a.files {
 			if cur, ok := b.files[name]; ok && cur != a.files[name] {
@@ -390,6 +394,10 @@ func buildModule(f *fetcher, set *CaseSet, src source, lim buildLimits, log io.W
 			if len(pos)+len(quiet) == 0 {
 				continue
 			}
+			if !quoted {
+				set.Modules = append(set.Modules, Module{Path: src.Module, Version: from, License: id, LicenseText: a.license})
+				quoted = true
+			}
 			file := len(set.Files)
 			set.Files = append(set.Files, File{Module: src.Module, From: from, To: to, Path: name, Text: a.files[name]})
 			for _, c := range slices.Concat(pos, quiet) {
@@ -400,15 +408,7 @@ func buildModule(f *fetcher, set *CaseSet, src source, lim buildLimits, log io.W
 		}
 		delete(cache, to)
 	}
-	id := spdx(license)
-	fmt.Fprintf(log, "%s: %d cases, %d quiet (%s)\n", src.Module, npos, nquiet, cmp.Or(id, "no license read"))
-	switch {
-	case npos+nquiet == 0:
-		return nil // nothing quoted
-	case id == "":
-		return fmt.Errorf("%s: no license the set can quote (MIT, BSD, Apache-2.0) in its LICENSE file", src.Module)
-	}
-	set.Modules = append(set.Modules, Module{Path: src.Module, License: id, LicenseText: license})
+	fmt.Fprintf(log, "%s: %d cases, %d quiet\n", src.Module, npos, nquiet)
 	return nil
 }
 

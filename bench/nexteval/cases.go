@@ -20,10 +20,12 @@ type CaseSet struct {
 	Cases   []Case   `json:"cases"`
 }
 
-// Module is one module the set quotes, with its license: the file's text
-// is redistributed under it, so the license text goes with it.
+// Module is one module version the set quotes files of, with its
+// license: their text is redistributed under it, so the license text (the
+// version's own, with its copyright lines) goes with it.
 type Module struct {
 	Path        string `json:"module"`
+	Version     string `json:"version"`
 	License     string `json:"license"` // SPDX identifier
 	LicenseText string `json:"license_text"`
 }
@@ -54,6 +56,16 @@ type Case struct {
 	File int   `json:"file"`
 	User Hunk  `json:"user"`
 	Next *Hunk `json:"next,omitempty"`
+}
+
+// modules counts the modules the set quotes (Modules has one entry a
+// version).
+func (s *CaseSet) modules() int {
+	seen := map[string]bool{}
+	for _, m := range s.Modules {
+		seen[m.Path] = true
+	}
+	return len(seen)
 }
 
 // Quiet reports whether nothing follows the case's edit.

@@ -77,7 +77,8 @@ func main() {
 			log.Fatal(err)
 		}
 		st, _ := os.Stat(*casesF)
-		fmt.Printf("%s: %d cases (%d quiet) from %d files of %d modules, %d bytes\n", *casesF, len(set.Cases), countQuiet(set.Cases), len(set.Files), len(set.Modules), st.Size())
+		fmt.Printf("%s: %d cases (%d quiet) from %d files of %d versions of %d modules, %d bytes\n",
+			*casesF, len(set.Cases), countQuiet(set.Cases), len(set.Files), len(set.Modules), set.modules(), st.Size())
 		return
 	}
 	set, err := loadCases(*casesF)
@@ -143,7 +144,7 @@ func runStandIn(ctx context.Context, w io.Writer, set *CaseSet, cases []int, nam
 	}
 	r.warm = warm
 	fmt.Fprintf(w, "%d cases where an edit follows, %d quiet, from %d modules; stand-in answers; warm-up %q; load average %s\n\n",
-		len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), len(set.Modules), warm, benchkit.LoadAvg())
+		len(cases)-countQuietOf(set, cases), countQuietOf(set, cases), set.modules(), warm, benchkit.LoadAvg())
 	fmt.Fprintln(w, tallyHeader)
 	var edits string
 	for _, name := range names {

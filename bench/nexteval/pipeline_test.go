@@ -20,13 +20,13 @@ func TestCommittedSet(t *testing.T) {
 	licensed := map[string]bool{}
 	for _, m := range set.Modules {
 		if spdx(m.LicenseText) == "" || spdx(m.LicenseText) != m.License {
-			t.Errorf("%s: license %q, text read as %q", m.Path, m.License, spdx(m.LicenseText))
+			t.Errorf("%s@%s: license %q, text read as %q", m.Path, m.Version, m.License, spdx(m.LicenseText))
 		}
-		licensed[m.Path] = true
+		licensed[m.Path+"@"+m.Version] = true
 	}
 	for _, f := range set.Files {
-		if !licensed[f.Module] {
-			t.Errorf("%s@%s %s: no license of its module in the set", f.Module, f.From, f.Path)
+		if !licensed[f.Module+"@"+f.From] {
+			t.Errorf("%s@%s %s: no license of its module version in the set", f.Module, f.From, f.Path)
 		}
 	}
 	if q := countQuiet(set.Cases); q == 0 || q == len(set.Cases) {
