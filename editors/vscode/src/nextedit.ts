@@ -92,7 +92,9 @@ export function decorationOf(d: DiagnosticLike, data: NextEditData, lineLength: 
   const text = data.newText.replace(/\n$/, '');
   // A fence longer than any run of backticks in the text.
   const fence = '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((r) => r.length + 1)));
-  const hover = `${d.message}\n\n${text === '' ? '*(the marked text is removed)*' : `${fence}${languageId}\n${text}\n${fence}`}\n\nTab: jump to it, then apply it · Escape: dismiss it`;
+  // The message's first line: the lines after it are the change as a diff, shown here whole.
+  const message = d.message.split('\n')[0];
+  const hover = `${message}\n\n${text === '' ? '*(the marked text is removed)*' : `${fence}${languageId}\n${text}\n${fence}`}\n\nTab: jump to it, then apply it · Escape: dismiss it`;
   return { removed, after: text === '' ? '  (removed)' : '  ' + preview(data.newText), hover };
 }
 

@@ -50,7 +50,7 @@ test('package.json binds Tab and Escape to next edits with the kimi.nextEditVisi
 const NEXT = {
   source: 'kimi',
   code: 'next-edit',
-  message: 'Kimi: next edit — `b` → `y`',
+  message: 'Kimi: next edit — `b` → `y`\n- \treturn a - b\n+ \treturn a - y',
   range: { start: { line: 6, character: 0 }, end: { line: 7, character: 0 } },
   data: { id: 3, version: 2, newText: '\treturn a - y\n' },
 };

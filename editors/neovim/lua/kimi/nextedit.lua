@@ -157,7 +157,9 @@ local function take(bufnr, diagnostics, client_id)
         id = d.data.id,
         range = d.data.range or d.range,
         new_text = d.data.newText or '',
-        message = d.message,
+        -- Its first line: the lines after it are the change as a diff,
+        -- which this module draws itself.
+        message = (d.message or ''):match('^[^\n]*'),
         client_id = client_id,
       }
       mine = { d }
