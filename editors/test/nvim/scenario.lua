@@ -551,7 +551,24 @@ local ok, err = pcall(function()
     local rows = check_display(bufnr, ns, 6)
     local shown = table.concat(rows, '\n')
     check(shown:find('undefined: b', 1, true) ~= nil, "gopls's error is drawn too", shown)
-    vim.lsp.stop_client(gopls_id)
+    -- client:stop() on 0.10+ (vim.lsp.stop_client is deprecated on 0.12);
+    -- on 0.7 client.stop(force) is a plain function.
+    local function stop(id)
+      local c = vim.lsp.get_client_by_id(id)
+      if c and vim.fn.has('nvim-0.10') == 1 then
+        c:stop()
+      elseif c then
+        c.stop()
+      end
+    end
+    stop(gopls_id)
+    -- The plugin's namespace holds the diagnostic: when kimi-lsp exits,
+    -- the plugin drops it and the drawing (nothing else would).
+    stop(client.id)
+    wait(15000, function()
+      return #vim.diagnostic.get(bufnr, { namespace = nextedit.diag_ns }) == 0
+        and #vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, {}) == 0
+    end, 'the suggestion to go with kimi-lsp')
   elseif scenario == 'fix_helper' or scenario == 'fix_helper_py' then
     -- Issue 23 item 4 as a user meets it: only kimi-lsp is attached (no
     -- gopls of the editor's own), so Neovim sends kimi-lsp no diagnostic;

@@ -217,6 +217,22 @@ function M.on_pulled(default)
   end)
 end
 
+--- forget drops the suggestions of a client that exited: their display
+--- and their diagnostic (M.diag_ns is the plugin's, so nothing else would).
+function M.forget(client_id)
+  vim.schedule(function()
+    for bufnr, s in pairs(M.by_buf) do
+      if s.client_id == client_id then
+        M.by_buf[bufnr] = nil
+        render(bufnr)
+        if vim.api.nvim_buf_is_valid(bufnr) then
+          vim.diagnostic.reset(M.diag_ns, bufnr)
+        end
+      end
+    end
+  end)
+end
+
 --- current returns the buffer's suggestion, if any.
 function M.current(bufnr)
   return M.by_buf[bufnr or vim.api.nvim_get_current_buf()]
