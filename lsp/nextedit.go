@@ -133,7 +133,7 @@ const (
 // edit by edit (at most nextEditPreviewLines, then how many more). An
 // editor that shows only the diagnostic — Helix's inline diagnostics,
 // Emacs's Flymake, Neovim or VS Code without the plugin — thus previews
-// which lines Apply replaces and with what (D73). The first line is all
+// which lines Apply replaces and with what (D75). The first line is all
 // a plugin that draws the suggestion itself shows. Each line is cleaned
 // as the summary is (no bidi or control characters) but keeps its
 // indentation; the edit itself stays verbatim (nextEditData, the actions).
