@@ -3,11 +3,15 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/jobs"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
@@ -17,8 +21,10 @@ import (
 // elsewhere in the file, delivered in every editor through standard LSP:
 //
 //   - a Hint diagnostic at its range, source "kimi", code "next-edit",
-//     message "Kimi: next edit — <summary>", its data the suggestion
-//     (nextEditData) for plugins that show it in place;
+//     message "Kimi: next edit — <summary>" and, on the lines after, the
+//     change as a diff ("- " a replaced line, "+ " a new one:
+//     nextEditMessage), its data the suggestion (nextEditData) for
+//     plugins that show it in place;
 //   - code actions there: "Kimi: Apply next edit" (quickfix, preferred,
 //     its edit one versioned WorkspaceEdit: one undo step) and "Kimi:
 //     Dismiss next edit"; clients without code action literals get the
@@ -110,9 +116,62 @@ func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
 	// the user's to see and judge in the editor, not ours to drop).
 	return []outDiagnostic{{
 		Range: r, Severity: severityHint, Code: codeNextEdit, Source: "kimi",
-		Message: nextEditTitlePrefix + assist.CleanMessage(sug.Summary),
+		Message: nextEditMessage(snap.Text(), sug),
 		Data:    nextEditData{ID: sug.ID, Version: sug.Version, Range: r, NewText: sug.NewText},
 	}}
+}
+
+// Bounds of the diff in a next-edit diagnostic's message.
+const (
+	nextEditPreviewLines = 8   // lines of the diff shown
+	nextEditPreviewWidth = 120 // characters of a line shown
+)
+
+// nextEditMessage is the message of sug's diagnostic, text being the
+// document it is placed on: the summary on the first line, then the
+// change as a diff, each line it replaces "- " and each new line "+ ",
+// edit by edit (at most nextEditPreviewLines, then how many more). An
+// editor that shows only the diagnostic — Helix's inline diagnostics,
+// Emacs's Flymake, Neovim or VS Code without the plugin — thus previews
+// which lines Apply replaces and with what (D77). The first line is all
+// a plugin that draws the suggestion itself shows. Each line is cleaned
+// as the summary is (no bidi or control characters) but keeps its
+// indentation; the edit itself stays verbatim (nextEditData, the actions).
+func nextEditMessage(text string, sug *complete.NextSuggestion) string {
+	var b strings.Builder
+	b.WriteString(nextEditTitlePrefix + assist.CleanMessage(sug.Summary))
+	shown, more := 0, 0
+	add := func(sign, s string) {
+		if s == "" {
+			return
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+			if shown == nextEditPreviewLines {
+				more++
+				continue
+			}
+			l = config.CleanLines(sign + l)
+			if utf8.RuneCountInString(l) > nextEditPreviewWidth {
+				l = string([]rune(l)[:nextEditPreviewWidth-1]) + "…"
+			}
+			b.WriteString("\n" + l)
+			shown++
+		}
+	}
+	for _, e := range sug.Edits {
+		if e.Start < 0 || e.End > len(text) || e.Start > e.End {
+			continue
+		}
+		add("- ", text[e.Start:e.End])
+		add("+ ", e.NewText)
+	}
+	switch {
+	case more == 1:
+		b.WriteString("\n… 1 more line")
+	case more > 1:
+		fmt.Fprintf(&b, "\n… %d more lines", more)
+	}
+	return b.String()
 }
 
 // nextEditEdit is the suggestion as one WorkspaceEdit of snap: versioned

@@ -6,10 +6,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
 )
 
@@ -718,5 +720,49 @@ func TestNextEditApplyPanicFailsItAlone(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no workspace/applyEdit after the panic")
+	}
+}
+
+// TestNextEditMessageDiff (issue 32 item 6): after its first line the
+// diagnostic's message shows the change as a diff — each replaced line
+// "- ", each new line "+ ", edit by edit, indentation kept — so an editor
+// that shows only the diagnostic (Helix, Emacs's Flymake) previews what
+// Apply lands; the first line is unchanged.
+func TestNextEditMessageDiff(t *testing.T) {
+	cs := nextSession(t, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.change(uri, renamedGo+"|")
+	d := cs.diagnostics(uri, hasNextEdit)[0]
+	lines := strings.Split(d.Message, "\n")
+	want := []string{"- \tif factor == 0 {", "+ \tif k == 0 {", "- \treturn v * factor", "+ \treturn v * k"}
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "Kimi: next edit — ") || strings.Join(lines[1:], "\n") != strings.Join(want, "\n") {
+		t.Errorf("message %q, want its first line and then\n%s", d.Message, strings.Join(want, "\n"))
+	}
+}
+
+// TestNextEditMessageBounds: the diff in the message shows at most
+// nextEditPreviewLines lines, then how many more; a long line is cut; a
+// control character inside a line goes, its indentation stays; an insertion
+// has no "- " line.
+func TestNextEditMessageBounds(t *testing.T) {
+	text := "a\nb\n"
+	long := strings.Repeat("x", 300)
+	var b strings.Builder
+	for i := 0; i < 10; i++ {
+		b.WriteString("\tnew \x1b[31mline\n")
+	}
+	sug := &complete.NextSuggestion{Summary: "s", Edits: []patch.Edit{{Start: 0, End: 2, NewText: long + "\n"}, {Start: 4, End: 4, NewText: b.String()}}}
+	lines := strings.Split(nextEditMessage(text, sug), "\n")
+	if len(lines) != 1+nextEditPreviewLines+1 {
+		t.Fatalf("%d lines: %q", len(lines), lines)
+	}
+	if lines[1] != "- a" || utf8.RuneCountInString(lines[2]) != nextEditPreviewWidth || !strings.HasSuffix(lines[2], "…") {
+		t.Errorf("first edit %q", lines[1:3])
+	}
+	if lines[3] != "+ \tnew line" {
+		t.Errorf("a new line %q, want its tab and no escape sequence", lines[3])
+	}
+	if got := lines[len(lines)-1]; got != "… 4 more lines" {
+		t.Errorf("last line %q", got)
 	}
 }

@@ -32,7 +32,7 @@
 //	KIMI_API_KEY=… go run ./bench/nexteval -real -base-url URL [-model NAME] [-n 20] [-warm near]
 //
 // See bench/README.md ("Evaluation on real code history") for the
-// figures and D74 in docs/decisions.md for how cases are chosen.
+// figures and D76 in docs/decisions.md for how cases are chosen.
 package main
 
 import (

@@ -110,3 +110,14 @@ test('emacs: eglot-code-actions on gopls\'s error offers Kimi: Fix quoting it (h
   assert.equal(reqs.length, 1, `one request reached the provider\n${detail}`);
   assert.ok(JSON.stringify(reqs[0]).includes('undefined: y'), `the prompt holds gopls's message\n${detail}`);
 });
+
+// Issue 32 item 6 with eglot: kimi-lsp as go-mode's server on main.go; the
+// rename of b in Add's signature brings a next edit on the use below, whose
+// Flymake note previews the change (the diagnostic's message: "- " the line
+// it replaces, "+ " the new one), and M-x eglot-code-actions there applies it.
+test('emacs: a next edit\'s Flymake note previews the change and eglot-code-actions applies it', async () => {
+  const main = readFileSync(path.join(here, 'fixtures', 'workspace', 'main.go'), 'utf8');
+  const { detail } = await scenario('nextedit', 'nextedit.json', { 'main.go': main });
+  const note = detail.split('\n').find((l) => l.startsWith('ok: the Flymake note'));
+  if (note) console.log(`info: ${note}`);
+});

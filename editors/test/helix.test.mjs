@@ -42,6 +42,11 @@ const EDITOR_LSP_KEYS = [
   'display-inlay-hints', 'inlay-hints-length-limit', 'display-color-swatches',
   'display-signature-help-docs', 'snippets', 'goto-reference-include-declaration',
 ];
+// book/src/editor.md, "[editor] Section" (the keys we set) and
+// "[editor.inline-diagnostics] Section"; a filter is a severity or "disable".
+const EDITOR_KEYS = ['end-of-line-diagnostics', 'inline-diagnostics'];
+const INLINE_DIAGNOSTICS_KEYS = ['cursor-line', 'other-lines', 'prefix-len', 'max-wrap', 'max-diagnostics', 'min-diagnostic-width'];
+const FILTERS = ['disable', 'hint', 'info', 'warning', 'error'];
 // Commands we bind: static commands (book/src/keymap.md, generated static-cmd.md)
 // and typable commands (generated typable-cmd.md).
 const STATIC_COMMANDS = ['code_action'];
@@ -110,7 +115,11 @@ test('languages.toml names the Helix release its lists come from', () => {
 
 test('config.toml uses documented editor keys and existing commands', () => {
   for (const k of keysOf(config)) assert.ok(['editor', 'keys', 'theme'].includes(k), `unknown top-level key ${k}`);
-  for (const k of keysOf(config.editor)) assert.ok(['lsp'].includes(k), `unexpected editor section ${k}`);
+  for (const k of keysOf(config.editor)) assert.ok(['lsp', ...EDITOR_KEYS].includes(k), `unexpected editor key ${k}`);
+  for (const k of keysOf(config.editor['inline-diagnostics'])) assert.ok(INLINE_DIAGNOSTICS_KEYS.includes(k), `unknown [editor.inline-diagnostics] key ${k}`);
+  for (const v of [config.editor['end-of-line-diagnostics'], config.editor['inline-diagnostics']?.['cursor-line'], config.editor['inline-diagnostics']?.['other-lines']]) {
+    assert.ok(v === undefined || FILTERS.includes(v), `a diagnostic filter must be one of ${FILTERS.join(', ')}, found ${v}`);
+  }
   for (const k of keysOf(config.editor.lsp)) assert.ok(EDITOR_LSP_KEYS.includes(k), `unknown [editor.lsp] key ${k}`);
   assert.equal(config.editor.lsp['display-progress-messages'], true, 'progress text is off by default in Helix');
   for (const mode of keysOf(config.keys)) {
@@ -136,4 +145,37 @@ test('config.toml uses documented editor keys and existing commands', () => {
     };
     walk(config.keys[mode], `keys.${mode}`);
   }
+});
+
+// drawn is what Helix 25.07.1 draws of a line's diagnostics (severities
+// 1 error … 4 hint, LSP's numbers), as helix-term's
+// ui/text_decorations/diagnostics.rs and helix-view's
+// annotations/diagnostics.rs decide it: below the line (inline), those at
+// least as severe as the line's inline filter (cursor-line on the cursor's
+// line, other-lines elsewhere; none when it is "disable"); at its end, the
+// one most severe of those at least as severe as end-of-line-diagnostics
+// and not drawn inline.
+function drawn(severities, cursorLine, editor) {
+  const rank = { error: 1, warning: 2, info: 3, hint: 4 };
+  const inlineCfg = editor['inline-diagnostics'] ?? {};
+  const f = (cursorLine ? inlineCfg['cursor-line'] : inlineCfg['other-lines']) ?? 'disable';
+  const eol = editor['end-of-line-diagnostics'] ?? 'hint';
+  const inline = f === 'disable' ? [] : severities.filter((s) => s <= rank[f]);
+  const rest = severities.filter((s) => !inline.includes(s) && eol !== 'disable' && s <= rank[eol]);
+  return { inline, eol: rest.length ? Math.min(...rest) : undefined };
+}
+
+// Issue 32 item 6: with config.toml, the next edit (a hint) on the line of
+// another server's error is drawn, on the cursor's line and elsewhere; with
+// Helix's defaults it is hidden behind the error.
+test('config.toml shows a next-edit hint beside another server\'s error on the same line', () => {
+  const HINT = 4, ERROR = 1, WARNING = 2;
+  const shown = (d) => d.inline.includes(HINT) || d.eol === HINT;
+  for (const cursor of [true, false]) {
+    assert.ok(shown(drawn([ERROR, HINT], cursor, config.editor)), `cursor on the line: ${cursor}`);
+    assert.ok(shown(drawn([HINT], cursor, config.editor)), `alone, cursor on the line: ${cursor}`);
+    assert.ok(!shown(drawn([ERROR, HINT], cursor, {})), `Helix's defaults hide it (cursor on the line: ${cursor})`);
+  }
+  // The cursor's line shows a warning beside it too; elsewhere the warning wins the line's end.
+  assert.ok(shown(drawn([WARNING, HINT], true, config.editor)));
 });

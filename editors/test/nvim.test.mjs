@@ -144,6 +144,17 @@ test('nvim 0.12: the next-edit suggestion is shown and applied the same', { skip
   }, process.env.NVIM012_BIN);
 });
 
+// Issue 32 item 6: gopls attached too, its error ("undefined: b" after
+// the rename) on the line the suggestion replaces, vim.diagnostic's virtual
+// text on: the suggestion is drawn once, above that line, and the error too.
+test('nvim: beside gopls\'s error on the same line the next edit is drawn once, on its own row above it', async () => {
+  await scenario('nextedit_gopls', 'nextedit.json');
+});
+
+test('nvim 0.12: the same beside gopls\'s error', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('nextedit_gopls', 'nextedit.json', undefined, process.env.NVIM012_BIN);
+});
+
 test('nvim: inline completion ghost text is shown, followed, accepted, dismissed and cleared', async () => {
   await scenario('completion', 'completion.json');
 });

@@ -1,6 +1,6 @@
 ;;; scenario.el --- eglot with kimi-lsp, as editors/README.md sets it up  -*- lexical-binding: t; -*-
 ;;
-;;   KIMI_SCENARIO=explain|fix|completion|fix_helper KIMI_FILE=greet.sh KIMI_README=editors/README.md \
+;;   KIMI_SCENARIO=explain|fix|completion|fix_helper|nextedit KIMI_FILE=greet.sh KIMI_README=editors/README.md \
 ;;     emacs --batch -q -l scenario.el
 ;;
 ;; Loads eglot as a user has it (Debian's elpa-eglot, or the one built into
@@ -23,11 +23,18 @@
 ;;               server): M-x eglot-code-actions at point on gopls's error
 ;;               (the y; the line's start) offers Kimi: Fix quoting it, a
 ;;               clean line none; picked, the fix lands, verified by gopls
+;;   nextedit    main.go of a Go module as in fix_helper: rename b in Add's
+;;               signature; the next edit's Flymake note on the use below
+;;               previews the change (its text holds the "- " line it
+;;               replaces and the "+ " line that replaces it), and
+;;               M-x eglot-code-actions there offers and applies Kimi: Apply
+;;               next edit, titled with the change
 ;;
 ;; What a person would type is stood in for only where batch mode has no
 ;; keyboard: the action picked from eglot's menu (completing-read), the
-;; "y" to eglot's question (y-or-n-p), and the command loop's end that runs
-;; post-command-hook. Every wait polls with a generous bound (the machine
+;; "y" to eglot's question (y-or-n-p), the command loop's end that runs
+;; post-command-hook, and (nextedit) what eglot's and Flymake's idle timers
+;; run. Every wait polls with a generous bound (the machine
 ;; may be loaded). Prints "ok: ..." lines and "PASS SCENARIO" or
 ;; "FAIL: ...", exiting 0 or 1.
 
@@ -95,8 +102,8 @@
 ;; file and takes the languageId "go" from its name. As the README says, an
 ;; eglot entry for go-mode makes kimi-lsp the buffer's one server: eglot
 ;; runs no gopls, and sends kimi-lsp none of gopls's diagnostics.
-(defvar kimi-helper-p (string-suffix-p "_helper" kimi-scenario))
-(when kimi-helper-p
+(defvar kimi-go-p (or (string-suffix-p "_helper" kimi-scenario) (equal kimi-scenario "nextedit")))
+(when kimi-go-p
   (unless (fboundp 'go-mode)
     (define-derived-mode go-mode prog-mode "Go" "A stand-in for the go-mode package.")
     (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode)))
@@ -172,7 +179,7 @@ leaves the list)."
 (let* ((file (getenv "KIMI_FILE"))
        (buf (find-file-noselect file)))
   (set-buffer buf)
-  (let ((want (if kimi-helper-p 'go-mode 'sh-mode)))
+  (let ((want (if kimi-go-p 'go-mode 'sh-mode)))
     (unless (derived-mode-p want) (kimi-fail "%s opened in %s, not %s" file major-mode want)))
   ;; find-file ran sh-mode-hook (eglot-ensure); the command loop would now
   ;; run post-command-hook, which connects.
@@ -319,6 +326,46 @@ leaves the list)."
          (unless (seq-find (lambda (m) (string-match-p "Kimi: Fix: 1 edit applied to 1 file, verified by gopls" m)) kimi-shown)
            (kimi-fail "no end message saying gopls verified the edit among %S" kimi-shown))
          (kimi-ok "the buffer holds the stand-in's fix, verified by gopls")))
+      ("nextedit"
+       ;; Issue 32 item 6: the preview is the Flymake note's text (what the
+       ;; echo area, `flymake-show-buffer-diagnostics' and eldoc show).
+       (kimi-goto 6 12)
+       (unless (looking-at "b int")
+         (kimi-fail "line 6 is not Add's signature: %S" (thing-at-point 'line t)))
+       (delete-char 1)
+       (insert "y")
+       (undo-boundary)
+       (run-hooks 'post-command-hook)
+       ;; Batch mode is never idle: what eglot's and Flymake's idle timers
+       ;; would run (the didChange; Flymake asking its backend) is called.
+       (eglot--signal-textDocument/didChange)
+       (kimi-wait "the server's next edit (publishDiagnostics)"
+                  (lambda ()
+                    (seq-find (lambda (n)
+                                (and (eq (car n) 'textDocument/publishDiagnostics)
+                                     (string-match-p "next-edit" (format "%S" (cdr n)))))
+                              kimi-notes)))
+       (let (note)
+         (kimi-wait "the next edit's Flymake note"
+                    (lambda ()
+                      (flymake-start)
+                      (setq note (seq-find (lambda (d) (string-match-p "Kimi: next edit — " (flymake-diagnostic-text d)))
+                                           (flymake-diagnostics (point-min) (point-max))))))
+         (let ((text (flymake-diagnostic-text note)))
+           (unless (= (line-number-at-pos (flymake-diagnostic-beg note)) 7)
+             (kimi-fail "the note is on line %d, not 7" (line-number-at-pos (flymake-diagnostic-beg note))))
+           (unless (eq (flymake-diagnostic-type note) 'eglot-note)
+             (kimi-fail "the note's type is %S" (flymake-diagnostic-type note)))
+           (unless (and (string-match-p "^- \treturn a - b$" text) (string-match-p "^\\+ \treturn a - y$" text))
+             (kimi-fail "the note does not preview the change (- the old line, + the new one): %S" text))
+           (kimi-ok "the Flymake note previews the change: %S" text)))
+       (let* ((want "Kimi: Apply next edit — `b` → `y`")
+              (offered (progn (kimi-goto 7 1) (kimi-menu-at-point want))))
+         (unless (member want offered)
+           (kimi-fail "no %s among %S" want offered))
+         (kimi-wait "the next edit in the buffer"
+                    (lambda () (string-match-p "^\treturn a - y$" (buffer-string))))
+         (kimi-ok "%s applied" want)))
       (_ (kimi-fail "unknown KIMI_SCENARIO %S" kimi-scenario))))
   (princ (format "PASS %s\n" kimi-scenario))
   (kill-emacs 0))

@@ -2,7 +2,7 @@
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
--- tests | confirm | confirm_cancel | nextedit | fix_helper |
+-- tests | confirm | confirm_cancel | nextedit | nextedit_gopls | fix_helper |
 -- fix_helper_py | definitions_helper.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
@@ -54,7 +54,7 @@ end
 vim.defer_fn(function()
   check(false, 'scenario finished in time')
   finish()
-end, scenario:match('_helper') and 150000 or 90000)
+end, (scenario:match('_helper') or scenario:match('gopls')) and 150000 or 90000)
 
 if scenario:match('^completion') then
   -- Inline completion types in insert mode: its own, asynchronous script.
@@ -102,6 +102,89 @@ vim.lsp.handlers['workspace/configuration'] = function(err, params, ctx, config)
   local result = default_configuration(err, params, ctx, config)
   table.insert(config_answers, vim.fn.json_encode(result))
   return result
+end
+
+-- chunks_text is the text of a list of virtual text chunks.
+local function chunks_text(chunks)
+  local t = ''
+  for _, c in ipairs(chunks or {}) do
+    t = t .. c[1]
+  end
+  return t
+end
+
+-- screen returns the rows of the screen as drawn (after a redraw).
+local function screen()
+  vim.cmd('redraw!')
+  local rows = {}
+  for r = 1, vim.o.lines do
+    local cells = {}
+    for c = 1, vim.o.columns do
+      table.insert(cells, vim.fn.screenstring(r, c))
+    end
+    rows[r] = table.concat(cells)
+  end
+  return rows
+end
+
+-- count_hints counts the rows (or virtual texts) holding the next-edit
+-- message.
+local function count_hints(texts)
+  local n = 0
+  for _, t in ipairs(texts) do
+    if t:find('next edit', 1, true) then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+-- check_display checks how the next-edit suggestion replacing the 0-based
+-- line row (\treturn a - b, by \treturn a - y) is drawn (issue 32 item 6):
+-- its message once in the whole buffer (every namespace, vim.diagnostic's
+-- virtual text included), on a virtual line above the line it replaces
+-- with the new line after it, and the replaced line marked.
+local function check_display(bufnr, ns, row)
+  local texts, above, old = {}, nil, nil
+  -- Every namespace: vim.diagnostic's virtual text has one without a name
+  -- on 0.7, which nvim_get_namespaces() does not list; ids count up from 1.
+  local last = 0
+  for _, id in pairs(vim.api.nvim_get_namespaces()) do
+    last = math.max(last, id)
+  end
+  for id = 1, last + 100 do
+    local okm, ms = pcall(vim.api.nvim_buf_get_extmarks, bufnr, id, 0, -1, { details = true })
+    for _, m in ipairs(okm and ms or {}) do
+      local d = m[4]
+      table.insert(texts, chunks_text(d.virt_text))
+      for _, l in ipairs(d.virt_lines or {}) do
+        table.insert(texts, chunks_text(l))
+      end
+      if id == ns and m[2] == row and d.virt_lines_above and d.virt_lines then
+        above = d.virt_lines
+      end
+      if id == ns and m[2] == row and m[3] == 0 and d.hl_group == 'DiffDelete' and d.end_row == row and d.end_col == #'\treturn a - b' then
+        old = d
+      end
+    end
+  end
+  check(count_hints(texts) == 1, 'the message is drawn once in the buffer', vim.inspect(texts))
+  check(above ~= nil and chunks_text(above[1]):find('next edit', 1, true) ~= nil and chunks_text(above[2]):find('return a - y', 1, true) ~= nil,
+    'above the replaced line: the message, then the new line', vim.inspect(above))
+  check(old ~= nil, 'the replaced line is marked (DiffDelete)', vim.inspect(vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true })))
+  -- As drawn: the message on a row of its own, the new line below it, then
+  -- the line it replaces.
+  local rows = screen()
+  local at
+  for r, t in ipairs(rows) do
+    if t:find('next edit', 1, true) then
+      at = r
+    end
+  end
+  check(count_hints(rows) == 1 and at ~= nil and rows[at + 1]:find('return a - y', 1, true) ~= nil
+    and rows[at + 2]:find('return a - b', 1, true) ~= nil and not rows[at + 2]:find('next edit', 1, true),
+    'on the screen: the message once on its own row, the new line, then the replaced line', table.concat(rows, '\n'))
+  return rows
 end
 
 local ok, err = pcall(function()
@@ -403,6 +486,7 @@ local ok, err = pcall(function()
       end
     end
     check(shown:find('return a - y', 1, true) ~= nil, 'the new text is shown as virtual lines at its place', vim.inspect(marks))
+    check_display(bufnr, ns, 6)
     local tab = vim.api.nvim_replace_termcodes('<Tab>', true, false, true)
     vim.api.nvim_feedkeys(tab, 'mx', false)
     check(vim.api.nvim_win_get_cursor(0)[1] == 7, 'the first <Tab> jumps to the suggestion', vim.inspect(vim.api.nvim_win_get_cursor(0)))
@@ -433,6 +517,58 @@ local ok, err = pcall(function()
     check(vim.api.nvim_buf_get_lines(bufnr, 5, 7, false)[2] == '\treturn a - b' and
       vim.api.nvim_buf_get_lines(bufnr, 5, 6, false)[1] == 'func Add(a, y int) int {',
       'u undoes the next edit in one step, and only it', table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n'))
+  elseif scenario == 'nextedit_gopls' then
+    -- Issue 32 item 6: gopls attached beside kimi-lsp, as a user runs
+    -- them, with vim.diagnostic's virtual text on (0.7's default; on 0.11+
+    -- as many turn it on). Renaming b in Add's signature makes gopls report
+    -- "undefined: b" on the very line the suggestion replaces: the
+    -- suggestion is still drawn once, on its own row above that line, and
+    -- gopls's error stays visible too.
+    vim.diagnostic.config({ virtual_text = true })
+    local gopls_conf = { name = 'gopls', cmd = { 'gopls' }, root_dir = vim.fn.getcwd() }
+    local gopls_id
+    if vim.lsp.start then
+      gopls_id = vim.lsp.start(gopls_conf, { bufnr = bufnr })
+    else
+      gopls_id = vim.lsp.start_client(gopls_conf)
+      vim.lsp.buf_attach_client(bufnr, gopls_id)
+    end
+    local nextedit = require('kimi.nextedit')
+    vim.api.nvim_buf_set_text(bufnr, 5, 12, 5, 13, { 'y' })
+    vim.api.nvim_win_set_cursor(code_win, { 1, 0 })
+    local function gopls_error()
+      for _, d in ipairs(vim.diagnostic.get(bufnr, { lnum = 6 })) do
+        if d.severity == vim.diagnostic.severity.ERROR and d.message:find('undefined: b', 1, true) then
+          return d
+        end
+      end
+    end
+    wait(60000, function()
+      return nextedit.current(bufnr) ~= nil and gopls_error() ~= nil
+    end, "the next-edit suggestion and gopls's error on its line")
+    check(gopls_id ~= nil and gopls_error().namespace ~= nextedit.diag_ns, "gopls's error is its own client's", vim.inspect(gopls_error()))
+    local ns = vim.api.nvim_get_namespaces()['kimi_next_edit']
+    local rows = check_display(bufnr, ns, 6)
+    local shown = table.concat(rows, '\n')
+    check(shown:find('undefined: b', 1, true) ~= nil, "gopls's error is drawn too", shown)
+    -- client:stop() on 0.10+ (vim.lsp.stop_client is deprecated on 0.12);
+    -- on 0.7 client.stop(force) is a plain function.
+    local function stop(id)
+      local c = vim.lsp.get_client_by_id(id)
+      if c and vim.fn.has('nvim-0.10') == 1 then
+        c:stop()
+      elseif c then
+        c.stop()
+      end
+    end
+    stop(gopls_id)
+    -- The plugin's namespace holds the diagnostic: when kimi-lsp exits,
+    -- the plugin drops it and the drawing (nothing else would).
+    stop(client.id)
+    wait(15000, function()
+      return #vim.diagnostic.get(bufnr, { namespace = nextedit.diag_ns }) == 0
+        and #vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, {}) == 0
+    end, 'the suggestion to go with kimi-lsp')
   elseif scenario == 'fix_helper' or scenario == 'fix_helper_py' then
     -- Issue 23 item 4 as a user meets it: only kimi-lsp is attached (no
     -- gopls of the editor's own), so Neovim sends kimi-lsp no diagnostic;

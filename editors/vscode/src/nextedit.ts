@@ -2,8 +2,10 @@
 // proposes the change that comes next elsewhere in the file, as a Hint
 // diagnostic (source "kimi", code "next-edit") whose data holds the new
 // text, with the code actions "Kimi: Apply next edit" and "Kimi: Dismiss
-// next edit". This module shows it with decorations at its place (the range
-// marked, the new text after its first line), sets the context key
+// next edit". This module shows it with a decoration at its place: the
+// text it replaces struck through on the removed-text background, the new
+// text after its last line (its first line and how many more) and whole in
+// the decoration's hover, with the message. It sets the context key
 // `kimi.nextEditVisible` so that Tab (jump to it, then accept) and Escape
 // (dismiss) are bound only while one is shown, and keeps a status-bar toggle
 // of `kimi.nextEdit.enable`.
@@ -59,6 +61,43 @@ export function preview(newText: string, max = 80): string {
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
+/** A range as far as this module reads it. */
+export interface RangeLike {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
+
+/** What the suggestion's decoration shows. */
+export interface NextEditDecoration {
+  /** The text it replaces (struck through); whole lines end at the last one's end. */
+  removed: RangeLike;
+  /** Shown after the removed range. */
+  after: string;
+  /** Markdown of the hover: the message and the whole new text. */
+  hover: string;
+}
+
+/**
+ * decorationOf is how the suggestion of diagnostic d is drawn. lineLength
+ * gives a line's length: a range ending at the start of the line after its
+ * last (whole lines replaced) ends at the last line's end instead, so the
+ * new text is shown on the last replaced line, not the line after.
+ */
+export function decorationOf(d: DiagnosticLike, data: NextEditData, lineLength: (line: number) => number, languageId = ''): NextEditDecoration {
+  const { start, end } = d.range;
+  let removed: RangeLike = { start: { ...start }, end: { ...end } };
+  if (end.character === 0 && end.line > start.line) {
+    removed = { start: { ...start }, end: { line: end.line - 1, character: lineLength(end.line - 1) } };
+  }
+  const text = data.newText.replace(/\n$/, '');
+  // A fence longer than any run of backticks in the text.
+  const fence = '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((r) => r.length + 1)));
+  // The message's first line: the lines after it are the change as a diff, shown here whole.
+  const message = d.message.split('\n')[0];
+  const hover = `${message}\n\n${text === '' ? '*(the marked text is removed)*' : `${fence}${languageId}\n${text}\n${fence}`}\n\nTab: jump to it, then apply it · Escape: dismiss it`;
+  return { removed, after: text === '' ? '  (removed)' : '  ' + preview(data.newText), hover };
+}
+
 /** What the extension needs of the language client. */
 export interface NextEditClient {
   sendRequest(method: string, params: unknown): Promise<unknown>;
@@ -80,8 +119,10 @@ export class NextEditUI {
     private readonly section: string,
     context: vscode.ExtensionContext,
   ) {
+    // The replaced text as a diff shows removed text; the new text after it.
     this.mark = code.window.createTextEditorDecorationType({
-      backgroundColor: new code.ThemeColor('diffEditor.insertedTextBackground'),
+      backgroundColor: new code.ThemeColor('diffEditor.removedTextBackground'),
+      textDecoration: 'line-through',
       isWholeLine: false,
     });
     this.item = code.window.createStatusBarItem('kimi-lsp.nextEdit', code.StatusBarAlignment.Right, 98);
@@ -140,8 +181,18 @@ export class NextEditUI {
     }
     const r = found.diagnostic.range as vscode.Range;
     this.shown = { uri: editor.document.uri.toString(), line: r.start.line, id: found.data.id };
+    const doc = editor.document;
+    const dec = decorationOf(found.diagnostic, found.data, (l) => doc.lineAt(l).text.length, doc.languageId);
+    const range = new this.code.Range(dec.removed.start.line, dec.removed.start.character, dec.removed.end.line, dec.removed.end.character);
     editor.setDecorations(this.mark, [
-      { range: r, renderOptions: { after: { contentText: '  ' + preview(found.data.newText), color: new this.code.ThemeColor('editorCodeLens.foreground') } } },
+      {
+        range,
+        hoverMessage: new this.code.MarkdownString(dec.hover),
+        renderOptions: {
+          // The new text is not struck through: it is what comes.
+          after: { contentText: dec.after, color: new this.code.ThemeColor('editorCodeLens.foreground'), textDecoration: 'none' },
+        },
+      },
     ]);
     void this.code.commands.executeCommand('setContext', VISIBLE_CONTEXT, true);
   }

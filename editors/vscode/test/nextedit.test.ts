@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { nextEditOf, preview } from '../src/nextedit';
+import { decorationOf, NextEditUI, nextEditOf, preview } from '../src/nextedit';
 
 const range = { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } };
 
@@ -43,4 +43,76 @@ test('package.json binds Tab and Escape to next edits with the kimi.nextEditVisi
   for (const ctx of ['!editorHasSelection', '!editorHasMultipleSelections', '!parameterHintsVisible', '!findWidgetVisible']) {
     assert.ok(esc!.when.split(' && ').includes(ctx), `escape's when lacks ${ctx}: ${esc!.when}`);
   }
+});
+
+// Issue 32 item 6: the replaced text is marked as removed and the new text
+// shown, whole-line ranges ending on their last line.
+const NEXT = {
+  source: 'kimi',
+  code: 'next-edit',
+  message: 'Kimi: next edit — `b` → `y`\n- \treturn a - b\n+ \treturn a - y',
+  range: { start: { line: 6, character: 0 }, end: { line: 7, character: 0 } },
+  data: { id: 3, version: 2, newText: '\treturn a - y\n' },
+};
+
+test('decorationOf marks the replaced lines up to the last one\'s end and shows the new text', () => {
+  const found = nextEditOf([NEXT]);
+  assert.ok(found);
+  const d = decorationOf(found.diagnostic, found.data, (l) => (l === 6 ? '\treturn a - b'.length : 0), 'go');
+  assert.deepEqual(d.removed, { start: { line: 6, character: 0 }, end: { line: 6, character: 13 } });
+  assert.equal(d.after, '  → return a - y');
+  assert.equal(d.hover, 'Kimi: next edit — `b` → `y`\n\n```go\n\treturn a - y\n```\n\nTab: jump to it, then apply it · Escape: dismiss it');
+  // A range inside a line stays as it is; backticks in the text get a longer fence; a deletion says so.
+  const inLine = { ...NEXT, range: { start: { line: 2, character: 4 }, end: { line: 2, character: 9 } } };
+  const d2 = decorationOf(inLine, { id: 1, version: 1, newText: 'x := `a```' }, () => 99);
+  assert.deepEqual(d2.removed, inLine.range);
+  assert.match(d2.hover, /\n````\nx := `a```\n````\n/);
+  assert.equal(decorationOf(inLine, { id: 1, version: 1, newText: '' }, () => 99).after, '  (removed)');
+});
+
+test('NextEditUI draws the suggestion struck through on the removed-text colour, the new text after and in the hover', () => {
+  const types: Array<Record<string, unknown>> = [];
+  const set: Array<{ type: unknown; decorations: Array<Record<string, unknown>> }> = [];
+  class Range {
+    constructor(readonly sl: number, readonly sc: number, readonly el: number, readonly ec: number) {}
+  }
+  class MarkdownString {
+    constructor(readonly value: string) {}
+  }
+  class ThemeColor {
+    constructor(readonly id: string) {}
+  }
+  const lines = ['package main', '', 'import "fmt"', '', '// Add', 'func Add(a, y int) int {', '\treturn a - b', '}'];
+  const editor = {
+    document: { uri: { toString: () => 'file:///ws/main.go' }, languageId: 'go', lineAt: (l: number) => ({ text: lines[l] }) },
+    setDecorations: (type: unknown, decorations: Array<Record<string, unknown>>) => set.push({ type, decorations }),
+  };
+  const none = { dispose: () => undefined };
+  const code = {
+    Range,
+    MarkdownString,
+    ThemeColor,
+    StatusBarAlignment: { Right: 2 },
+    window: {
+      activeTextEditor: editor,
+      createTextEditorDecorationType: (o: Record<string, unknown>) => (types.push(o), { dispose: () => undefined, options: o }),
+      createStatusBarItem: () => ({ show: () => undefined, dispose: () => undefined }),
+      onDidChangeActiveTextEditor: () => none,
+    },
+    languages: { getDiagnostics: () => [NEXT], onDidChangeDiagnostics: () => none },
+    commands: { registerCommand: () => none, executeCommand: async () => undefined },
+    workspace: { getConfiguration: () => ({ get: () => undefined }), onDidChangeConfiguration: () => none },
+  };
+  const ui = new NextEditUI(code as unknown as typeof import('vscode'), 'kimi', { subscriptions: [] } as unknown as import('vscode').ExtensionContext);
+  ui.render();
+  assert.equal(types.length, 1);
+  assert.equal(types[0].textDecoration, 'line-through');
+  assert.equal((types[0].backgroundColor as ThemeColor).id, 'diffEditor.removedTextBackground');
+  assert.equal(set.length, 1);
+  const [dec] = set[0].decorations;
+  assert.deepEqual(dec.range, new Range(6, 0, 6, 13));
+  assert.match((dec.hoverMessage as MarkdownString).value, /```go\n\treturn a - y\n```/);
+  const after = (dec.renderOptions as { after: { contentText: string; textDecoration: string } }).after;
+  assert.equal(after.contentText, '  → return a - y');
+  assert.equal(after.textDecoration, 'none');
 });

@@ -166,8 +166,9 @@ local function base_config()
     capabilities = capabilities(),
     handlers = handlers(),
     on_attach = on_attach,
-    on_exit = function()
+    on_exit = function(_, _, client_id)
       progress.reset()
+      nextedit.forget(client_id)
     end,
     flags = { debounce_text_changes = 150 },
   }
