@@ -165,4 +165,5 @@ var snapshotMethods = map[string]bool{
 	"textDocument/diagnostic":  true,
 	methodInlineCompletion:     true,
 	methodCompletion:           true,
+	methodCopilotInlineEdit:    true,
 }
