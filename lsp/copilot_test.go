@@ -315,3 +315,47 @@ func TestCopilotInlineEditStale(t *testing.T) {
 		t.Errorf("%d provider requests, want 1", n)
 	}
 }
+
+// TestCopilotInlineEditEncoding: the range is in the session's position
+// encoding. A suggestion that ends at the end of a file without a final
+// newline, on a line holding "é", ends at character 12 in a UTF-8 session
+// (sidekick.nvim converts with the negotiated encoding) and at 11 in a
+// UTF-16 one (copilot-lsp's documented setup, copilot.el); applied in that
+// encoding, its text gives the renamed file either way.
+func TestCopilotInlineEditEncoding(t *testing.T) {
+	text := scaleGo + "\n// é factor"
+	want := strings.ReplaceAll(text, "factor", "k")
+	diff := "--- a/main.go\n+++ b/main.go\n@@ -3,8 +3,8 @@\n func scale(v int, k int) int {\n-\tif factor == 0 {\n+\tif k == 0 {\n \t\treturn v\n \t}\n-\treturn v * factor\n+\treturn v * k\n }\n \n-// é factor\n\\ No newline at end of file\n+// é k\n\\ No newline at end of file\n"
+	for _, tc := range []struct {
+		enc     string
+		wantEnd uint32
+	}{{"utf-8", 12}, {"utf-16", 11}} {
+		t.Run(tc.enc, func(t *testing.T) {
+			settings := map[string]any{"nextEdit": map[string]any{"debounceMs": copilotPause}}
+			cs := copilotSession(t, func(root string) map[string]any {
+				return neovimInit(root, []string{tc.enc}, settings)
+			}, "", modeltest.Rule{Content: diff})
+			uri, _ := cs.file("main.go", text+"|")
+			pos := cs.change(uri, strings.Replace(text, "v int, factor int", "v int, k| int", 1))
+			got := cs.inlineEdit(inlineEditParams(uri, 2, pos))
+			if len(got.Edits) != 1 {
+				t.Fatalf("copilotInlineEdit = %+v, want the suggestion", got)
+			}
+			e := got.Edits[0]
+			if e.Range.Start.Line != 3 || e.Range.Start.Character != 0 || e.Range.End.Line != 9 || e.Range.End.Character != tc.wantEnd {
+				t.Fatalf("range %+v, want 3:0 to 9:%d", e.Range, tc.wantEnd)
+			}
+			renamed := strings.Replace(text, "v int, factor int", "v int, k int", 1)
+			last := lineOffset(renamed, 9)
+			var end int // character wantEnd of the last line, in the encoding
+			if tc.enc == "utf-8" {
+				end = last + int(e.Range.End.Character)
+			} else {
+				end = last + len(string([]rune(renamed[last:])[:e.Range.End.Character]))
+			}
+			if after := renamed[:lineOffset(renamed, 3)] + e.Text + renamed[end:]; after != want {
+				t.Errorf("text over range gives\n%q\nwant\n%q", after, want)
+			}
+		})
+	}
+}
