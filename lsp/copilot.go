@@ -41,7 +41,7 @@ const (
 
 // cmdNextEditAccepted is the command of a Copilot inline edit: the editor
 // applied it. Copilot's own is github.copilot.didAcceptNextEditSuggestionItem;
-// the clients run whatever command the edit names (D75).
+// the clients run whatever command the edit names (D78).
 const cmdNextEditAccepted = "kimi.nextEdit.accepted"
 
 // copilotInlineEditParams are copilotInlineEdit's params; what else a
