@@ -27,6 +27,10 @@ type command struct {
 	kind string
 	// answer, when set, answers the command at once (it starts no job).
 	answer func(s *Server, args commandArgs) any
+	// notification: the command may also come as a notification
+	// (copilot.el sends its accept command so), its answer dropped; it
+	// then runs on the read loop, so its answer does no I/O.
+	notification bool
 }
 
 // commands is the command table, in the order executeCommandProvider
@@ -55,6 +59,9 @@ var commands = []command{
 	// Next edits: the code action's commands (nextedit.go).
 	{name: cmdNextEditApply, answer: (*Server).nextEditApply},
 	{name: cmdNextEditDismiss, answer: (*Server).nextEditDismiss},
+	// Copilot's inline edits: the edit's command, run once it is applied
+	// (copilot.go).
+	{name: cmdNextEditAccepted, answer: (*Server).nextEditAccepted, notification: true},
 }
 
 // cmdAction runs a user-defined action.

@@ -208,4 +208,5 @@ var snapshotMethods = map[string]bool{
 	"textDocument/diagnostic":  true,
 	methodInlineCompletion:     true,
 	methodCompletion:           true,
+	methodCopilotInlineEdit:    true,
 }

@@ -97,6 +97,7 @@ var requestTable = map[string]requestFunc{
 	"workspace/executeCommand": handleExecuteCommand,
 	methodInlineCompletion:     handleInlineCompletion,
 	methodCompletion:           handleCompletion,
+	methodCopilotInlineEdit:    handleCopilotInlineEdit,
 }
 
 // notificationTable maps notification methods to handlers; "exit" is
@@ -113,6 +114,9 @@ var notificationTable = map[string]notifyFunc{
 	"workspace/didChangeConfiguration":    handleDidChangeConfiguration,
 	"workspace/didChangeWatchedFiles":     handleDidChangeWatchedFiles,
 	"window/workDoneProgress/cancel":      handleWorkDoneProgressCancel,
+	methodDidShowInlineEdit:               handleDidShowInlineEdit,
+	// Commands sent as notifications (copilot.go).
+	"workspace/executeCommand": handleExecuteCommandNotification,
 }
 
 func handleInitialize(s *Server, ctx context.Context, req *request) (any, error) {

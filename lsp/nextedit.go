@@ -101,6 +101,13 @@ func (s *Server) nextEditFor(snap *workspace.Snapshot) *complete.NextSuggestion 
 	return sug
 }
 
+// nextEditRange is the range sug replaces in snap, in the session's
+// position encoding: what every delivery of a suggestion (its diagnostic,
+// inline item, Copilot's inline edit) sends with its text.
+func (s *Server) nextEditRange(snap *workspace.Snapshot, sug *complete.NextSuggestion) protocol.Range {
+	return toProtocolRange(snap.OffsetRange(sug.Start, sug.End, s.encoding()))
+}
+
 // nextEditDiagnostics is the next-edit part of the document's kimi
 // diagnostics (nextEditDiagnosticsSource, diagnostics.go).
 func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
@@ -108,7 +115,7 @@ func (s *Server) nextEditDiagnostics(snap *workspace.Snapshot) []outDiagnostic {
 	if sug == nil {
 		return nil
 	}
-	r := toProtocolRange(snap.OffsetRange(sug.Start, sug.End, s.encoding()))
+	r := s.nextEditRange(snap, sug)
 	// The summary is the model's text shown as prose: cleaned as a review
 	// finding's message is (no bidi or control characters). NewText is
 	// code and stays verbatim: it is the edit that was checked and that
@@ -307,7 +314,7 @@ func (s *Server) nextEditInline(view docView, uriStr string, pos protocol.Positi
 	if sug == nil {
 		return nil
 	}
-	r := toProtocolRange(snap.OffsetRange(sug.Start, sug.End, s.encoding()))
+	r := s.nextEditRange(snap, sug)
 	if pos.Line != r.Start.Line {
 		return nil
 	}

@@ -172,7 +172,7 @@ func TestInitializeCapabilities(t *testing.T) {
 		t.Errorf("textDocumentSync has no save option: %v", sync)
 	}
 	cmds := caps["executeCommandProvider"].(map[string]any)["commands"].([]any)
-	want := []string{"kimi.explain", "kimi.fix", "kimi.rewrite", "kimi.document", "kimi.tests", "kimi.review", "kimi.action", "kimi.cancel", "kimi.stats", "kimi.clearReview", "kimi.requests", "kimi.lastPrompt", "kimi.nextEdit.apply", "kimi.nextEdit.dismiss"}
+	want := []string{"kimi.explain", "kimi.fix", "kimi.rewrite", "kimi.document", "kimi.tests", "kimi.review", "kimi.action", "kimi.cancel", "kimi.stats", "kimi.clearReview", "kimi.requests", "kimi.lastPrompt", "kimi.nextEdit.apply", "kimi.nextEdit.dismiss", "kimi.nextEdit.accepted"}
 	if len(cmds) != len(want) {
 		t.Errorf("commands = %v, want %v", cmds, want)
 	}

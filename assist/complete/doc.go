@@ -120,6 +120,12 @@
 // (patch.Rebase); a change that turns the text into the suggestion's result
 // accepts it, however it was applied.
 //
+// An editor with its own next-edit UI (Copilot's copilotInlineEdit) asks for
+// the suggestion with Await, which waits for the pending pause and request
+// and never sends one of its own, and says what it did with Displayed and
+// Accepted (nexteditor.go): a suggestion is accepted once, whether the
+// didChange, the editor's word or both said so.
+//
 // # Surfaces
 //
 // Completion (complete.go, Completer) and next edits (nextedit.go,

@@ -136,10 +136,15 @@ type nextDoc struct {
 	// last, at most maxDismissed: the model proposing one again is not
 	// shown.
 	dismissed []string
+	// editor is what an editor's own next-edit UI asked and said
+	// (nexteditor.go).
+	editor editorState
 }
 
 type nextCounts struct {
 	requested, shown, accepted, dismissed, stale, refused, empty, failed, cancelled int64
+	// displayed counts the suggestions an editor said it displayed.
+	displayed int64
 	// judged counts the answers checked; server is the time they took in
 	// the server, the provider's excluded (prompt, placing, checks).
 	judged int64
@@ -200,6 +205,7 @@ func (n *NextEdits) dropLocked(d *nextDoc) {
 // stopLocked stops d's timer and hangs its stream up. Precondition: n.mu
 // is held.
 func (n *NextEdits) stopLocked(d *nextDoc) {
+	n.wakeLocked(d)
 	if d.timer != nil {
 		d.timer.Stop()
 		d.timer = nil
@@ -264,8 +270,9 @@ func (n *NextEdits) Edited(req NextRequest) {
 	d.seq++
 	seq := d.seq
 	n.stopLocked(d)
-	accepted := n.counts.accepted
+	accepted, prev := n.counts.accepted, sugID(d.sug)
 	moved := n.replaceLocked(d, req.Doc)
+	n.goneLocked(d, prev, accepted)
 	if n.counts.accepted != accepted || ours {
 		// The edit was the suggestion itself or a job's: the model's own
 		// edit is no burst of the user's to ask about (at most one request
@@ -508,8 +515,10 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		return
 	}
 	d.timer = nil
+	d.editor.firing++
 	req := d.pending
 	n.mu.Unlock()
+	defer n.fired(d)
 	cursor := changeEnd(textOf(req.Prev), req.Doc.Text())
 
 	if !cfg.NextEdit.Enable || int64(req.Doc.Len()) > cfg.Context.MaxFileSize ||
@@ -870,6 +879,10 @@ type NextStats struct {
 	Empty     int64 `json:"empty"`
 	Failed    int64 `json:"failed"`
 	Cancelled int64 `json:"cancelled"`
+	// Displayed counts the suggestions an editor's own next-edit UI said
+	// it displayed (Copilot's didShowInlineEdit), each once; Shown counts
+	// every suggestion when it is placed, whoever displays it.
+	Displayed int64 `json:"displayed"`
 	// ServerMsPerAnswer is the server's own time per answer judged, in
 	// milliseconds: building the prompt (relevance snippets included),
 	// placing the diff and its checks; the provider's time is not in it.
@@ -884,7 +897,7 @@ func (n *NextEdits) Stats() NextStats {
 	defer n.mu.Unlock()
 	k := n.counts
 	st := NextStats{Requested: k.requested, Shown: k.shown, Accepted: k.accepted, Dismissed: k.dismissed, Stale: k.stale,
-		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Stats: n.retired}
+		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Displayed: k.displayed, Stats: n.retired}
 	if k.judged > 0 {
 		st.ServerMsPerAnswer = float64(k.server.Microseconds()) / 1000 / float64(k.judged)
 	}

@@ -112,7 +112,8 @@ const ActionReview = "kimi.review"
 // [reasoningEffort] and the like). lsp's TestCommandNamesReserved checks
 // that every command of its table is here.
 var reservedNames = []string{ActionExplain, ActionFix, ActionRewrite, ActionDocument, ActionTests, "review", "default",
-	"action", "cancel", "stats", "clearReview", "requests", "lastPrompt", "nextEdit.apply", "nextEdit.dismiss"}
+	"action", "cancel", "stats", "clearReview", "requests", "lastPrompt", "nextEdit.apply", "nextEdit.dismiss",
+	"nextEdit.accepted"}
 
 // Reserved reports whether name is reserved: no user action may take it.
 func Reserved(name string) bool {

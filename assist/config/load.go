@@ -392,6 +392,11 @@ func decodeEditor(raw json.RawMessage) (map[string]any, error) {
 			}
 			return nil, fmt.Errorf("kimi: got %s, want an object", typeName(k))
 		}
+		// What Copilot's clients send any server as its initialization
+		// options (copilot.el): the editor's and the plugin's names, no
+		// settings of ours.
+		delete(t, "editorInfo")
+		delete(t, "editorPluginInfo")
 		return t, nil
 	}
 	return nil, fmt.Errorf("got %s, want an object with the kimi settings", typeName(v))
