@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"os"
 
 	"go.lsp.dev/protocol"
 
@@ -51,7 +52,24 @@ func newNextEdits(s *Server) *complete.NextEdits {
 		Changed:  func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
 		Busy:     func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
 		Allow:    s.backgroundAllowed,
+		// The gate's reload rule (D73).
+		SameAsDisk: func(key, text string) bool { return sameAsDisk(workspace.URI(key), text) },
 	})
+}
+
+// sameAsDisk reports whether text is uri's file on disk: read only when
+// the sizes agree.
+func sameAsDisk(uri workspace.URI, text string) bool {
+	p, err := uri.Path()
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(text)) {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && string(b) == text
 }
 
 // backgroundAllowed is asked before every provider request that the user
@@ -63,8 +81,10 @@ func (s *Server) backgroundAllowed() bool {
 }
 
 // nextEditEdited hands a document's edit to next edits; the read loop
-// calls it after the change is applied, prev being the text before.
-func (s *Server) nextEditEdited(uri workspace.URI, prev *workspace.Snapshot) {
+// calls it after the change is applied, prev being the text before, edits
+// the didChange's changes and whole whether it was one ranged change of
+// the whole text.
+func (s *Server) nextEditEdited(uri workspace.URI, prev *workspace.Snapshot, edits []workspace.Edit, whole bool) {
 	snap, ok := s.docs.Snapshot(uri)
 	if !ok {
 		return
@@ -72,6 +92,7 @@ func (s *Server) nextEditEdited(uri workspace.URI, prev *workspace.Snapshot) {
 	req := complete.NextRequest{
 		Key: string(uri), Path: s.displayPath(uri), Language: snap.LanguageID,
 		Doc: snap, Prev: prev, Folders: s.folders, Open: s.docs.All(),
+		Changes: edits, Whole: whole,
 		// The one secret check, by name and by the file a link resolves
 		// to now, for every scheme; asked when the pause ends.
 		Eligible: func() bool { return !s.folders.IsSecretURI(uri) },

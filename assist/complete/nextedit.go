@@ -61,6 +61,10 @@ type NextOptions struct {
 	// means none now (a background surface stops at the budget cap).
 	// Nil allows every request.
 	Allow func() bool
+	// SameAsDisk reports whether text is the document's file on disk (a
+	// reload, nextgate.go); asked when a pause ends, off the read loop.
+	// Nil: never.
+	SameAsDisk func(key, text string) bool
 }
 
 // NextRequest is one edit of a document, as the editor reported it.
@@ -79,6 +83,11 @@ type NextRequest struct {
 	// Eligible is asked when the pause ends, off the editor's read loop:
 	// false (a secrets file, by the one secret check) means no request.
 	Eligible func() bool
+	// Changes are the didChange's changes, in order, each on the text the
+	// ones before it left; Whole reports one ranged change replacing the
+	// whole text (a reload). The gate reads them (nextgate.go).
+	Changes []workspace.Edit
+	Whole   bool
 }
 
 // NextSuggestion is the edit proposed for a document, placed on the
@@ -115,6 +124,12 @@ type NextEdits struct {
 	off     bool // nextEdit.enable is false (SetEnabled)
 	counts  nextCounts
 	retired cache.Stats
+	// lastKey and lastAt are the document and time of the latest edit
+	// the gate took in that was not Kimi's, lastTyped whether it looked
+	// like a keystroke (nextgate.go).
+	lastKey   string
+	lastAt    time.Time
+	lastTyped bool
 }
 
 // nextDoc is one document's next-edit state. Precondition for every
@@ -136,6 +151,16 @@ type nextDoc struct {
 	// last, at most maxDismissed: the model proposing one again is not
 	// shown.
 	dismissed []string
+
+	// The gate's (nextgate.go): the texts before and after Kimi's edits
+	// (at most maxLanded), when the latest edit came and whether it
+	// looked like a keystroke, the last willSave without its didSave, the
+	// edit a didSave followed.
+	landed   []textMark
+	edited   time.Time
+	typed    bool
+	willSave time.Time
+	savedSeq uint64
 }
 
 type nextCounts struct {
@@ -144,6 +169,8 @@ type nextCounts struct {
 	// the server, the provider's excluded (prompt, placing, checks).
 	judged int64
 	server time.Duration
+	// notTyped counts the edits the gate took as no typing.
+	notTyped int64
 }
 
 // NewNextEdits returns the next-edit surface, on opts.Services.
@@ -259,19 +286,25 @@ func (n *NextEdits) Edited(req NextRequest) {
 	// An edit made while one of ours to the document is in flight is that
 	// edit (a job's, landing): the model's own, like an accepted suggestion.
 	ours := n.opts.Busy != nil && n.opts.Busy(req.Key)
+	now := time.Now()
 	n.mu.Lock()
 	d := n.docLocked(req.Key)
 	d.seq++
 	seq := d.seq
 	n.stopLocked(d)
-	accepted := n.counts.accepted
+	accepted, base := n.counts.accepted, d.base
 	moved := n.replaceLocked(d, req.Doc)
-	if n.counts.accepted != accepted || ours {
-		// The edit was the suggestion itself or a job's: the model's own
-		// edit is no burst of the user's to ask about (at most one request
-		// per burst).
+	why := n.gateLocked(d, req, now, ours, n.counts.accepted != accepted, base)
+	d.edited = now
+	if why != "" {
+		// The edit is not the user's typing (the suggestion itself, a
+		// job's edit, its undo, a reload, a format on save, another
+		// server's edit): no burst of the user's to ask about (at most one
+		// request per burst).
 		d.burst, d.noBurst = "", true
+		n.counts.notTyped++
 		n.mu.Unlock()
+		n.log.Debug("next edit not asked", "path", req.Path, "why", why)
 		if moved {
 			n.changed(req.Key)
 		}
@@ -515,7 +548,7 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	if !cfg.NextEdit.Enable || int64(req.Doc.Len()) > cfg.Context.MaxFileSize ||
 		req.Eligible != nil && !req.Eligible() ||
 		n.opts.Busy != nil && n.opts.Busy(req.Key) ||
-		n.opts.Allow != nil && !n.opts.Allow() {
+		n.opts.Allow != nil && !n.opts.Allow() || n.fromDisk(d, seq, req) {
 		return
 	}
 	if err := n.svc.background(nextSurface); err != nil {
@@ -870,6 +903,10 @@ type NextStats struct {
 	Empty     int64 `json:"empty"`
 	Failed    int64 `json:"failed"`
 	Cancelled int64 `json:"cancelled"`
+	// NotTyped counts the edits that asked nothing because they were not
+	// the user's typing: Kimi's own edits, their undo or redo, reloads,
+	// formats on save, edits made for another server (D73).
+	NotTyped int64 `json:"notTyped"`
 	// ServerMsPerAnswer is the server's own time per answer judged, in
 	// milliseconds: building the prompt (relevance snippets included),
 	// placing the diff and its checks; the provider's time is not in it.
@@ -884,7 +921,8 @@ func (n *NextEdits) Stats() NextStats {
 	defer n.mu.Unlock()
 	k := n.counts
 	st := NextStats{Requested: k.requested, Shown: k.shown, Accepted: k.accepted, Dismissed: k.dismissed, Stale: k.stale,
-		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Stats: n.retired}
+		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Stats: n.retired,
+		NotTyped: k.notTyped}
 	if k.judged > 0 {
 		st.ServerMsPerAnswer = float64(k.server.Microseconds()) / 1000 / float64(k.judged)
 	}
