@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 
 	"go.lsp.dev/protocol"
@@ -52,8 +53,10 @@ func newNextEdits(s *Server) *complete.NextEdits {
 		Changed:  func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
 		Busy:     func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
 		Allow:    s.backgroundAllowed,
-		// The gate's reload rule (D73).
+		// The gate's reload rule and the helper's check (D73).
 		SameAsDisk: func(key, text string) bool { return sameAsDisk(workspace.URI(key), text) },
+		Check:      s.checkNextEdit,
+		Warm:       func(key string) { s.engine.WarmHelper(workspace.URI(key)) },
 	})
 }
 
@@ -70,6 +73,21 @@ func sameAsDisk(uri workspace.URI, text string) bool {
 	}
 	b, err := os.ReadFile(p)
 	return err == nil && string(b) == text
+}
+
+// checkNextEdit is next edits' Check: the engine's verifier checks the
+// suggestion as it checks an edit (assist.Engine.CheckSuggestion, whose
+// new errors are Verification.Decide's), where a helper already runs for
+// the file and verification is on.
+func (s *Server) checkNextEdit(ctx context.Context, key, before, after string) error {
+	r, checked := s.engine.CheckSuggestion(ctx, workspace.URI(key), before, after)
+	switch {
+	case !checked:
+		return complete.ErrUnchecked
+	case r.NewErrors():
+		return fmt.Errorf("%w: %s", complete.ErrBreaks, r.Line())
+	}
+	return nil
 }
 
 // backgroundAllowed is asked before every provider request that the user

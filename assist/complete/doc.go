@@ -110,6 +110,11 @@
 // redo, a reload from disk, a format on save and an edit the editor made
 // for another server end their burst without a request (NotTyped).
 //
+// Where the helper language server of the file runs (NextOptions.Check:
+// the engine's verifier, as edits are verified), a suggestion is checked
+// there between the answer and being shown, and dropped when it adds an
+// error (Broken); where none runs, it is shown unchecked, as before.
+//
 // The model answers a unified diff of the active file, or nothing ("@@"
 // hunks without a file header are that file's; an answer mixing them with
 // headed ones is refused). The diff is placed by assist/patch on the text

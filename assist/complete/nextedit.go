@@ -65,6 +65,17 @@ type NextOptions struct {
 	// reload, nextgate.go); asked when a pause ends, off the read loop.
 	// Nil: never.
 	SameAsDisk func(key, text string) bool
+	// Check has the helper language server check a suggestion before it
+	// is shown: the document's text before and after it. nil: no new
+	// error; an error wrapping ErrBreaks: it adds one, and it is dropped;
+	// ErrUnchecked or another error: shown unchecked. Nil: never checked.
+	// It is called between the answer and show, within checkWait; ctx
+	// ends when a newer edit comes.
+	Check func(ctx context.Context, key, before, after string) error
+	// Warm is called when a pause ends, before the request goes out: the
+	// helper that checks the suggestion loads while the model writes.
+	// Nil: nothing.
+	Warm func(key string)
 }
 
 // NextRequest is one edit of a document, as the editor reported it.
@@ -155,12 +166,13 @@ type nextDoc struct {
 	// The gate's (nextgate.go): the texts before and after Kimi's edits
 	// (at most maxLanded), when the latest edit came and whether it
 	// looked like a keystroke, the last willSave without its didSave, the
-	// edit a didSave followed.
+	// edit a didSave followed; checking hangs the helper's check up.
 	landed   []textMark
 	edited   time.Time
 	typed    bool
 	willSave time.Time
 	savedSeq uint64
+	checking context.CancelFunc
 }
 
 type nextCounts struct {
@@ -169,8 +181,11 @@ type nextCounts struct {
 	// the server, the provider's excluded (prompt, placing, checks).
 	judged int64
 	server time.Duration
-	// notTyped counts the edits the gate took as no typing.
-	notTyped int64
+	// notTyped counts the edits the gate took as no typing; checked the
+	// suggestions a helper checked, broken those it found adding an
+	// error, checkTime the time the checks took.
+	notTyped, checked, broken int64
+	checkTime                 time.Duration
 }
 
 // NewNextEdits returns the next-edit surface, on opts.Services.
@@ -235,6 +250,10 @@ func (n *NextEdits) stopLocked(d *nextDoc) {
 		d.cancel()
 		d.cancel = nil
 		n.counts.cancelled++
+	}
+	if d.checking != nil {
+		d.checking()
+		d.checking = nil
 	}
 }
 
@@ -561,6 +580,9 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		n.log.Debug("next edit not asked", "paused", errors.Is(err, ErrPaused), "error", err)
 		return
 	}
+	if n.opts.Warm != nil {
+		n.opts.Warm(req.Key)
+	}
 	spec := n.spec(cfg)
 	in := promptInput{path: req.Path, language: req.Language, project: req.Project, doc: req.Doc, cursor: cursor}
 	related := relatedFor(&n.mu, &d.prompt, req.Folders, req.Open, in, spec)
@@ -569,6 +591,11 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		return
 	}
 	sug, why := nextFromAnswer(a.answer, req.Path, a.text, a.typed, cfg, a.key)
+	ok, took := n.check(d, seq, req, a.text, sug)
+	if !ok {
+		return
+	}
+	a.answered = a.answered.Add(took) // the helper's time is not the server's own
 	n.show(d, seq, req, a, sug, why, a.sent.Sub(began))
 }
 
@@ -907,6 +934,13 @@ type NextStats struct {
 	// the user's typing: Kimi's own edits, their undo or redo, reloads,
 	// formats on save, edits made for another server (D73).
 	NotTyped int64 `json:"notTyped"`
+	// Checked counts the suggestions the helper language server checked
+	// before they were shown; Broken those dropped because it found they
+	// add an error (D73). CheckMsPerSuggestion is a check's mean time, in
+	// milliseconds.
+	Checked              int64   `json:"checked"`
+	Broken               int64   `json:"broken"`
+	CheckMsPerSuggestion float64 `json:"checkMsPerSuggestion"`
 	// ServerMsPerAnswer is the server's own time per answer judged, in
 	// milliseconds: building the prompt (relevance snippets included),
 	// placing the diff and its checks; the provider's time is not in it.
@@ -922,7 +956,10 @@ func (n *NextEdits) Stats() NextStats {
 	k := n.counts
 	st := NextStats{Requested: k.requested, Shown: k.shown, Accepted: k.accepted, Dismissed: k.dismissed, Stale: k.stale,
 		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Stats: n.retired,
-		NotTyped: k.notTyped}
+		NotTyped: k.notTyped, Checked: k.checked, Broken: k.broken}
+	if k.checked > 0 {
+		st.CheckMsPerSuggestion = float64(k.checkTime.Microseconds()) / 1000 / float64(k.checked)
+	}
 	if k.judged > 0 {
 		st.ServerMsPerAnswer = float64(k.server.Microseconds()) / 1000 / float64(k.judged)
 	}
