@@ -53,7 +53,14 @@ func newNextEdits(s *Server) *complete.NextEdits {
 		Changed:  func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
 		Busy:     func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
 		Allow:    s.backgroundAllowed,
-		// The gate's reload rule and the helper's check (D73).
+		// The gate's undo and reload rules and the helper's check (D73).
+		Landed: func(key string) []string {
+			var texts []string
+			for _, e := range s.lander.Queue.History(workspace.URI(key)) {
+				texts = append(texts, e.Before, e.After)
+			}
+			return texts
+		},
 		SameAsDisk: func(key, text string) bool { return sameAsDisk(workspace.URI(key), text) },
 		Check:      s.checkNextEdit,
 		Warm:       func(key string) { s.engine.WarmHelper(workspace.URI(key)) },

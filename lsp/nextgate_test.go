@@ -254,3 +254,38 @@ func TestNextEditNotAfterAcceptedNorItsUndo(t *testing.T) {
 		t.Errorf("kimi.stats nextEdit = %+v, want 1 request, none about the undo", st)
 	}
 }
+
+// TestNextEditNotAfterFixInTwoChanges: an editor that applies a Fix's edit
+// in two didChanges, the second after the job ended (no edit of ours in
+// flight then): the change that completes it is the Fix's (the edit
+// queue's history has its result), and asks nothing.
+func TestNextEditNotAfterFixInTwoChanges(t *testing.T) {
+	cs := nextSession(t, quietNext, modeltest.Rule{Content: renameDiff})
+	uri, _ := cs.file("main.go", scaleGo+"|")
+	cs.changeTo(uri, renamedGo)
+	cs.waitNext("the user's edit answered", func(st complete.NextStats) bool { return st.Empty == 1 })
+	half := strings.Replace(renamedGo, "if factor", "if k", 1)
+	cs.ed.Handle("workspace/applyEdit", func(json.RawMessage) (any, *lsptest.ResponseError) {
+		cs.changeTo(uri, half) // the first of the edit's two hunks
+		return map[string]any{"applied": true}, nil
+	})
+	cs.ed.Handle("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.ResponseError) { return nil, nil })
+	if err := cs.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.fix", "arguments": []any{map[string]any{
+		"uri": uri, "range": rng(2, 0, 8, 0),
+	}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ed.WaitMethod(ctxT(t), "$/progress", func(raw json.RawMessage) bool {
+		return strings.Contains(string(raw), `"kind":"end"`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs.changeTo(uri, renamedAll) // the second, after the job's end
+	if st := cs.nextStats(); st.NotTyped != 2 {
+		t.Errorf("kimi.stats nextEdit = %+v, want both parts of the Fix's edit not typed", st)
+	}
+	time.Sleep(200 * time.Millisecond) // ten times the pause
+	if st := cs.nextStats(); st.Requested != 1 {
+		t.Errorf("kimi.stats nextEdit = %+v, want 1 request (the user's edit), none about the Fix", st)
+	}
+}

@@ -61,6 +61,11 @@ type NextOptions struct {
 	// means none now (a background surface stops at the budget cap).
 	// Nil allows every request.
 	Allow func() bool
+	// Landed returns the texts before and after the last edits of ours
+	// that landed on the document (the edit queue's history): a change
+	// leaving one of them is their undo or redo, however many didChanges
+	// the editor split the edit into. It must not block. Nil: none.
+	Landed func(key string) []string
 	// SameAsDisk reports whether text is the document's file on disk (a
 	// reload, nextgate.go); asked when a pause ends, off the read loop.
 	// Nil: never.
@@ -305,6 +310,10 @@ func (n *NextEdits) Edited(req NextRequest) {
 	// An edit made while one of ours to the document is in flight is that
 	// edit (a job's, landing): the model's own, like an accepted suggestion.
 	ours := n.opts.Busy != nil && n.opts.Busy(req.Key)
+	var landed []string
+	if n.opts.Landed != nil {
+		landed = n.opts.Landed(req.Key)
+	}
 	now := time.Now()
 	n.mu.Lock()
 	d := n.docLocked(req.Key)
@@ -313,7 +322,7 @@ func (n *NextEdits) Edited(req NextRequest) {
 	n.stopLocked(d)
 	accepted, base := n.counts.accepted, d.base
 	moved := n.replaceLocked(d, req.Doc)
-	why := n.gateLocked(d, req, now, ours, n.counts.accepted != accepted, base)
+	why := n.gateLocked(d, req, now, ours, n.counts.accepted != accepted, base, landed)
 	d.edited = now
 	if why != "" {
 		// The edit is not the user's typing (the suggestion itself, a

@@ -19,7 +19,9 @@ import (
 //     (NextOptions.Busy), an accepted suggestion;
 //   - their undo or redo: a change whose result is the text before or
 //     after one of them (the last maxLanded such texts per document, kept
-//     as their length and hash);
+//     as their length and hash; and the edit queue's history of the edits
+//     landed, NextOptions.Landed, for an edit the editor split into
+//     several didChanges);
 //   - a reload from disk: a ranged change replacing the whole text
 //     (NextRequest.Whole), and, when the pause ends, a text equal to the
 //     file on disk (NextOptions.SameAsDisk) that no save made so;
@@ -95,6 +97,23 @@ func (d *nextDoc) isLanded(doc *workspace.Snapshot) bool {
 	return false
 }
 
+// isOneOf reports whether doc's text is one of texts.
+func isOneOf(doc *workspace.Snapshot, texts []string) bool {
+	var cur string
+	for _, t := range texts {
+		if len(t) != doc.Len() {
+			continue
+		}
+		if cur == "" {
+			cur = doc.Text() // copied only when a length matches
+		}
+		if t == cur {
+			return true
+		}
+	}
+	return false
+}
+
 // keystroke reports whether e looks like one keystroke: it writes at most
 // one character, or a line break with its indentation, and removes at most
 // one (a backspace).
@@ -138,9 +157,10 @@ func manyPlaces(edits []workspace.Edit) bool {
 
 // gateLocked decides whether d's edit req, taken in at now, is the user's
 // typing; it returns why not, or "". ours is an edit of ours in flight,
-// accepted the suggestion placed on base accepted by it. Precondition:
+// accepted the suggestion placed on base accepted by it, landed the texts
+// before and after our last edits (NextOptions.Landed). Precondition:
 // n.mu is held.
-func (n *NextEdits) gateLocked(d *nextDoc, req NextRequest, now time.Time, ours, accepted bool, base string) string {
+func (n *NextEdits) gateLocked(d *nextDoc, req NextRequest, now time.Time, ours, accepted bool, base string, landed []string) string {
 	d.typed = len(req.Changes) > 0
 	for _, e := range req.Changes {
 		d.typed = d.typed && keystroke(e)
@@ -158,7 +178,7 @@ func (n *NextEdits) gateLocked(d *nextDoc, req NextRequest, now time.Time, ours,
 	prevKey, prevAt, prevTyped := n.lastKey, n.lastAt, n.lastTyped
 	n.lastKey, n.lastAt, n.lastTyped = req.Key, now, d.typed
 	switch {
-	case d.isLanded(req.Doc):
+	case d.isLanded(req.Doc) || isOneOf(req.Doc, landed):
 		return "the undo or redo of an edit of Kimi's"
 	case req.Whole:
 		return "the whole text replaced (a reload)"
