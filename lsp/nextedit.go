@@ -53,7 +53,7 @@ func newNextEdits(s *Server) *complete.NextEdits {
 		Changed:  func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
 		Busy:     func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
 		Allow:    s.backgroundAllowed,
-		// The gate's undo and reload rules and the helper's check (D75).
+		// The gate's undo and reload rules and the helper's check (D79).
 		Landed: func(key string) []string {
 			var texts []string
 			for _, e := range s.lander.Queue.History(workspace.URI(key)) {

@@ -14,7 +14,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// The gate's tests (assist/complete/nextgate.go, D75): next edits are
+// The gate's tests (assist/complete/nextgate.go, D79): next edits are
 // asked about the user's typing only. Each sends what an editor sends
 // (ranged changes, willSave, didSave) through the real protocol client,
 // with the stand-in provider answering; the fast model's rule answers the

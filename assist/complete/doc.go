@@ -106,7 +106,7 @@
 // context.maxFileSize, one the caller's secret check refuses, without a
 // key, while an edit of ours to the document is in flight (Busy), or when
 // the budget says no (Allow). Only the user's typing asks (nextgate.go,
-// D75): Kimi's own edits (a job's, an accepted suggestion), their undo or
+// D79): Kimi's own edits (a job's, an accepted suggestion), their undo or
 // redo, a reload from disk, a format on save and an edit the editor made
 // for another server end their burst without a request (NotTyped).
 //

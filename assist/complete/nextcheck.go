@@ -9,7 +9,7 @@ import (
 // This file is next edits' check: where the file's helper language server
 // runs, a suggestion is checked there between the answer and being shown
 // (NextOptions.Check, which the server makes from the engine's verifier:
-// the check an edit gets) and dropped when it adds an error (D75).
+// the check an edit gets) and dropped when it adds an error (D79).
 
 // checkWait bounds the helper's check of a suggestion: past it the
 // suggestion is shown unchecked, as where no helper runs.

@@ -941,11 +941,11 @@ type NextStats struct {
 	Cancelled int64 `json:"cancelled"`
 	// NotTyped counts the edits that asked nothing because they were not
 	// the user's typing: Kimi's own edits, their undo or redo, reloads,
-	// formats on save, edits made for another server (D75).
+	// formats on save, edits made for another server (D79).
 	NotTyped int64 `json:"notTyped"`
 	// Checked counts the suggestions the helper language server checked
 	// before they were shown; Broken those dropped because it found they
-	// add an error (D75). CheckMsPerSuggestion is a check's mean time, in
+	// add an error (D79). CheckMsPerSuggestion is a check's mean time, in
 	// milliseconds.
 	Checked              int64   `json:"checked"`
 	Broken               int64   `json:"broken"`

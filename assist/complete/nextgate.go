@@ -10,7 +10,7 @@ import (
 
 // This file is next edits' gate: which edits are the user's typing, the
 // only ones a next edit is asked about (the package doc, "Next edits";
-// D75). An edit that is not ends the burst it falls in without a request
+// D79). An edit that is not ends the burst it falls in without a request
 // (at most one request per burst: the typing before it is not asked about
 // either) and is counted in NextStats.NotTyped. The rules, in the order
 // they are tried (Edited, Saved, fire):
