@@ -356,3 +356,29 @@ func Helpers(cfg config.Config, folder, path string) []verify.Found {
 func HelperVersion(ctx context.Context, path string) string {
 	return verify.Version(ctx, path, os.Environ())
 }
+
+// CheckSuggestion checks a suggestion the user has not asked for (a next
+// edit) in the helper language server, as an edit is checked (the same
+// Check, Verification's new errors): uri's text before and after it.
+// checked is false, and nothing waits, when verification is off, the file
+// has no helper, or its helper does not run yet (it is started for the
+// next one, WarmHelper): a suggestion never waits for a helper to start.
+func (e *Engine) CheckSuggestion(ctx context.Context, uri workspace.URI, before, after string) (v Verification, checked bool) {
+	if !e.verifying(e.Config()) {
+		return Verification{}, false
+	}
+	if !e.verifier.Running(uri) {
+		e.verifier.Warm(uri)
+		return Verification{}, false
+	}
+	r := e.verifier.Check(ctx, []verify.File{{URI: uri, Text: before}}, []verify.File{{URI: uri, Text: after}})
+	return Verification{Result: r}, r.Verified || len(r.NewErrors) > 0
+}
+
+// WarmHelper starts uri's helper language server in the background when
+// verification is on (a next edit's check finds it running).
+func (e *Engine) WarmHelper(uri workspace.URI) {
+	if e.verifying(e.Config()) && !e.verifier.Running(uri) {
+		e.verifier.Warm(uri)
+	}
+}

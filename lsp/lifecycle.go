@@ -110,6 +110,7 @@ var notificationTable = map[string]notifyFunc{
 	"textDocument/didChange":              handleDidChange,
 	"textDocument/didClose":               handleDidClose,
 	"textDocument/didSave":                handleDidSave,
+	"textDocument/willSave":               handleWillSave,
 	"workspace/didChangeWorkspaceFolders": handleDidChangeWorkspaceFolders,
 	"workspace/didChangeConfiguration":    handleDidChangeConfiguration,
 	"workspace/didChangeWatchedFiles":     handleDidChangeWatchedFiles,
@@ -149,7 +150,11 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 			TextDocumentSync: protocol.TextDocumentSyncOptions{
 				OpenClose: true,
 				Change:    protocol.TextDocumentSyncKindIncremental,
-				Save:      &protocol.SaveOptions{IncludeText: false},
+				// willSave marks a save's changes (a format on save) as no
+				// typing for next edits; willSaveWaitUntil is not asked
+				// for: an editor would wait for us at every save.
+				WillSave: true,
+				Save:     &protocol.SaveOptions{IncludeText: false},
 			},
 			CodeActionProvider: codeActionOptions{
 				CodeActionKinds: codeActionKinds(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -57,7 +58,48 @@ func newNextEdits(s *Server) *complete.NextEdits {
 		Changed:  func(key string) { s.diagnosticsChanged(workspace.URI(key)) },
 		Busy:     func(key string) bool { return s.lander.Queue.Busy(workspace.URI(key)) },
 		Allow:    s.backgroundAllowed,
+		// The gate's undo and reload rules and the helper's check (D79).
+		Landed: func(key string) []string {
+			var texts []string
+			for _, e := range s.lander.Queue.History(workspace.URI(key)) {
+				texts = append(texts, e.Before, e.After)
+			}
+			return texts
+		},
+		SameAsDisk: func(key, text string) bool { return sameAsDisk(workspace.URI(key), text) },
+		Check:      s.checkNextEdit,
+		Warm:       func(key string) { s.engine.WarmHelper(workspace.URI(key)) },
 	})
+}
+
+// sameAsDisk reports whether text is uri's file on disk: read only when
+// the sizes agree.
+func sameAsDisk(uri workspace.URI, text string) bool {
+	p, err := uri.Path()
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(text)) {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && string(b) == text
+}
+
+// checkNextEdit is next edits' Check: the engine's verifier checks the
+// suggestion as it checks an edit (assist.Engine.CheckSuggestion, whose
+// new errors are Verification.Decide's), where a helper already runs for
+// the file and verification is on.
+func (s *Server) checkNextEdit(ctx context.Context, key, before, after string) error {
+	r, checked := s.engine.CheckSuggestion(ctx, workspace.URI(key), before, after)
+	switch {
+	case !checked:
+		return complete.ErrUnchecked
+	case r.NewErrors():
+		return fmt.Errorf("%w: %s", complete.ErrBreaks, r.Line())
+	}
+	return nil
 }
 
 // backgroundAllowed is asked before every provider request that the user
@@ -69,8 +111,10 @@ func (s *Server) backgroundAllowed() bool {
 }
 
 // nextEditEdited hands a document's edit to next edits; the read loop
-// calls it after the change is applied, prev being the text before.
-func (s *Server) nextEditEdited(uri workspace.URI, prev *workspace.Snapshot) {
+// calls it after the change is applied, prev being the text before, edits
+// the didChange's changes and whole whether it was one ranged change of
+// the whole text.
+func (s *Server) nextEditEdited(uri workspace.URI, prev *workspace.Snapshot, edits []workspace.Edit, whole bool) {
 	snap, ok := s.docs.Snapshot(uri)
 	if !ok {
 		return
@@ -78,6 +122,7 @@ func (s *Server) nextEditEdited(uri workspace.URI, prev *workspace.Snapshot) {
 	req := complete.NextRequest{
 		Key: string(uri), Path: s.displayPath(uri), Language: snap.LanguageID,
 		Doc: snap, Prev: prev, Folders: s.folders, Open: s.docs.All(),
+		Changes: edits, Whole: whole,
 		// The one secret check, by name and by the file a link resolves
 		// to now, for every scheme; asked when the pause ends.
 		Eligible: func() bool { return !s.folders.IsSecretURI(uri) },

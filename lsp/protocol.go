@@ -294,6 +294,11 @@ type didSaveParams struct {
 	Text         *string                `json:"text,omitempty"`
 }
 
+// willSaveParams are textDocument/willSave's (the reason is not read).
+type willSaveParams struct {
+	TextDocument textDocumentIdentifier `json:"textDocument"`
+}
+
 // Workspace folders, configuration and watched files.
 
 type didChangeWorkspaceFoldersParams struct {

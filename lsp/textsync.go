@@ -55,9 +55,28 @@ func handleDidChange(s *Server, ctx context.Context, raw json.RawMessage) error 
 	edits, err := s.docs.ChangeEdits(uri, p.TextDocument.Version, changes, s.encoding())
 	if err == nil {
 		s.reviews.apply(uri, p.TextDocument.Version, edits)
-		s.nextEditEdited(uri, prev)
+		// One ranged change of the whole text is a reload (a rangeless
+		// one is a full-sync client's every change).
+		whole := len(changes) == 1 && changes[0].Range != nil && prev != nil && prev.Len() > 0 &&
+			len(edits) == 1 && edits[0].Start == 0 && edits[0].End == prev.Len()
+		s.nextEditEdited(uri, prev, edits, whole)
 	}
 	return err
+}
+
+// handleWillSave takes in a document's willSave: the changes until its
+// didSave are the save's (a format on save), not the user's typing.
+func handleWillSave(s *Server, ctx context.Context, raw json.RawMessage) error {
+	var p willSaveParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("willSave: %w", err)
+	}
+	uri, err := workspace.ParseURI(p.TextDocument.URI)
+	if err != nil {
+		return fmt.Errorf("willSave: %w", err)
+	}
+	s.nextEdit.WillSave(string(uri))
+	return nil
 }
 
 func handleDidClose(s *Server, ctx context.Context, raw json.RawMessage) error {
@@ -93,6 +112,7 @@ func handleDidSave(s *Server, ctx context.Context, raw json.RawMessage) error {
 		// The user saved a workspace configuration file in the editor.
 		s.reloadWorkspaceConfig()
 	}
+	s.nextEdit.Saved(string(uri))
 	return s.docs.Save(uri, p.Text)
 }
 

@@ -285,6 +285,15 @@ func (t *EditTurn) Landed(uri URI, base Base, after, label string) {
 	}
 }
 
+// History returns the last edits landed on uri, oldest first, without a
+// turn (next edits compare an editor's change with their texts: the undo
+// or redo of one of them).
+func (q *EditQueue) History(uri URI) []LandedEdit {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.history[uri])
+}
+
 // History returns the last edits landed on uri, oldest first.
 func (t *EditTurn) History(uri URI) []LandedEdit {
 	t.q.mu.Lock()

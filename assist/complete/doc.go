@@ -105,7 +105,15 @@
 // Services (see "Surfaces"). No request for a file over
 // context.maxFileSize, one the caller's secret check refuses, without a
 // key, while an edit of ours to the document is in flight (Busy), or when
-// the budget says no (Allow).
+// the budget says no (Allow). Only the user's typing asks (nextgate.go,
+// D79): Kimi's own edits (a job's, an accepted suggestion), their undo or
+// redo, a reload from disk, a format on save and an edit the editor made
+// for another server end their burst without a request (NotTyped).
+//
+// Where the helper language server of the file runs (NextOptions.Check:
+// the engine's verifier, as edits are verified), a suggestion is checked
+// there between the answer and being shown, and dropped when it adds an
+// error (Broken); where none runs, it is shown unchecked, as before.
 //
 // The model answers a unified diff of the active file, or nothing ("@@"
 // hunks without a file header are that file's; an answer mixing them with

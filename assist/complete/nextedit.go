@@ -61,6 +61,26 @@ type NextOptions struct {
 	// means none now (a background surface stops at the budget cap).
 	// Nil allows every request.
 	Allow func() bool
+	// Landed returns the texts before and after the last edits of ours
+	// that landed on the document (the edit queue's history): a change
+	// leaving one of them is their undo or redo, however many didChanges
+	// the editor split the edit into. It must not block. Nil: none.
+	Landed func(key string) []string
+	// SameAsDisk reports whether text is the document's file on disk (a
+	// reload, nextgate.go); asked when a pause ends, off the read loop.
+	// Nil: never.
+	SameAsDisk func(key, text string) bool
+	// Check has the helper language server check a suggestion before it
+	// is shown: the document's text before and after it. nil: no new
+	// error; an error wrapping ErrBreaks: it adds one, and it is dropped;
+	// ErrUnchecked or another error: shown unchecked. Nil: never checked.
+	// It is called between the answer and show, within checkWait; ctx
+	// ends when a newer edit comes.
+	Check func(ctx context.Context, key, before, after string) error
+	// Warm is called when a pause ends, before the request goes out: the
+	// helper that checks the suggestion loads while the model writes.
+	// Nil: nothing.
+	Warm func(key string)
 }
 
 // NextRequest is one edit of a document, as the editor reported it.
@@ -79,6 +99,11 @@ type NextRequest struct {
 	// Eligible is asked when the pause ends, off the editor's read loop:
 	// false (a secrets file, by the one secret check) means no request.
 	Eligible func() bool
+	// Changes are the didChange's changes, in order, each on the text the
+	// ones before it left; Whole reports one ranged change replacing the
+	// whole text (a reload). The gate reads them (nextgate.go).
+	Changes []workspace.Edit
+	Whole   bool
 }
 
 // NextSuggestion is the edit proposed for a document, placed on the
@@ -115,6 +140,12 @@ type NextEdits struct {
 	off     bool // nextEdit.enable is false (SetEnabled)
 	counts  nextCounts
 	retired cache.Stats
+	// lastKey and lastAt are the document and time of the latest edit
+	// the gate took in that was not Kimi's, lastTyped whether it looked
+	// like a keystroke (nextgate.go).
+	lastKey   string
+	lastAt    time.Time
+	lastTyped bool
 }
 
 // nextDoc is one document's next-edit state. Precondition for every
@@ -139,6 +170,17 @@ type nextDoc struct {
 	// editor is what an editor's own next-edit UI asked and said
 	// (nexteditor.go).
 	editor editorState
+
+	// The gate's (nextgate.go): the texts before and after Kimi's edits
+	// (at most maxLanded), when the latest edit came and whether it
+	// looked like a keystroke, the last willSave without its didSave, the
+	// edit a didSave followed; checking hangs the helper's check up.
+	landed   []textMark
+	edited   time.Time
+	typed    bool
+	willSave time.Time
+	savedSeq uint64
+	checking context.CancelFunc
 }
 
 type nextCounts struct {
@@ -149,6 +191,11 @@ type nextCounts struct {
 	// the server, the provider's excluded (prompt, placing, checks).
 	judged int64
 	server time.Duration
+	// notTyped counts the edits the gate took as no typing; checked the
+	// suggestions a helper checked, broken those it found adding an
+	// error, checkTime the time the checks took.
+	notTyped, checked, broken int64
+	checkTime                 time.Duration
 }
 
 // NewNextEdits returns the next-edit surface, on opts.Services.
@@ -215,6 +262,10 @@ func (n *NextEdits) stopLocked(d *nextDoc) {
 		d.cancel = nil
 		n.counts.cancelled++
 	}
+	if d.checking != nil {
+		d.checking()
+		d.checking = nil
+	}
 }
 
 // Forget drops a document's state (it was closed), its stream and its
@@ -265,20 +316,30 @@ func (n *NextEdits) Edited(req NextRequest) {
 	// An edit made while one of ours to the document is in flight is that
 	// edit (a job's, landing): the model's own, like an accepted suggestion.
 	ours := n.opts.Busy != nil && n.opts.Busy(req.Key)
+	var landed []string
+	if n.opts.Landed != nil {
+		landed = n.opts.Landed(req.Key)
+	}
+	now := time.Now()
 	n.mu.Lock()
 	d := n.docLocked(req.Key)
 	d.seq++
 	seq := d.seq
 	n.stopLocked(d)
-	accepted, prev := n.counts.accepted, sugID(d.sug)
+	accepted, prev, base := n.counts.accepted, sugID(d.sug), d.base
 	moved := n.replaceLocked(d, req.Doc)
 	n.goneLocked(d, prev, accepted)
-	if n.counts.accepted != accepted || ours {
-		// The edit was the suggestion itself or a job's: the model's own
-		// edit is no burst of the user's to ask about (at most one request
-		// per burst).
+	why := n.gateLocked(d, req, now, ours, n.counts.accepted != accepted, base, landed)
+	d.edited = now
+	if why != "" {
+		// The edit is not the user's typing (the suggestion itself, a
+		// job's edit, its undo, a reload, a format on save, another
+		// server's edit): no burst of the user's to ask about (at most one
+		// request per burst).
 		d.burst, d.noBurst = "", true
+		n.counts.notTyped++
 		n.mu.Unlock()
+		n.log.Debug("next edit not asked", "path", req.Path, "why", why)
 		if moved {
 			n.changed(req.Key)
 		}
@@ -524,7 +585,7 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 	if !cfg.NextEdit.Enable || int64(req.Doc.Len()) > cfg.Context.MaxFileSize ||
 		req.Eligible != nil && !req.Eligible() ||
 		n.opts.Busy != nil && n.opts.Busy(req.Key) ||
-		n.opts.Allow != nil && !n.opts.Allow() {
+		n.opts.Allow != nil && !n.opts.Allow() || n.fromDisk(d, seq, req) {
 		return
 	}
 	if err := n.svc.background(nextSurface); err != nil {
@@ -537,6 +598,9 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		n.log.Debug("next edit not asked", "paused", errors.Is(err, ErrPaused), "error", err)
 		return
 	}
+	if n.opts.Warm != nil {
+		n.opts.Warm(req.Key)
+	}
 	spec := n.spec(cfg)
 	in := promptInput{path: req.Path, language: req.Language, project: req.Project, doc: req.Doc, cursor: cursor}
 	related := relatedFor(&n.mu, &d.prompt, req.Folders, req.Open, in, spec)
@@ -545,6 +609,11 @@ func (n *NextEdits) fire(d *nextDoc, seq uint64) {
 		return
 	}
 	sug, why := nextFromAnswer(a.answer, req.Path, a.text, a.typed, cfg, a.key)
+	ok, took := n.check(d, seq, req, a.text, sug)
+	if !ok {
+		return
+	}
+	a.answered = a.answered.Add(took) // the helper's time is not the server's own
 	n.show(d, seq, req, a, sug, why, a.sent.Sub(began))
 }
 
@@ -883,6 +952,17 @@ type NextStats struct {
 	// it displayed (Copilot's didShowInlineEdit), each once; Shown counts
 	// every suggestion when it is placed, whoever displays it.
 	Displayed int64 `json:"displayed"`
+	// NotTyped counts the edits that asked nothing because they were not
+	// the user's typing: Kimi's own edits, their undo or redo, reloads,
+	// formats on save, edits made for another server (D79).
+	NotTyped int64 `json:"notTyped"`
+	// Checked counts the suggestions the helper language server checked
+	// before they were shown; Broken those dropped because it found they
+	// add an error (D79). CheckMsPerSuggestion is a check's mean time, in
+	// milliseconds.
+	Checked              int64   `json:"checked"`
+	Broken               int64   `json:"broken"`
+	CheckMsPerSuggestion float64 `json:"checkMsPerSuggestion"`
 	// ServerMsPerAnswer is the server's own time per answer judged, in
 	// milliseconds: building the prompt (relevance snippets included),
 	// placing the diff and its checks; the provider's time is not in it.
@@ -897,7 +977,11 @@ func (n *NextEdits) Stats() NextStats {
 	defer n.mu.Unlock()
 	k := n.counts
 	st := NextStats{Requested: k.requested, Shown: k.shown, Accepted: k.accepted, Dismissed: k.dismissed, Stale: k.stale,
-		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Displayed: k.displayed, Stats: n.retired}
+		Refused: k.refused, Empty: k.empty, Failed: k.failed, Cancelled: k.cancelled, Displayed: k.displayed, Stats: n.retired,
+		NotTyped: k.notTyped, Checked: k.checked, Broken: k.broken}
+	if k.checked > 0 {
+		st.CheckMsPerSuggestion = float64(k.checkTime.Microseconds()) / 1000 / float64(k.checked)
+	}
 	if k.judged > 0 {
 		st.ServerMsPerAnswer = float64(k.server.Microseconds()) / 1000 / float64(k.judged)
 	}

@@ -231,3 +231,86 @@ var (
 	fileURI      = workspace.FileURI
 	execLookPath = exec.LookPath
 )
+
+// BenchmarkCheckSuggestion measures the check of a next-edit suggestion
+// (assist.Engine.CheckSuggestion: one Check of the file before and after
+// it) on real-size files: net/http's, with $(go env GOROOT)/src as the
+// workspace folder (module std) and gopls warm. Each iteration checks a
+// clean suggestion and one that adds an undefined name (reported apart:
+// clean-p50-ms, broken-p50-ms, …), a new declaration at the end of the
+// file, so that gopls type-checks net/http again for each; the checks
+// gopls did not answer within DiagTimeout are counted (unanswered), not
+// timed.
+func BenchmarkCheckSuggestion(b *testing.B) {
+	if _, err := execLookPath("gopls"); err != nil {
+		b.Fatal("gopls not found on PATH")
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	for _, name := range []string{"cookie.go", "client.go", "fs.go"} {
+		b.Run(name, func(b *testing.B) {
+			p := filepath.Join(src, "net", "http", name)
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			text := string(raw)
+			with := func(decl string) string { return text + "\n" + decl + "\n" }
+			uri := fileURI(p)
+			v := benchVerifier(b, src)
+			defer v.Close()
+			if r := v.Check(context.Background(), []File{{uri, text}}, []File{{uri, with("var _ = 0")}}); !r.Verified {
+				b.Fatal(r.Line())
+			}
+			var clean, broken []time.Duration
+			unanswered := 0
+			for i := 0; b.Loop(); i++ {
+				t0 := time.Now()
+				r := v.Check(context.Background(), []File{{uri, text}}, []File{{uri, with(fmt.Sprintf("var _ = %d", i))}})
+				took := time.Since(t0)
+				switch {
+				case !r.Verified:
+					// gopls did not answer within DiagTimeout (a loaded
+					// machine): the suggestion would be shown unchecked.
+					unanswered++
+				case len(r.NewErrors) != 0:
+					b.Fatal("clean:", r.Line())
+				default:
+					clean = append(clean, took)
+				}
+				t0 = time.Now()
+				r = v.Check(context.Background(), []File{{uri, text}}, []File{{uri, with(fmt.Sprintf("var _ = undefinedNext%d", i))}})
+				took = time.Since(t0)
+				switch {
+				case !r.Verified:
+					unanswered++
+				case len(r.NewErrors) != 1:
+					b.Fatal("broken:", r.Line())
+				default:
+					broken = append(broken, took)
+				}
+			}
+			if len(clean) == 0 || len(broken) == 0 {
+				b.Fatalf("gopls answered no check of one kind (%d unanswered)", unanswered)
+			}
+			reportAs(b, "clean-", clean)
+			reportAs(b, "broken-", broken)
+			b.ReportMetric(float64(unanswered), "unanswered")
+			b.ReportMetric(float64(strings.Count(text, "\n")), "lines")
+		})
+	}
+}
+
+// reportAs records the p50 and p90 of the latencies, their names
+// prefixed.
+func reportAs(b *testing.B, prefix string, lat []time.Duration) {
+	slices.Sort(lat)
+	p := func(q float64) float64 {
+		return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(p(0.5), prefix+"p50-ms")
+	b.ReportMetric(p(0.9), prefix+"p90-ms")
+}

@@ -1279,3 +1279,22 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return clip(s, 200)
 }
+
+// Running reports whether the helper that checks uri runs (started, as
+// the folders' trust has it now), so that a check needs no start.
+func (v *Verifier) Running(uri workspace.URI) bool {
+	g, _ := v.groupOf(uri)
+	if g == nil {
+		return false
+	}
+	key := slotKey(g.argv, !v.trusted(v.folders()))
+	v.mu.Lock()
+	s := v.helpers[key]
+	v.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.start.Lock()
+	defer s.start.Unlock()
+	return s.h != nil && s.h.alive() == nil
+}
