@@ -28,6 +28,10 @@ type answerer func(f File, c Case, t texts) string
 
 // unified is the answer a model is asked for: a unified diff of the file,
 // 3 lines of context.
+// crossDocuments is more than the next-edit gate's window for changes to
+// two documents that are one edit (assist/complete, 300 ms).
+const crossDocuments = 350 * time.Millisecond
+
 func unified(f File, before, after string) string {
 	return patch.Unified("a/"+f.Path, "b/"+f.Path, before, after, 3)
 }
@@ -299,6 +303,11 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 			r.srv.Push(modeltest.Rule{Content: answer(f, c, t)})
 		}
 	}
+	// Each case is another document: a change to one less than the
+	// gate's window after a change to another, neither a keystroke, reads
+	// as one edit of another server's (D79) and asks nothing. The user of
+	// a case types it on its own.
+	time.Sleep(crossDocuments)
 	r.next.Edited(req)
 	if during {
 		if err := r.until(ctx, func(st complete.NextStats) bool { return st.Requested > st0.Requested }); err != nil {
@@ -363,6 +372,7 @@ func (r *runner) warmUp(ctx context.Context, req complete.NextRequest, line int)
 	}
 	w := req
 	w.Prev, w.Doc = workspace.NewSnapshot(req.Prev.URI, "go", 1, base[:at]+"\n"+base[at:]), req.Prev
+	time.Sleep(crossDocuments) // as for the case's edit (run)
 	r.next.Edited(w)
 	if err := r.answered(ctx, st0); err != nil {
 		return fmt.Errorf("warming up: %w", err)
