@@ -2,33 +2,11 @@ package lsp
 
 import (
 	"net/http"
-	"runtime"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 )
-
-// slowHangUp is a real HTTP transport whose hang-ups take a while: a
-// request cancelled before its reply began returns only after delay, as
-// over a slow network. It keeps a hung-up stream's goroutine running for
-// that long, so that a session end that did not wait for it returns first.
-type slowHangUp struct {
-	base     http.RoundTripper
-	delay    time.Duration
-	returned atomic.Bool // a hung-up request has returned
-}
-
-func (t *slowHangUp) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
-	if err != nil && r.Context().Err() != nil {
-		time.Sleep(t.delay)
-		t.returned.Store(true)
-	}
-	return resp, err
-}
 
 // TestSessionEndWaitsForCompletionStreams ends the session (its input
 // closes) while the stand-in holds an inline completion's stream open:
@@ -37,7 +15,7 @@ func (t *slowHangUp) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestSessionEndWaitsForCompletionStreams(t *testing.T) {
 	// No stream of an earlier test is still ending.
 	waitFor(t, func() bool { return !completionStreamRunning() })
-	tr := &slowHangUp{base: http.DefaultTransport.(*http.Transport).Clone(), delay: time.Second}
+	tr := modeltest.NewSlowHangUp(time.Second)
 	cs := newCompSessionOpts(t, Options{HTTPClient: &http.Client{Transport: tr}}, true, nil, modeltest.Rule{DelayMS: 600_000})
 	uri, pos := cs.file("main.go", mainGo)
 	cs.inline(uri, pos, 1)
@@ -48,7 +26,7 @@ func TestSessionEndWaitsForCompletionStreams(t *testing.T) {
 	case <-ctxT(t).Done():
 		t.Fatal("Run did not return after the input closed")
 	}
-	if !tr.returned.Load() {
+	if !tr.Returned() {
 		t.Errorf("Run returned before the hung-up stream's request did")
 	}
 	if completionStreamRunning() {
@@ -58,7 +36,4 @@ func TestSessionEndWaitsForCompletionStreams(t *testing.T) {
 
 // completionStreamRunning reports whether a goroutine runs a completion
 // stream (complete.Completer.fly, as stack traces print it).
-func completionStreamRunning() bool {
-	buf := make([]byte, 1<<20)
-	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "complete.(*Completer).fly")
-}
+func completionStreamRunning() bool { return modeltest.GoroutineIn("complete.(*Completer).fly") }
