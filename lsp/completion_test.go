@@ -91,8 +91,9 @@ func newCompSessionOpts(t *testing.T, opts Options, inline bool, settings map[st
 	return newCompSessionKnobs(t, opts, testKnobs{}, inline, settings, rules...)
 }
 
-// newCompSessionKnobs is newCompSessionOpts with the test knobs set.
-func newCompSessionKnobs(t *testing.T, opts Options, knobs testKnobs, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
+// newCompProvider is a completion session's stand-in provider (which
+// rules answer) and its workspace directory, before the server starts.
+func newCompProvider(t *testing.T, rules ...modeltest.Rule) *compSession {
 	t.Helper()
 	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
 	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}, RequestLog: cs})
@@ -102,6 +103,14 @@ func newCompSessionKnobs(t *testing.T, opts Options, knobs testKnobs, inline boo
 		t.Fatal(err)
 	}
 	cs.dir = dir
+	return cs
+}
+
+// newCompSessionKnobs is newCompSessionOpts with the test knobs set.
+func newCompSessionKnobs(t *testing.T, opts Options, knobs testKnobs, inline bool, settings map[string]any, rules ...modeltest.Rule) *compSession {
+	t.Helper()
+	cs := newCompProvider(t, rules...)
+	dir := cs.dir
 	opts.Config = providerConfig(t, cs.prov)
 	cs.session = newSessionKnobs(t, opts, knobs, nil)
 	cs.initialize(completionInit(string(workspace.FileURI(dir)), inline, settings))

@@ -68,14 +68,8 @@ func copilotElInit(root string) map[string]any {
 // initializes with init(root); userTOML is the user's configuration file.
 func copilotSession(t *testing.T, init func(root string) map[string]any, userTOML string, rules ...modeltest.Rule) *compSession {
 	t.Helper()
-	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
-	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}, RequestLog: cs})
-	t.Cleanup(cs.prov.Close)
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs.dir = dir
+	cs := newCompProvider(t, rules...)
+	dir := cs.dir
 	cs.session = newSessionOpts(t, Options{Config: providerConfigFile(t, cs.prov, "[verify]\nenable = \"off\"\n"+userTOML)}, nil)
 	cs.initialize(init(string(workspace.FileURI(dir))))
 	return cs

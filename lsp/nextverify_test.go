@@ -17,14 +17,8 @@ import (
 // test's own directory.
 func nextVerifySession(t *testing.T, rules ...modeltest.Rule) *compSession {
 	t.Helper()
-	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
-	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}, RequestLog: cs})
-	t.Cleanup(cs.prov.Close)
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs.dir = dir
+	cs := newCompProvider(t, rules...)
+	dir := cs.dir
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
