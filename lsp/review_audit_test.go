@@ -305,12 +305,12 @@ func TestReviewDiffNestedFolders(t *testing.T) {
 	}
 }
 
-// TestReviewDiffClosedFilePulled: a client that pulls diagnostics gets the
-// findings of a review of changes in a file it opens afterwards.
-func TestReviewDiffClosedFilePulled(t *testing.T) {
-	params := lsptest.DefaultInitializeParams("")
-	params["rootUri"] = inJobDir
-	params["capabilities"].(map[string]any)["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+// reviewChangedCalc runs a review of changes, to its end, of calc.go
+// changed and not open, in a session initialized with params; the
+// stand-in finds "Sub adds" on line 5. It returns the session and the
+// file's URI.
+func reviewChangedCalc(t *testing.T, params map[string]any) (*jobSession, string) {
+	t.Helper()
 	js := newJobSession(t, params, modeltest.Rule{Match: "careful senior reviewer",
 		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
 	js.gitInit(map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1)})
@@ -318,6 +318,16 @@ func TestReviewDiffClosedFilePulled(t *testing.T) {
 	uri := string(workspace.FileURI(filepath.Join(js.dir, "calc.go")))
 	js.run("kimi.review", map[string]any{"diff": true}, "d1")
 	js.progressEnd(`"d1"`)
+	return js, uri
+}
+
+// TestReviewDiffClosedFilePulled: a client that pulls diagnostics gets the
+// findings of a review of changes in a file it opens afterwards.
+func TestReviewDiffClosedFilePulled(t *testing.T) {
+	params := lsptest.DefaultInitializeParams("")
+	params["rootUri"] = inJobDir
+	params["capabilities"].(map[string]any)["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
+	js, uri := reviewChangedCalc(t, params)
 	js.open(uri, reviewCalc)
 	js.text(uri, 1)
 	var rep struct {
@@ -433,13 +443,7 @@ func TestReviewDiffClosedFileVSCode(t *testing.T) {
 	caps := params["capabilities"].(map[string]any)
 	caps["textDocument"].(map[string]any)["diagnostic"] = map[string]any{"dynamicRegistration": false}
 	caps["workspace"].(map[string]any)["diagnostics"] = map[string]any{"refreshSupport": true}
-	js := newJobSession(t, params, modeltest.Rule{Match: "careful senior reviewer",
-		Content: `{"findings":[{"startLine":5,"endLine":5,"severity":"error","message":"Sub adds","explanation":""}]}`})
-	js.gitInit(map[string]string{"calc.go": strings.Replace(reviewCalc, "a + b", "a - b", 1)})
-	os.WriteFile(filepath.Join(js.dir, "calc.go"), []byte(reviewCalc), 0o644)
-	uri := string(workspace.FileURI(filepath.Join(js.dir, "calc.go")))
-	js.run("kimi.review", map[string]any{"diff": true}, "d1")
-	js.progressEnd(`"d1"`)
+	js, uri := reviewChangedCalc(t, params)
 	js.waitDiagnostics(uri, 4) // pushed: the file is not open
 	seen := js.publishedCount(uri)
 	js.open(uri, reviewCalc)
