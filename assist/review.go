@@ -325,10 +325,16 @@ func reviewOutcome(out *Outcome, t *Task, max int) error {
 		last := first + strings.Count(t.Active.Text[t.Selection.Start:t.Selection.End], "\n")
 		ranges = [][2]int{{first, last}}
 	}
+	var lines []string // the active text's, split once if a finding needs them
 	for _, f := range found {
-		if !touches(ranges, f.StartLine, f.EndLine) && !usesAny(t.Active.Text, f.StartLine, f.EndLine, t.ReviewNames) {
-			dropped++
-			continue
+		if !touches(ranges, f.StartLine, f.EndLine) {
+			if lines == nil && len(t.ReviewNames) > 0 {
+				lines = strings.Split(t.Active.Text, "\n")
+			}
+			if !usesAny(lines, f.StartLine, f.EndLine, t.ReviewNames) {
+				dropped++
+				continue
+			}
 		}
 		if max > 0 && len(out.Findings) == max {
 			dropped++ // the end of the job says so: review.maxFindings cut them
@@ -341,13 +347,12 @@ func reviewOutcome(out *Outcome, t *Task, max int) error {
 	return nil
 }
 
-// usesAny reports whether lines start to end (from 1) of text hold one of
-// names as a whole word.
-func usesAny(text string, start, end int, names []string) bool {
+// usesAny reports whether lines start to end (from 1) hold one of names
+// as a whole word.
+func usesAny(lines []string, start, end int, names []string) bool {
 	if len(names) == 0 || start < 1 || end < start {
 		return false
 	}
-	lines := strings.Split(text, "\n")
 	for i := start - 1; i < min(end, len(lines)); i++ {
 		for _, w := range identifiers(lines[i]) {
 			if slices.Contains(names, w) {

@@ -44,12 +44,9 @@ func Lookup(servers map[string]Command, folders []string, environ []string) []Fo
 	index := map[string]int{}
 	for _, lang := range langs {
 		var f Found
-		if c, ok := servers[lang]; ok && len(c) == 0 {
-			f.Off = true
-		} else if ok {
-			f.Command, f.Path, f.Missing = findCommand([]Command{c}, list)
-		} else {
-			f.Command, f.Path, f.Missing = findCommand(DefaultServers[lang], list)
+		var cands []Command
+		if cands, f.Off = candidates(servers, lang); !f.Off {
+			f.Command, f.Path, f.Missing = findCommand(cands, list)
 		}
 		key := strings.Join(f.Command, "\x00") + "\x01" + f.Missing
 		if f.Off {

@@ -285,21 +285,25 @@ func New(opts Options) *Verifier {
 // the first default found on PATH. missing names what was looked for
 // when none is found; lang without a helper returns nil and "".
 func (v *Verifier) commandFor(lang string) (argv Command, path, missing string) {
-	var cands []Command
 	v.mu.Lock()
-	c, ok := v.opts.Servers[lang]
+	cands, _ := candidates(v.opts.Servers, lang)
 	v.mu.Unlock()
-	if ok {
-		if len(c) == 0 {
-			return nil, "", ""
-		}
-		cands = []Command{c}
-	} else {
-		cands = DefaultServers[lang]
-	}
 	// The helper is found on the PATH it will run with: never a program
 	// of the workspace's own (cleanPath).
 	return findCommand(cands, v.helperPath())
+}
+
+// candidates are the commands that may check lang: the one servers names
+// for it, else DefaultServers'; off is set (and none returned) when
+// servers maps lang to no command.
+func candidates(servers map[string]Command, lang string) (cands []Command, off bool) {
+	if c, ok := servers[lang]; ok {
+		if len(c) == 0 {
+			return nil, true
+		}
+		return []Command{c}, false
+	}
+	return DefaultServers[lang], false
 }
 
 // findCommand returns the first of cands found on the PATH list path, or
