@@ -366,14 +366,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	rec.endOpen = s.opened()
 	defer rec.endOpen()
-	defer func() {
+	recorded := false
+	record := func() {
+		if recorded {
+			return
+		}
+		recorded = true
 		rec.Duration = time.Since(start)
 		s.finish(rec)
 		if s.cfg.Logger != nil {
 			s.cfg.Logger.Info("modeltest: request", "seq", rec.Seq, "status", rec.Status, "fault", rec.Fault, "chunks", rec.Chunks, "hung_up", rec.HungUp,
 				"prompt_tokens", rec.Usage.PromptTokens, "cached_tokens", rec.Usage.CachedTokens)
 		}
-	}()
+	}
+	defer record()
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	rec.Body = body
 	if err != nil {
@@ -428,6 +434,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch rule.Fault {
 	case "":
 	case "hangup":
+		// Recorded before the connection closes: the client sees the
+		// hang-up at once and may retry and finish before a deferred
+		// record would run, and Requests must already count this one.
+		record()
 		if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
 			c.Close()
 		}
