@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -869,5 +870,68 @@ func TestRewriteAsksForInstruction(t *testing.T) {
 	case <-asked:
 		t.Errorf("asked although the selection has a kimi: comment")
 	default:
+	}
+}
+
+// helixParams are initialize params as Helix 25.07.1 sends them where it
+// matters here: clientInfo "helix", progress declared, showDocument not
+// (Helix answers the request since 24.03 but declares it only after
+// 25.07).
+func helixParams(t *testing.T) map[string]any {
+	params := lsptest.DefaultInitializeParams(string(workspace.FileURI(t.TempDir())))
+	params["clientInfo"] = map[string]any{"name": "helix", "version": "25.07.1 (a349ad8b)"}
+	params["capabilities"].(map[string]any)["window"] = map[string]any{"workDoneProgress": true}
+	return params
+}
+
+// TestHelixExplanationBeside: Helix, which does not declare showDocument,
+// gets the explanation opened with window/showDocument and takeFocus
+// false — in Helix a vertical split beside the code, where takeFocus true
+// would replace the code view and a showMessage of the whole text would
+// cover it — and no showMessage holding the text. An older Helix that
+// answers the request with an error gets the text by showMessage.
+func TestHelixExplanationBeside(t *testing.T) {
+	for _, answers := range []bool{true, false} {
+		t.Run("answers="+strconv.FormatBool(answers), func(t *testing.T) {
+			js := newJobSession(t, helixParams(t), modeltest.Rule{Match: "Explain", Content: explainText, Chunks: 6, IntervalMS: 5})
+			var mu sync.Mutex
+			var shown []string
+			js.ed.Handle("window/showDocument", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+				mu.Lock()
+				shown = append(shown, string(p))
+				mu.Unlock()
+				if !answers {
+					return nil, &lsptest.ResponseError{Code: -32601, Message: "method not found"}
+				}
+				return map[string]any{"success": true}, nil
+			})
+			uri := js.file("add.go", "package add\n")
+			js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(0, 0, 0, 5)}, nil)
+			js.waitNoJobs()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(shown) != 1 {
+				t.Fatalf("showDocument requests %v, want one", shown)
+			}
+			var p struct {
+				URI       string `json:"uri"`
+				TakeFocus *bool  `json:"takeFocus"`
+			}
+			if err := json.Unmarshal([]byte(shown[0]), &p); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(p.URI, ".md") || p.TakeFocus == nil || *p.TakeFocus {
+				t.Errorf("showDocument %s, want a .md file with takeFocus false", shown[0])
+			}
+			inMessage := false
+			for _, m := range js.ed.Messages() {
+				if m.Method == "window/showMessage" && strings.Contains(string(m.Params), "overflow wraps around") {
+					inMessage = true
+				}
+			}
+			if inMessage != !answers {
+				t.Errorf("explanation in a showMessage: %v, want %v", inMessage, !answers)
+			}
+		})
 	}
 }
