@@ -91,6 +91,17 @@ test('emacs: eglot-code-actions → Kimi: Fix edits the buffer, one undo restore
   assert.equal(standin.requests().length, 1, `one request reached the provider\n${detail}`);
 });
 
+// Issue 33 item 11: eglot sends no region at point (the sexp there, or
+// point): Fix and Review are then of the whole buffer. The prompt holds the
+// whole file as the code to fix (the last line, outside the function, too).
+test('emacs: eglot-code-actions at point offers Kimi: Fix File and Kimi: Review File; Fix File fixes the buffer', async () => {
+  const { standin, detail } = await scenario('fix_point', 'emacs-fix.json');
+  const reqs = standin.requests();
+  assert.equal(reqs.length, 1, `one request reached the provider\n${detail}`);
+  const prompt = JSON.stringify(reqs[0]);
+  assert.ok(prompt.includes('greet world') && prompt.includes('greet prints a greeting'), `the prompt holds the whole file\n${detail}`);
+});
+
 test('emacs: completion-at-point offers Kimi\'s suggestion and completes the line', async () => {
   await scenario('completion', 'emacs-completion.json');
 });
