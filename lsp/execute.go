@@ -266,13 +266,19 @@ func usageNote(out *assist.Outcome) string {
 // showExplanation opens the explanation's Markdown file with
 // window/showDocument when the client can, else sends the whole text with
 // window/showMessage; it reports whether it did the latter. The document
-// is opened without taking focus (takeFocus false), which is what opens
-// it beside the code in the clients that tell the two apart (Helix: a
-// vertical split, where takeFocus true replaces the code view).
+// is opened without taking focus, which is what opens it beside the code
+// in the clients that tell the two apart (Helix: a vertical split, where
+// takeFocus true replaces the code view; eglot: display-buffer, another
+// window). Eglot is sent no takeFocus at all: eglot 1.17 (Emacs 30) reads
+// a false one, :json-false in its Lisp, as true.
 func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assist.Outcome) (inMessage bool) {
 	if out.File != "" && s.canShowDocument() {
+		params := showDocumentParams{URI: string(workspace.FileURI(out.File))}
+		if !s.isEglot() {
+			params.TakeFocus = new(bool)
+		}
 		var res showDocumentResult
-		err := s.call(ctx, "window/showDocument", showDocumentParams{URI: string(workspace.FileURI(out.File))}, &res)
+		err := s.call(ctx, "window/showDocument", params, &res)
 		if err == nil && res.Success {
 			return false
 		}

@@ -13,8 +13,10 @@
 ;;               eglot 1.9 (no progress, no showDocument) the start notice,
 ;;               then the whole explanation as eglot's last message (nothing
 ;;               shown over it); at most 2 log lines. An eglot that declares
-;;               progress or showDocument is held to what it declared (not
-;;               run here: Debian 12 has 1.9).
+;;               progress and showDocument (Emacs 30's 1.17, emacs30.sh) is
+;;               held to what it declared: $/progress begin, reports and
+;;               end, the explanation in another window, the code's window
+;;               still selected.
 ;;   fix         the same with Kimi: Fix: eglot asks (1.9's default), applies
 ;;               the edit to the buffer (not the file), one undo restores it
 ;;   fix_point   no region, point in the function: the menu offers Kimi: Fix
@@ -196,6 +198,7 @@ leaves the list)."
   (let ((original (buffer-string)))
     (pcase kimi-scenario
       ("explain"
+       (switch-to-buffer buf) ; the code in the selected window, as a user has it
        ;; What this eglot declares decides how the answer comes: eglot 1.9
        ;; declares no window capability (message path); a newer one may
        ;; declare progress and showDocument.
@@ -205,15 +208,30 @@ leaves the list)."
          (let ((offered (apply #'kimi-code-action "Kimi: Explain" (kimi-region 3 5))))
            (kimi-ok "code actions offered: %S" offered))
          (if show-document
-             (kimi-wait "the explanation opened through window/showDocument"
-                        (lambda ()
-                          (seq-find (lambda (b)
-                                      (and (string-suffix-p ".md" (or (buffer-file-name b) ""))
-                                           (with-current-buffer b (kimi-explanation-p (buffer-string)))))
-                                    (buffer-list))))
+             (let ((md (kimi-wait "the explanation opened through window/showDocument"
+                                  (lambda ()
+                                    (seq-find (lambda (b)
+                                                (and (string-suffix-p ".md" (or (buffer-file-name b) ""))
+                                                     (with-current-buffer b (kimi-explanation-p (buffer-string)))))
+                                              (buffer-list))))))
+               ;; takeFocus false: shown in another window, the code's
+               ;; buffer still selected in its own.
+               (unless (get-buffer-window md)
+                 (kimi-fail "the explanation %s is in no window" (buffer-name md)))
+               (unless (eq (window-buffer (selected-window)) buf)
+                 (kimi-fail "the selected window shows %s, not the code" (window-buffer (selected-window))))
+               (kimi-ok "the explanation %s shown in a window beside the code" (buffer-name md)))
            (kimi-wait "the explanation in a window/showMessage"
                       (lambda () (seq-find #'kimi-explanation-p kimi-shown))))
          (kimi-jobs-done)
+         (when progress
+           ;; The answer streamed: begin, at least one report, end.
+           (let ((kinds (mapcar (lambda (n) (plist-get (plist-get (cdr n) :value) :kind))
+                                (seq-filter (lambda (n) (eq (car n) '$/progress)) kimi-notes))))
+             (unless (and (member "begin" kinds) (member "report" kinds) (member "end" kinds))
+               (kimi-fail "$/progress kinds %S, want begin, report and end" kinds))
+             (kimi-ok "$/progress: %d notifications (%d reports)" (length kinds)
+                      (seq-count (lambda (k) (equal k "report")) kinds))))
          (let* ((reports (seq-filter (lambda (m) (string-prefix-p "Server reports" m)) kimi-shown))
                 (logs (seq-count (lambda (n) (eq (car n) 'window/logMessage)) kimi-notes)))
            (when (> logs 2)
