@@ -10,7 +10,9 @@
 //   - memory: VmRSS and VmHWM from /proc/PID/status right after the
 //     initialize reply, and after the N buffers are open and a settle time
 //     has passed; also the sum over the process and its descendants, for
-//     servers that start helpers.
+//     servers that start helpers; and, at the end, how much of each loaded
+//     section of the server's executable is resident (benchkit.ExeResidency:
+//     the binary's part of RssFile).
 //
 // The buffers are real Go source cut from GOROOT (see benchkit.Buffers),
 // written as files into a temporary workspace folder that is the session's
