@@ -51,6 +51,9 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	// itself), which is no choice of code to review or fix: there, Review
 	// and Fix act on the whole buffer (D98).
 	wholeFile := s.isEglot() && rng.Start.Line == rng.End.Line
+	if wholeFile {
+		selection = false // a lightbulb request there is one at a cursor (D57)
+	}
 	// The review's findings have their own quick fixes (reviewActions).
 	findings := s.reviewActions(uri, snap, rng)
 	diags := distinctDiagnostics(p.Context.Diagnostics)

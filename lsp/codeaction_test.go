@@ -436,6 +436,11 @@ func TestCodeActionEglotAtPoint(t *testing.T) {
 	if slices.Contains(titles(got), "Kimi: Fix") || slices.Contains(titles(got), "Kimi: Review") {
 		t.Errorf("at point: %q, want no Fix or Review of the expression", titles(got))
 	}
+	// eglot-code-action-indications (1.17, triggerKind 2) asks there on
+	// its own: nothing of ours, as at any cursor.
+	if got := titles(s.actionsAt(uri, rng(3, 1, 3, 7), map[string]any{"triggerKind": 2})); len(got) != 0 {
+		t.Errorf("automatic request at point: %q, want none", got)
+	}
 
 	d := map[string]any{"range": rng(3, 1, 3, 2), "severity": 1, "message": "undefined: g"}
 	got = s.actionsAt(uri, rng(3, 1, 3, 7), map[string]any{"diagnostics": []any{d}})
