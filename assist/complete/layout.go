@@ -67,6 +67,11 @@ type promptInput struct {
 	path, language, project string
 	doc                     *workspace.Snapshot
 	cursor                  int
+	// base, when hasBase is set, is an earlier text of doc whose part the
+	// window shows is the active document's cache.Document.Base (next
+	// edits' edit log, editlog.go).
+	base    string
+	hasBase bool
 }
 
 // docPrompt is one document's prompt state in one surface: its cache
@@ -181,10 +186,14 @@ func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, re
 	}
 	l := p.layout
 	start, end := l.win.bounds(in.doc)
-	docs := append(slices.Clip(l.related), cache.Document{
+	active := cache.Document{
 		Path: in.path, Language: in.language, Text: in.doc.Slice(start, end),
 		Version: in.doc.Version, LastEdited: int64(len(l.related)),
-	})
+	}
+	if in.hasBase {
+		active.Base, active.HasBase = baseWindow(in.base, in.doc.Text(), start, end), true
+	}
+	docs := append(slices.Clip(l.related), active)
 	at := in.cursor - start
 	pr, err := p.sess.Build(cache.Request{
 		Project: l.project, Documents: docs, Active: in.path,

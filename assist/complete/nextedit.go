@@ -152,8 +152,8 @@ type NextEdits struct {
 // field: NextEdits.mu is held.
 type nextDoc struct {
 	key     string
-	seq     uint64 // the latest edit
-	timer   *time.Timer
+	seq     uint64             // the latest edit
+	timer   *ownedTimer        // the pause after it (Services.afterFunc)
 	cancel  context.CancelFunc // the running stream's, if any
 	pending NextRequest        // the latest edit
 	burst   string             // the text before the current burst ("" with noBurst)
@@ -161,6 +161,7 @@ type nextDoc struct {
 	sug     *NextSuggestion
 	base    string    // the text sug is placed on
 	prompt  docPrompt // its session and layout
+	log     editLog   // what its prompts show of the edits (editlog.go)
 	touched time.Time
 
 	// dismissed are the changes the user said no to (changeOf), newest
@@ -345,6 +346,10 @@ func (n *NextEdits) Edited(req NextRequest) {
 		}
 		return
 	}
+	if !d.log.set {
+		// Never opened here (Opened): the log begins before this edit.
+		d.log = editLog{base: textOf(req.Prev), set: true}
+	}
 	// A keystroke copies no text: the text before the burst is taken at
 	// its first keystroke, the cursor when the pause ends (fire).
 	if d.noBurst {
@@ -353,7 +358,9 @@ func (n *NextEdits) Edited(req NextRequest) {
 	d.pending = req
 	if cfg.NextEdit.Enable && int64(req.Doc.Len()) <= cfg.Context.MaxFileSize {
 		wait := time.Duration(cfg.NextEdit.DebounceMS) * time.Millisecond
-		d.timer = time.AfterFunc(wait, func() { n.fire(d, seq) })
+		// The services own the pause and the stream after it: their
+		// Close stops the one and waits for the other.
+		d.timer = n.svc.afterFunc(wait, func() { n.fire(d, seq) })
 	}
 	n.mu.Unlock()
 	if moved {
@@ -635,7 +642,10 @@ func (n *NextEdits) ask(d *nextDoc, seq uint64, req NextRequest, in promptInput,
 		n.mu.Unlock()
 		return asked{}, false
 	}
-	j, err := d.prompt.build(in, cfg, n.spec(cfg), related, &n.retired, n.log)
+	spec := n.spec(cfg)
+	in.base = d.logBaseLocked(req.Doc.Text(), int(float64(splitBudget(spec.budgetTokens).logTokens)*bytesPerToken*logShare))
+	in.hasBase = true
+	j, err := d.prompt.build(in, cfg, spec, related, &n.retired, n.log)
 	if err != nil {
 		n.mu.Unlock()
 		n.log.Debug("next-edit prompt", "error", err)
