@@ -126,7 +126,7 @@ func TestNextEditLogStartsAtTheReload(t *testing.T) {
 	cs.changeTo(uri, mustReplace(t, opened, "func readSetCookies(h Header)", "func readSetCookies(hh Header)"))
 	cs.waitNext("the edit answered", func(st complete.NextStats) bool { return st.Empty == 1 })
 
-	disk := mustReplace(t, opened, "// A Cookie represents", "// A Cookie (changed on disk) represents")
+	disk := mustReplace(t, opened, "// String returns the serialization", "// String (changed on disk) returns the serialization")
 	if err := os.WriteFile(filepath.Join(cs.dir, "cookie.go"), []byte(disk), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestNextEditLogStartsAtTheReload(t *testing.T) {
 		t.Fatalf("kimi.stats nextEdit = %+v, want 2 requests", st)
 	}
 	m := cs.promptOf(1)
-	if !strings.Contains(m[1], "// A Cookie (changed on disk) represents") || !strings.Contains(m[1], "func readSetCookies(h Header)") {
+	if !strings.Contains(m[1], "// String (changed on disk) returns the serialization") || !strings.Contains(m[1], "func readSetCookies(h Header)") {
 		t.Error("the file block does not show the reloaded text")
 	}
 	log := editLogOf(m[2])

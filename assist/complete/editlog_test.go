@@ -145,7 +145,7 @@ func TestNextEditReloadStartsTheLog(t *testing.T) {
 	f.waitArrived(1)
 	waitFor(t, func() bool { return s.n.Stats().Empty == 1 })
 
-	disk := replaceOnce(t, opened, "// A Cookie represents", "// A Cookie (reloaded from disk) represents")
+	disk := replaceOnce(t, opened, "// String returns the serialization", "// String (reloaded from disk) returns the serialization")
 	s.edit(disk, true)
 	if st := s.n.Stats(); st.NotTyped != 1 {
 		t.Fatalf("the reload: notTyped = %d, want 1", st.NotTyped)
@@ -157,7 +157,7 @@ func TestNextEditReloadStartsTheLog(t *testing.T) {
 		t.Fatalf("%d requests, want 2 (none for the reload)", n)
 	}
 	m := messages(t, f.srv, 1)
-	if !strings.Contains(m[1], "// A Cookie (reloaded from disk) represents") || !strings.Contains(m[1], "func readSetCookies(h Header)") {
+	if !strings.Contains(m[1], "// String (reloaded from disk) returns the serialization") || !strings.Contains(m[1], "func readSetCookies(h Header)") {
 		t.Error("the file block after the reload does not show the reloaded text")
 	}
 	log := logOf(m[2])

@@ -55,8 +55,10 @@ type promptSpec struct {
 	budgetTokens int
 	answerTokens int
 	// windowLines is how many lines around the cursor the request block
-	// repeats (cache.Config.WindowLines).
+	// repeats (cache.Config.WindowLines); above is the share of the
+	// file's window above the cursor (chooseWindow).
 	windowLines int
+	above       float64
 	// lead starts the project block ("Inline completion in"); what names
 	// the prompt in an error ("completion").
 	lead, what string
@@ -123,7 +125,7 @@ func chooseRelated(folders *workspace.Folders, open []*workspace.Snapshot, in pr
 		return nil
 	}
 	b := splitBudget(spec.budgetTokens)
-	w := chooseWindow(in.doc, in.cursor, b.windowBytes(0))
+	w := chooseWindow(in.doc, in.cursor, b.windowBytes(0), spec.above)
 	start, end := w.bounds(in.doc)
 	return fitRelated(relevance.Choose(relevance.Workspace(folders), relevance.Request{
 		Active: in.doc, SelStart: in.cursor, SelEnd: in.cursor, Snippets: true, ShownStart: start, ShownEnd: end,
@@ -181,7 +183,7 @@ func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, re
 		for _, r := range related {
 			rb += len(r.Text)
 		}
-		w := chooseWindow(in.doc, in.cursor, b.windowBytes(rb))
+		w := chooseWindow(in.doc, in.cursor, b.windowBytes(rb), spec.above)
 		p.layout = &layout{win: w, related: related, project: projectFor(spec.lead, in.project, in.path, w)}
 	}
 	l := p.layout

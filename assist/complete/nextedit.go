@@ -40,6 +40,12 @@ const nextAnswerTokens = config.DefaultNextEditTokens
 // next-edit prompt repeats.
 const nextTailLines = 2
 
+// nextAbove is the share of a next-edit prompt's window of the file above
+// the cursor: what follows an edit (the uses of a renamed name, the
+// constructor of a new field) is mostly below it, and a user working down
+// a file stays in a window placed so for longer (D81).
+const nextAbove = 1.0 / 3
+
 // NextOptions configure NextEdits.
 type NextOptions struct {
 	// Config returns the current configuration, read at every edit.
@@ -562,7 +568,7 @@ func (n *NextEdits) spec(cfg config.Config) promptSpec {
 		session: fmt.Sprintf("%d/%s/%s", ne.MaxContextTokens, cfg.CacheTTL, name),
 		model:   name, effort: ne.ReasoningEffort,
 		budgetTokens: ne.MaxContextTokens, answerTokens: nextAnswerTokens,
-		windowLines: nextTailLines, lead: "Next-edit suggestions in", what: "next-edit",
+		windowLines: nextTailLines, above: nextAbove, lead: "Next-edit suggestions in", what: "next-edit",
 	}
 }
 

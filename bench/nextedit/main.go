@@ -286,6 +286,20 @@ func replay(debounce, ctxTokens, rounds int, staleP float64, latency time.Durati
 			}
 			first[name] = true
 		}
+		if verbose {
+			var body struct {
+				Messages []struct {
+					Content string `json:"content"`
+				} `json:"messages"`
+			}
+			_ = json.Unmarshal(rec.Body, &body)
+			var sizes []string
+			for _, m := range body.Messages {
+				sizes = append(sizes, strconv.Itoa(len(m.Content)))
+			}
+			fmt.Fprintf(os.Stderr, "%s: prompt %d, cached %d, written %d, hung up %v; message bytes %s\n", name,
+				rec.Usage.PromptTokens, rec.Usage.CachedTokens, rec.Usage.CacheWriteTokens, rec.HungUp, strings.Join(sizes, " / "))
+		}
 		r.provider++
 		if rec.HungUp {
 			r.hungUp++

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -109,10 +110,12 @@ func renamedParam(fset *token.FileSet, fd *ast.FuncDecl) (string, bool) {
 
 // renameIn is the step of a file whose tasks are funcs: round i renames
 // the parameter of funcs[i mod len] to a new name, in the signature (the
-// burst) and in the body (the next edit), on the text as it is then.
+// burst) and in the body (the next edit), on the text as it is then (a
+// second round of a task renames the name its first gave).
 func renameIn(funcs []renamed) func(string, int) (string, string) {
+	funcs = slices.Clone(funcs) // each task's parameter, as its last round named it
 	return func(text string, i int) (string, string) {
-		task := funcs[i%len(funcs)]
+		task := &funcs[i%len(funcs)]
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, "", text, 0)
 		if err != nil {
@@ -144,6 +147,7 @@ func renameIn(funcs []renamed) func(string, int) (string, string) {
 					for j := len(uses) - 1; j >= 0; j-- {
 						next = next[:uses[j]] + neu + next[uses[j]+len(n.Name):]
 					}
+					task.param = neu
 					return burst, next
 				}
 			}
