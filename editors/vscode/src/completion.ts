@@ -9,6 +9,7 @@
 // pure parts below run under `node --test` without VS Code.
 
 import type * as vscode from 'vscode';
+import type { StaticFeature } from 'vscode-languageclient';
 
 /** The toggle command and the setting it flips. */
 export const TOGGLE_COMMAND = 'kimi-lsp.toggleCompletion';
@@ -91,10 +92,32 @@ export function completionView(kimiEnabled: boolean, inlineSuggestEnabled: boole
 /** The status-bar items' ids and names (the status bar's menu lists the names). */
 export const COMPLETION_ITEM = { id: 'kimi-lsp.completion', name: 'Kimi inline completion' };
 
+/**
+ * statusFeature is the static feature that asks the server for its
+ * completion status. Typed as vscode-languageclient's StaticFeature, so a
+ * method the client calls cannot be missing: stopping the client (Restart
+ * Server, a new kimi.serverPath) calls clear() on every feature, and a
+ * feature without it threw there, before the client had unregistered its
+ * commands or told the server to exit (issue 33 item 13).
+ */
+export function statusFeature(): StaticFeature {
+  return {
+    fillClientCapabilities(caps) {
+      const c = caps as { experimental?: { [k: string]: unknown } };
+      c.experimental = { ...(c.experimental ?? {}), kimiCompletionStatus: true };
+    },
+    initialize() {},
+    getState() {
+      return { kind: 'static' };
+    },
+    clear() {},
+  };
+}
+
 /** The parts of vscode-languageclient's client this module uses. */
 export interface CompletionClient {
   registerProposedFeatures(): void;
-  registerFeature(feature: unknown): void;
+  registerFeature(feature: StaticFeature): void;
   onNotification(method: string, handler: (params: CompletionStatus) => void): unknown;
 }
 
@@ -159,16 +182,7 @@ export class CompletionUI {
    */
   attach(client: CompletionClient): void {
     client.registerProposedFeatures();
-    client.registerFeature({
-      fillClientCapabilities(caps: { experimental?: { [k: string]: unknown } }) {
-        caps.experimental = { ...(caps.experimental ?? {}), kimiCompletionStatus: true };
-      },
-      initialize() {},
-      getState() {
-        return { kind: 'static' };
-      },
-      dispose() {},
-    });
+    client.registerFeature(statusFeature());
     client.onNotification(STATUS_NOTIFICATION, (s) => {
       this.status = s;
       this.refresh();

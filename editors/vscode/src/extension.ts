@@ -319,10 +319,22 @@ async function stop(): Promise<void> {
   }
 }
 
-async function restart(): Promise<void> {
-  await stop();
-  startup = start();
-  await startup;
+/** restarting settles when the last restart asked for has ended. */
+let restarting: Promise<void> = Promise.resolve();
+
+/**
+ * restart stops the server (the old kimi-lsp exits, and its helpers with
+ * it, before the new one starts) and starts it again. Restarts asked for
+ * while one runs (Restart Server twice, a serverPath and a serverArgs
+ * change together) wait their turn: two clients never run side by side.
+ */
+function restart(): Promise<void> {
+  restarting = restarting.then(async () => {
+    await stop();
+    startup = start();
+    await startup;
+  });
+  return restarting;
 }
 
 function isExecutable(p: string): boolean {

@@ -92,6 +92,13 @@ test('CompletionUI: the toggle, the proposed feature, the status and the middlew
   const caps: any = { experimental: { other: 1 } };
   feature.fillClientCapabilities(caps);
   assert.deepEqual(caps.experimental, { other: 1, kimiCompletionStatus: true });
+  // What vscode-languageclient calls on every feature when it starts and
+  // when it stops or restarts (cleanUp: clear() in reverse order, before the
+  // shutdown request): a missing clear threw there (issue 33 item 13).
+  feature.initialize({}, undefined);
+  assert.deepEqual(feature.getState(), { kind: 'static' });
+  assert.equal(typeof feature.clear, 'function');
+  feature.clear();
   handler!({ state: 'error', message: 'rate limited by the provider' });
   assert.match(f.item.text, /warning/);
 
