@@ -871,3 +871,33 @@ func TestRewriteAsksForInstruction(t *testing.T) {
 	default:
 	}
 }
+
+// TestStatsEndpoint: kimi.stats says where requests go and whether they
+// carry a key (never the key), so an editor can say at start what is
+// missing (issue 33 item 20).
+func TestStatsEndpoint(t *testing.T) {
+	js := newJobSession(t, nil)
+	var st statsReply
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if want := (endpointReply{BaseURL: js.srv.URL, Key: true}); st.Endpoint != want {
+		t.Errorf("endpoint = %+v, want %+v", st.Endpoint, want)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want endpointReply
+	}{
+		{map[string]string{}, endpointReply{BaseURL: config.Default().BaseURL, Default: true}},
+		{map[string]string{"KIMI_BASE_URL": "http://127.0.0.1:8080/v1"}, endpointReply{BaseURL: "http://127.0.0.1:8080"}},
+		{map[string]string{"KIMI_API_KEY": "sk-endpoint-0123456789"}, endpointReply{BaseURL: config.Default().BaseURL, Default: true, Key: true}},
+	} {
+		cfg, errs := config.Default().WithEnv(func(k string) string { return tc.env[k] })
+		if config.HasErrors(errs) {
+			t.Fatal(errs)
+		}
+		if got := endpointOf(cfg, func(s string) string { return s }); got != tc.want {
+			t.Errorf("endpointOf(%v) = %+v, want %+v", tc.env, got, tc.want)
+		}
+	}
+}
