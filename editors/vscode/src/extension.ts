@@ -42,8 +42,9 @@ import {
 } from './settings';
 import {
   FixAction,
-  JOBS_ITEM,
   JobTracker,
+  NO_KEY_TEXT,
+  STATUS_ITEM,
   ProgressValue,
   Stats,
   endNotice,
@@ -51,6 +52,7 @@ import {
   fixActions,
   formatStats,
   lastLine,
+  menuItems,
   statsItems,
   statusView,
 } from './jobs';
@@ -86,6 +88,10 @@ let client: LanguageClient | undefined;
 let startup: Promise<LanguageClient | undefined> = Promise.resolve(undefined);
 /** problem says why there is no server (binary missing, failed to start). */
 let problem: string | undefined;
+/** statusProblem is the short form of problem the status-bar item shows. */
+let statusProblem: string | undefined;
+/** endpointTold: the missing key (or keyless endpoint) was said, once a session. */
+let endpointTold = false;
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
 let secrets: vscode.SecretStorage;
@@ -120,13 +126,15 @@ async function currentSection(): Promise<KimiSection> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('Kimi');
   secrets = context.secrets;
-  statusItem = vscode.window.createStatusBarItem(JOBS_ITEM.id, vscode.StatusBarAlignment.Right, 100);
-  statusItem.name = JOBS_ITEM.name;
+  // One Kimi item (issue 33 item 19): jobs, cache, inline completion and
+  // next edits in its text and tooltip; its click opens the Kimi menu.
+  statusItem = vscode.window.createStatusBarItem(STATUS_ITEM.id, vscode.StatusBarAlignment.Right, 100);
+  statusItem.name = STATUS_ITEM.name;
   context.subscriptions.push(output, statusItem);
+  completion = new CompletionUI(vscode, SECTION, context, () => refreshStatus());
+  nextEdit = new NextEditUI(vscode, SECTION, context, () => refreshStatus());
   refreshStatus();
   statusItem.show();
-  completion = new CompletionUI(vscode, SECTION, context);
-  nextEdit = new NextEditUI(vscode, SECTION, context);
 
   const reg = (id: string, fn: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -145,6 +153,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reg('kimi-lsp.showRequests', showRequests);
   reg('kimi-lsp.showOutput', () => output.show(true));
   reg('kimi-lsp.restartServer', restart);
+  reg('kimi-lsp.menu', showMenu);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
@@ -157,7 +166,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     secrets.onDidChange(async (e) => {
-      if (e.key === SECRET_KEY) await pushConfiguration();
+      if (e.key !== SECRET_KEY) return;
+      // The server's last "no API key" is stale now; it says anew what holds.
+      completion.clearStatus();
+      await pushConfiguration();
+      await refreshStats();
     }),
     // Trust granted while we run (workspaceTrusted goes with the section).
     vscode.workspace.onDidGrantWorkspaceTrust(async () => {
@@ -185,12 +198,11 @@ async function start(): Promise<LanguageClient | undefined> {
   if (!found.found) {
     output.appendLine(`[kimi] ${found.message}`);
     output.appendLine(`[kimi] looked in: ${found.tried.join(', ')}`);
-    problem = found.message;
-    refreshStatus('kimi-lsp not found');
+    setProblem(found.message, 'kimi-lsp was not found');
     tellProblem();
     return undefined;
   }
-  problem = undefined;
+  setProblem(undefined, undefined);
   output.appendLine(`[kimi] starting ${found.path} (found via ${found.source})`);
   const args = ((readSetting('serverArgs') as string[] | undefined) ?? []).map(String);
   const serverOptions: ServerOptions = {
@@ -255,14 +267,45 @@ async function start(): Promise<LanguageClient | undefined> {
   try {
     await c.start();
     refreshStatus();
+    void tellEndpoint();
     return c;
   } catch (err) {
     output.appendLine(`[kimi] the server failed to start: ${String(err)}`);
-    problem = `Kimi: ${found.path} failed to start (${String(err)}); the Kimi output has its log.`;
-    refreshStatus('kimi-lsp failed to start');
+    setProblem(`Kimi: ${found.path} failed to start (${String(err)}); the Kimi output has its log.`, 'kimi-lsp failed to start');
     tellProblem();
     return undefined;
   }
+}
+
+/** setProblem records why there is no server (undefined: none) for the messages and the status bar. */
+function setProblem(message: string | undefined, short: string | undefined): void {
+  problem = message;
+  statusProblem = short;
+  completion.setServerProblem(short);
+  refreshStatus();
+}
+
+/**
+ * tellEndpoint says once a session, after the server started, what is
+ * missing for requests to work: no key for the default endpoint (with Set
+ * API Key), or that requests to another endpoint go without a key (a
+ * local server may need none; issue 33 item 20). Never awaited.
+ */
+async function tellEndpoint(): Promise<void> {
+  if (endpointTold) return;
+  const s = await refreshStats();
+  const e = s?.endpoint;
+  if (!e || e.key) return;
+  endpointTold = true;
+  if (e.default) {
+    const text = `Kimi: ${NO_KEY_TEXT}. Until then no request is sent.`;
+    output.appendLine(`[kimi] ${text}`);
+    tellError(text, ['Set API Key'], 'warning');
+    return;
+  }
+  const text = `Kimi: no API key is set, so requests go to ${e.baseURL} without one (fine for a local server that needs none).`;
+  output.appendLine(`[kimi] ${text}`);
+  tellError(text, ['Set API Key'], 'info');
 }
 
 /** previewHost is openExplanation's window on VS Code. */
@@ -297,8 +340,9 @@ function tellProblem(): void {
  * tellError shows an error with the buttons that fix it (see fixActions);
  * never awaited.
  */
-function tellError(text: string, actions: FixAction[], level: 'error' | 'warning' = 'error'): void {
-  const show = level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+function tellError(text: string, actions: FixAction[], level: 'error' | 'warning' | 'info' = 'error'): void {
+  const show =
+    level === 'warning' ? vscode.window.showWarningMessage : level === 'info' ? vscode.window.showInformationMessage : vscode.window.showErrorMessage;
   void show(text, ...actions).then(async (choice) => {
     if (choice === 'Set API Key') await setApiKey();
     else if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'kimi.baseURL');
@@ -557,7 +601,6 @@ async function showStats(): Promise<void> {
   if (!(await requireClient())) return;
   const s = await refreshStats();
   if (!s) return;
-  output.appendLine(`[kimi] stats: ${JSON.stringify(s)}`);
   const completions = completionStatsLine(s.completion as CompletionStats | undefined);
   // A quick pick, one figure per line: a notification cut the line short.
   void vscode.window.showQuickPick(statsItems(s, completions), {
@@ -591,16 +634,28 @@ async function showRequests(): Promise<void> {
   });
 }
 
-function refreshStatus(problem?: string): void {
-  if (!statusItem) return;
-  if (problem) {
-    statusItem.text = '$(warning) Kimi';
-    statusItem.tooltip = `Kimi: ${problem} (click for the output)`;
-    statusItem.command = 'kimi-lsp.showOutput';
-    return;
-  }
-  const view = statusView(jobs.running(), stats, jobs.lastOutcome);
+function refreshStatus(): void {
+  if (!statusItem || !completion || !nextEdit) return;
+  const inline = completion.view();
+  const view = statusView(jobs.running(), stats, jobs.lastOutcome, {
+    problem: statusProblem,
+    lines: [inline.line, nextEdit.line()],
+    warning: inline.warning,
+  });
   statusItem.text = view.text;
   statusItem.tooltip = view.tooltip;
-  statusItem.command = view.busy ? 'kimi-lsp.cancel' : 'kimi-lsp.showStats';
+  statusItem.command = view.busy ? 'kimi-lsp.cancel' : 'kimi-lsp.menu';
+}
+
+/** showMenu is the Kimi item's click: what its three items did, in one menu. */
+async function showMenu(): Promise<void> {
+  const items = menuItems({
+    busy: jobs.running().length > 0,
+    problem: statusProblem !== undefined,
+    inlineOn: completion.enabled(),
+    nextEditOn: nextEdit.enabled(),
+    noKey: stats?.endpoint?.key === false || completion.view().line.includes(NO_KEY_TEXT),
+  });
+  const pick = await vscode.window.showQuickPick(items, { title: 'Kimi' });
+  if (pick) await vscode.commands.executeCommand(pick.command);
 }

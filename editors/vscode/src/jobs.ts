@@ -37,6 +37,8 @@ export interface Stats {
   verify?: VerifyStats;
   /** trust says, per workspace folder, whether it is trusted. */
   trust?: FolderTrust[];
+  /** endpoint says where requests go and whether they carry a key (never the key). */
+  endpoint?: { baseURL?: string; default?: boolean; key?: boolean };
   [key: string]: unknown;
 }
 
@@ -162,14 +164,30 @@ export interface StatusView {
   busy: boolean;
 }
 
+/** What the other features add to the Kimi item. */
+export interface StatusParts {
+  /** problem says why there is no server (the item shows ⚠, click: the output). */
+  problem?: string;
+  /** lines are the features' tooltip lines (inline completion, next edits). */
+  lines?: string[];
+  /** warning: a feature is stopped by something the user can fix. */
+  warning?: boolean;
+}
+
 /**
- * statusView words the status bar: the running job (with the tail of its
- * streamed text in the tooltip) or "Kimi" when idle, and the session's
- * cache hit ratio once a request has been made.
+ * statusView words the one Kimi status-bar item: the running job (with the
+ * tail of its streamed text in the tooltip) or "Kimi" when idle, ⚠ while
+ * there is no server or a feature is stopped, and the session's cache hit
+ * ratio once a prompt was counted (a failed job's request sent no prompt
+ * tokens: no "cache 0%"). The tooltip has a line per feature.
  */
-export function statusView(running: Job[], stats: Stats | undefined, lastOutcome?: string): StatusView {
+export function statusView(running: Job[], stats: Stats | undefined, lastOutcome?: string, parts: StatusParts = {}): StatusView {
   const r = hitRatio(stats);
-  const cache = r === undefined || !stats || !stats.requests ? '' : ` · cache ${percent(r)}`;
+  const cache = r === undefined || !stats || !stats.requests || !stats.promptTokens ? '' : ` · cache ${percent(r)}`;
+  const features = parts.lines ?? [];
+  if (parts.problem) {
+    return { text: '$(warning) Kimi', tooltip: [`Kimi: ${parts.problem}`, ...features, '(click for the Kimi menu)'].join('\n'), busy: false };
+  }
   if (running.length > 0) {
     const job = running[running.length - 1];
     const more = running.length > 1 ? ` (+${running.length - 1})` : '';
@@ -181,16 +199,42 @@ export function statusView(running: Job[], stats: Stats | undefined, lastOutcome
       busy: true,
     };
   }
-  const lines = ['Kimi jobs and cache statistics (click for the statistics)'];
+  const lines = ['Kimi'];
   if (lastOutcome) lines.push(`Last: ${lastOutcome}`);
   if (stats && stats.requests !== undefined) lines.push(formatStats(stats));
   const spend = spendLine(stats?.spend);
   if (spend) lines.push(spend);
-  return { text: `$(sparkle) Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
+  lines.push(...features, '(click for the Kimi menu)');
+  return { text: `${parts.warning ? '$(warning)' : '$(sparkle)'} Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
 }
 
-/** The jobs item's id and name (the status bar's menu lists the names). */
-export const JOBS_ITEM = { id: 'kimi-lsp.jobs', name: 'Kimi jobs and statistics' };
+/** The Kimi item's id and name (the status bar's menu lists the name). */
+export const STATUS_ITEM = { id: 'kimi-lsp.status', name: 'Kimi' };
+
+/** One entry of the Kimi menu (the status-bar item's click). */
+export interface MenuItem {
+  label: string;
+  command: string;
+}
+
+/**
+ * menuItems lists the Kimi menu: what the item's old three clicks did
+ * (cancel, statistics, the two toggles), and the fixes of what it warns about.
+ */
+export function menuItems(o: { busy: boolean; problem: boolean; inlineOn: boolean; nextEditOn: boolean; noKey: boolean }): MenuItem[] {
+  const items: MenuItem[] = [];
+  if (o.busy) items.push({ label: '$(circle-slash) Cancel the running job', command: 'kimi-lsp.cancel' });
+  if (o.noKey) items.push({ label: '$(key) Set API Key', command: 'kimi-lsp.setApiKey' });
+  if (o.problem) items.push({ label: '$(output) Show Output', command: 'kimi-lsp.showOutput' });
+  items.push(
+    { label: '$(graph) Show Cache Stats', command: 'kimi-lsp.showStats' },
+    { label: `$(lightbulb) Turn inline completion ${o.inlineOn ? 'off' : 'on'}`, command: 'kimi-lsp.toggleCompletion' },
+    { label: `$(arrow-right) Turn next-edit suggestions ${o.nextEditOn ? 'off' : 'on'}`, command: 'kimi-lsp.toggleNextEdit' },
+    { label: '$(debug-restart) Restart Server', command: 'kimi-lsp.restartServer' },
+  );
+  if (!o.problem) items.push({ label: '$(output) Show Output', command: 'kimi-lsp.showOutput' });
+  return items;
+}
 
 /** One line of the statistics quick pick. */
 export interface StatsItem {
@@ -266,6 +310,9 @@ export type FixAction = 'Set API Key' | 'Open Settings' | 'Show Output';
 export const SET_KEY_HINT =
   'run "Kimi: Set API Key" (kept in VS Code\'s secret storage), or set KIMI_API_KEY in the environment VS Code starts from';
 
+/** NO_KEY_TEXT is how a missing key reads, in notifications and in the status-bar item alike. */
+export const NO_KEY_TEXT = `no API key is set: ${SET_KEY_HINT}`;
+
 /**
  * fixActions picks the buttons for an error text from the server: the key
  * for a missing or refused key, the settings for an endpoint that cannot be
@@ -285,7 +332,7 @@ export function fixActions(text: string): FixAction[] {
  * palette command comes first.
  */
 export function errorText(title: string, text: string): string {
-  if (/\bno API key\b/i.test(text)) return `${title}: no API key is set: ${SET_KEY_HINT}.`;
+  if (/\bno API key\b/i.test(text)) return `${title}: ${NO_KEY_TEXT}.`;
   return `${title}: ${text}`;
 }
 

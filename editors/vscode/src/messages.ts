@@ -61,7 +61,8 @@ export interface Notice {
  * is shown as it is.
  */
 export function notice(m: ServerMessage): Notice {
-  const text = m.message.replace(/^kimi-lsp:\s*/, '');
+  // The server's own messages start "Kimi: " or "kimi-lsp: ": said once.
+  const text = m.message.replace(/^(kimi-lsp|Kimi):\s*/i, '');
   if (m.type === MessageType.Error || m.type === MessageType.Warning) {
     const actions = fixActions(text);
     return {

@@ -7,8 +7,8 @@
 // text after its last line (its first line and how many more) and whole in
 // the decoration's hover, with the message. It sets the context key
 // `kimi.nextEditVisible` so that Tab (jump to it, then accept) and Escape
-// (dismiss) are bound only while one is shown, and keeps a status-bar toggle
-// of `kimi.nextEdit.enable`.
+// (dismiss) are bound only while one is shown, and keeps the toggle of
+// `kimi.nextEdit.enable` (a line of the Kimi status-bar item).
 //
 // The `vscode` module is passed in (only its types are imported), so the
 // pure parts run under `node --test` without VS Code.
@@ -110,7 +110,6 @@ export interface NextEditClient {
  */
 export class NextEditUI {
   private readonly mark: vscode.TextEditorDecorationType;
-  private readonly item: vscode.StatusBarItem;
   private client: NextEditClient | undefined;
   private shown: { uri: string; line: number; id: number } | undefined;
 
@@ -118,6 +117,7 @@ export class NextEditUI {
     private readonly code: typeof vscode,
     private readonly section: string,
     context: vscode.ExtensionContext,
+    private readonly onChange: () => void = () => undefined,
   ) {
     // The replaced text as a diff shows removed text; the new text after it.
     this.mark = code.window.createTextEditorDecorationType({
@@ -125,23 +125,17 @@ export class NextEditUI {
       textDecoration: 'line-through',
       isWholeLine: false,
     });
-    this.item = code.window.createStatusBarItem('kimi-lsp.nextEdit', code.StatusBarAlignment.Right, 98);
-    this.item.name = 'Kimi next edits';
-    this.item.command = TOGGLE_NEXT_EDIT_COMMAND;
     context.subscriptions.push(
       this.mark,
-      this.item,
       code.commands.registerCommand(JUMP_OR_ACCEPT_COMMAND, () => this.jumpOrAccept()),
       code.commands.registerCommand(DISMISS_COMMAND, () => this.dismiss()),
       code.commands.registerCommand(TOGGLE_NEXT_EDIT_COMMAND, () => this.toggle()),
       code.languages.onDidChangeDiagnostics(() => this.render()),
       code.window.onDidChangeActiveTextEditor(() => this.render()),
       code.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${section}.nextEdit`)) this.refreshItem();
+        if (e.affectsConfiguration(`${section}.nextEdit`)) this.onChange();
       }),
     );
-    this.refreshItem();
-    this.item.show();
   }
 
   /** attach sets the client that applies and dismisses suggestions. */
@@ -149,15 +143,15 @@ export class NextEditUI {
     this.client = client;
   }
 
-  private enabled(): boolean {
+  /** enabled reads kimi.nextEdit.enable (default on). */
+  enabled(): boolean {
     const v = this.code.workspace.getConfiguration(this.section).get<{ enable?: boolean }>('nextEdit');
     return v?.enable !== false;
   }
 
-  private refreshItem(): void {
-    const on = this.enabled();
-    this.item.text = on ? '$(arrow-right) Kimi NES' : '$(circle-slash) Kimi NES';
-    this.item.tooltip = on ? 'Kimi next-edit suggestions are on (click to turn off)' : 'Kimi next-edit suggestions are off (click to turn on)';
+  /** line is the Kimi status-bar item's tooltip line for next edits. */
+  line(): string {
+    return `Next-edit suggestions: ${this.enabled() ? 'on' : 'off'}`;
   }
 
   /** toggle flips kimi.nextEdit.enable in the user settings. */
@@ -165,7 +159,7 @@ export class NextEditUI {
     const cfg = this.code.workspace.getConfiguration(this.section);
     const global = cfg.inspect<{ [k: string]: unknown }>('nextEdit')?.globalValue;
     await cfg.update('nextEdit', { ...(global ?? {}), enable: !this.enabled() }, this.code.ConfigurationTarget.Global);
-    this.refreshItem();
+    this.onChange();
   }
 
   /** render decorates the active editor's suggestion and sets the context key. */
