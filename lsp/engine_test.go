@@ -174,7 +174,7 @@ func TestConcurrentFixesOneFile(t *testing.T) {
 		js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2+4*i, 0, 4+4*i, 1)}, fmt.Sprintf("fix-%d", i))
 	}
 	for i := 0; i < n; i++ {
-		if end := js.progressEnd(fmt.Sprintf(`"fix-%d"`, i)); !strings.HasPrefix(end, "1 edit applied to 1 file") {
+		if end := js.progressEnd(fmt.Sprintf(`"fix-%d"`, i)); !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 			t.Errorf("fix %d ended %q", i, end)
 		}
 	}
@@ -368,7 +368,7 @@ func TestCancelWhileApplyEditPending(t *testing.T) {
 	}
 	close(hold)
 	end := js.progressEnd(`"late"`)
-	if !strings.Contains(end, "the editor applied it: 1 edit applied to 1 file") {
+	if !strings.Contains(end, "the editor applied it: 1 hunk in 1 file applied") {
 		t.Errorf("end %q, want it to say the editor applied the edit", end)
 	}
 	if text, _, _ := le.state(uri); !strings.Contains(text, "return 7") {

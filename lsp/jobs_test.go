@@ -527,7 +527,7 @@ func TestFixAppliesVersionedEdit(t *testing.T) {
 		map[string]any{"range": rng(3, 1, 3, 13), "severity": 1, "message": "Sub adds"},
 	}}, "fix")
 	end := js.progressEnd(`"fix"`)
-	if !strings.HasPrefix(end, "1 edit applied to 1 file") {
+	if !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 		t.Errorf("end message %q", end)
 	}
 	if want := strings.Replace(before, "a + b", "a - b", 1); got != want {

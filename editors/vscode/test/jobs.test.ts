@@ -97,7 +97,7 @@ test('endNotice tells failures in full and a stored explanation, nothing else', 
   assert.equal(cached?.level, 'info');
   assert.ok(cached?.text.includes('unchanged'), cached?.text);
   assert.equal(endNotice('Kimi: Explain', 'explanation ready (1200 prompt tokens, 80% cached)'), undefined);
-  assert.equal(endNotice('Kimi: Fix', '1 edit applied to 1 file'), undefined);
+  assert.equal(endNotice('Kimi: Fix', '1 hunk in 1 file applied'), undefined);
   // Issue 21 item 19: a cancel had no feedback.
   assert.deepEqual(endNotice('Kimi: Fix', 'cancelled'), { level: 'status', text: '$(circle-slash) Kimi: Fix: cancelled', actions: [] });
   assert.equal(endNotice('Kimi: Fix', 'cancelled: superseded by a newer request for the same range')?.level, 'status');
