@@ -21,6 +21,7 @@ import {
   ResponseError,
   ServerOptions,
   ShowMessageNotification,
+  ShowMessageRequest,
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
@@ -56,7 +57,7 @@ import {
   statsItems,
   statusView,
 } from './jobs';
-import { logLine, notice, stderrReachesOutput } from './messages';
+import { logLine, notice, proposedErrors, question, stderrReachesOutput } from './messages';
 import { isExplanation, openExplanation } from './preview';
 import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
 import { RequestRecord, requestItems } from './requests';
@@ -99,6 +100,8 @@ let completion: CompletionUI;
 let nextEdit: NextEditUI;
 const jobs = new JobTracker();
 let stats: Stats | undefined;
+/** proposed holds the errors of an edit the server asks about, as Problems entries. */
+let proposed: vscode.DiagnosticCollection;
 let tokenSeq = 0;
 /** Cancels, per progress token, the notification shown for it. */
 const cancellers = new Map<string, () => void>();
@@ -130,7 +133,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // next edits in its text and tooltip; its click opens the Kimi menu.
   statusItem = vscode.window.createStatusBarItem(STATUS_ITEM.id, vscode.StatusBarAlignment.Right, 100);
   statusItem.name = STATUS_ITEM.name;
-  context.subscriptions.push(output, statusItem);
+  proposed = vscode.languages.createDiagnosticCollection('kimi: proposed edit');
+  context.subscriptions.push(output, statusItem, proposed);
   completion = new CompletionUI(vscode, SECTION, context, () => refreshStatus());
   nextEdit = new NextEditUI(vscode, SECTION, context, () => refreshStatus());
   refreshStatus();
@@ -258,7 +262,19 @@ async function start(): Promise<LanguageClient | undefined> {
     const line = logLine(m, stderrShown);
     if (line !== undefined) output.appendLine(line);
   });
+  // The questions that hold a job are modal (issue 33 item 16).
+  c.onRequest(ShowMessageRequest.type, async (p) => {
+    const q = question(p.message, (p.actions ?? []).map((a) => a.title));
+    const show =
+      p.type === 1 ? vscode.window.showErrorMessage : p.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const pick = q.modal ? await show(q.text, { modal: true, detail: q.detail }, ...q.actions) : await show(q.text, ...q.actions);
+    if (!pick || pick.title !== 'Show the errors') proposed.clear();
+    return pick ? { title: pick.title } : null;
+  });
   c.onNotification(ShowMessageNotification.type, (m) => {
+    // "Show the errors": they go to the Problems panel, not a toast.
+    const pe = proposedErrors(m.message);
+    if (pe && showProposed(pe.helpers, pe.errors)) return;
     const n = notice(m);
     if (n.level === 'error' || n.actions.length > 0) tellError(n.text, n.actions, n.level === 'warning' ? 'warning' : 'error');
     else if (n.level === 'warning') void vscode.window.showWarningMessage(n.text);
@@ -275,6 +291,27 @@ async function start(): Promise<LanguageClient | undefined> {
     tellProblem();
     return undefined;
   }
+}
+
+/**
+ * showProposed puts the errors a proposed edit would bring into the
+ * Problems panel (source "kimi: proposed edit", at the lines of the edited
+ * text) and opens it; false when none could be placed.
+ */
+function showProposed(helpers: string, errors: Array<{ path: string; line: number; message: string }>): boolean {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder || errors.length === 0) return false;
+  const byFile = new Map<string, vscode.Diagnostic[]>();
+  for (const e of errors) {
+    const uri = vscode.Uri.joinPath(folder.uri, e.path).toString();
+    const d = new vscode.Diagnostic(new vscode.Range(e.line - 1, 0, e.line - 1, 1000), `${e.message} (if the proposed edit is applied)`, vscode.DiagnosticSeverity.Error);
+    d.source = `kimi: proposed edit, ${helpers}`;
+    byFile.set(uri, [...(byFile.get(uri) ?? []), d]);
+  }
+  proposed.clear();
+  for (const [uri, ds] of byFile) proposed.set(vscode.Uri.parse(uri), ds);
+  void vscode.commands.executeCommand('workbench.actions.view.problems');
+  return true;
 }
 
 /** setProblem records why there is no server (undefined: none) for the messages and the status bar. */

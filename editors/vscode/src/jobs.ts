@@ -347,6 +347,8 @@ export function errorText(title: string, text: string): string {
  */
 export function endNotice(title: string, message: string | undefined): EndNotice | undefined {
   const m = (message ?? '').trim();
+  // Discarded because the user said so: no error toast (issue 33 item 16).
+  if (/\(discarded by your choice\)/.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };
   if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: errorText(title, m), actions: fixActions(m) };
   // A cancel the user asked for is confirmed in the status bar, briefly.
   if (/^cancelled\b/i.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };

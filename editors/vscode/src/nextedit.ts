@@ -83,18 +83,33 @@ export interface NextEditDecoration {
  * last (whole lines replaced) ends at the last line's end instead, so the
  * new text is shown on the last replaced line, not the line after.
  */
-export function decorationOf(d: DiagnosticLike, data: NextEditData, lineLength: (line: number) => number, languageId = ''): NextEditDecoration {
-  const { start, end } = d.range;
-  let removed: RangeLike = { start: { ...start }, end: { ...end } };
+export function decorationOf(
+  d: DiagnosticLike,
+  data: NextEditData,
+  lineLength: (line: number) => number,
+  languageId = '',
+  removedText = '',
+): NextEditDecoration {
+  // Copied field by field: vscode.Position keeps line and character in
+  // getters, which a spread ({...start}) does not copy — the range came out
+  // undefined and nothing was drawn where it belongs (issue 33 item 15).
+  const start = { line: d.range.start.line, character: d.range.start.character };
+  const end = { line: d.range.end.line, character: d.range.end.character };
+  let removed: RangeLike = { start, end };
   if (end.character === 0 && end.line > start.line) {
-    removed = { start: { ...start }, end: { line: end.line - 1, character: lineLength(end.line - 1) } };
+    removed = { start, end: { line: end.line - 1, character: lineLength(end.line - 1) } };
   }
   const text = data.newText.replace(/\n$/, '');
   // A fence longer than any run of backticks in the text.
   const fence = '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((r) => r.length + 1)));
   // The message's first line: the lines after it are the change as a diff, shown here whole.
   const message = d.message.split('\n')[0];
-  const hover = `${message}\n\n${text === '' ? '*(the marked text is removed)*' : `${fence}${languageId}\n${text}\n${fence}`}\n\nTab: jump to it, then apply it · Escape: dismiss it`;
+  // The change as a diff: the removed lines, then the new ones.
+  const old = removedText.replace(/\n$/, '');
+  const diff = [...(old === '' ? [] : old.split('\n').map((l) => `- ${l}`)), ...(text === '' ? [] : text.split('\n').map((l) => `+ ${l}`))].join('\n');
+  const dfence = '`'.repeat(Math.max(3, ...(diff.match(/`+/g) ?? []).map((r) => r.length + 1)));
+  const shown = old !== '' ? `${dfence}diff\n${diff}\n${dfence}` : text === '' ? '*(the marked text is removed)*' : `${fence}${languageId}\n${text}\n${fence}`;
+  const hover = `${message}\n\n${shown}\n\nTab: jump to it, then apply it · Escape: dismiss it`;
   return { removed, after: text === '' ? '  (removed)' : '  ' + preview(data.newText), hover };
 }
 
@@ -110,6 +125,8 @@ export interface NextEditClient {
  */
 export class NextEditUI {
   private readonly mark: vscode.TextEditorDecorationType;
+  /** gutter marks the suggestion's first line in the gutter and the overview ruler. */
+  private readonly gutter: vscode.TextEditorDecorationType;
   private client: NextEditClient | undefined;
   private shown: { uri: string; line: number; id: number } | undefined;
 
@@ -125,8 +142,15 @@ export class NextEditUI {
       textDecoration: 'line-through',
       isWholeLine: false,
     });
+    this.gutter = code.window.createTextEditorDecorationType({
+      gutterIconPath: context.asAbsolutePath('media/next-edit.svg'),
+      gutterIconSize: 'contain',
+      overviewRulerColor: new code.ThemeColor('editorOverviewRuler.modifiedForeground'),
+      overviewRulerLane: code.OverviewRulerLane.Left,
+    });
     context.subscriptions.push(
       this.mark,
+      this.gutter,
       code.commands.registerCommand(JUMP_OR_ACCEPT_COMMAND, () => this.jumpOrAccept()),
       code.commands.registerCommand(DISMISS_COMMAND, () => this.dismiss()),
       code.commands.registerCommand(TOGGLE_NEXT_EDIT_COMMAND, () => this.toggle()),
@@ -169,15 +193,20 @@ export class NextEditUI {
     if (editor) found = nextEditOf(this.code.languages.getDiagnostics(editor.document.uri) as unknown as DiagnosticLike[]);
     if (!editor || !found) {
       this.shown = undefined;
-      if (editor) editor.setDecorations(this.mark, []);
+      if (editor) {
+        editor.setDecorations(this.mark, []);
+        editor.setDecorations(this.gutter, []);
+      }
       void this.code.commands.executeCommand('setContext', VISIBLE_CONTEXT, false);
       return;
     }
     const r = found.diagnostic.range as vscode.Range;
     this.shown = { uri: editor.document.uri.toString(), line: r.start.line, id: found.data.id };
     const doc = editor.document;
-    const dec = decorationOf(found.diagnostic, found.data, (l) => doc.lineAt(l).text.length, doc.languageId);
+    const removedText = doc.getText(r);
+    const dec = decorationOf(found.diagnostic, found.data, (l) => doc.lineAt(l).text.length, doc.languageId, removedText);
     const range = new this.code.Range(dec.removed.start.line, dec.removed.start.character, dec.removed.end.line, dec.removed.end.character);
+    editor.setDecorations(this.gutter, [new this.code.Range(r.start.line, 0, r.start.line, 0)]);
     editor.setDecorations(this.mark, [
       {
         range,

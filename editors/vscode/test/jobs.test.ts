@@ -98,6 +98,7 @@ test('endNotice tells failures in full and a stored explanation, nothing else', 
   assert.ok(cached?.text.includes('unchanged'), cached?.text);
   assert.equal(endNotice('Kimi: Explain', 'explanation ready (1200 prompt tokens, 80% cached)'), undefined);
   assert.equal(endNotice('Kimi: Fix', '1 hunk in 1 file applied'), undefined);
+  assert.equal(endNotice('Kimi: Fix', 'not applied: verified by gopls: 1 new error: undefined: x (discarded by your choice)')?.level, 'status', 'a discard the user chose ends quietly');
   // Issue 21 item 19: a cancel had no feedback.
   assert.deepEqual(endNotice('Kimi: Fix', 'cancelled'), { level: 'status', text: '$(circle-slash) Kimi: Fix: cancelled', actions: [] });
   assert.equal(endNotice('Kimi: Fix', 'cancelled: superseded by a newer request for the same range')?.level, 'status');
