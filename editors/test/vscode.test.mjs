@@ -287,12 +287,29 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
       for (let i = 0; i < 'b int) int {'.length; i++) await page.keyboard.press('ArrowLeft');
       await page.keyboard.press('Delete');
       await page.keyboard.type('y');
-      // The suggestion's new text is drawn after the line it replaces.
+      // The suggestion's new text is drawn after the line it replaces
+      // (line 7, "return a - b"), not at the start of the next (issue 33
+      // item 15): shown() is the 1-based line it is drawn on.
       const shown = async () =>
-        page.evaluate(() =>
-          [...document.querySelectorAll('.monaco-editor .view-line span')].some((e) => getComputedStyle(e, '::after').content.includes('return a - y')),
-        );
-      await waitFor(shown, 60000, 'the next-edit preview "→ return a - y"');
+        page.evaluate(() => {
+          const lines = [...document.querySelectorAll('.editor-group-container.active .monaco-editor .view-lines .view-line')];
+          lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+          const i = lines.findIndex((l) => [...l.querySelectorAll('span')].some((e) => getComputedStyle(e, '::after').content.includes('return a - y')));
+          return i < 0 ? 0 : i + 1;
+        });
+      await waitFor(shown, 60000, 'the next-edit preview "→ return a - y"').catch(async (err) => {
+        const line7 = page.locator('.editor-group-container.active .view-line').nth(6);
+        await line7.hover({ position: { x: 5, y: 5 } });
+        await page.waitForTimeout(3000);
+        const hover = await page.evaluate(() => [...document.querySelectorAll('.monaco-hover')].map((h) => h.textContent).join(' | '));
+        err.message += `\n--- hover on line 7: ${hover}`;
+        throw err;
+      });
+      assert.equal(await shown(), 7, 'the preview on the line it replaces');
+      const gutterIcon = await page.evaluate(() =>
+        [...document.querySelectorAll('.editor-group-container.active .cgmr')].some((e) => getComputedStyle(e).backgroundImage.includes('next-edit.svg')),
+      );
+      assert.ok(gutterIcon, 'the gutter marker');
       await shot('5-next-edit');
       await gotoLine(2);
       await page.keyboard.press('Tab'); // jump
