@@ -93,7 +93,9 @@ if want vscode-e2e; then
   assignments="$("$here/code-server.sh")"
   while IFS='=' read -r name value; do export "$name=$value"; done <<<"$assignments"
   export KIMI_CHROMIUM="$chromium" KIMI_VSIX="$tmp/kimi-lsp.vsix"
-  echo "using code-server $("$KIMI_NODE24" "$KIMI_CODE_SERVER" --version | head -1), $("$chromium" --version 2>/dev/null | grep -o 'Chromium [0-9.]*')"
+  # The version from its package.json: "code-server --version" writes a
+  # config file into ~/.config.
+  echo "using code-server $("$KIMI_NODE24" -p "require('$(dirname "$KIMI_CODE_SERVER")/../../package.json').version") on Node $("$KIMI_NODE24" --version), $("$chromium" --version 2>/dev/null | grep -o 'Chromium [0-9.]*')"
 fi
 
 files=()
