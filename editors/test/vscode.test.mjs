@@ -224,6 +224,8 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
       await page.keyboard.press('Enter');
       await page.locator('.tab', { hasText: 'main.go' }).waitFor({ timeout: 20000 });
       await page.locator('.monaco-editor .view-lines').first().click();
+      // One Kimi item, where there were three (issue 33 item 19).
+      await waitFor(async () => (await page.locator('.statusbar-item', { hasText: /^\W*Kimi/ }).count()) === 1, 20000, 'one Kimi status-bar item');
       await shot('1-activated');
       assert.doesNotMatch(kimiLog(), /failed to start|is not a function|already exists/);
     });
@@ -255,7 +257,10 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
       const fixed = await save((s) => s.includes('return a + b'), 'the fix to land');
       assert.equal(fixed, w.text.replace('return a - b', 'return a + b'));
       await shot('3-fixed');
-      await waitFor(() => /Kimi: Fix: .*verified by gopls/.test(kimiLog()), 60000, `the Fix end line saying gopls verified it:\n${kimiLog()}`);
+      await waitFor(() => /Kimi: Fix: 1 hunk in 1 file applied, verified by gopls/.test(kimiLog()), 60000, `the Fix end line saying gopls verified it:\n${kimiLog()}`);
+      // Said where the user looks, not only in the output (issue 33 item 18).
+      const said = await page.locator('.statusbar', { hasText: 'Kimi: Fix: 1 hunk in 1 file applied, verified by gopls' }).count();
+      assert.equal(said, 1, 'the status bar says the fix landed, verified');
       await page.locator('.monaco-editor .view-lines').first().click();
       await page.keyboard.press('Control+z');
       assert.equal(await save((s) => s.includes('return a - b'), 'the undo'), w.text);

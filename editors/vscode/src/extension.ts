@@ -558,7 +558,7 @@ async function runJob(command: string, arg: unknown): Promise<unknown> {
       // A failure is in the output already: the server logged it.
       if (notice?.level !== 'error') output.appendLine(`[kimi] ${title}: ${value.message ?? 'done'}`);
       if (notice?.level === 'error') tellError(notice.text, notice.actions);
-      else if (notice?.level === 'status') vscode.window.setStatusBarMessage(notice.text, 5000);
+      else if (notice?.level === 'status') vscode.window.setStatusBarMessage(notice.text, 8000);
       else if (notice) void vscode.window.showInformationMessage(notice.text);
       resolveEnd();
     }

@@ -338,8 +338,11 @@ export function errorText(title: string, text: string): string {
 
 /**
  * endNotice says what to tell the user when a job ends with message, or
- * undefined when its result speaks for itself (an explanation opens, an
- * edit lands in the editor). A failure is told with its whole reason; an
+ * undefined when its result speaks for itself (an explanation opens). A
+ * landed edit is said briefly in the status bar, counted in hunks and files
+ * with its verification ("1 hunk in 1 file applied, verified by gopls: no
+ * new errors"; issue 33 item 18): the change in the editor does not say
+ * whether it was checked. A failure is told with its whole reason; an
  * explanation the server served again for unchanged code opens the same
  * document, which shows nothing new, so that is told too. The server's end
  * messages start "failed: …" or "not applied: …" for failures and say
@@ -352,6 +355,10 @@ export function endNotice(title: string, message: string | undefined): EndNotice
   if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: errorText(title, m), actions: fixActions(m) };
   // A cancel the user asked for is confirmed in the status bar, briefly.
   if (/^cancelled\b/i.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };
+  // "N hunks in M files applied…" / "the hunk applied…" / "2 of 3 hunks applied…", the token counts left out.
+  if (/^(\d+ hunks? in \d+ files? applied|the hunk applied|all \d+ hunks applied|\d+ of \d+ hunks applied)/.test(m)) {
+    return { level: 'status', text: `$(check) ${title}: ${m.replace(/\s*\(\d[\d,]* prompt tokens[^)]*\)\s*$/, '')}`, actions: [] };
+  }
   if (/unchanged code/i.test(m)) {
     return {
       level: 'info',

@@ -97,7 +97,13 @@ test('endNotice tells failures in full and a stored explanation, nothing else', 
   assert.equal(cached?.level, 'info');
   assert.ok(cached?.text.includes('unchanged'), cached?.text);
   assert.equal(endNotice('Kimi: Explain', 'explanation ready (1200 prompt tokens, 80% cached)'), undefined);
-  assert.equal(endNotice('Kimi: Fix', '1 hunk in 1 file applied'), undefined);
+  // A landed edit is said in the status bar, in hunks and files, without the token counts (issue 33 item 18).
+  assert.deepEqual(endNotice('Kimi: Fix', '1 hunk in 1 file applied, verified by gopls: no new errors (1749 prompt tokens, 0% cached)'), {
+    level: 'status',
+    text: '$(check) Kimi: Fix: 1 hunk in 1 file applied, verified by gopls: no new errors',
+    actions: [],
+  });
+  assert.equal(endNotice('Kimi: Fix', '1 of 2 hunks applied (confirmed hunk by hunk)')?.level, 'status');
   assert.equal(endNotice('Kimi: Fix', 'not applied: verified by gopls: 1 new error: undefined: x (discarded by your choice)')?.level, 'status', 'a discard the user chose ends quietly');
   // Issue 21 item 19: a cancel had no feedback.
   assert.deepEqual(endNotice('Kimi: Fix', 'cancelled'), { level: 'status', text: '$(circle-slash) Kimi: Fix: cancelled', actions: [] });
