@@ -261,6 +261,7 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
         90000,
         'the status bar to say the fix landed, verified',
       );
+      said.catch(() => undefined); // awaited below; no unhandled rejection if a step before fails
       const fixed = await save((s) => s.includes('return a + b'), 'the fix to land');
       assert.equal(fixed, w.text.replace('return a - b', 'return a + b'));
       await shot('3-fixed');
