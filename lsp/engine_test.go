@@ -207,7 +207,7 @@ func TestOverlapWithEarlierEdit(t *testing.T) {
 	uri := le.open("many.go", manyFuncs(6))
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(14, 0, 16, 1)}, "whole")
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(15, 0, 15, 9)}, "line")
-	if end := js.progressEnd(`"whole"`); !strings.HasPrefix(end, "1 edit applied") {
+	if end := js.progressEnd(`"whole"`); !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 		t.Fatalf("first fix ended %q", end)
 	}
 	end := js.progressEnd(`"line"`)
@@ -235,7 +235,7 @@ func TestExplainAndFixCoexist(t *testing.T) {
 	if end := js.progressEnd(`"ex"`); !strings.HasPrefix(end, "explanation ready") {
 		t.Errorf("explain ended %q", end)
 	}
-	if end := js.progressEnd(`"fx"`); !strings.HasPrefix(end, "1 edit applied") {
+	if end := js.progressEnd(`"fx"`); !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 		t.Errorf("fix ended %q", end)
 	}
 }

@@ -552,7 +552,7 @@ func TestStaleBuffer(t *testing.T) {
 		endStart string
 	}{
 		{"unrelated", map[string]any{"range": rng(0, 0, 0, 0), "text": "// header\n"},
-			"// header\n" + before, "// header\n" + strings.Replace(before, "a + b", "a - b", 1), "1 edit applied"},
+			"// header\n" + before, "// header\n" + strings.Replace(before, "a + b", "a - b", 1), "1 hunk in 1 file applied"},
 		{"overlapping", map[string]any{"range": rng(5, 8, 5, 13), "text": "b + a"},
 			strings.Replace(before, "a + b", "b + a", 1), "", "not applied"},
 	} {
@@ -780,7 +780,7 @@ func TestToolEditsAcrossFiles(t *testing.T) {
 	})
 	js.run("kimi.tests", map[string]any{"uri": uri, "range": rng(2, 0, 2, 10)}, "t")
 	end := js.progressEnd(`"t"`)
-	if !strings.Contains(end, "applied to 2 files") {
+	if !strings.Contains(end, "in 2 files applied") {
 		t.Fatalf("end message %q", end)
 	}
 	var p struct {
