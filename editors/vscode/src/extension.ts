@@ -49,6 +49,7 @@ import {
   ProgressValue,
   Stats,
   endNotice,
+  endpointNotice,
   errorText,
   fixActions,
   formatStats,
@@ -330,20 +331,13 @@ function setProblem(message: string | undefined, short: string | undefined): voi
  */
 async function tellEndpoint(): Promise<void> {
   if (endpointTold) return;
-  const s = await refreshStats();
-  const e = s?.endpoint;
-  if (!e || e.key) return;
+  const n = endpointNotice((await refreshStats())?.endpoint);
+  if (!n) return;
   endpointTold = true;
-  if (e.default) {
-    const text = `Kimi: ${NO_KEY_TEXT}. Until then no request is sent.`;
-    output.appendLine(`[kimi] ${text}`);
-    tellError(text, ['Set API Key'], 'warning');
-    return;
-  }
-  const text = `Kimi: no API key is set, so requests go to ${e.baseURL} without one (fine for a local server that needs none).`;
-  output.appendLine(`[kimi] ${text}`);
-  tellError(text, ['Set API Key'], 'info');
+  output.appendLine(`[kimi] ${n.text}`);
+  tellError(n.text, ['Set API Key'], n.level);
 }
+
 
 /** previewHost is openExplanation's window on VS Code. */
 const previewHost = {

@@ -314,6 +314,18 @@ export const SET_KEY_HINT =
 export const NO_KEY_TEXT = `no API key is set: ${SET_KEY_HINT}`;
 
 /**
+ * endpointNotice is what to say once at start about where requests go, or
+ * undefined when a key is set: no key for the default endpoint (a warning,
+ * nothing will be sent), or that requests to another endpoint go without
+ * one (information: a local server may need none).
+ */
+export function endpointNotice(e: Stats['endpoint']): { level: 'warning' | 'info'; text: string } | undefined {
+  if (!e || e.key !== false) return undefined;
+  if (e.default) return { level: 'warning', text: `Kimi: ${NO_KEY_TEXT}. Until then no request is sent.` };
+  return { level: 'info', text: `Kimi: no API key is set, so requests go to ${e.baseURL ?? 'the configured baseURL'} without one (fine for a local server that needs none).` };
+}
+
+/**
  * fixActions picks the buttons for an error text from the server: the key
  * for a missing or refused key, the settings for an endpoint that cannot be
  * reached or is not the API, and always the output, which has the log.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { JobTracker, NO_KEY_TEXT, endNotice, errorText, fixActions, formatStats, hitRatio, lastLine, menuItems, statsItems, statusView } from '../src/jobs';
+import { JobTracker, NO_KEY_TEXT, endNotice, endpointNotice, errorText, fixActions, formatStats, hitRatio, lastLine, menuItems, statsItems, statusView } from '../src/jobs';
 import { completionView } from '../src/completion';
 
 test('JobTracker follows begin, report and end', () => {
@@ -190,4 +190,15 @@ test('statsItems shows each folder\'s trust and what an untrusted one changes (#
   const b = items.find((i) => i.label.includes('/src/b'));
   assert.ok(a && a.label.includes('trusted by the editor'));
   assert.ok(b && b.label.includes('untrusted') && b.description === 'the helpers run restricted');
+});
+
+test('endpointNotice: at start, once, what is missing: no key for the default endpoint, or a keyless custom one (issue 33 item 20)', () => {
+  assert.equal(endpointNotice(undefined), undefined);
+  assert.equal(endpointNotice({ baseURL: 'https://direct.evolink.ai', default: true, key: true }), undefined);
+  const none = endpointNotice({ baseURL: 'https://direct.evolink.ai', default: true, key: false });
+  assert.equal(none?.level, 'warning');
+  assert.ok(none?.text.includes(NO_KEY_TEXT), none?.text);
+  const local = endpointNotice({ baseURL: 'http://127.0.0.1:8080', default: false, key: false });
+  assert.equal(local?.level, 'info');
+  assert.match(local!.text, /requests go to http:\/\/127\.0\.0\.1:8080 without one/);
 });
