@@ -338,7 +338,6 @@ async function tellEndpoint(): Promise<void> {
   tellError(n.text, ['Set API Key'], n.level);
 }
 
-
 /** previewHost is openExplanation's window on VS Code. */
 const previewHost = {
   executeCommand: (command: string, ...args: unknown[]) => vscode.commands.executeCommand(command, ...args),
