@@ -68,6 +68,9 @@ type EditPlan struct {
 	Files []PlannedFile
 	// Edits counts text edits and file operations; Touched counts files.
 	Edits, Touched int
+	// Hunks counts the changes as a user reads them (patch.Hunks): a
+	// modified file's hunks, and one for a created or deleted file.
+	Hunks int
 
 	turn   landingTurn
 	lander *Lander
@@ -220,9 +223,11 @@ func (p *EditPlan) add(ctx context.Context, l *Lander, c patch.FileChange) error
 		p.Files = append(p.Files, PlannedFile{Kind: EditModify, URI: uri, Base: base.Snapshot, Version: base.Version, Edits: edits,
 			Stamp: base.stamp, Rebased: base.rebased})
 		p.Edits += len(edits)
+		p.Hunks += len(patch.Hunks(base.Snapshot.Text(), edits))
 	case patch.CreateFile:
 		p.Files = append(p.Files, PlannedFile{Kind: EditCreate, URI: uri, Text: c.After})
 		p.Edits++
+		p.Hunks++
 	case patch.DeleteFile:
 		f := PlannedFile{Kind: EditDelete, URI: uri}
 		if p.disk {
@@ -239,6 +244,7 @@ func (p *EditPlan) add(ctx context.Context, l *Lander, c patch.FileChange) error
 		}
 		p.Files = append(p.Files, f)
 		p.Edits++
+		p.Hunks++
 	case patch.RenameFile:
 		old := workspace.FileURI(c.OldPath)
 		f := PlannedFile{Kind: EditRename, URI: uri, OldURI: old}
@@ -253,6 +259,7 @@ func (p *EditPlan) add(ctx context.Context, l *Lander, c patch.FileChange) error
 			}
 			f.Base, f.Edits, f.Stamp, f.Rebased = base.Snapshot, edits, base.stamp, base.rebased
 			p.Edits += len(edits)
+			p.Hunks += len(patch.Hunks(base.Snapshot.Text(), edits))
 		}
 		p.Files = append(p.Files, f)
 	}

@@ -100,7 +100,17 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 		return fmt.Sprintf("%d of %d %s applied (confirmed hunk by hunk)", applied, total, plural(total, "hunk", "hunks")), true, nil
 	}
 	plan.Landed()
-	return fmt.Sprintf("%d %s applied to %d %s", plan.Edits, plural(plan.Edits, "edit", "edits"), plan.Touched, plural(plan.Touched, "file", "files")), true, nil
+	return landedSummary(plan.Hunks, plan.Touched), true, nil
+}
+
+// landedSummary words a landed edit in what the user reads in a diff:
+// "1 hunk in 1 file applied" (issue 33 item 18); a rename alone changes
+// no line.
+func landedSummary(hunks, files int) string {
+	if hunks == 0 {
+		return fmt.Sprintf("%d %s renamed", files, plural(files, "file", "files"))
+	}
+	return fmt.Sprintf("%d %s in %d %s applied", hunks, plural(hunks, "hunk", "hunks"), files, plural(files, "file", "files"))
 }
 
 // workspaceEdit converts a plan to the WorkspaceEdit the client can apply:

@@ -73,17 +73,21 @@ func (s *Server) wantsConfirmation(plan *assist.EditPlan) bool {
 // annotation per hunk, and returns the files to check afterwards.
 func (s *Server) annotate(edit *workspaceEdit, plan *assist.EditPlan) []hunkFile {
 	enc := s.encoding()
+	// One entry per hunk as the user reads it, never half of one
+	// (patch.Hunks; issue 33 item 17).
+	hunksOf := map[int][]patch.Edit{}
 	total := 0
-	for _, f := range plan.Files {
+	for i, f := range plan.Files {
 		if f.Kind == assist.EditModify {
-			total += len(f.Edits)
+			hunksOf[i] = patch.Hunks(f.Base.Text(), f.Edits)
+			total += len(hunksOf[i])
 		}
 	}
 	edit.ChangeAnnotations = map[string]changeAnnotation{}
 	var files []hunkFile
 	n := 0
 	i := 0
-	for _, f := range plan.Files {
+	for fi, f := range plan.Files {
 		if f.Kind != assist.EditModify {
 			continue
 		}
@@ -99,7 +103,8 @@ func (s *Server) annotate(edit *workspaceEdit, plan *assist.EditPlan) []hunkFile
 		tde := edit.DocumentChanges[i].(textDocumentEdit)
 		ade := annotatedDocumentEdit{TextDocument: tde.TextDocument}
 		name := s.displayPath(f.URI)
-		for _, e := range f.Edits {
+		hunks := hunksOf[fi]
+		for _, e := range hunks {
 			n++
 			id := fmt.Sprintf("kimi.hunk.%d", n)
 			r := f.Base.OffsetRange(e.Start, e.End, enc)
@@ -116,7 +121,7 @@ func (s *Server) annotate(edit *workspaceEdit, plan *assist.EditPlan) []hunkFile
 		if f.Version != nil {
 			v = *f.Version
 		}
-		files = append(files, hunkFile{uri: f.URI, base: f.Base.Text(), version: v, open: f.Version != nil, edits: f.Edits})
+		files = append(files, hunkFile{uri: f.URI, base: f.Base.Text(), version: v, open: f.Version != nil, edits: hunks})
 	}
 	return files
 }

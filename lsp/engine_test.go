@@ -174,7 +174,7 @@ func TestConcurrentFixesOneFile(t *testing.T) {
 		js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2+4*i, 0, 4+4*i, 1)}, fmt.Sprintf("fix-%d", i))
 	}
 	for i := 0; i < n; i++ {
-		if end := js.progressEnd(fmt.Sprintf(`"fix-%d"`, i)); !strings.HasPrefix(end, "1 edit applied to 1 file") {
+		if end := js.progressEnd(fmt.Sprintf(`"fix-%d"`, i)); !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 			t.Errorf("fix %d ended %q", i, end)
 		}
 	}
@@ -207,7 +207,7 @@ func TestOverlapWithEarlierEdit(t *testing.T) {
 	uri := le.open("many.go", manyFuncs(6))
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(14, 0, 16, 1)}, "whole")
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(15, 0, 15, 9)}, "line")
-	if end := js.progressEnd(`"whole"`); !strings.HasPrefix(end, "1 edit applied") {
+	if end := js.progressEnd(`"whole"`); !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 		t.Fatalf("first fix ended %q", end)
 	}
 	end := js.progressEnd(`"line"`)
@@ -235,7 +235,7 @@ func TestExplainAndFixCoexist(t *testing.T) {
 	if end := js.progressEnd(`"ex"`); !strings.HasPrefix(end, "explanation ready") {
 		t.Errorf("explain ended %q", end)
 	}
-	if end := js.progressEnd(`"fx"`); !strings.HasPrefix(end, "1 edit applied") {
+	if end := js.progressEnd(`"fx"`); !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 		t.Errorf("fix ended %q", end)
 	}
 }
@@ -368,7 +368,7 @@ func TestCancelWhileApplyEditPending(t *testing.T) {
 	}
 	close(hold)
 	end := js.progressEnd(`"late"`)
-	if !strings.Contains(end, "the editor applied it: 1 edit applied to 1 file") {
+	if !strings.Contains(end, "the editor applied it: 1 hunk in 1 file applied") {
 		t.Errorf("end %q, want it to say the editor applied the edit", end)
 	}
 	if text, _, _ := le.state(uri); !strings.Contains(text, "return 7") {

@@ -404,6 +404,7 @@ func (s *Server) stats() statsReply {
 	out.Verify = s.engine.VerifyStats()
 	out.NextEdit = s.nextEdit.Stats()
 	cfg := s.config()
+	out.Endpoint = endpointOf(cfg, s.redact)
 	for _, f := range s.folderURIs() {
 		dir, err := f.Path()
 		if err != nil {
@@ -416,6 +417,13 @@ func (s *Server) stats() statsReply {
 		out.Trust = append(out.Trust, ft)
 	}
 	return out
+}
+
+// endpointOf is cfg's endpointReply: only the default endpoint has a
+// fallback (config.Config.FallbackURL).
+func endpointOf(cfg config.Config, redact func(string) string) endpointReply {
+	_, err := cfg.Key()
+	return endpointReply{BaseURL: redact(cfg.BaseURL), Default: cfg.FallbackURL() != "", Key: err == nil}
 }
 
 // confirmSend asks the user whether to send a request (a budget is spent,

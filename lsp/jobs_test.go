@@ -527,7 +527,7 @@ func TestFixAppliesVersionedEdit(t *testing.T) {
 		map[string]any{"range": rng(3, 1, 3, 13), "severity": 1, "message": "Sub adds"},
 	}}, "fix")
 	end := js.progressEnd(`"fix"`)
-	if !strings.HasPrefix(end, "1 edit applied to 1 file") {
+	if !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 		t.Errorf("end message %q", end)
 	}
 	if want := strings.Replace(before, "a + b", "a - b", 1); got != want {
@@ -552,7 +552,7 @@ func TestStaleBuffer(t *testing.T) {
 		endStart string
 	}{
 		{"unrelated", map[string]any{"range": rng(0, 0, 0, 0), "text": "// header\n"},
-			"// header\n" + before, "// header\n" + strings.Replace(before, "a + b", "a - b", 1), "1 edit applied"},
+			"// header\n" + before, "// header\n" + strings.Replace(before, "a + b", "a - b", 1), "1 hunk in 1 file applied"},
 		{"overlapping", map[string]any{"range": rng(5, 8, 5, 13), "text": "b + a"},
 			strings.Replace(before, "a + b", "b + a", 1), "", "not applied"},
 	} {
@@ -780,7 +780,7 @@ func TestToolEditsAcrossFiles(t *testing.T) {
 	})
 	js.run("kimi.tests", map[string]any{"uri": uri, "range": rng(2, 0, 2, 10)}, "t")
 	end := js.progressEnd(`"t"`)
-	if !strings.Contains(end, "applied to 2 files") {
+	if !strings.Contains(end, "in 2 files applied") {
 		t.Fatalf("end message %q", end)
 	}
 	var p struct {
@@ -869,6 +869,36 @@ func TestRewriteAsksForInstruction(t *testing.T) {
 	case <-asked:
 		t.Errorf("asked although the selection has a kimi: comment")
 	default:
+	}
+}
+
+// TestStatsEndpoint: kimi.stats says where requests go and whether they
+// carry a key (never the key), so an editor can say at start what is
+// missing (issue 33 item 20).
+func TestStatsEndpoint(t *testing.T) {
+	js := newJobSession(t, nil)
+	var st statsReply
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if want := (endpointReply{BaseURL: js.srv.URL, Key: true}); st.Endpoint != want {
+		t.Errorf("endpoint = %+v, want %+v", st.Endpoint, want)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want endpointReply
+	}{
+		{map[string]string{}, endpointReply{BaseURL: config.Default().BaseURL, Default: true}},
+		{map[string]string{"KIMI_BASE_URL": "http://127.0.0.1:8080/v1"}, endpointReply{BaseURL: "http://127.0.0.1:8080"}},
+		{map[string]string{"KIMI_API_KEY": "sk-endpoint-0123456789"}, endpointReply{BaseURL: config.Default().BaseURL, Default: true, Key: true}},
+	} {
+		cfg, errs := config.Default().WithEnv(func(k string) string { return tc.env[k] })
+		if config.HasErrors(errs) {
+			t.Fatal(errs)
+		}
+		if got := endpointOf(cfg, func(s string) string { return s }); got != tc.want {
+			t.Errorf("endpointOf(%v) = %+v, want %+v", tc.env, got, tc.want)
+		}
 	}
 }
 

@@ -526,6 +526,18 @@ type statsReply struct {
 	// Trust says, per workspace folder, whether the user trusts it and
 	// what that changes.
 	Trust []folderTrust `json:"trust"`
+	// Endpoint says where requests go and whether they carry a key, so
+	// an editor can say once, at start, what is missing.
+	Endpoint endpointReply `json:"endpoint"`
+}
+
+// endpointReply is kimi.stats' endpoint: the provider's base URL (the
+// key redacted, should it appear in it), whether it is the default one,
+// and whether an API key is set. Never the key.
+type endpointReply struct {
+	BaseURL string `json:"baseURL"`
+	Default bool   `json:"default"`
+	Key     bool   `json:"key"`
 }
 
 // folderTrust is one workspace folder's trust in kimi.stats.

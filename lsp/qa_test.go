@@ -28,7 +28,7 @@ func TestRedoneToolCallsNamed(t *testing.T) {
 	uri := le.open("calc.go", "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n")
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(3, 0, 5, 1)}, "fx")
 	end := js.progressEnd(`"fx"`)
-	if !strings.HasPrefix(end, "2 edits applied to 1 file") {
+	if !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 		t.Fatalf("end %q, want the edit applied", end)
 	}
 	if !strings.Contains(end, "1 edit tool call failed and was redone") || !strings.Contains(end, "replace_text calc.go") {
@@ -103,7 +103,7 @@ func TestWaitingForEarlierEditShown(t *testing.T) {
 	}
 	close(hold)
 	for _, tok := range []string{`"first"`, `"second"`} {
-		if end := js.progressEnd(tok); !strings.HasPrefix(end, "1 edit applied to 1 file") {
+		if end := js.progressEnd(tok); !strings.HasPrefix(end, "1 hunk in 1 file applied") {
 			t.Errorf("%s ended %q", tok, end)
 		}
 	}

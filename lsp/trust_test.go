@@ -102,11 +102,11 @@ func TestColonInFileName(t *testing.T) {
 	})
 	uri := js.file("12:30.go", "package a\n\nconst At = 1230\n")
 	js.run("kimi.tests", map[string]any{"uri": uri, "range": rng(2, 0, 2, 5)}, "t")
-	if end := js.progressEnd(`"t"`); !strings.Contains(end, "applied to 1 file") {
+	if end := js.progressEnd(`"t"`); !strings.Contains(end, "in 1 file applied") {
 		t.Fatalf("edit of notes:v2.go: %q", end)
 	}
 	js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng(2, 0, 2, 5), "instruction": "next minute"}, "r")
-	if end := js.progressEnd(`"r"`); !strings.Contains(end, "applied to 1 file") {
+	if end := js.progressEnd(`"r"`); !strings.Contains(end, "in 1 file applied") {
 		t.Fatalf("diff of 12:30.go: %q", end)
 	}
 	if len(edits) != 2 {
@@ -357,7 +357,7 @@ func TestDriveLikeFileNames(t *testing.T) {
 			})
 			uri := js.file(name, "package a\n\nconst N = 1\n")
 			js.run("kimi.rewrite", map[string]any{"uri": uri, "range": rng(2, 0, 2, 5), "instruction": "bump"}, "r")
-			if end := js.progressEnd(`"r"`); !strings.Contains(end, "applied to 1 file") {
+			if end := js.progressEnd(`"r"`); !strings.Contains(end, "in 1 file applied") {
 				t.Fatalf("rewrite of %s: %q", name, end)
 			}
 			if len(edits) != 1 || !strings.Contains(string(edits[0]), `"uri":"`+uri+`"`) || !strings.Contains(string(edits[0]), "2") {

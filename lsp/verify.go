@@ -37,7 +37,8 @@ func (s *Server) decideVerified(ctx context.Context, cfg config.Config, t *assis
 // request's failure, when the editor could not ask.
 func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Verification) (bool, error) {
 	r := v.Result
-	msg := "Kimi: " + t.Action.Title + " — the edit brings " + r.ErrorSummary() + " (" + strings.Join(r.Helpers, ", ") + ")"
+	// The action's title starts "Kimi: " already: said once.
+	msg := "Kimi: " + strings.TrimPrefix(t.Action.Title, "Kimi: ") + " — the edit brings " + r.ErrorSummary() + " (" + strings.Join(r.Helpers, ", ") + ")"
 	if v.Repaired {
 		msg += ", after one repair round"
 	}

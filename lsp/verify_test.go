@@ -67,7 +67,7 @@ func TestFixBreakingTheBuildIsRepaired(t *testing.T) {
 	uri := le.open("a.go", goFile)
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
 	end := js.progressEnd(`"f1"`)
-	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors after repair") {
+	if !strings.Contains(end, "1 hunk in 1 file applied, verified by gopls: no new errors after repair") {
 		t.Errorf("end %q", end)
 	}
 	reqs := js.srv.Requests()
@@ -111,7 +111,7 @@ func TestFixIntroducingNoErrorLandsAtOnce(t *testing.T) {
 	uri := le.open("a.go", broken)
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
 	end := js.progressEnd(`"f1"`)
-	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors") || strings.Contains(end, "repair") {
+	if !strings.Contains(end, "1 hunk in 1 file applied, verified by gopls: no new errors") || strings.Contains(end, "repair") {
 		t.Errorf("end %q", end)
 	}
 	if n := len(js.srv.Requests()); n != 1 {
@@ -142,7 +142,7 @@ func TestNewErrorsAskDiscard(t *testing.T) {
 	end := js.progressEnd(`"f1"`)
 	select {
 	case msg := <-asked:
-		if !strings.Contains(msg, "1 new error: undefined: x") {
+		if !strings.Contains(msg, "1 new error: undefined: x") || strings.Contains(msg, "Kimi: Kimi:") {
 			t.Errorf("question %q", msg)
 		}
 	default:
@@ -213,8 +213,8 @@ func TestVerifyOffIsToday(t *testing.T) {
 	for _, tc := range []struct {
 		name, enable, path, want string
 	}{
-		{"off", config.VerifyOff, "", "1 edit applied to 1 file ("},
-		{"no gopls", config.VerifyAuto, "empty", "1 edit applied to 1 file, not verified (no gopls found) ("},
+		{"off", config.VerifyOff, "", "1 hunk in 1 file applied ("},
+		{"no gopls", config.VerifyAuto, "empty", "1 hunk in 1 file applied, not verified (no gopls found) ("},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.path == "empty" {
@@ -287,7 +287,7 @@ func TestHangingHelperDoesNotHoldTheEdit(t *testing.T) {
 	start := time.Now()
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
 	end := js.progressEnd(`"f1"`)
-	if !strings.Contains(end, "1 edit applied to 1 file, not verified (hanging-server did not answer within 2s)") {
+	if !strings.Contains(end, "1 hunk in 1 file applied, not verified (hanging-server did not answer within 2s)") {
 		t.Errorf("end %q", end)
 	}
 	if took := time.Since(start); took > 2*time.Second+20*time.Second {
@@ -302,7 +302,7 @@ func TestNewErrorsApplyOrRefuse(t *testing.T) {
 	for _, tc := range []struct {
 		policy, end, text string
 	}{
-		{config.OnNewErrorsApply, "1 edit applied to 1 file, verified by gopls: 1 new error: undefined: x (applied: verify.onNewErrors = apply)", "return x"},
+		{config.OnNewErrorsApply, "1 hunk in 1 file applied, verified by gopls: 1 new error: undefined: x (applied: verify.onNewErrors = apply)", "return x"},
 		{config.OnNewErrorsRefuse, "not applied: verified by gopls: 1 new error: undefined: x (verify.onNewErrors = refuse)", "return 1"},
 	} {
 		t.Run(tc.policy, func(t *testing.T) {
@@ -505,7 +505,7 @@ func TestCheckSeesFilesWrittenOnDisk(t *testing.T) {
 		break
 	}
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f2")
-	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors") {
+	if end := js.progressEnd(`"f2"`); !strings.Contains(end, "1 hunk in 1 file applied, verified by gopls: no new errors") {
 		t.Errorf("end %q", end)
 	}
 	if text, _, _ := le.state(uri); !strings.Contains(text, "return helper()") {
@@ -568,7 +568,7 @@ func TestVerifyTurnedOffStopsHelpers(t *testing.T) {
 	waitFor(t, func() bool { return js.session.srv.config().Verify.Enable == config.VerifyOff })
 	waitFor(t, func() bool { return len(helperPids(t, "gopls", js.dir)) == 0 })
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f2")
-	if end := js.progressEnd(`"f2"`); !strings.HasPrefix(end, "1 edit applied to 1 file (") {
+	if end := js.progressEnd(`"f2"`); !strings.HasPrefix(end, "1 hunk in 1 file applied (") {
 		t.Errorf("end %q, want no verification", end)
 	}
 }
@@ -624,7 +624,7 @@ func TestRepairThatDoesNotApplyKeepsTheEdit(t *testing.T) {
 	uri := le.open("a.go", goFile)
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
 	end := js.progressEnd(`"f1"`)
-	if !strings.HasPrefix(end, "1 edit applied to 1 file, verified by gopls: 1 new error after repair: undefined: x (kept by your choice)") {
+	if !strings.HasPrefix(end, "1 hunk in 1 file applied, verified by gopls: 1 new error after repair: undefined: x (kept by your choice)") {
 		t.Errorf("end %q", end)
 	}
 	if len(asked) != 1 {
@@ -674,7 +674,7 @@ func TestHelperCrashDuringRepair(t *testing.T) {
 	if pids := <-killed; len(pids) == 0 {
 		t.Fatal("no gopls was running during the repair")
 	}
-	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors after repair") {
+	if !strings.Contains(end, "1 hunk in 1 file applied, verified by gopls: no new errors after repair") {
 		t.Errorf("end %q", end)
 	}
 	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return 2", 1) {

@@ -464,7 +464,11 @@ func (v *View) onChange(changes []watch.Change) {
 		}
 		v.mu.Unlock()
 		if differs && !was {
-			v.log.Info("file changed on disk while open in the editor; keeping the editor's text, not merging",
+			// Debug, not Info: a git checkout or a formatter changes
+			// open files on disk as a matter of course, and the editor
+			// reloads them (a didChange follows); an INFO line after
+			// every checkout told the user nothing (issue 33 item 20).
+			v.log.Debug("file changed on disk while open in the editor; keeping the editor's text, not merging",
 				"path", c.Path, "change", c.Op.String())
 			if h := v.fs.hooks.ChangedOnDisk; h != nil {
 				h(uri)

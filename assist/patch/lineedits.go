@@ -47,3 +47,29 @@ func LineEdits(before, after string) []Edit {
 	}
 	return edits
 }
+
+// HunkGap is the most unchanged lines between two changes of one hunk
+// (Hunks): changes this close share context lines in any unified diff with
+// three lines of context, so a model's diff has them in one hunk.
+const HunkGap = 3
+
+// Hunks groups base's sorted, non-overlapping edits into hunks as a user
+// reads them: edits with at most HunkGap unchanged lines between them are
+// one hunk, one Edit spanning from its first edit's start to its last's
+// end (the unchanged lines between kept in its NewText). LineEdits splits
+// a model's hunk at every unchanged line; the hunks put it together again,
+// so that a confirmation never offers half of one and counts say what the
+// model changed.
+func Hunks(base string, edits []Edit) []Edit {
+	var out []Edit
+	for _, e := range edits {
+		if n := len(out); n > 0 && e.Start >= out[n-1].End && strings.Count(base[out[n-1].End:e.Start], "\n") <= HunkGap {
+			last := &out[n-1]
+			last.NewText += base[last.End:e.Start] + e.NewText
+			last.End = e.End
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -146,3 +146,33 @@ func TestRebase(t *testing.T) {
 		t.Errorf("insertion after a changed line: got %v, want ErrStale", err)
 	}
 }
+
+// TestHunks: line edits at most HunkGap unchanged lines apart are one
+// hunk, farther ones are not, and applying the hunks gives the same text
+// as applying the edits.
+func TestHunks(t *testing.T) {
+	base := "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12\n"
+	for _, tc := range []struct {
+		name, after string
+		want        int
+	}{
+		{"one change", strings.Replace(base, "l2\n", "L2\n", 1), 1},
+		{"two changes one line apart", strings.NewReplacer("l2\n", "L2\n", "l4\n", "L4\n").Replace(base), 1},
+		{"three unchanged lines apart", strings.NewReplacer("l2\n", "L2\n", "l6\n", "L6\n").Replace(base), 1},
+		{"four unchanged lines apart", strings.NewReplacer("l2\n", "L2\n", "l7\n", "L7\n").Replace(base), 2},
+		{"an insertion and a far deletion", strings.NewReplacer("l1\n", "l1\nnew\n", "l11\n", "").Replace(base), 2},
+		{"nothing", base, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edits := patch.LineEdits(base, tc.after)
+			hunks := patch.Hunks(base, edits)
+			if len(hunks) != tc.want {
+				t.Errorf("%d hunks from %d edits, want %d: %+v", len(hunks), len(edits), tc.want, hunks)
+			}
+			got, err := patch.ApplyEdits(base, hunks)
+			if err != nil || got != tc.after {
+				t.Errorf("the hunks give %q (%v), want %q", got, err, tc.after)
+			}
+		})
+	}
+}

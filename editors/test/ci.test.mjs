@@ -80,6 +80,8 @@ const ALL = {
   go: '1.26.8', node: '20.19.2', npm: '10.8.2', nvim: '0.7.2', emacs: '29.4:eglot', patch: '', git: '', make: '',
   gopls: 'v0.23.0', pyright: '1.1.414', 'pyright-langserver': '',
   'typescript-language-server': '5.3.0', tsc: '5.9.3', clangd: '',
+  // The VS Code test's browser and what builds code-server's native modules.
+  chromium: '', 'g++': '', python3: '', 'pkg-config': '',
 };
 
 test('.ci/run: nothing installed and no apt-get: one sentence naming what to install', () => {
@@ -154,4 +156,16 @@ test('.ci/run: Emacs without eglot and no apt-get: one sentence', () => {
   assert.equal(r.code, 1, r.out);
   assert.match(r.out, /GNU Emacs 28\.2 has no eglot, and there is no apt-get to install it here/, r.out);
   assert.equal(existsSync(made), false, 'make test did not run');
+});
+
+test('.ci/run: without Chromium and the headers of code-server\'s native modules, apt-get installs them, then make test runs', () => {
+  const { chromium, 'pkg-config': _, ...rest } = ALL;
+  const { bin, made, aptArgs } = machine({ ...rest, 'pkg-config': '', 'apt-get': '', 'apt-cache': '', id: '0' });
+  // pkg-config finds no headers until apt-get installed them.
+  writeFileSync(path.join(bin, 'pkg-config'), `#!${which('bash')}\n[ -e '${path.join(bin, '..', 'apt-get-args')}' ]\n`);
+  const r = run(bin);
+  assert.equal(r.code, 0, r.out);
+  const apt = readFileSync(aptArgs, 'utf8');
+  assert.match(apt, /install -y --no-install-recommends chromium libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev/, apt);
+  assert.equal(readFileSync(made, 'utf8').trim(), 'test');
 });

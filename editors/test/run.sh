@@ -8,7 +8,11 @@
 # non-zero on any failure.
 #
 #   editors/test/run.sh            # everything
-#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, helix, ci, lsp, nvim, emacs
+#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, vscode-e2e, helix, ci, lsp, nvim, emacs
+#
+# vscode-e2e runs the packaged extension in code-server under headless
+# Chromium: it needs Debian's chromium (or KIMI_CHROMIUM) and installs Node
+# 24, code-server and playwright-core once into the cache (code-server.sh).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,11 +28,17 @@ need() {
 }
 need node "the editor tests need Node.js ≥ 20.10 (https://nodejs.org); .ci/run checks and installs what they need"
 need npm "the editor tests install their packages with npm (it comes with Node.js)"
-if want lsp || want nvim || want emacs || want helix; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
+if want lsp || want nvim || want emacs || want helix || want vscode-e2e; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
 if want helix; then need script "the Helix test runs hx in a terminal made by script(1) (util-linux)"; fi
 if want nvim; then need nvim "the Neovim tests need Neovim ≥ 0.7 (Debian: apt-get install neovim)"; fi
 # The helper language servers kimi-lsp starts for Fix from their diagnostics
 # and for the definitions in the context (.ci/run installs both, pinned).
+if want vscode-e2e; then
+  need gopls "the VS Code test of Fix verified by gopls needs gopls (go install golang.org/x/tools/gopls@v0.23.0; .ci/run does)"
+  need git "the VS Code test of Review Changes needs git"
+  chromium="${KIMI_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}"
+  [[ -n "$chromium" ]] || { echo "editors/test/run.sh: chromium not found: the VS Code tests run code-server in headless Chromium (Debian: apt-get install chromium; .ci/run does), or set KIMI_CHROMIUM" >&2; exit 1; }
+fi
 if want nvim || want emacs; then
   need gopls "the Neovim and Emacs tests of verification need gopls (go install golang.org/x/tools/gopls@v0.23.0; .ci/run does)"
 fi
@@ -48,14 +58,14 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/tmp"
 export TMPDIR="$tmp/tmp"
 
-if want lsp || want nvim || want emacs || want helix; then
+if want lsp || want nvim || want emacs || want helix || want vscode-e2e; then
   echo "== building kimi-lsp and kimi-standin"
   (cd "$repo" && go build -o "$tmp/kimi-lsp" ./cmd/kimi-lsp)
   (cd "$repo" && go build -o "$tmp/kimi-standin" ./assist/model/modeltest/cmd/kimi-standin)
   export KIMI_LSP_BIN="$tmp/kimi-lsp" KIMI_STANDIN_BIN="$tmp/kimi-standin"
 fi
 
-if want vscode; then
+if want vscode || want vscode-e2e; then
   echo "== editors/vscode: npm ci, compile, unit tests, package (esbuild bundle), the bundle activates"
   (cd "$repo/editors/vscode" && npm ci --no-audit --no-fund --loglevel=error && npm test)
   (cd "$repo/editors/vscode" && npx vsce package --no-dependencies --skip-license --out "$tmp/kimi-lsp.vsix" >"$tmp/vsce.log" 2>&1) ||
@@ -104,8 +114,19 @@ if want helix && [[ -z "${HELIX_BIN:-}" ]]; then
   fi
 fi
 
+if want vscode-e2e; then
+  echo "== Node 24, code-server and playwright-core for the VS Code test (installed once into the cache)"
+  assignments="$("$here/code-server.sh")"
+  while IFS='=' read -r name value; do export "$name=$value"; done <<<"$assignments"
+  export KIMI_CHROMIUM="$chromium" KIMI_VSIX="$tmp/kimi-lsp.vsix"
+  # The version from its package.json: "code-server --version" writes a
+  # config file into ~/.config.
+  echo "using code-server $("$KIMI_NODE24" -p "require('$(dirname "$KIMI_CODE_SERVER")/../../package.json').version") on Node $("$KIMI_NODE24" --version), $("$chromium" --version 2>/dev/null | grep -o 'Chromium [0-9.]*')"
+fi
+
 files=()
 want helix && files+=(helix.test.mjs helix-real.test.mjs)
+want vscode-e2e && files+=(vscode.test.mjs)
 want ci && files+=(ci.test.mjs)
 want lsp && files+=(lsp.test.mjs completion.test.mjs)
 want nvim && files+=(nvim.test.mjs)

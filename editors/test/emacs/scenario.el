@@ -370,7 +370,7 @@ leaves the list)."
          (let ((fixed (replace-regexp-in-string (regexp-quote "return a /* 😀 */ + y") "return a + b" original t t)))
            (unless (equal (buffer-string) fixed)
              (kimi-fail "buffer after the fix:\n%s\nwant:\n%s" (buffer-string) fixed)))
-         (unless (seq-find (lambda (m) (string-match-p "Kimi: Fix: 1 edit applied to 1 file, verified by gopls" m)) kimi-shown)
+         (unless (seq-find (lambda (m) (string-match-p "Kimi: Fix: 1 hunk in 1 file applied, verified by gopls" m)) kimi-shown)
            (kimi-fail "no end message saying gopls verified the edit among %S" kimi-shown))
          (kimi-ok "the buffer holds the stand-in's fix, verified by gopls")))
       ("nextedit"

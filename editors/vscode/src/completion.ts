@@ -9,6 +9,8 @@
 // pure parts below run under `node --test` without VS Code.
 
 import type * as vscode from 'vscode';
+import type { StaticFeature } from 'vscode-languageclient';
+import { NO_KEY_TEXT } from './jobs';
 
 /** The toggle command and the setting it flips. */
 export const TOGGLE_COMMAND = 'kimi-lsp.toggleCompletion';
@@ -59,76 +61,89 @@ export function completionStatsLine(c: CompletionStats | undefined): string {
   return parts.join(' · ');
 }
 
-/** The completion status-bar item's look. */
+/** How inline completion is doing, as the Kimi status-bar item shows it. */
 export interface CompletionView {
-  text: string;
-  tooltip: string;
+  /** line is the item's tooltip line ("Inline completion: on"). */
+  line: string;
+  /** warning: something stops it that the user can fix (the item shows ⚠). */
+  warning: boolean;
 }
 
 /**
- * completionView words the toggle: on, off, off because VS Code's inline
- * suggestions are off, or on with a problem the server reported.
+ * completionView words inline completion in the Kimi item: on, off, off
+ * because VS Code's inline suggestions are off, no server, or on with a
+ * problem the server reported. A missing key reads as in the error
+ * notifications (NO_KEY_TEXT), pointing to Set API Key.
  */
-export function completionView(kimiEnabled: boolean, inlineSuggestEnabled: boolean, status?: CompletionStatus): CompletionView {
-  // "inline" beside the jobs item's "✦ Kimi": the two items' roles differ
-  // and so must their text (issue 21 item 19).
-  if (!kimiEnabled) {
-    return { text: '$(circle-slash) Kimi inline', tooltip: 'Kimi inline completion is off (click to turn it on)' };
-  }
-  if (!inlineSuggestEnabled) {
-    return {
-      text: '$(circle-slash) Kimi inline',
-      tooltip: 'Kimi inline completion is on, but VS Code\'s editor.inlineSuggest.enabled is off',
-    };
-  }
+export function completionView(kimiEnabled: boolean, inlineSuggestEnabled: boolean, status?: CompletionStatus, serverProblem?: string): CompletionView {
+  if (!kimiEnabled) return { line: 'Inline completion: off', warning: false };
+  if (!inlineSuggestEnabled) return { line: "Inline completion: on, but VS Code's editor.inlineSuggest.enabled is off", warning: false };
+  if (serverProblem) return { line: `Inline completion: on, but ${serverProblem}`, warning: true };
   if (status && status.state !== 'ok') {
-    const why = status.state === 'noKey' ? 'no API key (run Kimi: Set API Key)' : status.message || status.state;
-    return { text: '$(warning) Kimi inline', tooltip: `Kimi inline completion: ${why} (click to turn it off)` };
+    const why = status.state === 'noKey' ? NO_KEY_TEXT : status.message || status.state;
+    return { line: `Inline completion: ${why}`, warning: true };
   }
-  return { text: '$(check) Kimi inline', tooltip: 'Kimi inline completion is on (click to turn it off)' };
+  return { line: 'Inline completion: on', warning: false };
 }
 
-/** The status-bar items' ids and names (the status bar's menu lists the names). */
-export const COMPLETION_ITEM = { id: 'kimi-lsp.completion', name: 'Kimi inline completion' };
+/**
+ * statusFeature is the static feature that asks the server for its
+ * completion status. Typed as vscode-languageclient's StaticFeature, so a
+ * method the client calls cannot be missing: stopping the client (Restart
+ * Server, a new kimi.serverPath) calls clear() on every feature, and a
+ * feature without it threw there, before the client had unregistered its
+ * commands or told the server to exit (issue 33 item 13).
+ */
+export function statusFeature(): StaticFeature {
+  return {
+    fillClientCapabilities(caps) {
+      const c = caps as { experimental?: { [k: string]: unknown } };
+      c.experimental = { ...(c.experimental ?? {}), kimiCompletionStatus: true };
+    },
+    initialize() {},
+    getState() {
+      return { kind: 'static' };
+    },
+    clear() {},
+  };
+}
 
 /** The parts of vscode-languageclient's client this module uses. */
 export interface CompletionClient {
   registerProposedFeatures(): void;
-  registerFeature(feature: unknown): void;
+  registerFeature(feature: StaticFeature): void;
   onNotification(method: string, handler: (params: CompletionStatus) => void): unknown;
 }
 
 /**
- * CompletionUI owns the toggle and the status of inline completion. Create
- * it once in activate; call attach for every new LanguageClient before it
- * starts, and use middleware() in the client options.
+ * CompletionUI owns the toggle and the status of inline completion, which
+ * the one Kimi status-bar item shows (view()). Create it once in activate;
+ * call attach for every new LanguageClient before it starts, and use
+ * middleware() in the client options. onChange is called when view() may
+ * have changed.
  */
 export class CompletionUI {
-  private readonly item: vscode.StatusBarItem;
   private status: CompletionStatus | undefined;
+  private serverProblem: string | undefined;
 
   constructor(
     private readonly code: typeof vscode,
     private readonly section: string,
     context: vscode.ExtensionContext,
+    private readonly onChange: () => void = () => undefined,
   ) {
-    this.item = code.window.createStatusBarItem(COMPLETION_ITEM.id, code.StatusBarAlignment.Right, 99);
-    this.item.name = COMPLETION_ITEM.name;
-    this.item.command = TOGGLE_COMMAND;
     context.subscriptions.push(
-      this.item,
       code.commands.registerCommand(TOGGLE_COMMAND, () => this.toggle()),
       code.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(`${section}.${ENABLE_SETTING}`) || e.affectsConfiguration('editor.inlineSuggest.enabled')) {
-          this.refresh();
+          this.onChange();
         }
       }),
     );
-    this.refresh();
-    this.item.show();
   }
 
-  private enabled(): boolean {
+  /** enabled reads kimi.completion.enable (default on). */
+  enabled(): boolean {
     return this.code.workspace.getConfiguration(this.section).get(ENABLE_SETTING) !== false;
   }
 
@@ -136,11 +151,25 @@ export class CompletionUI {
     return this.code.workspace.getConfiguration('editor').get('inlineSuggest.enabled') !== false;
   }
 
-  /** refresh redraws the status-bar item. */
-  refresh(): void {
-    const v = completionView(this.enabled(), this.inlineSuggest(), this.status);
-    this.item.text = v.text;
-    this.item.tooltip = v.tooltip;
+  /** view is how inline completion is doing now. */
+  view(): CompletionView {
+    return completionView(this.enabled(), this.inlineSuggest(), this.status, this.serverProblem);
+  }
+
+  /**
+   * setServerProblem says why there is no server (undefined: it runs); the
+   * server's last status is dropped either way, a new server sends its own.
+   */
+  setServerProblem(problem: string | undefined): void {
+    this.serverProblem = problem;
+    this.status = undefined;
+    this.onChange();
+  }
+
+  /** clearStatus drops the server's last status (a new key was set: the old reason is stale). */
+  clearStatus(): void {
+    this.status = undefined;
+    this.onChange();
   }
 
   /** toggle flips kimi.completion.enable in the user settings. */
@@ -149,7 +178,7 @@ export class CompletionUI {
     const global = cfg.inspect<{ [k: string]: unknown }>('completion')?.globalValue;
     await cfg.update('completion', toggled(global, !this.enabled()), this.code.ConfigurationTarget.Global);
     this.status = undefined;
-    this.refresh();
+    this.onChange();
   }
 
   /**
@@ -159,19 +188,10 @@ export class CompletionUI {
    */
   attach(client: CompletionClient): void {
     client.registerProposedFeatures();
-    client.registerFeature({
-      fillClientCapabilities(caps: { experimental?: { [k: string]: unknown } }) {
-        caps.experimental = { ...(caps.experimental ?? {}), kimiCompletionStatus: true };
-      },
-      initialize() {},
-      getState() {
-        return { kind: 'static' };
-      },
-      dispose() {},
-    });
+    client.registerFeature(statusFeature());
     client.onNotification(STATUS_NOTIFICATION, (s) => {
       this.status = s;
-      this.refresh();
+      this.onChange();
     });
   }
 

@@ -21,6 +21,7 @@ import {
   ResponseError,
   ServerOptions,
   ShowMessageNotification,
+  ShowMessageRequest,
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
@@ -42,19 +43,22 @@ import {
 } from './settings';
 import {
   FixAction,
-  JOBS_ITEM,
   JobTracker,
+  NO_KEY_TEXT,
+  STATUS_ITEM,
   ProgressValue,
   Stats,
   endNotice,
+  endpointNotice,
   errorText,
   fixActions,
   formatStats,
   lastLine,
+  menuItems,
   statsItems,
   statusView,
 } from './jobs';
-import { logLine, notice, stderrReachesOutput } from './messages';
+import { logLine, notice, proposedErrors, question, stderrReachesOutput } from './messages';
 import { isExplanation, openExplanation } from './preview';
 import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
 import { RequestRecord, requestItems } from './requests';
@@ -86,6 +90,10 @@ let client: LanguageClient | undefined;
 let startup: Promise<LanguageClient | undefined> = Promise.resolve(undefined);
 /** problem says why there is no server (binary missing, failed to start). */
 let problem: string | undefined;
+/** statusProblem is the short form of problem the status-bar item shows. */
+let statusProblem: string | undefined;
+/** endpointTold: the missing key (or keyless endpoint) was said, once a session. */
+let endpointTold = false;
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
 let secrets: vscode.SecretStorage;
@@ -93,6 +101,8 @@ let completion: CompletionUI;
 let nextEdit: NextEditUI;
 const jobs = new JobTracker();
 let stats: Stats | undefined;
+/** proposed holds the errors of an edit the server asks about, as Problems entries. */
+let proposed: vscode.DiagnosticCollection;
 let tokenSeq = 0;
 /** Cancels, per progress token, the notification shown for it. */
 const cancellers = new Map<string, () => void>();
@@ -120,13 +130,16 @@ async function currentSection(): Promise<KimiSection> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('Kimi');
   secrets = context.secrets;
-  statusItem = vscode.window.createStatusBarItem(JOBS_ITEM.id, vscode.StatusBarAlignment.Right, 100);
-  statusItem.name = JOBS_ITEM.name;
-  context.subscriptions.push(output, statusItem);
+  // One Kimi item (issue 33 item 19): jobs, cache, inline completion and
+  // next edits in its text and tooltip; its click opens the Kimi menu.
+  statusItem = vscode.window.createStatusBarItem(STATUS_ITEM.id, vscode.StatusBarAlignment.Right, 100);
+  statusItem.name = STATUS_ITEM.name;
+  proposed = vscode.languages.createDiagnosticCollection('kimi: proposed edit');
+  context.subscriptions.push(output, statusItem, proposed);
+  completion = new CompletionUI(vscode, SECTION, context, () => refreshStatus());
+  nextEdit = new NextEditUI(vscode, SECTION, context, () => refreshStatus());
   refreshStatus();
   statusItem.show();
-  completion = new CompletionUI(vscode, SECTION, context);
-  nextEdit = new NextEditUI(vscode, SECTION, context);
 
   const reg = (id: string, fn: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
@@ -145,6 +158,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   reg('kimi-lsp.showRequests', showRequests);
   reg('kimi-lsp.showOutput', () => output.show(true));
   reg('kimi-lsp.restartServer', restart);
+  reg('kimi-lsp.menu', showMenu);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (e) => {
@@ -157,7 +171,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     secrets.onDidChange(async (e) => {
-      if (e.key === SECRET_KEY) await pushConfiguration();
+      if (e.key !== SECRET_KEY) return;
+      // The server's last "no API key" is stale now; it says anew what holds.
+      completion.clearStatus();
+      await pushConfiguration();
+      await refreshStats();
     }),
     // Trust granted while we run (workspaceTrusted goes with the section).
     vscode.workspace.onDidGrantWorkspaceTrust(async () => {
@@ -185,12 +203,11 @@ async function start(): Promise<LanguageClient | undefined> {
   if (!found.found) {
     output.appendLine(`[kimi] ${found.message}`);
     output.appendLine(`[kimi] looked in: ${found.tried.join(', ')}`);
-    problem = found.message;
-    refreshStatus('kimi-lsp not found');
+    setProblem(found.message, 'kimi-lsp was not found');
     tellProblem();
     return undefined;
   }
-  problem = undefined;
+  setProblem(undefined, undefined);
   output.appendLine(`[kimi] starting ${found.path} (found via ${found.source})`);
   const args = ((readSetting('serverArgs') as string[] | undefined) ?? []).map(String);
   const serverOptions: ServerOptions = {
@@ -246,7 +263,19 @@ async function start(): Promise<LanguageClient | undefined> {
     const line = logLine(m, stderrShown);
     if (line !== undefined) output.appendLine(line);
   });
+  // The questions that hold a job are modal (issue 33 item 16).
+  c.onRequest(ShowMessageRequest.type, async (p) => {
+    const q = question(p.message, (p.actions ?? []).map((a) => a.title));
+    const show =
+      p.type === 1 ? vscode.window.showErrorMessage : p.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    const pick = q.modal ? await show(q.text, { modal: true, detail: q.detail }, ...q.actions) : await show(q.text, ...q.actions);
+    if (!pick || pick.title !== 'Show the errors') proposed.clear();
+    return pick ? { title: pick.title } : null;
+  });
   c.onNotification(ShowMessageNotification.type, (m) => {
+    // "Show the errors": they go to the Problems panel, not a toast.
+    const pe = proposedErrors(m.message);
+    if (pe && showProposed(pe.helpers, pe.errors)) return;
     const n = notice(m);
     if (n.level === 'error' || n.actions.length > 0) tellError(n.text, n.actions, n.level === 'warning' ? 'warning' : 'error');
     else if (n.level === 'warning') void vscode.window.showWarningMessage(n.text);
@@ -255,14 +284,58 @@ async function start(): Promise<LanguageClient | undefined> {
   try {
     await c.start();
     refreshStatus();
+    void tellEndpoint();
     return c;
   } catch (err) {
     output.appendLine(`[kimi] the server failed to start: ${String(err)}`);
-    problem = `Kimi: ${found.path} failed to start (${String(err)}); the Kimi output has its log.`;
-    refreshStatus('kimi-lsp failed to start');
+    setProblem(`Kimi: ${found.path} failed to start (${String(err)}); the Kimi output has its log.`, 'kimi-lsp failed to start');
     tellProblem();
     return undefined;
   }
+}
+
+/**
+ * showProposed puts the errors a proposed edit would bring into the
+ * Problems panel (source "kimi: proposed edit", at the lines of the edited
+ * text) and opens it; false when none could be placed.
+ */
+function showProposed(helpers: string, errors: Array<{ path: string; line: number; message: string }>): boolean {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder || errors.length === 0) return false;
+  const byFile = new Map<string, vscode.Diagnostic[]>();
+  for (const e of errors) {
+    const uri = vscode.Uri.joinPath(folder.uri, e.path).toString();
+    const d = new vscode.Diagnostic(new vscode.Range(e.line - 1, 0, e.line - 1, 1000), `${e.message} (if the proposed edit is applied)`, vscode.DiagnosticSeverity.Error);
+    d.source = `kimi: proposed edit, ${helpers}`;
+    byFile.set(uri, [...(byFile.get(uri) ?? []), d]);
+  }
+  proposed.clear();
+  for (const [uri, ds] of byFile) proposed.set(vscode.Uri.parse(uri), ds);
+  void vscode.commands.executeCommand('workbench.actions.view.problems');
+  return true;
+}
+
+/** setProblem records why there is no server (undefined: none) for the messages and the status bar. */
+function setProblem(message: string | undefined, short: string | undefined): void {
+  problem = message;
+  statusProblem = short;
+  completion.setServerProblem(short);
+  refreshStatus();
+}
+
+/**
+ * tellEndpoint says once a session, after the server started, what is
+ * missing for requests to work: no key for the default endpoint (with Set
+ * API Key), or that requests to another endpoint go without a key (a
+ * local server may need none; issue 33 item 20). Never awaited.
+ */
+async function tellEndpoint(): Promise<void> {
+  if (endpointTold) return;
+  const n = endpointNotice((await refreshStats())?.endpoint);
+  if (!n) return;
+  endpointTold = true;
+  output.appendLine(`[kimi] ${n.text}`);
+  tellError(n.text, ['Set API Key'], n.level);
 }
 
 /** previewHost is openExplanation's window on VS Code. */
@@ -297,8 +370,9 @@ function tellProblem(): void {
  * tellError shows an error with the buttons that fix it (see fixActions);
  * never awaited.
  */
-function tellError(text: string, actions: FixAction[], level: 'error' | 'warning' = 'error'): void {
-  const show = level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+function tellError(text: string, actions: FixAction[], level: 'error' | 'warning' | 'info' = 'error'): void {
+  const show =
+    level === 'warning' ? vscode.window.showWarningMessage : level === 'info' ? vscode.window.showInformationMessage : vscode.window.showErrorMessage;
   void show(text, ...actions).then(async (choice) => {
     if (choice === 'Set API Key') await setApiKey();
     else if (choice === 'Open Settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'kimi.baseURL');
@@ -319,10 +393,22 @@ async function stop(): Promise<void> {
   }
 }
 
-async function restart(): Promise<void> {
-  await stop();
-  startup = start();
-  await startup;
+/** restarting settles when the last restart asked for has ended. */
+let restarting: Promise<void> = Promise.resolve();
+
+/**
+ * restart stops the server (the old kimi-lsp exits, and its helpers with
+ * it, before the new one starts) and starts it again. Restarts asked for
+ * while one runs (Restart Server twice, a serverPath and a serverArgs
+ * change together) wait their turn: two clients never run side by side.
+ */
+function restart(): Promise<void> {
+  restarting = restarting.then(async () => {
+    await stop();
+    startup = start();
+    await startup;
+  });
+  return restarting;
 }
 
 function isExecutable(p: string): boolean {
@@ -465,7 +551,7 @@ async function runJob(command: string, arg: unknown): Promise<unknown> {
       // A failure is in the output already: the server logged it.
       if (notice?.level !== 'error') output.appendLine(`[kimi] ${title}: ${value.message ?? 'done'}`);
       if (notice?.level === 'error') tellError(notice.text, notice.actions);
-      else if (notice?.level === 'status') vscode.window.setStatusBarMessage(notice.text, 5000);
+      else if (notice?.level === 'status') vscode.window.setStatusBarMessage(notice.text, 8000);
       else if (notice) void vscode.window.showInformationMessage(notice.text);
       resolveEnd();
     }
@@ -545,7 +631,6 @@ async function showStats(): Promise<void> {
   if (!(await requireClient())) return;
   const s = await refreshStats();
   if (!s) return;
-  output.appendLine(`[kimi] stats: ${JSON.stringify(s)}`);
   const completions = completionStatsLine(s.completion as CompletionStats | undefined);
   // A quick pick, one figure per line: a notification cut the line short.
   void vscode.window.showQuickPick(statsItems(s, completions), {
@@ -579,16 +664,28 @@ async function showRequests(): Promise<void> {
   });
 }
 
-function refreshStatus(problem?: string): void {
-  if (!statusItem) return;
-  if (problem) {
-    statusItem.text = '$(warning) Kimi';
-    statusItem.tooltip = `Kimi: ${problem} (click for the output)`;
-    statusItem.command = 'kimi-lsp.showOutput';
-    return;
-  }
-  const view = statusView(jobs.running(), stats, jobs.lastOutcome);
+function refreshStatus(): void {
+  if (!statusItem || !completion || !nextEdit) return;
+  const inline = completion.view();
+  const view = statusView(jobs.running(), stats, jobs.lastOutcome, {
+    problem: statusProblem,
+    lines: [inline.line, nextEdit.line()],
+    warning: inline.warning,
+  });
   statusItem.text = view.text;
   statusItem.tooltip = view.tooltip;
-  statusItem.command = view.busy ? 'kimi-lsp.cancel' : 'kimi-lsp.showStats';
+  statusItem.command = view.busy ? 'kimi-lsp.cancel' : 'kimi-lsp.menu';
+}
+
+/** showMenu is the Kimi item's click: what its three items did, in one menu. */
+async function showMenu(): Promise<void> {
+  const items = menuItems({
+    busy: jobs.running().length > 0,
+    problem: statusProblem !== undefined,
+    inlineOn: completion.enabled(),
+    nextEditOn: nextEdit.enabled(),
+    noKey: stats?.endpoint?.key === false || completion.view().line.includes(NO_KEY_TEXT),
+  });
+  const pick = await vscode.window.showQuickPick(items, { title: 'Kimi' });
+  if (pick) await vscode.commands.executeCommand(pick.command);
 }

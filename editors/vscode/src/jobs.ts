@@ -37,6 +37,8 @@ export interface Stats {
   verify?: VerifyStats;
   /** trust says, per workspace folder, whether it is trusted. */
   trust?: FolderTrust[];
+  /** endpoint says where requests go and whether they carry a key (never the key). */
+  endpoint?: { baseURL?: string; default?: boolean; key?: boolean };
   [key: string]: unknown;
 }
 
@@ -162,14 +164,30 @@ export interface StatusView {
   busy: boolean;
 }
 
+/** What the other features add to the Kimi item. */
+export interface StatusParts {
+  /** problem says why there is no server (the item shows ⚠, click: the output). */
+  problem?: string;
+  /** lines are the features' tooltip lines (inline completion, next edits). */
+  lines?: string[];
+  /** warning: a feature is stopped by something the user can fix. */
+  warning?: boolean;
+}
+
 /**
- * statusView words the status bar: the running job (with the tail of its
- * streamed text in the tooltip) or "Kimi" when idle, and the session's
- * cache hit ratio once a request has been made.
+ * statusView words the one Kimi status-bar item: the running job (with the
+ * tail of its streamed text in the tooltip) or "Kimi" when idle, ⚠ while
+ * there is no server or a feature is stopped, and the session's cache hit
+ * ratio once a prompt was counted (a failed job's request sent no prompt
+ * tokens: no "cache 0%"). The tooltip has a line per feature.
  */
-export function statusView(running: Job[], stats: Stats | undefined, lastOutcome?: string): StatusView {
+export function statusView(running: Job[], stats: Stats | undefined, lastOutcome?: string, parts: StatusParts = {}): StatusView {
   const r = hitRatio(stats);
-  const cache = r === undefined || !stats || !stats.requests ? '' : ` · cache ${percent(r)}`;
+  const cache = r === undefined || !stats || !stats.requests || !stats.promptTokens ? '' : ` · cache ${percent(r)}`;
+  const features = parts.lines ?? [];
+  if (parts.problem) {
+    return { text: '$(warning) Kimi', tooltip: [`Kimi: ${parts.problem}`, ...features, '(click for the Kimi menu)'].join('\n'), busy: false };
+  }
   if (running.length > 0) {
     const job = running[running.length - 1];
     const more = running.length > 1 ? ` (+${running.length - 1})` : '';
@@ -181,16 +199,42 @@ export function statusView(running: Job[], stats: Stats | undefined, lastOutcome
       busy: true,
     };
   }
-  const lines = ['Kimi jobs and cache statistics (click for the statistics)'];
+  const lines = ['Kimi'];
   if (lastOutcome) lines.push(`Last: ${lastOutcome}`);
   if (stats && stats.requests !== undefined) lines.push(formatStats(stats));
   const spend = spendLine(stats?.spend);
   if (spend) lines.push(spend);
-  return { text: `$(sparkle) Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
+  lines.push(...features, '(click for the Kimi menu)');
+  return { text: `${parts.warning ? '$(warning)' : '$(sparkle)'} Kimi${cache}`, tooltip: lines.join('\n'), busy: false };
 }
 
-/** The jobs item's id and name (the status bar's menu lists the names). */
-export const JOBS_ITEM = { id: 'kimi-lsp.jobs', name: 'Kimi jobs and statistics' };
+/** The Kimi item's id and name (the status bar's menu lists the name). */
+export const STATUS_ITEM = { id: 'kimi-lsp.status', name: 'Kimi' };
+
+/** One entry of the Kimi menu (the status-bar item's click). */
+export interface MenuItem {
+  label: string;
+  command: string;
+}
+
+/**
+ * menuItems lists the Kimi menu: what the item's old three clicks did
+ * (cancel, statistics, the two toggles), and the fixes of what it warns about.
+ */
+export function menuItems(o: { busy: boolean; problem: boolean; inlineOn: boolean; nextEditOn: boolean; noKey: boolean }): MenuItem[] {
+  const items: MenuItem[] = [];
+  if (o.busy) items.push({ label: '$(circle-slash) Cancel the running job', command: 'kimi-lsp.cancel' });
+  if (o.noKey) items.push({ label: '$(key) Set API Key', command: 'kimi-lsp.setApiKey' });
+  if (o.problem) items.push({ label: '$(output) Show Output', command: 'kimi-lsp.showOutput' });
+  items.push(
+    { label: '$(graph) Show Cache Stats', command: 'kimi-lsp.showStats' },
+    { label: `$(lightbulb) Turn inline completion ${o.inlineOn ? 'off' : 'on'}`, command: 'kimi-lsp.toggleCompletion' },
+    { label: `$(arrow-right) Turn next-edit suggestions ${o.nextEditOn ? 'off' : 'on'}`, command: 'kimi-lsp.toggleNextEdit' },
+    { label: '$(debug-restart) Restart Server', command: 'kimi-lsp.restartServer' },
+  );
+  if (!o.problem) items.push({ label: '$(output) Show Output', command: 'kimi-lsp.showOutput' });
+  return items;
+}
 
 /** One line of the statistics quick pick. */
 export interface StatsItem {
@@ -266,6 +310,21 @@ export type FixAction = 'Set API Key' | 'Open Settings' | 'Show Output';
 export const SET_KEY_HINT =
   'run "Kimi: Set API Key" (kept in VS Code\'s secret storage), or set KIMI_API_KEY in the environment VS Code starts from';
 
+/** NO_KEY_TEXT is how a missing key reads, in notifications and in the status-bar item alike. */
+export const NO_KEY_TEXT = `no API key is set: ${SET_KEY_HINT}`;
+
+/**
+ * endpointNotice is what to say once at start about where requests go, or
+ * undefined when a key is set: no key for the default endpoint (a warning,
+ * nothing will be sent), or that requests to another endpoint go without
+ * one (information: a local server may need none).
+ */
+export function endpointNotice(e: Stats['endpoint']): { level: 'warning' | 'info'; text: string } | undefined {
+  if (!e || e.key !== false) return undefined;
+  if (e.default) return { level: 'warning', text: `Kimi: ${NO_KEY_TEXT}. Until then no request is sent.` };
+  return { level: 'info', text: `Kimi: no API key is set, so requests go to ${e.baseURL ?? 'the configured baseURL'} without one (fine for a local server that needs none).` };
+}
+
 /**
  * fixActions picks the buttons for an error text from the server: the key
  * for a missing or refused key, the settings for an endpoint that cannot be
@@ -285,14 +344,17 @@ export function fixActions(text: string): FixAction[] {
  * palette command comes first.
  */
 export function errorText(title: string, text: string): string {
-  if (/\bno API key\b/i.test(text)) return `${title}: no API key is set: ${SET_KEY_HINT}.`;
+  if (/\bno API key\b/i.test(text)) return `${title}: ${NO_KEY_TEXT}.`;
   return `${title}: ${text}`;
 }
 
 /**
  * endNotice says what to tell the user when a job ends with message, or
- * undefined when its result speaks for itself (an explanation opens, an
- * edit lands in the editor). A failure is told with its whole reason; an
+ * undefined when its result speaks for itself (an explanation opens). A
+ * landed edit is said briefly in the status bar, counted in hunks and files
+ * with its verification ("1 hunk in 1 file applied, verified by gopls: no
+ * new errors"; issue 33 item 18): the change in the editor does not say
+ * whether it was checked. A failure is told with its whole reason; an
  * explanation the server served again for unchanged code opens the same
  * document, which shows nothing new, so that is told too. The server's end
  * messages start "failed: …" or "not applied: …" for failures and say
@@ -300,9 +362,15 @@ export function errorText(title: string, text: string): string {
  */
 export function endNotice(title: string, message: string | undefined): EndNotice | undefined {
   const m = (message ?? '').trim();
+  // Discarded because the user said so: no error toast (issue 33 item 16).
+  if (/\(discarded by your choice\)/.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };
   if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: errorText(title, m), actions: fixActions(m) };
   // A cancel the user asked for is confirmed in the status bar, briefly.
   if (/^cancelled\b/i.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };
+  // "N hunks in M files applied…" / "the hunk applied…" / "2 of 3 hunks applied…", the token counts left out.
+  if (/^(\d+ hunks? in \d+ files? applied|the hunk applied|all \d+ hunks applied|\d+ of \d+ hunks applied)/.test(m)) {
+    return { level: 'status', text: `$(check) ${title}: ${m.replace(/\s*\(\d[\d,]* prompt tokens[^)]*\)\s*$/, '')}`, actions: [] };
+  }
   if (/unchanged code/i.test(m)) {
     return {
       level: 'info',

@@ -61,7 +61,8 @@ export interface Notice {
  * is shown as it is.
  */
 export function notice(m: ServerMessage): Notice {
-  const text = m.message.replace(/^kimi-lsp:\s*/, '');
+  // The server's own messages start "Kimi: " or "kimi-lsp: ": said once.
+  const text = m.message.replace(/^((kimi-lsp|Kimi):\s*)+/i, '');
   if (m.type === MessageType.Error || m.type === MessageType.Warning) {
     const actions = fixActions(text);
     return {
@@ -71,4 +72,59 @@ export function notice(m: ServerMessage): Notice {
     };
   }
   return { level: 'info', text: m.message, actions: [] };
+}
+
+/** The titles of the server's question about an edit that brings new errors. */
+export const NEW_ERRORS_ACTIONS = ['Apply anyway', 'Discard', 'Show the errors'];
+/** The titles of the server's question before a costly or over-budget request. */
+export const SEND_ACTIONS = ['Send', 'Cancel'];
+
+/** How a window/showMessageRequest is asked. */
+export interface Question {
+  /** modal: the server waits on the answer (up to 10 minutes): it must not be missed. */
+  modal: boolean;
+  text: string;
+  detail?: string;
+  /** actions keep the server's titles; the closing one answers Escape. */
+  actions: Array<{ title: string; isCloseAffordance?: boolean }>;
+}
+
+/**
+ * question words a window/showMessageRequest. The server's two questions
+ * that hold a job (an edit that brings new errors, a request to send) are
+ * modal, with the text once prefixed "Kimi:" and Discard or Cancel as the
+ * dialog's close button; any other is asked as it is.
+ */
+export function question(message: string, titles: string[]): Question {
+  const same = (want: string[]) => titles.length === want.length && want.every((t) => titles.includes(t));
+  const close = same(NEW_ERRORS_ACTIONS) ? 'Discard' : same(SEND_ACTIONS) ? 'Cancel' : undefined;
+  if (!close) return { modal: false, text: message, actions: titles.map((title) => ({ title })) };
+  const body = message.replace(/^((kimi-lsp|Kimi):\s*)+/i, '');
+  const cut = body.indexOf(' — ');
+  const text = cut > 0 ? `Kimi: ${body.slice(0, cut)}` : `Kimi: ${body}`;
+  const detail = cut > 0 ? body.slice(cut + 3) : undefined;
+  return { modal: true, text, detail, actions: titles.map((title) => ({ title, isCloseAffordance: title === close })) };
+}
+
+/** One error of the server's "the errors the edit brings" message. */
+export interface ProposedError {
+  path: string;
+  line: number; // 1-based
+  message: string;
+}
+
+/**
+ * proposedErrors reads the server's answer to "Show the errors" ("Kimi:
+ * the errors the edit brings (gopls):" then a "path:line: message" line
+ * each), or undefined for any other message.
+ */
+export function proposedErrors(message: string): { helpers: string; errors: ProposedError[] } | undefined {
+  const m = /^(?:Kimi: )?the errors the edit brings \(([^)]*)\):/.exec(message);
+  if (!m) return undefined;
+  const errors: ProposedError[] = [];
+  for (const l of message.split('\n').slice(1)) {
+    const e = /^(.+?):(\d+): (.*)$/.exec(l);
+    if (e) errors.push({ path: e[1], line: Number(e[2]), message: e[3] });
+  }
+  return { helpers: m[1], errors };
 }

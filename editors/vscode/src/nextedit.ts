@@ -7,8 +7,8 @@
 // text after its last line (its first line and how many more) and whole in
 // the decoration's hover, with the message. It sets the context key
 // `kimi.nextEditVisible` so that Tab (jump to it, then accept) and Escape
-// (dismiss) are bound only while one is shown, and keeps a status-bar toggle
-// of `kimi.nextEdit.enable`.
+// (dismiss) are bound only while one is shown, and keeps the toggle of
+// `kimi.nextEdit.enable` (a line of the Kimi status-bar item).
 //
 // The `vscode` module is passed in (only its types are imported), so the
 // pure parts run under `node --test` without VS Code.
@@ -83,18 +83,33 @@ export interface NextEditDecoration {
  * last (whole lines replaced) ends at the last line's end instead, so the
  * new text is shown on the last replaced line, not the line after.
  */
-export function decorationOf(d: DiagnosticLike, data: NextEditData, lineLength: (line: number) => number, languageId = ''): NextEditDecoration {
-  const { start, end } = d.range;
-  let removed: RangeLike = { start: { ...start }, end: { ...end } };
+export function decorationOf(
+  d: DiagnosticLike,
+  data: NextEditData,
+  lineLength: (line: number) => number,
+  languageId = '',
+  removedText = '',
+): NextEditDecoration {
+  // Copied field by field: vscode.Position keeps line and character in
+  // getters, which a spread ({...start}) does not copy — the range came out
+  // undefined and nothing was drawn where it belongs (issue 33 item 15).
+  const start = { line: d.range.start.line, character: d.range.start.character };
+  const end = { line: d.range.end.line, character: d.range.end.character };
+  let removed: RangeLike = { start, end };
   if (end.character === 0 && end.line > start.line) {
-    removed = { start: { ...start }, end: { line: end.line - 1, character: lineLength(end.line - 1) } };
+    removed = { start, end: { line: end.line - 1, character: lineLength(end.line - 1) } };
   }
   const text = data.newText.replace(/\n$/, '');
   // A fence longer than any run of backticks in the text.
   const fence = '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((r) => r.length + 1)));
   // The message's first line: the lines after it are the change as a diff, shown here whole.
   const message = d.message.split('\n')[0];
-  const hover = `${message}\n\n${text === '' ? '*(the marked text is removed)*' : `${fence}${languageId}\n${text}\n${fence}`}\n\nTab: jump to it, then apply it · Escape: dismiss it`;
+  // The change as a diff: the removed lines, then the new ones.
+  const old = removedText.replace(/\n$/, '');
+  const diff = [...(old === '' ? [] : old.split('\n').map((l) => `- ${l}`)), ...(text === '' ? [] : text.split('\n').map((l) => `+ ${l}`))].join('\n');
+  const dfence = '`'.repeat(Math.max(3, ...(diff.match(/`+/g) ?? []).map((r) => r.length + 1)));
+  const shown = old !== '' ? `${dfence}diff\n${diff}\n${dfence}` : text === '' ? '*(the marked text is removed)*' : `${fence}${languageId}\n${text}\n${fence}`;
+  const hover = `${message}\n\n${shown}\n\nTab: jump to it, then apply it · Escape: dismiss it`;
   return { removed, after: text === '' ? '  (removed)' : '  ' + preview(data.newText), hover };
 }
 
@@ -110,7 +125,8 @@ export interface NextEditClient {
  */
 export class NextEditUI {
   private readonly mark: vscode.TextEditorDecorationType;
-  private readonly item: vscode.StatusBarItem;
+  /** gutter marks the suggestion's first line in the gutter and the overview ruler. */
+  private readonly gutter: vscode.TextEditorDecorationType;
   private client: NextEditClient | undefined;
   private shown: { uri: string; line: number; id: number } | undefined;
 
@@ -118,6 +134,7 @@ export class NextEditUI {
     private readonly code: typeof vscode,
     private readonly section: string,
     context: vscode.ExtensionContext,
+    private readonly onChange: () => void = () => undefined,
   ) {
     // The replaced text as a diff shows removed text; the new text after it.
     this.mark = code.window.createTextEditorDecorationType({
@@ -125,23 +142,24 @@ export class NextEditUI {
       textDecoration: 'line-through',
       isWholeLine: false,
     });
-    this.item = code.window.createStatusBarItem('kimi-lsp.nextEdit', code.StatusBarAlignment.Right, 98);
-    this.item.name = 'Kimi next edits';
-    this.item.command = TOGGLE_NEXT_EDIT_COMMAND;
+    this.gutter = code.window.createTextEditorDecorationType({
+      gutterIconPath: context.asAbsolutePath('media/next-edit.svg'),
+      gutterIconSize: 'contain',
+      overviewRulerColor: new code.ThemeColor('editorOverviewRuler.modifiedForeground'),
+      overviewRulerLane: code.OverviewRulerLane.Left,
+    });
     context.subscriptions.push(
       this.mark,
-      this.item,
+      this.gutter,
       code.commands.registerCommand(JUMP_OR_ACCEPT_COMMAND, () => this.jumpOrAccept()),
       code.commands.registerCommand(DISMISS_COMMAND, () => this.dismiss()),
       code.commands.registerCommand(TOGGLE_NEXT_EDIT_COMMAND, () => this.toggle()),
       code.languages.onDidChangeDiagnostics(() => this.render()),
       code.window.onDidChangeActiveTextEditor(() => this.render()),
       code.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${section}.nextEdit`)) this.refreshItem();
+        if (e.affectsConfiguration(`${section}.nextEdit`)) this.onChange();
       }),
     );
-    this.refreshItem();
-    this.item.show();
   }
 
   /** attach sets the client that applies and dismisses suggestions. */
@@ -149,15 +167,15 @@ export class NextEditUI {
     this.client = client;
   }
 
-  private enabled(): boolean {
+  /** enabled reads kimi.nextEdit.enable (default on). */
+  enabled(): boolean {
     const v = this.code.workspace.getConfiguration(this.section).get<{ enable?: boolean }>('nextEdit');
     return v?.enable !== false;
   }
 
-  private refreshItem(): void {
-    const on = this.enabled();
-    this.item.text = on ? '$(arrow-right) Kimi NES' : '$(circle-slash) Kimi NES';
-    this.item.tooltip = on ? 'Kimi next-edit suggestions are on (click to turn off)' : 'Kimi next-edit suggestions are off (click to turn on)';
+  /** line is the Kimi status-bar item's tooltip line for next edits. */
+  line(): string {
+    return `Next-edit suggestions: ${this.enabled() ? 'on' : 'off'}`;
   }
 
   /** toggle flips kimi.nextEdit.enable in the user settings. */
@@ -165,7 +183,7 @@ export class NextEditUI {
     const cfg = this.code.workspace.getConfiguration(this.section);
     const global = cfg.inspect<{ [k: string]: unknown }>('nextEdit')?.globalValue;
     await cfg.update('nextEdit', { ...(global ?? {}), enable: !this.enabled() }, this.code.ConfigurationTarget.Global);
-    this.refreshItem();
+    this.onChange();
   }
 
   /** render decorates the active editor's suggestion and sets the context key. */
@@ -175,15 +193,20 @@ export class NextEditUI {
     if (editor) found = nextEditOf(this.code.languages.getDiagnostics(editor.document.uri) as unknown as DiagnosticLike[]);
     if (!editor || !found) {
       this.shown = undefined;
-      if (editor) editor.setDecorations(this.mark, []);
+      if (editor) {
+        editor.setDecorations(this.mark, []);
+        editor.setDecorations(this.gutter, []);
+      }
       void this.code.commands.executeCommand('setContext', VISIBLE_CONTEXT, false);
       return;
     }
     const r = found.diagnostic.range as vscode.Range;
     this.shown = { uri: editor.document.uri.toString(), line: r.start.line, id: found.data.id };
     const doc = editor.document;
-    const dec = decorationOf(found.diagnostic, found.data, (l) => doc.lineAt(l).text.length, doc.languageId);
+    const removedText = doc.getText(r);
+    const dec = decorationOf(found.diagnostic, found.data, (l) => doc.lineAt(l).text.length, doc.languageId, removedText);
     const range = new this.code.Range(dec.removed.start.line, dec.removed.start.character, dec.removed.end.line, dec.removed.end.character);
+    editor.setDecorations(this.gutter, [new this.code.Range(r.start.line, 0, r.start.line, 0)]);
     editor.setDecorations(this.mark, [
       {
         range,

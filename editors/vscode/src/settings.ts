@@ -25,6 +25,7 @@ export const SECTION_KEYS = [
   'verify.onNewErrors',
   'verify.idleMinutes',
   'verify.servers',
+  'edits.confirm',
   'budget.hourly',
   'budget.daily',
   'budget.confirmAbove',

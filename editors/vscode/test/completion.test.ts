@@ -14,14 +14,18 @@ test('shouldRequest needs both kimi.completion.enable and editor.inlineSuggest.e
 });
 
 test('completionView words on, off, VS Code off and problems', () => {
-  assert.equal(completionView(true, true).text, '$(check) Kimi inline');
-  assert.match(completionView(false, true).text, /circle-slash/);
-  assert.match(completionView(true, false).tooltip, /editor\.inlineSuggest\.enabled/);
-  assert.match(completionView(true, true, { state: 'noKey' }).tooltip, /Set API Key/);
+  assert.deepEqual(completionView(true, true), { line: 'Inline completion: on', warning: false });
+  assert.deepEqual(completionView(false, true), { line: 'Inline completion: off', warning: false });
+  assert.match(completionView(true, false).line, /editor\.inlineSuggest\.enabled/);
+  assert.match(completionView(true, true, { state: 'noKey' }).line, /Set API Key/);
   const err = completionView(true, true, { state: 'error', message: 'rate limited by the provider' });
-  assert.match(err.text, /warning/);
-  assert.match(err.tooltip, /rate limited/);
-  assert.equal(completionView(true, true, { state: 'ok' }).text, '$(check) Kimi inline');
+  assert.equal(err.warning, true);
+  assert.match(err.line, /rate limited/);
+  assert.equal(completionView(true, true, { state: 'ok' }).warning, false);
+  // No "on" while there is no server (issue 33 item 19).
+  const none = completionView(true, true, undefined, 'kimi-lsp was not found');
+  assert.equal(none.warning, true);
+  assert.match(none.line, /kimi-lsp was not found/);
 });
 
 test('toggled keeps the other completion settings', () => {
@@ -67,10 +71,10 @@ function fakeVSCode(settings: { [section: string]: { [k: string]: unknown } }) {
 
 test('CompletionUI: the toggle, the proposed feature, the status and the middleware', async () => {
   const f = fakeVSCode({ kimi: { completion: { maxLines: 4 } }, editor: { inlineSuggest: { enabled: true } } });
-  const ui = new CompletionUI(f.code as any, 'kimi', f.context as any);
-  assert.equal(f.item.shown, true);
-  assert.equal(f.item.command, TOGGLE_COMMAND);
-  assert.match(f.item.text, /check/);
+  let changes = 0;
+  const ui = new CompletionUI(f.code as any, 'kimi', f.context as any, () => changes++);
+  assert.ok(f.commands.has(TOGGLE_COMMAND));
+  assert.equal(ui.view().line, 'Inline completion: on');
 
   // attach: proposed features (inline completion in vscode-languageclient 9),
   // the experimental capability, the status notification.
@@ -92,8 +96,20 @@ test('CompletionUI: the toggle, the proposed feature, the status and the middlew
   const caps: any = { experimental: { other: 1 } };
   feature.fillClientCapabilities(caps);
   assert.deepEqual(caps.experimental, { other: 1, kimiCompletionStatus: true });
+  // What vscode-languageclient calls on every feature when it starts and
+  // when it stops or restarts (cleanUp: clear() in reverse order, before the
+  // shutdown request): a missing clear threw there (issue 33 item 13).
+  feature.initialize({}, undefined);
+  assert.deepEqual(feature.getState(), { kind: 'static' });
+  assert.equal(typeof feature.clear, 'function');
+  feature.clear();
   handler!({ state: 'error', message: 'rate limited by the provider' });
-  assert.match(f.item.text, /warning/);
+  assert.equal(ui.view().warning, true);
+  assert.ok(changes > 0, 'the Kimi item is redrawn');
+  // A new key makes the server's last reason stale (issue 33 item 19).
+  ui.clearStatus();
+  assert.equal(ui.view().warning, false);
+  handler!({ state: 'noKey' });
 
   // The middleware asks the server only while completion is on.
   const mw = ui.middleware();
@@ -108,7 +124,7 @@ test('CompletionUI: the toggle, the proposed feature, the status and the middlew
   // The status-bar command turns it off in the user settings, keeping maxLines.
   await f.commands.get(TOGGLE_COMMAND)!();
   assert.deepEqual(f.updates, [{ key: 'completion', value: { maxLines: 4, enable: false }, target: 1 }]);
-  assert.match(f.item.text, /circle-slash/);
+  assert.equal(ui.view().line, 'Inline completion: off');
   assert.equal(mw.provideInlineCompletionItems({} as any, {} as any, {} as any, {} as any, next), null);
   assert.equal(asked, 1, 'no request while off');
 });
@@ -123,7 +139,7 @@ test('CompletionUI: no request while VS Code inline suggestions are off', () => 
   });
   assert.equal(r, null);
   assert.equal(asked, 0);
-  assert.match(f.item.tooltip, /inlineSuggest/);
+  assert.match(ui.view().line, /inlineSuggest/);
 });
 
 test('package.json contributes the toggle and the completion settings', () => {

@@ -65,6 +65,7 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
   const api: { [name: string]: unknown } = {
     __esModule: true,
     ThemeColor,
+    OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
     Uri,
     StatusBarAlignment: { Left: 1, Right: 2 },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
@@ -96,6 +97,7 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
     languages: {
       onDidChangeDiagnostics: () => disposable,
       getDiagnostics: () => [],
+      createDiagnosticCollection: () => ({ set: () => undefined, clear: () => undefined, dispose: () => undefined }),
     },
     commands: {
       registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
@@ -144,9 +146,10 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
 }
 
 /** extensionContext is a minimal ExtensionContext with empty secret storage. */
-export function extensionContext(): { subscriptions: Array<{ dispose(): unknown }>; secrets: unknown } {
+export function extensionContext(): { subscriptions: Array<{ dispose(): unknown }>; secrets: unknown; asAbsolutePath(p: string): string } {
   return {
     subscriptions: [],
+    asAbsolutePath: (p: string) => `/extension/${p}`,
     secrets: {
       get: async () => undefined,
       store: async () => undefined,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { JOBS_ITEM, JobTracker, endNotice, fixActions, formatStats, hitRatio, lastLine, statsItems, statusView } from '../src/jobs';
-import { COMPLETION_ITEM, completionView } from '../src/completion';
+import { JobTracker, NO_KEY_TEXT, endNotice, endpointNotice, errorText, fixActions, formatStats, hitRatio, lastLine, menuItems, statsItems, statusView } from '../src/jobs';
+import { completionView } from '../src/completion';
 
 test('JobTracker follows begin, report and end', () => {
   const t = new JobTracker();
@@ -47,11 +47,37 @@ test('statusView shows the running job and the hit ratio', () => {
 
 test('statusView when idle', () => {
   assert.deepEqual(statusView([], undefined).text, '$(sparkle) Kimi');
-  assert.match(statusView([], undefined).tooltip, /^Kimi jobs and cache statistics/, 'the tooltip says what the item is for');
+  assert.match(statusView([], undefined).tooltip, /click for the Kimi menu/, 'the tooltip says what a click does');
   assert.equal(statusView([], { requests: 0, hitRatio: 0 }).text, '$(sparkle) Kimi', 'no ratio before any request');
-  const v = statusView([], { requests: 2, hitRatio: 0.5 }, 'Kimi: Fix: 1 edit applied to 1 file');
+  const v = statusView([], { requests: 2, promptTokens: 100, hitRatio: 0.5 }, 'Kimi: Fix: 1 hunk in 1 file applied');
   assert.equal(v.text, '$(sparkle) Kimi · cache 50%');
-  assert.ok(v.tooltip.includes('1 edit applied'));
+  assert.ok(v.tooltip.includes('1 hunk in 1 file applied'));
+});
+
+test('statusView: no "cache 0%" after a job that failed before sending a prompt (issue 33 item 19)', () => {
+  assert.equal(statusView([], { requests: 1, promptTokens: 0, cachedTokens: 0, hitRatio: 0 }).text, '$(sparkle) Kimi');
+});
+
+test('statusView: one item with a line per feature, ⚠ for a missing server or a stopped feature (issue 33 item 19)', () => {
+  const lines = ['Inline completion: on', 'Next-edit suggestions: off'];
+  const idle = statusView([], undefined, undefined, { lines });
+  for (const l of lines) assert.ok(idle.tooltip.includes(l), idle.tooltip);
+  const missing = statusView([], undefined, undefined, { problem: 'kimi-lsp was not found', lines });
+  assert.equal(missing.text, '$(warning) Kimi');
+  assert.match(missing.tooltip, /kimi-lsp was not found/);
+  assert.equal(statusView([], undefined, undefined, { lines, warning: true }).text, '$(warning) Kimi');
+});
+
+test('menuItems: what the three items did, in one menu', () => {
+  const cmds = (o: Parameters<typeof menuItems>[0]) => menuItems(o).map((i) => i.command);
+  const idle = cmds({ busy: false, problem: false, inlineOn: true, nextEditOn: true, noKey: false });
+  for (const c of ['kimi-lsp.showStats', 'kimi-lsp.toggleCompletion', 'kimi-lsp.toggleNextEdit', 'kimi-lsp.restartServer', 'kimi-lsp.showOutput']) {
+    assert.ok(idle.includes(c), c);
+  }
+  assert.ok(!idle.includes('kimi-lsp.cancel') && !idle.includes('kimi-lsp.setApiKey'));
+  assert.equal(cmds({ busy: true, problem: false, inlineOn: true, nextEditOn: true, noKey: true })[0], 'kimi-lsp.cancel');
+  assert.ok(cmds({ busy: false, problem: false, inlineOn: true, nextEditOn: true, noKey: true }).includes('kimi-lsp.setApiKey'));
+  assert.match(menuItems({ busy: false, problem: false, inlineOn: false, nextEditOn: true, noKey: false }).find((i) => i.command === 'kimi-lsp.toggleCompletion')!.label, /on$/);
 });
 
 test('formatStats', () => {
@@ -71,7 +97,14 @@ test('endNotice tells failures in full and a stored explanation, nothing else', 
   assert.equal(cached?.level, 'info');
   assert.ok(cached?.text.includes('unchanged'), cached?.text);
   assert.equal(endNotice('Kimi: Explain', 'explanation ready (1200 prompt tokens, 80% cached)'), undefined);
-  assert.equal(endNotice('Kimi: Fix', '1 edit applied to 1 file'), undefined);
+  // A landed edit is said in the status bar, in hunks and files, without the token counts (issue 33 item 18).
+  assert.deepEqual(endNotice('Kimi: Fix', '1 hunk in 1 file applied, verified by gopls: no new errors (1749 prompt tokens, 0% cached)'), {
+    level: 'status',
+    text: '$(check) Kimi: Fix: 1 hunk in 1 file applied, verified by gopls: no new errors',
+    actions: [],
+  });
+  assert.equal(endNotice('Kimi: Fix', '1 of 2 hunks applied (confirmed hunk by hunk)')?.level, 'status');
+  assert.equal(endNotice('Kimi: Fix', 'not applied: verified by gopls: 1 new error: undefined: x (discarded by your choice)')?.level, 'status', 'a discard the user chose ends quietly');
   // Issue 21 item 19: a cancel had no feedback.
   assert.deepEqual(endNotice('Kimi: Fix', 'cancelled'), { level: 'status', text: '$(circle-slash) Kimi: Fix: cancelled', actions: [] });
   assert.equal(endNotice('Kimi: Fix', 'cancelled: superseded by a newer request for the same range')?.level, 'status');
@@ -139,12 +172,11 @@ test('statsItems counts the verified edits and the context the language server g
   assert.equal(statsItems({ requests: 1, verify: { verified: 0, contextActions: 0 } }).length, 3, 'nothing to count: no lines');
 });
 
-test('the two status-bar items differ in text and name', () => {
-  const idle = statusView([], undefined);
-  const inline = completionView(true, true);
-  assert.notEqual(idle.text, inline.text);
-  assert.notEqual(JOBS_ITEM.name, COMPLETION_ITEM.name);
-  assert.notEqual(JOBS_ITEM.id, COMPLETION_ITEM.id);
+test('a missing key reads the same in a notification and in the status-bar item, naming Set API Key (issue 33 item 19)', () => {
+  const toast = errorText('Kimi: Fix', 'no API key: set KIMI_API_KEY');
+  const tooltip = completionView(true, true, { state: 'noKey' }).line;
+  assert.ok(toast.includes(NO_KEY_TEXT) && tooltip.includes(NO_KEY_TEXT), `${toast}\n${tooltip}`);
+  assert.match(NO_KEY_TEXT, /Kimi: Set API Key/);
 });
 
 test('statsItems shows each folder\'s trust and what an untrusted one changes (#30.1)', () => {
@@ -158,4 +190,15 @@ test('statsItems shows each folder\'s trust and what an untrusted one changes (#
   const b = items.find((i) => i.label.includes('/src/b'));
   assert.ok(a && a.label.includes('trusted by the editor'));
   assert.ok(b && b.label.includes('untrusted') && b.description === 'the helpers run restricted');
+});
+
+test('endpointNotice: at start, once, what is missing: no key for the default endpoint, or a keyless custom one (issue 33 item 20)', () => {
+  assert.equal(endpointNotice(undefined), undefined);
+  assert.equal(endpointNotice({ baseURL: 'https://direct.evolink.ai', default: true, key: true }), undefined);
+  const none = endpointNotice({ baseURL: 'https://direct.evolink.ai', default: true, key: false });
+  assert.equal(none?.level, 'warning');
+  assert.ok(none?.text.includes(NO_KEY_TEXT), none?.text);
+  const local = endpointNotice({ baseURL: 'http://127.0.0.1:8080', default: false, key: false });
+  assert.equal(local?.level, 'info');
+  assert.match(local!.text, /requests go to http:\/\/127\.0\.0\.1:8080 without one/);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { logLine, notice, stderrReachesOutput } from '../src/messages';
+import { logLine, notice, proposedErrors, question, stderrReachesOutput } from '../src/messages';
 
 // What the server sends: a warning record is written to its stderr (which
 // vscode-languageclient copies into the output) and forwarded as
@@ -27,4 +27,33 @@ test('a server error notification offers what fixes it', () => {
   assert.equal(refused.level, 'error');
   assert.deepEqual(notice({ type: 2, message: 'kimi-lsp: the workspace file is ignored' }).actions, [], 'a plain warning gets no buttons');
   assert.deepEqual(notice({ type: 3, message: 'Kimi: Explain — a.go\n\ntext' }), { level: 'info', text: 'Kimi: Explain — a.go\n\ntext', actions: [] });
+});
+
+test('the new-errors and send questions are modal, once prefixed, with Discard or Cancel closing them (issue 33 item 16)', () => {
+  const q = question('Kimi: Kimi: Fix — the edit brings 1 new error: undefined: x (gopls). Apply it anyway?', ['Apply anyway', 'Discard', 'Show the errors']);
+  assert.equal(q.modal, true);
+  assert.equal(q.text, 'Kimi: Fix');
+  assert.equal(q.detail, 'the edit brings 1 new error: undefined: x (gopls). Apply it anyway?');
+  assert.deepEqual(q.actions.filter((a) => a.isCloseAffordance).map((a) => a.title), ['Discard']);
+  const send = question('Kimi: the request is estimated at $0.20. Send it anyway?', ['Send', 'Cancel']);
+  assert.equal(send.modal, true);
+  assert.deepEqual(send.actions.filter((a) => a.isCloseAffordance).map((a) => a.title), ['Cancel']);
+  const other = question('Kimi: how should the selection be rewritten?', ['Simplify', 'Document']);
+  assert.equal(other.modal, false);
+});
+
+test('proposedErrors reads the errors the edit brings, for the Problems panel', () => {
+  assert.deepEqual(proposedErrors('Kimi: the errors the edit brings (gopls):\nmain.go:7: undefined: x\nsub/a.go:12: x declared and not used'), {
+    helpers: 'gopls',
+    errors: [
+      { path: 'main.go', line: 7, message: 'undefined: x' },
+      { path: 'sub/a.go', line: 12, message: 'x declared and not used' },
+    ],
+  });
+  assert.equal(proposedErrors('Kimi: something else'), undefined);
+});
+
+test('a server message is prefixed "Kimi:" once (issue 33 item 19)', () => {
+  assert.equal(notice({ type: 2, message: 'Kimi: the hourly budget of $0.01 is spent' }).text, 'Kimi: the hourly budget of $0.01 is spent');
+  assert.equal(notice({ type: 2, message: 'kimi-lsp: a warning' }).text, 'Kimi: a warning');
 });

@@ -70,11 +70,30 @@ test('decorationOf marks the replaced lines up to the last one\'s end and shows 
   assert.equal(decorationOf(inLine, { id: 1, version: 1, newText: '' }, () => 99).after, '  (removed)');
 });
 
-test('NextEditUI draws the suggestion struck through on the removed-text colour, the new text after and in the hover', () => {
+test('NextEditUI draws the suggestion struck through on the removed-text colour, the new text after the replaced line, a gutter marker, and the change as a diff in the hover', () => {
   const types: Array<Record<string, unknown>> = [];
   const set: Array<{ type: unknown; decorations: Array<Record<string, unknown>> }> = [];
+  // As vscode's: line and character are getters, which a spread loses.
+  class Position {
+    constructor(
+      private readonly _line: number,
+      private readonly _character: number,
+    ) {}
+    get line() {
+      return this._line;
+    }
+    get character() {
+      return this._character;
+    }
+  }
   class Range {
-    constructor(readonly sl: number, readonly sc: number, readonly el: number, readonly ec: number) {}
+    readonly start: Position;
+    readonly end: Position;
+    constructor(sl: number, sc: number, el: number, ec: number) {
+      for (const v of [sl, sc, el, ec]) assert.equal(typeof v, 'number', 'a Range of numbers');
+      this.start = new Position(sl, sc);
+      this.end = new Position(el, ec);
+    }
   }
   class MarkdownString {
     constructor(readonly value: string) {}
@@ -84,7 +103,12 @@ test('NextEditUI draws the suggestion struck through on the removed-text colour,
   }
   const lines = ['package main', '', 'import "fmt"', '', '// Add', 'func Add(a, y int) int {', '\treturn a - b', '}'];
   const editor = {
-    document: { uri: { toString: () => 'file:///ws/main.go' }, languageId: 'go', lineAt: (l: number) => ({ text: lines[l] }) },
+    document: {
+      uri: { toString: () => 'file:///ws/main.go' },
+      languageId: 'go',
+      lineAt: (l: number) => ({ text: lines[l] }),
+      getText: (r: Range) => (r.end.line > r.start.line ? lines.slice(r.start.line, r.end.line).join('\n') + '\n' : ''),
+    },
     setDecorations: (type: unknown, decorations: Array<Record<string, unknown>>) => set.push({ type, decorations }),
   };
   const none = { dispose: () => undefined };
@@ -92,6 +116,7 @@ test('NextEditUI draws the suggestion struck through on the removed-text colour,
     Range,
     MarkdownString,
     ThemeColor,
+    OverviewRulerLane: { Left: 1 },
     StatusBarAlignment: { Right: 2 },
     window: {
       activeTextEditor: editor,
@@ -99,19 +124,26 @@ test('NextEditUI draws the suggestion struck through on the removed-text colour,
       createStatusBarItem: () => ({ show: () => undefined, dispose: () => undefined }),
       onDidChangeActiveTextEditor: () => none,
     },
-    languages: { getDiagnostics: () => [NEXT], onDidChangeDiagnostics: () => none },
+    // The diagnostic as vscode-languageclient hands it over: vscode Ranges.
+    languages: { getDiagnostics: () => [{ ...NEXT, range: new Range(6, 0, 7, 0) }], onDidChangeDiagnostics: () => none },
     commands: { registerCommand: () => none, executeCommand: async () => undefined },
     workspace: { getConfiguration: () => ({ get: () => undefined }), onDidChangeConfiguration: () => none },
   };
-  const ui = new NextEditUI(code as unknown as typeof import('vscode'), 'kimi', { subscriptions: [] } as unknown as import('vscode').ExtensionContext);
+  const context = { subscriptions: [], asAbsolutePath: (p: string) => `/ext/${p}` };
+  const ui = new NextEditUI(code as unknown as typeof import('vscode'), 'kimi', context as unknown as import('vscode').ExtensionContext);
   ui.render();
-  assert.equal(types.length, 1);
+  assert.equal(types.length, 2);
   assert.equal(types[0].textDecoration, 'line-through');
   assert.equal((types[0].backgroundColor as ThemeColor).id, 'diffEditor.removedTextBackground');
-  assert.equal(set.length, 1);
-  const [dec] = set[0].decorations;
+  assert.equal(types[1].gutterIconPath, '/ext/media/next-edit.svg');
+  const mark = set.find((s) => s.type && (s.type as { options: unknown }).options === types[0])!;
+  const gutter = set.find((s) => s.type && (s.type as { options: unknown }).options === types[1])!;
+  assert.deepEqual(gutter.decorations, [new Range(6, 0, 6, 0)], 'the gutter marker on the replaced line');
+  const [dec] = mark.decorations;
+  // Ends at the replaced line's end: the new text is drawn after it, not
+  // before the next line's "}" (issue 33 item 15).
   assert.deepEqual(dec.range, new Range(6, 0, 6, 13));
-  assert.match((dec.hoverMessage as MarkdownString).value, /```go\n\treturn a - y\n```/);
+  assert.match((dec.hoverMessage as MarkdownString).value, /```diff\n- \treturn a - b\n\+ \treturn a - y\n```/, 'the removed text and the new');
   const after = (dec.renderOptions as { after: { contentText: string; textDecoration: string } }).after;
   assert.equal(after.contentText, '  → return a - y');
   assert.equal(after.textDecoration, 'none');
