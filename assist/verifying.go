@@ -26,6 +26,10 @@ type Verification struct {
 	// model was asked once to repair them; First is that check.
 	Repaired bool
 	First    verify.Result
+	// Restated is set when the repair was the whole change written again
+	// against the original text, which replaced the first edit of its
+	// files (patch.EditSet.ApplyDiffToOriginal).
+	Restated bool
 }
 
 // NewErrors reports whether the edit, as it lands, brings errors: the
@@ -38,7 +42,9 @@ func (v *Verification) NewErrors() bool {
 // Line is the verification in a few words for the end of a job: "verified
 // by gopls: no new errors", "verified by gopls: 1 new error after repair:
 // undefined: x", "not verified (no gopls found)", or "" when no file of
-// the edit has a helper. A restricted check says so as Result.By does.
+// the edit has a helper. A restricted check says so as Result.By does; a
+// restated repair says "after repair (the repair restated the whole
+// change)".
 func (v *Verification) Line() string {
 	if v == nil || v.Result.None {
 		return ""
@@ -48,9 +54,13 @@ func (v *Verification) Line() string {
 		return r.Line()
 	}
 	by := r.By()
+	after := " after repair"
+	if v.Restated {
+		after += " (the repair restated the whole change)"
+	}
 	switch {
 	case len(r.NewErrors) == 0 && v.Repaired:
-		return by + "no new errors after repair" + r.Unverified()
+		return by + "no new errors" + after + r.Unverified()
 	case len(r.NewErrors) == 0:
 		return by + "no new errors" + r.Unverified()
 	case v.Repaired:
@@ -58,7 +68,7 @@ func (v *Verification) Line() string {
 		if n == 1 {
 			noun = "new error"
 		}
-		return by + strings.Replace(r.ErrorSummary(), noun, noun+" after repair", 1) + r.Unverified()
+		return by + strings.Replace(r.ErrorSummary(), noun, noun+after, 1) + r.Unverified()
 	}
 	return by + r.ErrorSummary() + r.Unverified()
 }
@@ -286,7 +296,7 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 		if first {
 			out.Verification = &Verification{Result: r}
 		} else {
-			out.Verification.Result = r
+			out.Verification.Result, out.Verification.Restated = r, set.Restated()
 		}
 		if !first || !canRepair || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
 			return ""

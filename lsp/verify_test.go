@@ -606,14 +606,14 @@ func TestCancelWhileAskedAboutNewErrors(t *testing.T) {
 }
 
 // TestRepairThatDoesNotApplyKeepsTheEdit: the repair's diff does not
-// apply (written against the text before the edit), nor after the
-// correction: the edit is not lost, the user is asked about it as it was,
-// with gopls's error.
+// apply (to the text after the edit nor to the one before it), nor after
+// the correction: the edit is not lost, the user is asked about it as it
+// was, with gopls's error.
 func TestRepairThatDoesNotApplyKeepsTheEdit(t *testing.T) {
 	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
 	js := verifySession(t, config.OnNewErrorsRepair,
 		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x"), Times: 1},
-		modeltest.Rule{Content: goDiff("1", "2")}, // the repair, against the text before the edit
+		modeltest.Rule{Content: goDiff("7", "2")}, // the repair, against a text that never was
 	)
 	asked := make(chan string, 4)
 	js.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
@@ -635,6 +635,44 @@ func TestRepairThatDoesNotApplyKeepsTheEdit(t *testing.T) {
 	}
 	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return x", 1) {
 		t.Errorf("buffer %q, want the edit as it was before the repair", text)
+	}
+}
+
+// TestRepairRestatedAgainstTheOriginalLands: the model answers the repair
+// with the whole corrected change against the file as it was before its
+// edit (as models often do, although the prompt asks for edits on the
+// files as they are now): it does not apply to the edit, applies to the
+// original, replaces the first edit, is checked by gopls the same way and
+// lands verified; the end says the repair restated the change.
+func TestRepairRestatedAgainstTheOriginalLands(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsRepair,
+		modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x"), Times: 1},
+		modeltest.Rule{Match: repairMatch, Content: goDiff("1", "2")}, // against the text before the edit
+	)
+	js.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		t.Errorf("asked %s: the restated repair has no new error", p)
+		return map[string]any{"title": choiceDiscard}, nil
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors after repair (the repair restated the whole change)") {
+		t.Errorf("end %q", end)
+	}
+	if n := len(js.srv.Requests()); n != 2 {
+		t.Errorf("%d provider requests, want 2 (the edit, the repair): no correction round", n)
+	}
+	if text, _, _ := le.state(uri); text != strings.Replace(goFile, "return 1", "return 2", 1) {
+		t.Errorf("buffer %q, want the restated change", text)
+	}
+	var st statsReply
+	if err := js.ed.Call(ctxT(t), "workspace/executeCommand", map[string]any{"command": "kimi.stats"}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Verify.Verified != 1 || st.Verify.Repaired != 1 || st.Verify.WithErrors != 0 {
+		t.Errorf("kimi.stats verify %+v, want 1 verified, 1 repaired", st.Verify)
 	}
 }
 

@@ -45,6 +45,27 @@ type Executor struct {
 	// reads are the files whose text a result carried (read_file's, a
 	// refused edit's quoted lines), in the order first carried.
 	reads []FileRead
+	// repairing is set while the model repairs the errors its edit
+	// brought (Loop): a diff may then restate the change (applyDiff).
+	repairing bool
+}
+
+// applyDiff applies a diff of the model to the set. During a repair, a
+// diff that does not apply to the files as they are now but applies to
+// their original text restates the whole change, as models often answer a
+// repair: it replaces the earlier edits of the files it names
+// (patch.EditSet.ApplyDiffToOriginal). The error is the refusal on the
+// files as they are now.
+func (x *Executor) applyDiff(diff string) (restated bool, err error) {
+	err = x.set.ApplyDiff(diff)
+	if err == nil || !x.repairing {
+		return false, err
+	}
+	if x.set.ApplyDiffToOriginal(diff) != nil {
+		return false, err
+	}
+	x.log.Info("the repair's diff applies to the original text: it restates the whole change")
+	return true, nil
 }
 
 // FileRead is a file whose text a tool result carried (read_file's text,
@@ -327,13 +348,18 @@ func (x *Executor) call(name, arguments string) (res Result) {
 			return missing("diff")
 		}
 		before := len(x.set.Matches())
-		if err := x.set.ApplyDiff(*a.Diff); err != nil {
+		restated, err := x.applyDiff(*a.Diff)
+		if err != nil {
 			x.editFailed(name, "", err)
 			return x.refused(name, "", err)
 		}
 		x.editSucceeded(diffPaths(*a.Diff)...)
 		var b strings.Builder
-		b.WriteString("diff applied (pending: all edits are applied together at the end):")
+		if restated {
+			b.WriteString("diff applied to the files' original text, in place of your earlier edits of them (pending: all edits are applied together at the end):")
+		} else {
+			b.WriteString("diff applied (pending: all edits are applied together at the end):")
+		}
 		for _, m := range x.set.Matches()[before:] {
 			fmt.Fprintf(&b, "\n- %s hunk %d at line %d (%s)", m.Path, m.Hunk, m.Line, m.Level)
 		}
