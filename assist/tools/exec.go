@@ -361,7 +361,11 @@ func (x *Executor) call(name, arguments string) (res Result) {
 			b.WriteString("diff applied (pending: all edits are applied together at the end):")
 		}
 		for _, m := range x.set.Matches()[before:] {
-			fmt.Fprintf(&b, "\n- %s hunk %d at line %d (%s)", m.Path, m.Hunk, m.Line, m.Level)
+			fmt.Fprintf(&b, "\n- %s hunk %d at line %d (%s", m.Path, m.Hunk, m.Line, m.Level)
+			if m.ByHeader {
+				b.WriteString("; its lines occur elsewhere too, far away: its header's line chose this place")
+			}
+			b.WriteString(")")
 		}
 		return Result{Content: b.String()}
 	}

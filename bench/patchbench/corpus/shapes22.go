@@ -62,6 +62,11 @@ func (g *gen) thinTwice(name string, d *ddiff, lines []string, ops []op) (before
 			return "", "", false // inside a hunk's lines
 		}
 	}
+	for _, o := range ops {
+		if at >= o.at && at <= o.at+o.del {
+			return "", "", false // at an edit: the two would not be ordered
+		}
+	}
 	add := make([]string, len(block))
 	for i, b := range block {
 		add[i] = b + "\n"
