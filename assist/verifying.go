@@ -289,8 +289,8 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 		// No stream slot is held while the helper checks: a repair round
 		// takes one again.
 		sc.release()
-		sink.Status("verifying the edit")
 		before, after := VerifyFiles(changes)
+		e.readyHelpers(ctx, before, after, sink)
 		r := e.verifier.Check(ctx, before, after)
 		first := out.Verification == nil
 		if first {
@@ -303,9 +303,42 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 		}
 		out.Verification.Repaired, out.Verification.First = true, r
 		sc.repairFrom = sc.rounds
+		sc.repairNote = fmt.Sprintf("repairing: %s found %s", strings.Join(r.Helpers, ", "), r.ErrorSummary())
 		sink.Status(fmt.Sprintf("%s: %s; asking the model to repair it", strings.Join(r.Helpers, ", "), r.ErrorSummary()))
 		return set.Relative(repairPrompt(r))
 	}
+}
+
+// readyHelpers says on sink what a check of the files before and after
+// waits for: a helper's start ("starting gopls (first start indexes the
+// module, can take 10–20 s)"), waited for here, then "verifying the edit",
+// which says when the helper's first check still loads the workspace.
+func (e *Engine) readyHelpers(ctx context.Context, before, after []verify.File, sink Sink) {
+	var uris []workspace.URI
+	for _, f := range append(append([]verify.File(nil), before...), after...) {
+		uris = append(uris, f.URI)
+	}
+	starting, loading := e.verifier.Readiness(uris)
+	if len(starting) > 0 {
+		sink.Status(fmt.Sprintf("starting %s (first start indexes %s, can take 10–20 s)", strings.Join(starting, ", "), indexedBy(starting)))
+		e.verifier.Ready(ctx, uris)
+		sink.Status("verifying the edit")
+		return
+	}
+	if len(loading) > 0 {
+		sink.Status(fmt.Sprintf("verifying the edit (%s: still indexing %s; the first check can take 10–20 s)", strings.Join(loading, ", "), indexedBy(loading)))
+		return
+	}
+	sink.Status("verifying the edit")
+}
+
+// indexedBy is what the helpers named index at their start: gopls a
+// module, the others the workspace.
+func indexedBy(helpers []string) string {
+	if len(helpers) == 1 && helpers[0] == "gopls" {
+		return "the module"
+	}
+	return "the workspace"
 }
 
 // HelperDiagnostic is a helper language server's diagnostic, with its

@@ -97,6 +97,24 @@ func TestFixBreakingTheBuildIsRepaired(t *testing.T) {
 	if recs := js.session.srv.requestRecord(2).Requests; len(recs) != 2 || recs[0].Surface != "fix" || recs[1].Surface != spend.SurfaceRepair {
 		t.Errorf("request record %+v, want the fix, then the repair", recs)
 	}
+	// The repair round stays in view (issue 33 item 1): from the report
+	// that says gopls's error goes back to the model to the end, every
+	// report says so, none says "sending tool results", and the first,
+	// broken diff is not streamed again.
+	const pin = "repairing: gopls found 1 new error: undefined: x"
+	pinned := 0
+	for _, v := range js.progressOf(`"f1"`) {
+		if v.Kind != "report" || pinned == 0 && !strings.Contains(v.Message, pin) {
+			continue
+		}
+		pinned++
+		if !strings.HasPrefix(v.Message, pin) || strings.Contains(v.Message, "sending tool results") || strings.Contains(v.Message, "+ return x") {
+			t.Errorf("report during the repair %q, want it to start with %q, without the first diff", v.Message, pin)
+		}
+	}
+	if pinned < 2 {
+		t.Errorf("%d reports during the repair round, want the repair said from its start to the check", pinned)
+	}
 	// The cost of the repair round, for bench/README.md.
 	t.Logf("repair round: %d tokens (prompt + completion); first request usage %+v; repair request usage %+v", st.Verify.RepairTokens, reqs[0].Usage, reqs[1].Usage)
 }
@@ -119,6 +137,28 @@ func TestFixIntroducingNoErrorLandsAtOnce(t *testing.T) {
 	}
 	if text, _, _ := le.state(uri); text != goFile {
 		t.Errorf("buffer %q", text)
+	}
+	// The first check waits for gopls's start (issue 33 item 4): the
+	// progress says so and why it is slow, then that the edit is verified.
+	// gopls started while the model wrote is running but still loading:
+	// that is said instead.
+	var seen []string
+	slow, then := -1, -1
+	for _, v := range js.progressOf(`"f1"`) {
+		seen = append(seen, v.Message)
+		switch {
+		case v.Message == "starting gopls (first start indexes the module, can take 10–20 s)" ||
+			v.Message == "verifying the edit (gopls: still indexing the module; the first check can take 10–20 s)":
+			slow = len(seen)
+		case slow > 0 && strings.HasPrefix(v.Message, "verifying the edit"):
+			then = len(seen)
+		}
+		if slow > 0 && strings.HasPrefix(v.Message, "verifying the edit (gopls:") {
+			then = len(seen)
+		}
+	}
+	if slow < 0 || then < slow {
+		t.Errorf("progress %q: want gopls's start and why it is slow, then the check", seen)
 	}
 }
 
