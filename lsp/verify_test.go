@@ -162,6 +162,53 @@ func TestFixIntroducingNoErrorLandsAtOnce(t *testing.T) {
 	}
 }
 
+// TestNewErrorsAskShowsTheChange: the question's title says "Kimi: Fix"
+// once (issue 33 item 2), "Show the change" shows the proposed diff and
+// "Show the errors" gopls's error, each before the question comes again.
+func TestNewErrorsAskShowsTheChange(t *testing.T) {
+	needHelper(t, "gopls", "go install golang.org/x/tools/gopls@v0.23.0")
+	js := verifySession(t, config.OnNewErrorsAsk, modeltest.Rule{MatchPrompt: "func F() int", Content: goDiff("1", "x")})
+	answers := []string{choiceChange, choiceShow, choiceDiscard}
+	var asked []string
+	js.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+		var req struct {
+			Message string              `json:"message"`
+			Actions []map[string]string `json:"actions"`
+		}
+		json.Unmarshal(p, &req)
+		asked = append(asked, req.Message)
+		if len(req.Actions) != 4 {
+			t.Errorf("actions %v, want apply, discard, the errors, the change", req.Actions)
+		}
+		a := answers[min(len(asked), len(answers))-1]
+		return map[string]any{"title": a}, nil
+	})
+	le := js.liveEditor()
+	uri := le.open("a.go", goFile)
+	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
+	end := js.progressEnd(`"f1"`)
+	if len(asked) != 3 || !strings.HasPrefix(asked[0], "Kimi: Fix — the edit brings 1 new error") {
+		t.Fatalf("asked %q, want 3 questions starting \"Kimi: Fix — \"", asked)
+	}
+	var shown []string
+	for _, m := range js.ed.Messages() {
+		if m.Method == "window/showMessage" {
+			var p struct {
+				Message string `json:"message"`
+			}
+			json.Unmarshal(m.Params, &p)
+			shown = append(shown, p.Message)
+		}
+	}
+	if len(shown) != 2 || !strings.HasPrefix(shown[0], "Kimi: the proposed change:\n--- a/a.go\n+++ b/a.go\n@@") ||
+		!strings.Contains(shown[0], "\n-\treturn 1\n+\treturn x\n") || !strings.Contains(shown[1], "a.go:4: undefined: x") {
+		t.Errorf("shown %q, want the diff, then the error", shown)
+	}
+	if !strings.Contains(end, "(discarded by your choice)") {
+		t.Errorf("end %q", end)
+	}
+}
+
 // TestNewErrorsAskDiscard: with onNewErrors = "ask" the editor is asked
 // (no repair round); "Discard" leaves the buffer unchanged.
 func TestNewErrorsAskDiscard(t *testing.T) {
