@@ -242,7 +242,7 @@ local ok, err = pcall(function()
     local nwidths = 0
     wait(30000, function()
       local w = progress.window()
-      if w then
+      if w and #progress.running() > 0 then -- the end line is as wide as it needs
         float_seen = true
         local cw = vim.api.nvim_win_get_config(w).width
         if not widths[cw] then
@@ -336,22 +336,26 @@ local ok, err = pcall(function()
     check(v ~= nil and v.sent == v.buffer, 'the edit is versioned against the buffer', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
-    -- Issue 33 item 9: the end line is drawn on one row, whole.
+    -- Issue 33 item 9: the end line is drawn on one row (in 80 columns:
+    -- its token counts are :KimiProgress's), its words whole.
     local full = progress.last_outcome_full or ''
     local fw = progress.window()
     local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
-    check(vim.fn.strdisplaywidth(full) <= vim.o.columns - 2 and #fl == 1 and fl[1] == full
-      and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
-      'the end line is one row of the float, whole', vim.inspect({ full = full, lines = fl }))
-    local rows = screen()
-    local on = 0
-    for _, r in ipairs(rows) do
-      if r:find('Kimi: Fix:', 1, true) then
-        on = on + 1
-        check(r:find(full, 1, true) ~= nil, 'the row holds the whole end line', r)
+    local head = full:gsub(' %(%d+ prompt tokens.*', '')
+    check(#fl == 1 and fl[1] == head and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
+      'the end line is one row of the float, whole but its token counts', vim.inspect({ full = full, lines = fl }))
+    if vim.fn.has('nvim-0.10') == 1 then
+      -- As drawn (0.7's screenstring() does not see floats without a UI).
+      local rows = screen()
+      local on = 0
+      for _, r in ipairs(rows) do
+        if r:find('Fix: 1 edit', 1, true) then
+          on = on + 1
+          check(r:find(head, 1, true) ~= nil, 'the row holds the whole end line', r)
+        end
       end
+      check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
     end
-    check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
     vim.api.nvim_set_current_win(code_win)
     vim.cmd('normal! u')
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'u restores the original text',
@@ -694,22 +698,26 @@ local ok, err = pcall(function()
     check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
-    -- Issue 33 item 9: the end line is drawn on one row, whole.
+    -- Issue 33 item 9: the end line is drawn on one row (in 80 columns:
+    -- its token counts are :KimiProgress's), its words whole.
     local full = progress.last_outcome_full or ''
     local fw = progress.window()
     local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
-    check(vim.fn.strdisplaywidth(full) <= vim.o.columns - 2 and #fl == 1 and fl[1] == full
-      and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
-      'the end line is one row of the float, whole', vim.inspect({ full = full, lines = fl }))
-    local rows = screen()
-    local on = 0
-    for _, r in ipairs(rows) do
-      if r:find('Kimi: Fix:', 1, true) then
-        on = on + 1
-        check(r:find(full, 1, true) ~= nil, 'the row holds the whole end line', r)
+    local head = full:gsub(' %(%d+ prompt tokens.*', '')
+    check(#fl == 1 and fl[1] == head and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
+      'the end line is one row of the float, whole but its token counts', vim.inspect({ full = full, lines = fl }))
+    if vim.fn.has('nvim-0.10') == 1 then
+      -- As drawn (0.7's screenstring() does not see floats without a UI).
+      local rows = screen()
+      local on = 0
+      for _, r in ipairs(rows) do
+        if r:find('Fix: 1 edit', 1, true) then
+          on = on + 1
+          check(r:find(head, 1, true) ~= nil, 'the row holds the whole end line', r)
+        end
       end
+      check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
     end
-    check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
   elseif scenario == 'repair_helper' then
     -- Issue 33 item 1: the Fix's first diff brings gopls's "undefined: c";
     -- the float says the repair round is running and keeps saying it, the
@@ -750,7 +758,8 @@ local ok, err = pcall(function()
     check(full:find('verified by gopls: no new errors after repair', 1, true) ~= nil, 'the end says verified after repair', full)
     local fw = progress.window()
     local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
-    check(table.concat(fl, ' ') == full, 'the float shows the end line whole', vim.inspect({ full = full, float = fl }))
+    check(#fl == 1 and fl[1]:find('Fix: 1 edit applied to 1 file, verified by gopls: no new errors after repair', 1, true) == 1,
+      'the float shows the end line whole, on one row', vim.inspect({ full = full, float = fl }))
     for _, l in ipairs(fl) do
       check(vim.fn.strdisplaywidth(l) <= vim.o.columns - 2, 'each row fits the editor', l)
     end

@@ -226,6 +226,31 @@ local function short(text, width)
   return vim.fn.strcharpart(line, 0, width - 1) .. '…'
 end
 
+--- outcome_rows returns the rows the float shows a job's outcome on, each
+--- at most room cells: the outcome is read whole ("verified by gopls: no
+--- new errors after repair"), on one row where it can be: first without
+--- its usage note ("(1768 prompt tokens, 0% cached)", in :KimiProgress),
+--- then without the "Kimi: " of the title (the float is Kimi's); wrapped
+--- at spaces only when still too long.
+function M.outcome_rows(full, room)
+  local text = short(full, 100000)
+  local fits = function(t)
+    return vim.fn.strdisplaywidth(t) <= room
+  end
+  if fits(text) then
+    return { text }
+  end
+  local bare = text:gsub(' %([%d,]+ prompt tokens[^()]*%)', '')
+  if fits(bare) then
+    return { bare }
+  end
+  local untitled = bare:gsub('^Kimi: ', '')
+  if fits(untitled) then
+    return { untitled }
+  end
+  return wrap_rows(untitled, room)
+end
+
 local function record(token, kind, title, message)
   table.insert(M.history, { token = token, kind = kind, title = title, message = message })
   if #M.history > M.max_history then
@@ -271,11 +296,14 @@ function M.update(client_id, params)
       -- asks Press ENTER, and :KimiProgress shows it whole.
       M.last_outcome_rows = { M.last_outcome }
       table.insert(M.failures, M.last_outcome_full)
-      require('kimi.util').tell_line(M.last_outcome_full, vim.log.levels.ERROR, ':KimiProgress')
+      if M.last_outcome_full:find(M.no_key, 1, true) then
+        -- How to give the key: an instruction, told whole.
+        require('kimi.util').tell(M.last_outcome_full, vim.log.levels.ERROR)
+      else
+        require('kimi.util').tell_line(M.last_outcome_full, vim.log.levels.ERROR, ':KimiProgress')
+      end
     else
-      -- An outcome is read whole ("verified by gopls: no new errors
-      -- after repair"): one row when the editor is wide enough.
-      M.last_outcome_rows = wrap_rows(short(M.last_outcome_full, 10000), room)
+      M.last_outcome_rows = M.outcome_rows(M.last_outcome_full, room)
     end
     record(key, 'end', title, v.message)
     pcall(render)
