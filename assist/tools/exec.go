@@ -347,33 +347,40 @@ func (x *Executor) call(name, arguments string) (res Result) {
 		if a.Diff == nil {
 			return missing("diff")
 		}
-		before := len(x.set.Matches())
-		restated, err := x.applyDiff(*a.Diff)
-		if err != nil {
-			x.editFailed(name, "", err)
-			return x.refused(name, "", err)
-		}
-		x.editSucceeded(diffPaths(*a.Diff)...)
-		var b strings.Builder
-		if restated {
-			b.WriteString("diff applied to the files' original text, in place of your earlier edits of them (pending: all edits are applied together at the end):")
-		} else {
-			b.WriteString("diff applied (pending: all edits are applied together at the end):")
-		}
-		for _, m := range x.set.Matches()[before:] {
-			fmt.Fprintf(&b, "\n- %s hunk %d at line %d (%s", m.Path, m.Hunk, m.Line, m.Level)
-			if m.ByHeader {
-				b.WriteString("; its lines occur elsewhere too, far away: its header's line chose this place")
-			}
-			b.WriteString(")")
-		}
-		return Result{Content: b.String()}
+		return x.applyDiffCall(name, *a.Diff)
 	}
 	var names []string
 	for _, d := range definitions() {
 		names = append(names, d.Name)
 	}
 	return errorf("unknown tool %q; the tools are %s", name, strings.Join(names, ", "))
+}
+
+// applyDiffCall runs an apply_diff call of diff: the diff applied to the
+// set (a repair may restate the change, applyDiff) and where each hunk
+// went, or the refusal.
+func (x *Executor) applyDiffCall(name, diff string) Result {
+	before := len(x.set.Matches())
+	restated, err := x.applyDiff(diff)
+	if err != nil {
+		x.editFailed(name, "", err)
+		return x.refused(name, "", err)
+	}
+	x.editSucceeded(diffPaths(diff)...)
+	var b strings.Builder
+	if restated {
+		b.WriteString("diff applied to the files' original text, in place of your earlier edits of them (pending: all edits are applied together at the end):")
+	} else {
+		b.WriteString("diff applied (pending: all edits are applied together at the end):")
+	}
+	for _, m := range x.set.Matches()[before:] {
+		fmt.Fprintf(&b, "\n- %s hunk %d at line %d (%s", m.Path, m.Hunk, m.Line, m.Level)
+		if m.ByHeader {
+			b.WriteString("; its lines occur elsewhere too, far away: its header's line chose this place")
+		}
+		b.WriteString(")")
+	}
+	return Result{Content: b.String()}
 }
 
 // diffPaths returns the file names of a diff, a/ and b/ prefixes dropped.
