@@ -47,6 +47,13 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 	// the character under its cursor, and a generic Fix of one character
 	// is no choice anyone makes.
 	selection := !isCursor(rng)
+	// Eglot without a region sends the expression at point (or point
+	// itself), which is no choice of code to review or fix: there, Review
+	// and Fix act on the whole buffer (D98).
+	wholeFile := s.isEglot() && rng.Start.Line == rng.End.Line
+	if wholeFile {
+		selection = false // a lightbulb request there is one at a cursor (D57)
+	}
 	// The review's findings have their own quick fixes (reviewActions).
 	findings := s.reviewActions(uri, snap, rng)
 	diags := distinctDiagnostics(p.Context.Diagnostics)
@@ -71,7 +78,10 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 		cmd, kind := actionCommand(a)
 		switch a.Name {
 		case config.ActionFix:
-			if selection || len(diags) > 0 {
+			switch {
+			case len(diags) == 0 && wholeFile:
+				actions = append(actions, fixFileAction(cmd, kind, uri, snap, s.encoding()))
+			case selection || len(diags) > 0:
 				actions = append(actions, fixActions(cmd, kind, base, diags)...)
 			}
 		default:
@@ -86,7 +96,11 @@ func handleCodeAction(s *Server, ctx context.Context, req *request) (any, error)
 			})
 		}
 	}
-	actions = append(actions, reviewAction(uri, rng))
+	if wholeFile {
+		actions = append(actions, reviewAction(uri, protocol.Range{Start: rng.Start, End: rng.Start}))
+	} else {
+		actions = append(actions, reviewAction(uri, rng))
+	}
 	actions = filterOnly(actions, p.Context.Only)
 	caps := s.clientCaps()
 	if caps.TextDocument.CodeAction == nil || caps.TextDocument.CodeAction.CodeActionLiteralSupport == nil {
@@ -178,11 +192,18 @@ func (s *Server) invokedByUser(triggerKind int, only []string) bool {
 	switch client.Name {
 	case "Neovim":
 		return versionBefore(client.Version, 0, 8)
+	}
+	return s.isEglot()
+}
+
+// isEglot reports whether the client is eglot: it names itself "Eglot",
+// or, as eglot 1.9 (Debian 12's) does, sends no clientInfo and marks its
+// capabilities with an empty "experimental" object.
+func (s *Server) isEglot() bool {
+	switch s.client.client().Name {
 	case "Eglot":
 		return true
 	case "":
-		// Eglot 1.9 (Debian 12's) sends no clientInfo; it marks its
-		// capabilities with an empty "experimental" object.
 		var mark map[string]json.RawMessage
 		return json.Unmarshal(s.clientCaps().Experimental, &mark) == nil && mark != nil && len(mark) == 0
 	}
@@ -269,6 +290,18 @@ func fixActions(cmd, kind string, base commandArgs, diags []json.RawMessage) []c
 		out = append(out, mk(fmt.Sprintf("Kimi: Fix all %d problems here", len(diags)), diags, false))
 	}
 	return out
+}
+
+// fixFileAction is Kimi: Fix File, a Fix of the whole of snap (no
+// diagnostics): what eglot gets at point, where it sends no region.
+func fixFileAction(cmd, kind string, uri workspace.URI, snap *workspace.Snapshot, enc workspace.Encoding) codeAction {
+	whole := protocol.Range{End: toProtocolRange(workspace.Range{End: snap.OffsetPosition(snap.Len(), enc)}).End}
+	title := "Kimi: Fix File"
+	return codeAction{
+		Title:   title,
+		Kind:    kind,
+		Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{commandArgs{URI: string(uri), Range: &whole}}},
+	}
 }
 
 // diagnosticSummary returns a diagnostic's first message line, shortened

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -313,10 +314,11 @@ func TestCodeActionNeovim07(t *testing.T) {
 // "experimental": {}. That request is the user's (eglot 1.9 makes no
 // automatic ones; later eglots' eglot-code-action-indications send
 // triggerKind 2), so it gets Kimi's actions: without this, eglot's menu
-// there said "No code actions here", Fix included (issue 23 item 4).
+// there said "No code actions here", Fix included (issue 23 item 4). At
+// point, Fix and Review are of the whole buffer (issue 33 item 11).
 // Other clients without triggerKind or clientInfo are as before.
 func TestCodeActionEglot(t *testing.T) {
-	noFix := "Kimi: Explain|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review File"
+	noFix := "Kimi: Explain|Kimi: Fix File|Kimi: Rewrite|Kimi: Add documentation|Kimi: Write tests|Kimi: Review File"
 	eglot19 := func() map[string]any {
 		p := lsptest.DefaultInitializeParams("")
 		delete(p, "clientInfo")
@@ -388,5 +390,75 @@ func TestCodeActionMenusStayQuiet(t *testing.T) {
 	got = titles(s.actionsAt(uri, rng(2, 0, 2, 8), map[string]any{"triggerKind": 1}))
 	if !slices.Contains(got, "Kimi: Fix") || !slices.Contains(got, "Kimi: Review") {
 		t.Errorf("a selection: %q, want the generic Fix and Review of the selection", got)
+	}
+}
+
+// TestCodeActionEglotAtPoint (issue 33 item 11): without a region eglot
+// sends the expression at point (or point itself): there Fix and Review
+// act on the whole buffer — Kimi: Fix File's range is the whole text,
+// Kimi: Review File has none — while a Fix of a diagnostic stays as it is
+// and a region of several lines keeps Fix and Review of the region.
+// Other clients keep a one-line selection's Fix.
+func TestCodeActionEglotAtPoint(t *testing.T) {
+	eglot := lsptest.DefaultInitializeParams("")
+	eglot["clientInfo"] = map[string]any{"name": "Eglot", "version": "1.17"}
+	text := "package a\n\nfunc f() {\n\tg(\"é\")\n}\n"
+	args := func(a map[string]any) map[string]any {
+		cmd, _ := a["command"].(map[string]any)
+		list, _ := cmd["arguments"].([]any)
+		if len(list) != 1 {
+			t.Fatalf("action %v: arguments %v, want one", a["title"], list)
+		}
+		return list[0].(map[string]any)
+	}
+	find := func(actions []map[string]any, title string) map[string]any {
+		for _, a := range actions {
+			if a["title"] == title {
+				return a
+			}
+		}
+		t.Fatalf("no %q among %q", title, titles(actions))
+		return nil
+	}
+	s := newSession(t, nil)
+	s.initialize(eglot)
+	uri := "file:///tmp/point.go"
+	s.open(uri, text)
+	s.text(uri, 1)
+
+	got := s.actionsAt(uri, rng(3, 1, 3, 7), nil) // the sexp g("é")
+	if fix := args(find(got, "Kimi: Fix File")); fmt.Sprint(fix["range"]) != fmt.Sprint(rng(0, 0, 5, 0)) {
+		t.Errorf("Fix File's range %v, want the whole text (0:0-5:0)", fix["range"])
+	}
+	if review := args(find(got, "Kimi: Review File")); review["range"] != nil {
+		t.Errorf("Review File's range %v, want none (the whole file)", review["range"])
+	}
+	if slices.Contains(titles(got), "Kimi: Fix") || slices.Contains(titles(got), "Kimi: Review") {
+		t.Errorf("at point: %q, want no Fix or Review of the expression", titles(got))
+	}
+	// eglot-code-action-indications (1.17, triggerKind 2) asks there on
+	// its own: nothing of ours, as at any cursor.
+	if got := titles(s.actionsAt(uri, rng(3, 1, 3, 7), map[string]any{"triggerKind": 2})); len(got) != 0 {
+		t.Errorf("automatic request at point: %q, want none", got)
+	}
+
+	d := map[string]any{"range": rng(3, 1, 3, 2), "severity": 1, "message": "undefined: g"}
+	got = s.actionsAt(uri, rng(3, 1, 3, 7), map[string]any{"diagnostics": []any{d}})
+	if fixes := titles(got); !slices.Contains(fixes, "Kimi: Fix “undefined: g”") || slices.Contains(fixes, "Kimi: Fix File") {
+		t.Errorf("at point on a diagnostic: %q, want its Fix and no Fix File", fixes)
+	}
+
+	got = s.actionsAt(uri, rng(2, 0, 4, 1), nil)
+	if r := args(find(got, "Kimi: Fix"))["range"]; fmt.Sprint(r) != fmt.Sprint(rng(2, 0, 4, 1)) {
+		t.Errorf("a region's Fix has range %v, want the region", r)
+	}
+	find(got, "Kimi: Review")
+
+	other := newSession(t, nil)
+	other.initialize(nil)
+	other.open(uri, text)
+	other.text(uri, 1)
+	if got := titles(other.actionsAt(uri, rng(3, 1, 3, 7), map[string]any{"triggerKind": 1})); !slices.Contains(got, "Kimi: Fix") || !slices.Contains(got, "Kimi: Review") {
+		t.Errorf("another client's one-line selection: %q, want Fix and Review of it", got)
 	}
 }

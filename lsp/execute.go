@@ -265,12 +265,20 @@ func usageNote(out *assist.Outcome) string {
 
 // showExplanation opens the explanation's Markdown file with
 // window/showDocument when the client can, else sends the whole text with
-// window/showMessage; it reports whether it did the latter.
+// window/showMessage; it reports whether it did the latter. The document
+// is opened without taking focus, which is what opens it beside the code
+// in the clients that tell the two apart (Helix: a vertical split, where
+// takeFocus true replaces the code view; eglot: display-buffer, another
+// window). Eglot is sent no takeFocus at all: eglot 1.17 (Emacs 30) reads
+// a false one, :json-false in its Lisp, as true.
 func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assist.Outcome) (inMessage bool) {
-	caps := s.clientCaps()
-	if out.File != "" && caps.Window.ShowDocument != nil && caps.Window.ShowDocument.Support {
+	if out.File != "" && s.canShowDocument() {
+		params := showDocumentParams{URI: string(workspace.FileURI(out.File))}
+		if !s.isEglot() {
+			params.TakeFocus = new(bool)
+		}
 		var res showDocumentResult
-		err := s.call(ctx, "window/showDocument", showDocumentParams{URI: string(workspace.FileURI(out.File))}, &res)
+		err := s.call(ctx, "window/showDocument", params, &res)
 		if err == nil && res.Success {
 			return false
 		}
@@ -278,6 +286,19 @@ func (s *Server) showExplanation(ctx context.Context, t *assist.Task, out *assis
 	}
 	s.showMessage(ctx, protocol.MessageTypeInfo, t.Action.Title+" — "+t.Active.Path+"\n\n"+out.Text)
 	return true
+}
+
+// canShowDocument reports whether window/showDocument can open a file in
+// the client: it declares the request, or it is Helix, which answers it
+// (since 24.03, opening a vertical split unless takeFocus is true) but
+// declares it only after 25.07 — where it does not, a long
+// window/showMessage covers its code view.
+func (s *Server) canShowDocument() bool {
+	caps := s.clientCaps()
+	if caps.Window.ShowDocument != nil && caps.Window.ShowDocument.Support {
+		return true
+	}
+	return s.client.client().Name == "helix"
 }
 
 // maxMessageRunes caps a window/showMessage: editors show messages in

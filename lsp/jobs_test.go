@@ -871,3 +871,84 @@ func TestRewriteAsksForInstruction(t *testing.T) {
 	default:
 	}
 }
+
+// helixParams are initialize params as Helix 25.07.1 sends them where it
+// matters here: clientInfo "helix", progress declared, showDocument not
+// (Helix answers the request since 24.03 but declares it only after
+// 25.07).
+func helixParams(t *testing.T) map[string]any {
+	params := lsptest.DefaultInitializeParams(string(workspace.FileURI(t.TempDir())))
+	params["clientInfo"] = map[string]any{"name": "helix", "version": "25.07.1 (a349ad8b)"}
+	params["capabilities"].(map[string]any)["window"] = map[string]any{"workDoneProgress": true}
+	return params
+}
+
+// TestHelixExplanationBeside: Helix, which does not declare showDocument,
+// gets the explanation opened with window/showDocument and takeFocus
+// false — in Helix a vertical split beside the code, where takeFocus true
+// would replace the code view and a showMessage of the whole text would
+// cover it — and no showMessage holding the text. An older Helix that
+// answers the request with an error gets the text by showMessage.
+//
+// Eglot gets no takeFocus at all: eglot 1.17 reads a false one as true
+// (pop-to-buffer over the code instead of display-buffer beside it).
+func TestHelixExplanationBeside(t *testing.T) {
+	eglot := func(t *testing.T) map[string]any {
+		params := lsptest.DefaultInitializeParams(string(workspace.FileURI(t.TempDir())))
+		params["clientInfo"] = map[string]any{"name": "Eglot", "version": "1.17.30"}
+		return params
+	}
+	for _, c := range []struct {
+		name    string
+		params  func(*testing.T) map[string]any
+		answers bool
+		focus   string // the takeFocus sent: "false", or "" for none
+	}{
+		{"helix", helixParams, true, "false"},
+		{"older helix", helixParams, false, "false"},
+		{"eglot", eglot, true, ""},
+	} {
+		answers := c.answers
+		t.Run(c.name, func(t *testing.T) {
+			js := newJobSession(t, c.params(t), modeltest.Rule{Match: "Explain", Content: explainText, Chunks: 6, IntervalMS: 5})
+			var mu sync.Mutex
+			var shown []string
+			js.ed.Handle("window/showDocument", func(p json.RawMessage) (any, *lsptest.ResponseError) {
+				mu.Lock()
+				shown = append(shown, string(p))
+				mu.Unlock()
+				if !answers {
+					return nil, &lsptest.ResponseError{Code: -32601, Message: "method not found"}
+				}
+				return map[string]any{"success": true}, nil
+			})
+			uri := js.file("add.go", "package add\n")
+			js.run("kimi.explain", map[string]any{"uri": uri, "range": rng(0, 0, 0, 5)}, nil)
+			js.waitNoJobs()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(shown) != 1 {
+				t.Fatalf("showDocument requests %v, want one", shown)
+			}
+			var p struct {
+				URI       string          `json:"uri"`
+				TakeFocus json.RawMessage `json:"takeFocus"`
+			}
+			if err := json.Unmarshal([]byte(shown[0]), &p); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(p.URI, ".md") || string(p.TakeFocus) != c.focus {
+				t.Errorf("showDocument %s, want a .md file with takeFocus %q", shown[0], c.focus)
+			}
+			inMessage := false
+			for _, m := range js.ed.Messages() {
+				if m.Method == "window/showMessage" && strings.Contains(string(m.Params), "overflow wraps around") {
+					inMessage = true
+				}
+			}
+			if inMessage != !answers {
+				t.Errorf("explanation in a showMessage: %v, want %v", inMessage, !answers)
+			}
+		})
+	}
+}

@@ -387,7 +387,7 @@ type progressParams struct {
 type showDocumentParams struct {
 	URI       string `json:"uri"`
 	External  bool   `json:"external,omitempty"`
-	TakeFocus bool   `json:"takeFocus"`
+	TakeFocus *bool  `json:"takeFocus,omitempty"`
 }
 
 // showDocumentResult is window/showDocument's result.

@@ -154,9 +154,9 @@ type nextDoc struct {
 	key     string
 	seq     uint64 // the latest edit
 	timer   *time.Timer
-	cancel  context.CancelFunc // the running stream's, if any
-	pending NextRequest        // the latest edit
-	burst   string             // the text before the current burst ("" with noBurst)
+	cancel  context.CancelFunc  // the running stream's, if any
+	pending NextRequest         // the latest edit
+	burst   *workspace.Snapshot // the text before the current burst (nil with noBurst); a rope shares all but the edited chunks with the text now, so keeping it copies nothing
 	noBurst bool
 	sug     *NextSuggestion
 	base    string    // the text sug is placed on
@@ -294,7 +294,7 @@ func (n *NextEdits) SetEnabled(on bool) {
 	if n.off {
 		for key, d := range n.docs {
 			n.stopLocked(d)
-			d.burst, d.noBurst = "", true
+			d.burst, d.noBurst = nil, true
 			if d.sug != nil {
 				d.sug = nil
 				gone = append(gone, key)
@@ -336,7 +336,7 @@ func (n *NextEdits) Edited(req NextRequest) {
 		// job's edit, its undo, a reload, a format on save, another
 		// server's edit): no burst of the user's to ask about (at most one
 		// request per burst).
-		d.burst, d.noBurst = "", true
+		d.burst, d.noBurst = nil, true
 		n.counts.notTyped++
 		n.mu.Unlock()
 		n.log.Debug("next edit not asked", "path", req.Path, "why", why)
@@ -345,10 +345,11 @@ func (n *NextEdits) Edited(req NextRequest) {
 		}
 		return
 	}
-	// A keystroke copies no text: the text before the burst is taken at
-	// its first keystroke, the cursor when the pause ends (fire).
+	// A keystroke copies no text: the text before the burst is kept (a
+	// snapshot) at its first keystroke and flattened, with the cursor,
+	// when the pause ends (fire).
 	if d.noBurst {
-		d.burst, d.noBurst = textOf(req.Prev), false
+		d.burst, d.noBurst = req.Prev, false
 	}
 	d.pending = req
 	if cfg.NextEdit.Enable && int64(req.Doc.Len()) <= cfg.Context.MaxFileSize {
@@ -645,7 +646,7 @@ func (n *NextEdits) ask(d *nextDoc, seq uint64, req NextRequest, in promptInput,
 	// The burst ends when its answer is in (below): a stream hung up by a
 	// newer edit leaves it open, so that the next request still keeps the
 	// lines typed before that edit (a suggestion must not undo them).
-	typed := typedLines(d.burst, text)
+	typed := typedLines(textOf(d.burst), text)
 	ctx, cancel := n.svc.streamContext()
 	d.cancel = cancel
 	n.counts.requested++
@@ -663,7 +664,7 @@ func (n *NextEdits) ask(d *nextDoc, seq uint64, req NextRequest, in promptInput,
 		d.cancel = nil
 		if !hungUp {
 			// Answered (or failed): the next edit begins a new burst.
-			d.burst, d.noBurst = "", true
+			d.burst, d.noBurst = nil, true
 		}
 	}
 	if err != nil && !hungUp && !errors.Is(err, provider.ErrBudget) {

@@ -138,7 +138,7 @@ func (n *NextEdits) Accepted(key string, id uint64) bool {
 		n.counts.accepted++
 		e.goneAccepted = true
 		n.stopLocked(d)
-		d.burst, d.noBurst = "", true
+		d.burst, d.noBurst = nil, true
 		return true
 	case d.sug != nil && d.sug.ID == id:
 		e.claimed = id

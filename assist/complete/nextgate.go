@@ -191,7 +191,7 @@ func (n *NextEdits) gateLocked(d *nextDoc, req NextRequest, now time.Time, ours,
 			// The other document's change was the same edit's.
 			o.timer.Stop()
 			o.timer = nil
-			o.burst, o.noBurst = "", true
+			o.burst, o.noBurst = nil, true
 			n.counts.notTyped++
 		}
 		return "changes to several documents at once (another server's edit)"
@@ -224,7 +224,7 @@ func (n *NextEdits) Saved(key string) {
 	if d.timer != nil && !d.typed && time.Since(d.edited) < saveWindow {
 		d.timer.Stop()
 		d.timer = nil
-		d.burst, d.noBurst = "", true
+		d.burst, d.noBurst = nil, true
 		n.counts.notTyped++
 	}
 }
@@ -245,7 +245,7 @@ func (n *NextEdits) fromDisk(d *nextDoc, seq uint64, req NextRequest) bool {
 	}
 	n.mu.Lock()
 	if d.seq == seq {
-		d.burst, d.noBurst = "", true
+		d.burst, d.noBurst = nil, true
 		n.counts.notTyped++
 	}
 	n.mu.Unlock()

@@ -10,7 +10,9 @@
 //   - memory: VmRSS and VmHWM from /proc/PID/status right after the
 //     initialize reply, and after the N buffers are open and a settle time
 //     has passed; also the sum over the process and its descendants, for
-//     servers that start helpers.
+//     servers that start helpers; and, at the end, how much of each loaded
+//     section of the server's executable is resident (benchkit.ExeResidency:
+//     the binary's part of RssFile).
 //
 // The buffers are real Go source cut from GOROOT (see benchkit.Buffers),
 // written as files into a temporary workspace folder that is the session's
@@ -89,9 +91,12 @@ type result struct {
 	memInit, memOpen benchkit.Mem
 	treeOpen         benchkit.Mem
 	faultsInit       int64 // minor page faults by the initialize reply
-	procs            int
-	exit             string
-	notes            []string
+	// exe is the executable's resident part at the end, per loaded section
+	// (nil when /proc/PID/pagemap could not be read).
+	exe   []benchkit.SectionResidency
+	procs int
+	exit  string
+	notes []string
 }
 
 func main() {
@@ -363,6 +368,7 @@ func (b *bench) run(s serverSpec) (result, error) {
 		return r, fmt.Errorf("reading memory: %w", err)
 	}
 	r.treeOpen, r.procs, _ = benchkit.TreeMem(pid)
+	r.exe, _ = benchkit.ExeResidency(pid)
 
 	// Notes: what the server said that a reader of the figures should know.
 	for _, msg := range ed.Messages() {
@@ -615,5 +621,39 @@ func report(w io.Writer, servers serverFlags, results map[string][]result, nbuf,
 			col(func(r result) float64 { return mb(r.memInit.Anon) }, "%.1f"),
 			col(func(r result) float64 { return mb(r.memInit.File) }, "%.1f"))
 	}
+	reportResidency(w, servers, results)
 	fmt.Fprintln(w, "\nCells: median (min–max) over the runs.")
+}
+
+// reportResidency prints, per server, how much of each loaded section of
+// its executable was resident at the end (the binary's part of RssFile):
+// the sections over 64 KiB, median over the runs.
+func reportResidency(w io.Writer, servers serverFlags, results map[string][]result) {
+	header := false
+	for _, s := range servers {
+		rs := results[s.name]
+		if len(rs) == 0 || rs[0].exe == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\nThe executable's sections at the end (resident of size, MiB; /proc/PID/pagemap):")
+			fmt.Fprintln(w, "\n| server | sections |")
+			fmt.Fprintln(w, "|---|---|")
+			header = true
+		}
+		var cells []string
+		for i, sec := range rs[0].exe {
+			if sec.Size < 64 {
+				continue
+			}
+			xs := make([]float64, 0, len(rs))
+			for _, r := range rs {
+				if i < len(r.exe) {
+					xs = append(xs, mb(r.exe[i].Resident))
+				}
+			}
+			cells = append(cells, fmt.Sprintf("%s **%.2f** of %.2f", sec.Name, benchkit.Median(xs), mb(sec.Size)))
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", s.name, strings.Join(cells, "; "))
+	}
 }

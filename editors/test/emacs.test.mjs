@@ -13,9 +13,9 @@ import { bin, here, KEY, startStandin, waitGone, workspace } from './lib.mjs';
 const EMACS = process.env.EMACS_BIN || 'emacs';
 const GREET = '#!/bin/sh\n# greet prints a greeting.\ngreet() {\n  echo "hello $2"\n}\ngreet world\n';
 
-function run(args, opts = {}) {
+function run(args, opts = {}, emacs = EMACS) {
   return new Promise((resolve) => {
-    const child = spawn(EMACS, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    const child = spawn(emacs, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -30,7 +30,7 @@ function run(args, opts = {}) {
   });
 }
 
-async function scenario(name, script, files = { 'greet.sh': GREET }) {
+async function scenario(name, script, files = { 'greet.sh': GREET }, emacs = EMACS) {
   const standin = await startStandin(script);
   const ws = workspace();
   for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(ws.ws, rel), text);
@@ -52,17 +52,17 @@ async function scenario(name, script, files = { 'greet.sh': GREET }) {
         XDG_CONFIG_HOME: ws.configHome,
         HOME: ws.root,
       },
-    });
+    }, emacs);
     const exited = Date.now();
     const detail = `emacs output:\n${r.out}\nstand-in:\n${standin.stderr().slice(-2000)}`;
     assert.equal(r.code, 0, `emacs scenario ${name} failed (exit ${r.code}, signal ${r.signal})\n${detail}`);
     assert.match(r.out, new RegExp(`^PASS ${name}$`, 'm'), detail);
     assert.ok(!r.out.includes(KEY), `the API key appeared in Emacs's output\n${detail}`);
     const left = await waitGone(ws.cacheHome);
-    assert.deepEqual(left, [], `processes of the scenario (kimi-lsp, its helpers) still ran 10 s after Emacs exited\n${detail}`);
+    assert.deepEqual(left, [], `processes of the scenario (kimi-lsp, its helpers) still ran 30 s after Emacs exited\n${detail}`);
     const lingered = Date.now() - exited;
     if (lingered >= 500) console.log(`info: ${lingered} ms from Emacs's exit until no process of the scenario was left`);
-    return { standin, detail };
+    return { standin, detail, out: r.out };
   } finally {
     standin.stop();
     await waitGone(ws.cacheHome);
@@ -89,6 +89,17 @@ test('emacs: eglot-code-actions → Kimi: Explain shows the explanation last', a
 test('emacs: eglot-code-actions → Kimi: Fix edits the buffer, one undo restores it', async () => {
   const { standin, detail } = await scenario('fix', 'emacs-fix.json');
   assert.equal(standin.requests().length, 1, `one request reached the provider\n${detail}`);
+});
+
+// Issue 33 item 11: eglot sends no region at point (the sexp there, or
+// point): Fix and Review are then of the whole buffer. The prompt holds the
+// whole file as the code to fix (the last line, outside the function, too).
+test('emacs: eglot-code-actions at point offers Kimi: Fix File and Kimi: Review File; Fix File fixes the buffer', async () => {
+  const { standin, detail } = await scenario('fix_point', 'emacs-fix.json');
+  const reqs = standin.requests();
+  assert.equal(reqs.length, 1, `one request reached the provider\n${detail}`);
+  const prompt = JSON.stringify(reqs[0]);
+  assert.ok(prompt.includes('greet world') && prompt.includes('greet prints a greeting'), `the prompt holds the whole file\n${detail}`);
 });
 
 test('emacs: completion-at-point offers Kimi\'s suggestion and completes the line', async () => {
@@ -120,4 +131,22 @@ test('emacs: a next edit\'s Flymake note previews the change and eglot-code-acti
   const { detail } = await scenario('nextedit', 'nextedit.json', { 'main.go': main });
   const note = detail.split('\n').find((l) => l.startsWith('ok: the Flymake note'));
   if (note) console.log(`info: ${note}`);
+});
+
+// A newer eglot (Emacs 30's built-in 1.17, Debian sid's emacs-nox, fetched
+// by emacs30.sh; EMACS30_BIN) declares $/progress and window/showDocument
+// (issue 33 item 11): the explanation streams as progress and opens as a
+// buffer in another window, the code's window staying selected; Fix File
+// at point works there too.
+const EMACS30 = process.env.EMACS30_BIN;
+test('emacs 30 (eglot 1.17): Kimi: Explain streams as $/progress and opens the explanation beside the code', { skip: !EMACS30 && 'EMACS30_BIN not set' }, async () => {
+  const { out, detail } = await scenario('explain', 'explain.json', undefined, EMACS30);
+  assert.match(out, /^ok: \$\/progress: \d+ notifications \([1-9]\d* reports\)$/m, `the explanation streamed as progress\n${detail}`);
+  assert.match(out, /^ok: the explanation .* shown in a window beside the code$/m, `opened with showDocument beside the code\n${detail}`);
+  for (const line of out.split('\n').filter((l) => /^ok: (\$\/progress|the explanation)/.test(l))) console.log(`info: ${line}`);
+});
+
+test('emacs 30 (eglot 1.17): Kimi: Fix File at point fixes the buffer', { skip: !EMACS30 && 'EMACS30_BIN not set' }, async () => {
+  const { standin, detail } = await scenario('fix_point', 'emacs-fix.json', undefined, EMACS30);
+  assert.equal(standin.requests().length, 1, `one request reached the provider\n${detail}`);
 });

@@ -134,9 +134,11 @@ export function processesOf(cacheHome) {
  * for timeoutMs at most, and returns those still there. kimi-lsp stops
  * its helpers within about 2 s of the editor's exit; a gopls still
  * writing its cache into the scenario's directory would race run.sh's
- * removal of it (rm: "Directory not empty").
+ * removal of it (rm: "Directory not empty"). The bound is generous, not
+ * a speed check: on a loaded machine the editor's own gopls and ours took
+ * over 10 s to exit, while a process nobody stops never goes at all.
  */
-export async function waitGone(cacheHome, timeoutMs = 10000) {
+export async function waitGone(cacheHome, timeoutMs = 30000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const left = processesOf(cacheHome);

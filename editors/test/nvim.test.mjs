@@ -68,7 +68,7 @@ async function scenario(name, script, extra, nvim, env, files = {}) {
     for (const l of r.out.split('\n')) if (l.startsWith('info: ')) console.log(l);
     if (extra) await extra(standin, detail);
     const left = await waitGone(ws.cacheHome);
-    assert.deepEqual(left, [], `processes of the scenario (kimi-lsp, its helpers) still ran 10 s after nvim exited\n${detail}`);
+    assert.deepEqual(left, [], `processes of the scenario (kimi-lsp, its helpers) still ran 30 s after nvim exited\n${detail}`);
     const lingered = Date.now() - exited;
     if (lingered >= 500) console.log(`info: ${lingered} ms from nvim's exit until no process of the scenario was left`);
   } finally {

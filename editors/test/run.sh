@@ -24,7 +24,8 @@ need() {
 }
 need node "the editor tests need Node.js ≥ 20.10 (https://nodejs.org); .ci/run checks and installs what they need"
 need npm "the editor tests install their packages with npm (it comes with Node.js)"
-if want lsp || want nvim || want emacs; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
+if want lsp || want nvim || want emacs || want helix; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
+if want helix; then need script "the Helix test runs hx in a terminal made by script(1) (util-linux)"; fi
 if want nvim; then need nvim "the Neovim tests need Neovim ≥ 0.7 (Debian: apt-get install neovim)"; fi
 # The helper language servers kimi-lsp starts for Fix from their diagnostics
 # and for the definitions in the context (.ci/run installs both, pinned).
@@ -47,7 +48,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/tmp"
 export TMPDIR="$tmp/tmp"
 
-if want lsp || want nvim || want emacs; then
+if want lsp || want nvim || want emacs || want helix; then
   echo "== building kimi-lsp and kimi-standin"
   (cd "$repo" && go build -o "$tmp/kimi-lsp" ./cmd/kimi-lsp)
   (cd "$repo" && go build -o "$tmp/kimi-standin" ./assist/model/modeltest/cmd/kimi-standin)
@@ -78,8 +79,33 @@ if want nvim && [[ -z "${NVIM012_BIN:-}" ]]; then
   fi
 fi
 
+if want emacs && [[ -z "${EMACS30_BIN:-}" ]]; then
+  # Emacs 30 (eglot 1.17 built in) for what a newer eglot declares
+  # ($/progress, showDocument): Debian sid's, fetched once into the cache
+  # (emacs30.sh); without one those tests are skipped.
+  echo "== Emacs 30 for the newer eglot's tests"
+  if emacs30="$("$here/emacs30.sh")"; then
+    export EMACS30_BIN="$emacs30"
+    echo "using $("$emacs30" --version | head -1) ($emacs30)"
+  else
+    echo "no Emacs 30 could be had: those tests are skipped"
+  fi
+fi
+
+if want helix && [[ -z "${HELIX_BIN:-}" ]]; then
+  # Helix itself for the test in a terminal: Debian sid's hx, fetched once
+  # into the cache (helix.sh); without one that test is skipped.
+  echo "== Helix for the test in a terminal"
+  if helix="$("$here/helix.sh")"; then
+    export HELIX_BIN="$helix"
+    echo "using $("$helix" --version | head -1) ($helix)"
+  else
+    echo "no Helix could be had: that test is skipped"
+  fi
+fi
+
 files=()
-want helix && files+=(helix.test.mjs)
+want helix && files+=(helix.test.mjs helix-real.test.mjs)
 want ci && files+=(ci.test.mjs)
 want lsp && files+=(lsp.test.mjs completion.test.mjs)
 want nvim && files+=(nvim.test.mjs)

@@ -132,3 +132,24 @@ func TestMinorFaults(t *testing.T) {
 		t.Errorf("MinorFaults(-1): no error")
 	}
 }
+
+// TestExeResidency: the test binary's own text is partly resident (it is
+// running) and never more than its size.
+func TestExeResidency(t *testing.T) {
+	secs, err := ExeResidency(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text *SectionResidency
+	for i := range secs {
+		if secs[i].Resident > secs[i].Size || secs[i].Resident < 0 {
+			t.Errorf("%s: %d KiB resident of %d", secs[i].Name, secs[i].Resident, secs[i].Size)
+		}
+		if secs[i].Name == ".text" {
+			text = &secs[i]
+		}
+	}
+	if text == nil || text.Resident == 0 {
+		t.Fatalf("no resident .text among %+v", secs)
+	}
+}

@@ -1,6 +1,6 @@
 ;;; scenario.el --- eglot with kimi-lsp, as editors/README.md sets it up  -*- lexical-binding: t; -*-
 ;;
-;;   KIMI_SCENARIO=explain|fix|completion|fix_helper|nextedit KIMI_FILE=greet.sh KIMI_README=editors/README.md \
+;;   KIMI_SCENARIO=explain|fix|fix_point|completion|fix_helper|nextedit KIMI_FILE=greet.sh KIMI_README=editors/README.md \
 ;;     emacs --batch -q -l scenario.el
 ;;
 ;; Loads eglot as a user has it (Debian's elpa-eglot, or the one built into
@@ -13,10 +13,15 @@
 ;;               eglot 1.9 (no progress, no showDocument) the start notice,
 ;;               then the whole explanation as eglot's last message (nothing
 ;;               shown over it); at most 2 log lines. An eglot that declares
-;;               progress or showDocument is held to what it declared (not
-;;               run here: Debian 12 has 1.9).
+;;               progress and showDocument (Emacs 30's 1.17, emacs30.sh) is
+;;               held to what it declared: $/progress begin, reports and
+;;               end, the explanation in another window, the code's window
+;;               still selected.
 ;;   fix         the same with Kimi: Fix: eglot asks (1.9's default), applies
 ;;               the edit to the buffer (not the file), one undo restores it
+;;   fix_point   no region, point in the function: the menu offers Kimi: Fix
+;;               File and Kimi: Review File (not of the expression at point);
+;;               Fix File fixes the buffer, one undo restores it
 ;;   completion  type, M-x completion-at-point: Kimi's one item is offered and
 ;;               completes the line as the stand-in wrote it
 ;;   fix_helper  main.go of a Go module (a stand-in go-mode, kimi-lsp its one
@@ -193,6 +198,7 @@ leaves the list)."
   (let ((original (buffer-string)))
     (pcase kimi-scenario
       ("explain"
+       (switch-to-buffer buf) ; the code in the selected window, as a user has it
        ;; What this eglot declares decides how the answer comes: eglot 1.9
        ;; declares no window capability (message path); a newer one may
        ;; declare progress and showDocument.
@@ -202,15 +208,30 @@ leaves the list)."
          (let ((offered (apply #'kimi-code-action "Kimi: Explain" (kimi-region 3 5))))
            (kimi-ok "code actions offered: %S" offered))
          (if show-document
-             (kimi-wait "the explanation opened through window/showDocument"
-                        (lambda ()
-                          (seq-find (lambda (b)
-                                      (and (string-suffix-p ".md" (or (buffer-file-name b) ""))
-                                           (with-current-buffer b (kimi-explanation-p (buffer-string)))))
-                                    (buffer-list))))
+             (let ((md (kimi-wait "the explanation opened through window/showDocument"
+                                  (lambda ()
+                                    (seq-find (lambda (b)
+                                                (and (string-suffix-p ".md" (or (buffer-file-name b) ""))
+                                                     (with-current-buffer b (kimi-explanation-p (buffer-string)))))
+                                              (buffer-list))))))
+               ;; takeFocus false: shown in another window, the code's
+               ;; buffer still selected in its own.
+               (unless (get-buffer-window md)
+                 (kimi-fail "the explanation %s is in no window" (buffer-name md)))
+               (unless (eq (window-buffer (selected-window)) buf)
+                 (kimi-fail "the selected window shows %s, not the code" (window-buffer (selected-window))))
+               (kimi-ok "the explanation %s shown in a window beside the code" (buffer-name md)))
            (kimi-wait "the explanation in a window/showMessage"
                       (lambda () (seq-find #'kimi-explanation-p kimi-shown))))
          (kimi-jobs-done)
+         (when progress
+           ;; The answer streamed: begin, at least one report, end.
+           (let ((kinds (mapcar (lambda (n) (plist-get (plist-get (cdr n) :value) :kind))
+                                (seq-filter (lambda (n) (eq (car n) '$/progress)) kimi-notes))))
+             (unless (and (member "begin" kinds) (member "report" kinds) (member "end" kinds))
+               (kimi-fail "$/progress kinds %S, want begin, report and end" kinds))
+             (kimi-ok "$/progress: %d notifications (%d reports)" (length kinds)
+                      (seq-count (lambda (k) (equal k "report")) kinds))))
          (let* ((reports (seq-filter (lambda (m) (string-prefix-p "Server reports" m)) kimi-shown))
                 (logs (seq-count (lambda (n) (eq (car n) 'window/logMessage)) kimi-notes)))
            (when (> logs 2)
@@ -254,6 +275,30 @@ leaves the list)."
        (unless (equal (buffer-string) original)
          (kimi-fail "one undo left:\n%s" (buffer-string)))
        (kimi-ok "one undo restores the original text"))
+      ("fix_point"
+       ;; No region: point on the echo of line 4, the sexp eglot sends.
+       ;; Fix and Review are then of the whole buffer (issue 33 item 11).
+       (kimi-goto 4 4)
+       (let ((offered (kimi-menu-at-point)))
+         (unless (and (member "Kimi: Fix File" offered) (member "Kimi: Review File" offered))
+           (kimi-fail "at point: %S, want Kimi: Fix File and Kimi: Review File" offered))
+         (when (or (member "Kimi: Fix" offered) (member "Kimi: Review" offered))
+           (kimi-fail "at point a Fix or Review of the expression is offered: %S" offered))
+         (kimi-ok "at point: %S" offered))
+       (undo-boundary)
+       (kimi-goto 4 4)
+       (unless (member "Kimi: Fix File" (kimi-menu-at-point "Kimi: Fix File"))
+         (kimi-fail "Kimi: Fix File was gone when picked"))
+       (kimi-wait "the fix in the buffer" (lambda () (not (equal (buffer-string) original))))
+       (kimi-jobs-done)
+       (let ((want (replace-regexp-in-string (regexp-quote "hello $2") "hello $1" original t t)))
+         (unless (equal (buffer-string) want)
+           (kimi-fail "buffer after Fix File:\n%s\nwant:\n%s" (buffer-string) want)))
+       (undo-boundary)
+       (let ((last-command nil)) (undo))
+       (unless (equal (buffer-string) original)
+         (kimi-fail "one undo left:\n%s" (buffer-string)))
+       (kimi-ok "Kimi: Fix File at point fixed the buffer; one undo restores it"))
       ("completion"
        (goto-char (point-max))
        (insert "greet ev")
@@ -311,8 +356,10 @@ leaves the list)."
          ;; A line without an error, at its start (nothing selected).
          (kimi-goto 11 0)
          (setq offered (kimi-menu-at-point))
-         (when (kimi-fixes offered)
-           (kimi-fail "on a line without an error Fix is offered: %S" offered))
+         ;; There, as anywhere without a region or an error, Fix is of
+         ;; the whole buffer (issue 33 item 11): no Fix quoting a problem.
+         (unless (equal (kimi-fixes offered) '("Kimi: Fix File"))
+           (kimi-fail "on a line without an error Fix actions %S, want only Kimi: Fix File" (kimi-fixes offered)))
          (kimi-ok "on a line without an error: %S" offered)
          (undo-boundary)
          (kimi-goto 7 20)
