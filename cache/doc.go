@@ -78,6 +78,14 @@
 // than appending would and keeps a line typed over many requests one
 // block, not one per request (the log then reaches its limit, and the
 // rebase that rewrites the file, much later).
+// An active document may carry a Base (Document.Base, HasBase): an
+// earlier text of it. Whenever its block is laid out afresh (the
+// session's first request, a cold cache, a new project block, a rebase)
+// the block shows the base and the log begins with the change from it to
+// the text, so that even a first prompt shows the edits that led to it
+// (next edits pass the text at the document's open, assist/complete's
+// edit log); a change from the base past half the log's limit is not
+// shown, and the block shows the text.
 // The tests read every prompt back into the files' current texts
 // (Reconstruct, in a test file) and check that the active buffer is always
 // conveyed exactly.

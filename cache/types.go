@@ -35,6 +35,17 @@ type Document struct {
 	// or Unix nanoseconds, larger meaning more recent. The prompt shows the
 	// least recently edited first.
 	LastEdited int64
+	// Base, when HasBase is set, is an earlier text of the active document
+	// (Request.Active, whole): the text its block shows whenever the
+	// session lays that block out afresh (the session's first request, a
+	// cold cache, a new project block, a rebase), the edit log then
+	// beginning with the change from Base to Text. A prompt made afresh so
+	// still shows the edits made since Base. A change from Base larger than
+	// half the log's limit (Config.MaxLogTokens) is not shown: the block
+	// shows Text. Ignored for other documents and with
+	// Request.ExcerptActive.
+	Base    string
+	HasBase bool
 }
 
 // Project is the rarely changing context of the workspace. Any change to it

@@ -30,6 +30,7 @@ func handleDidOpen(s *Server, ctx context.Context, raw json.RawMessage) error {
 	}
 	if snap, ok := s.docs.Snapshot(uri); ok {
 		s.reviews.opened(uri, snap)
+		s.nextEdit.Opened(string(uri), snap) // its edit log begins here
 	}
 	return nil
 }

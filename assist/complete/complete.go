@@ -400,7 +400,7 @@ func (c *Completer) spec(cfg config.Config) promptSpec {
 		session: fmt.Sprintf("%d/%s", cc.MaxContextTokens, cfg.CacheTTL),
 		model:   cfg.CompletionModel(), effort: cc.ReasoningEffort,
 		budgetTokens: cc.MaxContextTokens, answerTokens: cc.MaxCompletionTokens,
-		windowLines: tailLines, lead: "Inline completion in", what: "completion",
+		windowLines: tailLines, above: completionAbove, lead: "Inline completion in", what: "completion",
 	}
 }
 

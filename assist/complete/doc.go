@@ -98,9 +98,15 @@
 // follows completion's rules: at most one provider stream per document, and
 // a newer edit hangs it up; the fast model; its own cache.Session per
 // document with a constant system message (NextSystem, which holds the
-// instruction), the window of the file around the edit, the relevance
-// snippets, and the append-only edit log, which is what shows the model the
-// edit the user just made; the model client, stream slots, rate-limit
+// instruction), the window of the file around the edit (a third of it
+// above the cursor: what follows an edit is mostly below it), the
+// relevance snippets, and the append-only edit log, which is what shows
+// the model the edit the user just made. The log begins when the document
+// is opened (Opened) and again at a reload (editlog.go): each prompt passes
+// the log's base as the active document's cache.Document.Base, so a
+// prompt laid out afresh — a document's first, one whose window moved —
+// shows the file as of the base and the edits since, never the file
+// already edited without its edit; the model client, stream slots, rate-limit
 // pause and refused-key state it shares with completion through their
 // Services (see "Surfaces"). No request for a file over
 // context.maxFileSize, one the caller's secret check refuses, without a
@@ -145,9 +151,9 @@
 // configuration, the pause after a rate limit and the refused key, the
 // budget gate (provider.Ledger's Background and ReserveBackground), the
 // MaxStreams slots, the streams' context (StreamTimeout under the
-// session's end), the goroutines streams run on (goStream: Close hangs
-// them up and waits for them), and the sending and accounting of a
-// request; a Surface
+// session's end), the goroutines streams and pauses run on (goStream,
+// afterFunc: Close stops the pending pauses, hangs the streams up and
+// waits for them), and the sending and accounting of a request; a Surface
 // names each for the budgets and the record. The prompt layout they share
 // is layout.go's (docPrompt.build: the session, the window, the related
 // snippets, the edit log, the request block), each passing a promptSpec.

@@ -55,8 +55,10 @@ type promptSpec struct {
 	budgetTokens int
 	answerTokens int
 	// windowLines is how many lines around the cursor the request block
-	// repeats (cache.Config.WindowLines).
+	// repeats (cache.Config.WindowLines); above is the share of the
+	// file's window above the cursor (chooseWindow).
 	windowLines int
+	above       float64
 	// lead starts the project block ("Inline completion in"); what names
 	// the prompt in an error ("completion").
 	lead, what string
@@ -67,6 +69,11 @@ type promptInput struct {
 	path, language, project string
 	doc                     *workspace.Snapshot
 	cursor                  int
+	// base, when hasBase is set, is an earlier text of doc whose part the
+	// window shows is the active document's cache.Document.Base (next
+	// edits' edit log, editlog.go).
+	base    string
+	hasBase bool
 }
 
 // docPrompt is one document's prompt state in one surface: its cache
@@ -118,7 +125,7 @@ func chooseRelated(folders *workspace.Folders, open []*workspace.Snapshot, in pr
 		return nil
 	}
 	b := splitBudget(spec.budgetTokens)
-	w := chooseWindow(in.doc, in.cursor, b.windowBytes(0))
+	w := chooseWindow(in.doc, in.cursor, b.windowBytes(0), spec.above)
 	start, end := w.bounds(in.doc)
 	return fitRelated(relevance.Choose(relevance.Workspace(folders), relevance.Request{
 		Active: in.doc, SelStart: in.cursor, SelEnd: in.cursor, Snippets: true, ShownStart: start, ShownEnd: end,
@@ -176,15 +183,19 @@ func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, re
 		for _, r := range related {
 			rb += len(r.Text)
 		}
-		w := chooseWindow(in.doc, in.cursor, b.windowBytes(rb))
+		w := chooseWindow(in.doc, in.cursor, b.windowBytes(rb), spec.above)
 		p.layout = &layout{win: w, related: related, project: projectFor(spec.lead, in.project, in.path, w)}
 	}
 	l := p.layout
 	start, end := l.win.bounds(in.doc)
-	docs := append(slices.Clip(l.related), cache.Document{
+	active := cache.Document{
 		Path: in.path, Language: in.language, Text: in.doc.Slice(start, end),
 		Version: in.doc.Version, LastEdited: int64(len(l.related)),
-	})
+	}
+	if in.hasBase {
+		active.Base, active.HasBase = baseWindow(in.base, in.doc.Text(), start, end), true
+	}
+	docs := append(slices.Clip(l.related), active)
 	at := in.cursor - start
 	pr, err := p.sess.Build(cache.Request{
 		Project: l.project, Documents: docs, Active: in.path,

@@ -40,6 +40,12 @@ const nextAnswerTokens = config.DefaultNextEditTokens
 // next-edit prompt repeats.
 const nextTailLines = 2
 
+// nextAbove is the share of a next-edit prompt's window of the file above
+// the cursor: what follows an edit (the uses of a renamed name, the
+// constructor of a new field) is mostly below it, and a user working down
+// a file stays in a window placed so for longer (D81).
+const nextAbove = 1.0 / 3
+
 // NextOptions configure NextEdits.
 type NextOptions struct {
 	// Config returns the current configuration, read at every edit.
@@ -152,8 +158,8 @@ type NextEdits struct {
 // field: NextEdits.mu is held.
 type nextDoc struct {
 	key     string
-	seq     uint64 // the latest edit
-	timer   *time.Timer
+	seq     uint64              // the latest edit
+	timer   *ownedTimer         // the pause after it (Services.afterFunc)
 	cancel  context.CancelFunc  // the running stream's, if any
 	pending NextRequest         // the latest edit
 	burst   *workspace.Snapshot // the text before the current burst (nil with noBurst); a rope shares all but the edited chunks with the text now, so keeping it copies nothing
@@ -161,6 +167,7 @@ type nextDoc struct {
 	sug     *NextSuggestion
 	base    string    // the text sug is placed on
 	prompt  docPrompt // its session and layout
+	log     editLog   // what its prompts show of the edits (editlog.go)
 	touched time.Time
 
 	// dismissed are the changes the user said no to (changeOf), newest
@@ -345,6 +352,10 @@ func (n *NextEdits) Edited(req NextRequest) {
 		}
 		return
 	}
+	if !d.log.set {
+		// Never opened here (Opened): the log begins before this edit.
+		d.log = editLog{base: textOf(req.Prev), set: true}
+	}
 	// A keystroke copies no text: the text before the burst is kept (a
 	// snapshot) at its first keystroke and flattened, with the cursor,
 	// when the pause ends (fire).
@@ -354,7 +365,9 @@ func (n *NextEdits) Edited(req NextRequest) {
 	d.pending = req
 	if cfg.NextEdit.Enable && int64(req.Doc.Len()) <= cfg.Context.MaxFileSize {
 		wait := time.Duration(cfg.NextEdit.DebounceMS) * time.Millisecond
-		d.timer = time.AfterFunc(wait, func() { n.fire(d, seq) })
+		// The services own the pause and the stream after it: their
+		// Close stops the one and waits for the other.
+		d.timer = n.svc.afterFunc(wait, func() { n.fire(d, seq) })
 	}
 	n.mu.Unlock()
 	if moved {
@@ -556,7 +569,7 @@ func (n *NextEdits) spec(cfg config.Config) promptSpec {
 		session: fmt.Sprintf("%d/%s/%s", ne.MaxContextTokens, cfg.CacheTTL, name),
 		model:   name, effort: ne.ReasoningEffort,
 		budgetTokens: ne.MaxContextTokens, answerTokens: nextAnswerTokens,
-		windowLines: nextTailLines, lead: "Next-edit suggestions in", what: "next-edit",
+		windowLines: nextTailLines, above: nextAbove, lead: "Next-edit suggestions in", what: "next-edit",
 	}
 }
 
@@ -636,7 +649,10 @@ func (n *NextEdits) ask(d *nextDoc, seq uint64, req NextRequest, in promptInput,
 		n.mu.Unlock()
 		return asked{}, false
 	}
-	j, err := d.prompt.build(in, cfg, n.spec(cfg), related, &n.retired, n.log)
+	spec := n.spec(cfg)
+	in.base = d.logBaseLocked(req.Doc.Text(), int(float64(splitBudget(spec.budgetTokens).logTokens)*bytesPerToken*logShare))
+	in.hasBase = true
+	j, err := d.prompt.build(in, cfg, spec, related, &n.retired, n.log)
 	if err != nil {
 		n.mu.Unlock()
 		n.log.Debug("next-edit prompt", "error", err)

@@ -75,13 +75,13 @@ func sugID(s *NextSuggestion) uint64 {
 // request pending: the pause after its last edit, and the request that
 // pause starts, are over (a newer edit starts a new pause, which it waits
 // for too). It never asks the provider itself, so an editor asking for the
-// suggestion adds no request to the one per burst. At ctx's end it returns
-// the suggestion at hand.
+// suggestion adds no request to the one per burst. At ctx's end, or once
+// the services are closed, it returns the suggestion at hand.
 func (n *NextEdits) Await(ctx context.Context, key string) *NextSuggestion {
 	for {
 		n.mu.Lock()
 		d := n.docs[key]
-		if d == nil || n.off || d.timer == nil && d.editor.firing == 0 {
+		if d == nil || n.off || d.timer == nil && d.editor.firing == 0 || n.svc.ctx.Err() != nil {
 			n.mu.Unlock()
 			return n.Current(key)
 		}
@@ -91,6 +91,10 @@ func (n *NextEdits) Await(ctx context.Context, key string) *NextSuggestion {
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			return n.Current(key)
+		case <-n.svc.ctx.Done():
+			// The services closed: their Close stopped the pause, and
+			// nothing is asked any more.
 			return n.Current(key)
 		}
 	}

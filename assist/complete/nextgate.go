@@ -181,6 +181,7 @@ func (n *NextEdits) gateLocked(d *nextDoc, req NextRequest, now time.Time, ours,
 	case d.isLanded(req.Doc) || isOneOf(req.Doc, landed):
 		return "the undo or redo of an edit of Kimi's"
 	case req.Whole:
+		n.restartLogLocked(d, req.Doc.Text()) // the log begins at the reloaded text
 		return "the whole text replaced (a reload)"
 	case !d.willSave.IsZero() && now.Sub(d.willSave) < saveWait:
 		return "a change during a save (format on save)"
@@ -247,6 +248,7 @@ func (n *NextEdits) fromDisk(d *nextDoc, seq uint64, req NextRequest) bool {
 	if d.seq == seq {
 		d.burst, d.noBurst = nil, true
 		n.counts.notTyped++
+		n.restartLogLocked(d, req.Doc.Text()) // the log begins at the reloaded text
 	}
 	n.mu.Unlock()
 	return true

@@ -28,6 +28,9 @@ const (
 	// tailBytes bounds the request block's lines on each side of the
 	// cursor (cache.Config.WindowBytes): a long line is cut there.
 	tailBytes = 200
+	// completionAbove is the share of a completion prompt's window of the
+	// file above the cursor (chooseWindow).
+	completionAbove = 0.75
 	// tailReserve is the estimate of the request block, in tokens.
 	tailReserve = 200
 	// bytesPerToken converts token budgets to bytes of code (the cache
@@ -120,18 +123,20 @@ func (w window) fits(doc *workspace.Snapshot, off, size int) bool {
 	return end-start <= size*5/4
 }
 
-// chooseWindow returns whole lines around off, about size bytes, three
-// quarters of them above the cursor (the code before it says most about
-// what comes next). A line that would take the window past its size is cut:
-// the cursor's line when it is longer than the part above the cursor, and
-// the last line when it ends more than a quarter of size past the window's
-// end.
-func chooseWindow(doc *workspace.Snapshot, off, size int) window {
+// chooseWindow returns whole lines around off, about size bytes, the share
+// above of them above the cursor (completion's three quarters: the code
+// before the cursor says most about what comes next; next edits' a third:
+// what follows an edit is mostly below it). A line that would take the
+// window past its size is cut: the cursor's line when it is longer than the
+// part above the cursor, and the last line when it ends more than a quarter
+// of size past the window's end.
+func chooseWindow(doc *workspace.Snapshot, off, size int, above float64) window {
 	n := doc.Len()
 	if n <= size {
 		return window{}
 	}
-	start, end := off-size*3/4, off+size/4
+	up := int(float64(size) * above)
+	start, end := off-up, off+size-up
 	if start < 0 {
 		end, start = end-start, 0
 	}

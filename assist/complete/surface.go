@@ -74,12 +74,14 @@ type Services struct {
 	slots   chan struct{}
 	noUsage sync.Once // the log says once that replies carry no usage
 
-	// streams are the goroutines started by goStream; Close waits for
-	// them. streamsMu guards closed, and orders goStream's Add before
-	// Close's Wait.
+	// streams are the goroutines started by goStream and by the pauses
+	// of afterFunc; Close waits for them. streamsMu guards closed and
+	// pauses (the pending ones, which Close stops), and orders the Adds
+	// before Close's Wait.
 	streams   sync.WaitGroup
 	streamsMu sync.Mutex
 	closed    bool
+	pauses    map[*ownedTimer]struct{}
 
 	// mu guards the fields below.
 	mu         sync.Mutex
@@ -120,13 +122,72 @@ func (s *Services) goStream(fn func()) bool {
 	return true
 }
 
+// ownedTimer is a surface's pause (afterFunc): its function runs on a
+// goroutine the services own, and Close stops it or waits for it.
+type ownedTimer struct {
+	s *Services
+	t *time.Timer
+}
+
+// afterFunc runs fn after wait on a goroutine the services own, as
+// goStream does: Close stops the pause if it is still pending, else waits
+// for fn to end; fn recovers its own panics. After Close it schedules
+// nothing and returns nil.
+func (s *Services) afterFunc(wait time.Duration, fn func()) *ownedTimer {
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	t := &ownedTimer{s: s}
+	s.streams.Add(1)
+	if s.pauses == nil {
+		s.pauses = map[*ownedTimer]struct{}{}
+	}
+	s.pauses[t] = struct{}{}
+	t.t = time.AfterFunc(wait, func() {
+		defer s.streams.Done()
+		s.streamsMu.Lock()
+		delete(s.pauses, t)
+		s.streamsMu.Unlock()
+		fn()
+	})
+	return t
+}
+
+// Stop stops the pause: false when its function has started (it runs to
+// its end, and Close waits for it) or it was stopped before. A nil pause
+// is none.
+func (t *ownedTimer) Stop() bool {
+	if t == nil {
+		return false
+	}
+	t.s.streamsMu.Lock()
+	defer t.s.streamsMu.Unlock()
+	return t.stopLocked()
+}
+
+// stopLocked is Stop. Precondition: t.s.streamsMu is held.
+func (t *ownedTimer) stopLocked() bool {
+	if _, pending := t.s.pauses[t]; !pending || !t.t.Stop() {
+		return false
+	}
+	delete(t.s.pauses, t)
+	t.s.streams.Done()
+	return true
+}
+
 // Close ends every stream of every surface (their context is cancelled)
-// and returns once the goroutines started for them (goStream) have ended;
-// no stream starts after it. The session calls it at its end. A stream
-// ends at its next step once cancelled: its request is hung up.
+// and every pending pause (afterFunc), and returns once the goroutines
+// started for them (goStream, the pauses that had fired) have ended; no
+// stream or pause starts after it. The session calls it at its end. A
+// stream ends at its next step once cancelled: its request is hung up.
 func (s *Services) Close() {
 	s.streamsMu.Lock()
 	s.closed = true
+	for t := range s.pauses {
+		t.stopLocked()
+	}
 	s.streamsMu.Unlock()
 	s.stop()
 	s.streams.Wait()

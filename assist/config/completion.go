@@ -74,7 +74,7 @@ const (
 	// ones only make every suggestion later.
 	DefaultNextEditDebounceMS = 1000
 	// DefaultNextEditContextTokens is nextEdit.maxContextTokens.
-	DefaultNextEditContextTokens = 6144
+	DefaultNextEditContextTokens = 4096
 	// DefaultNextEditMaxLines is nextEdit.maxLines.
 	DefaultNextEditMaxLines = 20
 	// DefaultNextEditTokens bounds thinking and the diff of one next-edit

@@ -27,7 +27,10 @@
 //     other place lies 20 lines or more from it (Match.ByHeader). It refuses a place found away from it when at the line
 //     it names (within 3 lines) the hunk's old lines all agree as written
 //     but one removed line: the target changed since the model read it,
-//     and a look-alike matched. Likewise a hunk found only re-indented is
+//     and a look-alike matched. A hunk with only one non-blank old line
+//     found more than 3 lines away from the line its header names is
+//     refused too: one line is too thin to tell its target, changed since,
+//     from a copy of it. Likewise a hunk found only re-indented is
 //     refused when all its lines but one match as written elsewhere. Any
 //     other hunk whose old lines (context and removed lines) occur at two
 //     places is refused, and uniqueness is judged with

@@ -83,7 +83,7 @@ func TestHeaderSettlesFarApartPlaces(t *testing.T) {
 	// throughout ("line 30" is file line 34, its header says 4). The
 	// second hunk's 12 names the first copy (at 11) as written, the second
 	// (at 45) corrected: the corrected line decides.
-	diff := "--- a/t.go\n+++ b/t.go\n@@ -4,1 +4,1 @@\n-line 30\n+line thirty\n" + hunk(12)
+	diff := "--- a/t.go\n+++ b/t.go\n@@ -4,2 +4,2 @@\n-line 30\n+line thirty\n line 31\n" + hunk(12)
 	set := patch.NewEditSet(workspace(t, map[string]string{"t.go": far}), patch.Options{AllowBrokenGo: true})
 	if err := set.ApplyDiff(diff); err != nil {
 		t.Fatalf("with the earlier hunk's offset: %s", patch.Feedback(err))

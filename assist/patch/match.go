@@ -121,6 +121,10 @@ func (m *matcher) locate(lines []Line, hint, settle int) (*place, *locateError) 
 		if ps[0].level == LevelExact && hint > 0 && ps[0].start == hint-1 {
 			ps[0].level = LevelHint
 		}
+		if hint > 0 && nonBlankOld(lines) == 1 && !nearHint(ps[0].start, hint) {
+			return nil, &locateError{err: ErrAmbiguous, level: ps[0].level, places: []int{ps[0].start},
+				detail: fmt.Sprintf("its one non-blank old line occurs only at line %d, far from the line its header names (%d): the line it was meant for may have changed since; include more context", ps[0].start+1, hint)}
+		}
 		if at, ok := m.changedAtHint(lines, hint, ps[0].start); ok {
 			return nil, &locateError{err: ErrAmbiguous, level: ps[0].level, places: []int{ps[0].start, at},
 				detail: fmt.Sprintf("it matches at line %d, but the line its header names (%d) holds all its lines but one as written, where the file may have changed since; copy the lines exactly from the place you mean", ps[0].start+1, hint)}
@@ -300,6 +304,23 @@ func (m *matcher) settledByHeader(lines []Line, ps []*place, settle int) *place 
 		}
 	}
 	return near
+}
+
+// nonBlankOld counts the hunk's old lines that are not blank.
+func nonBlankOld(lines []Line) int {
+	n := 0
+	for _, l := range oldLines(lines) {
+		if !isBlank(l.Text) {
+			n++
+		}
+	}
+	return n
+}
+
+// nearHint reports whether a place starting at file line start (from 0)
+// is within hintSlack of the line a header names (from 1).
+func nearHint(start, hint int) bool {
+	return start >= hint-1-hintSlack && start <= hint-1+hintSlack
 }
 
 // changedAtHint reports a place near the line the header names, away from

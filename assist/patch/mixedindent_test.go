@@ -2,6 +2,7 @@ package patch_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -105,5 +106,27 @@ func TestChangedTargetNamedByHeader(t *testing.T) {
 	if _, err := patch.Apply(d, diff, patch.Options{}); !errors.Is(err, patch.ErrAmbiguous) {
 		// Blocks C and D both match: ambiguous whatever the header says.
 		t.Fatalf("two exact places: got %v, want ErrAmbiguous", err)
+	}
+}
+
+// TestOneLineHunkFarFromItsHeader: a hunk whose only non-blank old line
+// occurs once, far from the line its header names, is refused: the line
+// it was meant for may be the one the user changed since (the corpus case
+// from npm's undici, where "this.factory = null" stood twice). Near the
+// header the same hunk applies.
+func TestOneLineHunkFarFromItsHeader(t *testing.T) {
+	filler := strings.Repeat("  step()\n", 40)
+	file := "function a () {\n  this.factory = null // edited by the user\n\n" + filler + "}\n\nfunction b () {\n  this.factory = null\n\n  return\n}\n"
+	far := "--- a/x.js\n+++ b/x.js\n@@ -2,2 +2,2 @@\n-  this.factory = null\n+  this.factoryAlt = null\n \n"
+	d := workspace(t, map[string]string{"x.js": file})
+	changes, err := patch.Apply(d, far, patch.Options{})
+	if !errors.Is(err, patch.ErrAmbiguous) || changes != nil {
+		t.Fatalf("far from its header: got %v, %v; want a refusal (ErrAmbiguous)", changes, err)
+	}
+	at := strings.Count(file[:strings.LastIndex(file, "  this.factory = null\n")], "\n") + 1
+	near := strings.Replace(far, "@@ -2,2 +2,2 @@", fmt.Sprintf("@@ -%d,2 +%d,2 @@", at, at), 1)
+	changes, err = patch.Apply(d, near, patch.Options{})
+	if err != nil || len(changes) != 1 || !strings.Contains(changes[0].After, "function b () {\n  this.factoryAlt = null\n") {
+		t.Fatalf("at its header: got %+v, %v; want it applied in function b", changes, err)
 	}
 }

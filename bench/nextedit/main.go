@@ -19,7 +19,14 @@
 // With -bare the diff has no ---/+++ file header, only its @@ hunks.
 // Every task runs -rounds times, on its own file each round.
 //
-//	go run ./bench/nextedit [-debounce 300,500,800,1200] [-rounds 4] [-stale 0.15] [-blocks 16] [-bare]
+//	go run ./bench/nextedit [-debounce 300,500,800,1200] [-rounds 4] [-stale 0.15] [-blocks 16] [-bare] [-nethttp] [-context N]
+//
+// With -nethttp the files are four net/http sources of the Go tree
+// (cookie.go, response.go, client.go, fs.go: 371 to 1,116 lines), and each
+// round renames a parameter of the next function down each file; a second
+// table gives each request's input: prompt and uncached tokens after each
+// file's first request, and the input cost of an hour at a burst every
+// 10 s.
 //
 // One line per debounce value; see bench/README.md for how to read them.
 package main
@@ -34,6 +41,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,9 +64,19 @@ func main() {
 		seed      = flag.Uint64("seed", 1, "random seed of the user")
 		v         = flag.Bool("v", false, "print the token and cost breakdown")
 		bareFlag  = flag.Bool("bare", false, "answer @@ hunks without the ---/+++ file header, as models often do")
+		ctxTokens = flag.Int("context", 0, "nextEdit.maxContextTokens (0: the default)")
+		nethttp   = flag.Bool("nethttp", false, "edit four net/http sources of GOROOT (371-1,116 lines) instead: rename a parameter of one function after another")
 	)
 	flag.Parse()
 	log.SetFlags(0)
+	if *nethttp {
+		f, err := nethttpFiles()
+		if err != nil {
+			log.Fatal(err)
+		}
+		files = f
+	}
+	var rows []*result
 	fmt.Printf("%d files x %d rounds, provider latency %v, cache blocks %d, stale typing %.2f; load average %s\n\n",
 		len(files), *rounds, *latency, *blocks, *stale, benchkit.LoadAvg())
 	fmt.Println("| debounce ms | edits | bursts | provider requests / 100 edits | requests / burst | hung up | shown / accepted | stale share | hit ratio: provider's view / kimi.stats / warm files | server time / answer (server's count; end to end less debounce and provider, p50) | session | $ / hour ($ / burst) |")
@@ -69,11 +87,18 @@ func main() {
 			log.Fatal(err)
 		}
 		verbose, bare = *v, *bareFlag
-		r, err := replay(ms, *rounds, *stale, *latency, *blocks, *seed)
+		r, err := replay(ms, *ctxTokens, *rounds, *stale, *latency, *blocks, *seed)
 		if err != nil {
 			log.Fatalf("debounce %d: %v", ms, err)
 		}
 		fmt.Println(r.row())
+		rows = append(rows, r)
+	}
+	fmt.Println()
+	fmt.Println("| debounce ms | requests: first of a file / after | prompt tokens per request after the first (mean) | uncached prompt tokens per request after the first: mean / p90 / max | input $ per request: first / after | input $ / hour at a burst every 10 s |")
+	fmt.Println("|---:|---|---:|---|---|---:|")
+	for _, r := range rows {
+		fmt.Println(r.inputRow(len(files)))
 	}
 	fmt.Printf("\nload average after: %s\n", benchkit.LoadAvg())
 }
@@ -94,6 +119,55 @@ type result struct {
 	serverMsInside         float64   // the server's own count, per answer
 	warmTokens, warmCached int64     // each file's first request left out
 	dur                    time.Duration
+	// The input of each request: of each file's first, and after it.
+	firstIn, warmIn []requestInput
+}
+
+// requestInput is one request's prompt as the stand-in counted it.
+type requestInput struct {
+	prompt, uncached int
+	usd              float64
+}
+
+// K3.1 input prices, US dollars per million tokens (the fast model's, as
+// bench/README.md states them): plain input, cached read, 5-minute write.
+const priceInput, priceCached, priceWrite5m = 2.00, 0.20, 2.00
+
+func inputOf(u modeltest.Usage) requestInput {
+	plain := max(u.PromptTokens-u.CachedTokens-u.CacheWriteTokens, 0)
+	return requestInput{prompt: u.PromptTokens, uncached: u.PromptTokens - u.CachedTokens,
+		usd: (float64(plain)*priceInput + float64(u.CachedTokens)*priceCached + float64(u.CacheWriteTokens)*priceWrite5m) / 1e6}
+}
+
+// inputRow is the session's input figures: an hour at a burst every 10 s
+// (360 requests) opens each of the files once (its first request) and
+// asks after it the rest of the time.
+func (r *result) inputRow(files int) string {
+	mean := func(in []requestInput, f func(requestInput) float64) float64 {
+		if len(in) == 0 {
+			return 0
+		}
+		t := 0.0
+		for _, x := range in {
+			t += f(x)
+		}
+		return t / float64(len(in))
+	}
+	var unc []float64
+	for _, x := range r.warmIn {
+		unc = append(unc, float64(x.uncached))
+	}
+	slices.Sort(unc)
+	p90, worst := 0.0, 0.0
+	if n := len(unc); n > 0 {
+		p90, worst = unc[min(n-1, n*9/10)], unc[n-1]
+	}
+	usd := func(x requestInput) float64 { return x.usd }
+	first, warm := mean(r.firstIn, usd), mean(r.warmIn, usd)
+	hour := float64(files)*first + float64(360-files)*warm
+	return fmt.Sprintf("| %d | %d / %d | %.0f | %.0f / %.0f / %.0f | $%.5f / $%.5f | **$%.3f** |", r.debounce, len(r.firstIn), len(r.warmIn),
+		mean(r.warmIn, func(x requestInput) float64 { return float64(x.prompt) }), mean(r.warmIn, func(x requestInput) float64 { return float64(x.uncached) }),
+		p90, worst, first, warm, hour)
 }
 
 func (r *result) row() string {
@@ -112,7 +186,7 @@ func (r *result) row() string {
 }
 
 // replay runs one session: every task, rounds times.
-func replay(debounce, rounds int, staleP float64, latency time.Duration, blocks int, seed uint64) (*result, error) {
+func replay(debounce, ctxTokens, rounds int, staleP float64, latency time.Duration, blocks int, seed uint64) (*result, error) {
 	rng := rand.New(rand.NewPCG(seed, 24))
 	cache := modeltest.CacheConfig{BlockTokens: blocks}
 	if blocks >= 256 {
@@ -125,7 +199,11 @@ func replay(debounce, rounds int, staleP float64, latency time.Duration, blocks 
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	settings := map[string]any{"nextEdit": map[string]any{"debounceMs": debounce}, "completion": map[string]any{"enable": false}}
+	neSet := map[string]any{"debounceMs": debounce}
+	if ctxTokens > 0 {
+		neSet["maxContextTokens"] = ctxTokens
+	}
+	settings := map[string]any{"nextEdit": neSet, "completion": map[string]any{"enable": false}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	ed, stop, err := benchkit.Serve(ctx, srv, dir, settings, slog.New(slog.DiscardHandler), nil)
@@ -202,8 +280,25 @@ func replay(debounce, rounds int, staleP float64, latency time.Duration, blocks 
 			if first[name] {
 				r.warmTokens += int64(rec.Usage.PromptTokens)
 				r.warmCached += int64(rec.Usage.CachedTokens)
+				r.warmIn = append(r.warmIn, inputOf(rec.Usage))
+			} else {
+				r.firstIn = append(r.firstIn, inputOf(rec.Usage))
 			}
 			first[name] = true
+		}
+		if verbose {
+			var body struct {
+				Messages []struct {
+					Content string `json:"content"`
+				} `json:"messages"`
+			}
+			_ = json.Unmarshal(rec.Body, &body)
+			var sizes []string
+			for _, m := range body.Messages {
+				sizes = append(sizes, strconv.Itoa(len(m.Content)))
+			}
+			fmt.Fprintf(os.Stderr, "%s: prompt %d, cached %d, written %d, hung up %v; message bytes %s\n", name,
+				rec.Usage.PromptTokens, rec.Usage.CachedTokens, rec.Usage.CacheWriteTokens, rec.HungUp, strings.Join(sizes, " / "))
 		}
 		r.provider++
 		if rec.HungUp {
