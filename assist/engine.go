@@ -136,6 +136,12 @@ type Sink interface {
 	// Status receives a short line about what the task is doing
 	// ("applying the edit", "asking the model to correct its diff").
 	Status(msg string)
+	// Round says another model call of the task begins: its answer and
+	// reasoning replace what the last call streamed (a surface shows
+	// this call's, not the earlier diff again). A non-empty note says why
+	// the call is made and stays in view for the rest of the task, over
+	// its answer and statuses ("repairing: gopls: 1 new error: …").
+	Round(note string)
 }
 
 // Outcome is what a task produced.
@@ -906,6 +912,9 @@ type streamingCompleter struct {
 	// (-1 when none was asked for): the usage of later rounds is the
 	// repair's.
 	repairFrom int
+	// repairNote says what the repair round repairs ("repairing: gopls:
+	// 1 new error: undefined: x"), kept in view from its first call on.
+	repairNote string
 	cfg        config.Config // the prices of the estimates
 	// past: the user answered Send to passing a budget (or the command
 	// line, which is not asked): the task's requests hold their estimates
@@ -945,7 +954,10 @@ func (c *streamingCompleter) Complete(ctx context.Context, req *model.Request) (
 		return nil, err
 	}
 	if c.rounds > 0 {
-		c.sink.Status(fmt.Sprintf("round %d: sending tool results", c.rounds+1))
+		c.sink.Round(c.repairNote)
+		if c.repairNote == "" || c.rounds > c.repairFrom {
+			c.sink.Status(fmt.Sprintf("round %d: sending tool results", c.rounds+1))
+		}
 	}
 	for {
 		resp, err := c.call(ctx, req)

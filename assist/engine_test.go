@@ -32,6 +32,11 @@ func (r *recorder) Reasoning(s string) {
 }
 func (r *recorder) Content(s string) { r.mu.Lock(); r.content = append(r.content, s); r.mu.Unlock() }
 func (r *recorder) Status(s string)  { r.mu.Lock(); r.stats = append(r.stats, s); r.mu.Unlock() }
+func (r *recorder) Round(note string) {
+	if note != "" {
+		r.Status("round: " + note)
+	}
+}
 
 // fixture is a workspace directory with one Go file, a stand-in provider
 // and an engine pointed at it.

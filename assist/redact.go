@@ -51,6 +51,10 @@ func (r *redactingSink) Reasoning(delta string) {
 // Status passes a status line on, struck as text the program writes.
 func (r *redactingSink) Status(msg string) { r.next.Status(r.r.String(msg)) }
 
+// Round passes the start of another model call on, its note struck as a
+// status is.
+func (r *redactingSink) Round(note string) { r.next.Round(r.r.String(note)) }
+
 // flush passes on what was held back: the stream ended, so it was not the
 // key.
 func (r *redactingSink) flush() {

@@ -26,6 +26,10 @@ type Verification struct {
 	// model was asked once to repair them; First is that check.
 	Repaired bool
 	First    verify.Result
+	// Restated is set when the repair was the whole change written again
+	// against the original text, which replaced the first edit of its
+	// files (patch.EditSet.ApplyDiffToOriginal).
+	Restated bool
 }
 
 // NewErrors reports whether the edit, as it lands, brings errors: the
@@ -38,7 +42,9 @@ func (v *Verification) NewErrors() bool {
 // Line is the verification in a few words for the end of a job: "verified
 // by gopls: no new errors", "verified by gopls: 1 new error after repair:
 // undefined: x", "not verified (no gopls found)", or "" when no file of
-// the edit has a helper. A restricted check says so as Result.By does.
+// the edit has a helper. A restricted check says so as Result.By does; a
+// restated repair says "after repair (the repair restated the whole
+// change)".
 func (v *Verification) Line() string {
 	if v == nil || v.Result.None {
 		return ""
@@ -48,9 +54,13 @@ func (v *Verification) Line() string {
 		return r.Line()
 	}
 	by := r.By()
+	after := " after repair"
+	if v.Restated {
+		after += " (the repair restated the whole change)"
+	}
 	switch {
 	case len(r.NewErrors) == 0 && v.Repaired:
-		return by + "no new errors after repair" + r.Unverified()
+		return by + "no new errors" + after + r.Unverified()
 	case len(r.NewErrors) == 0:
 		return by + "no new errors" + r.Unverified()
 	case v.Repaired:
@@ -58,7 +68,7 @@ func (v *Verification) Line() string {
 		if n == 1 {
 			noun = "new error"
 		}
-		return by + strings.Replace(r.ErrorSummary(), noun, noun+" after repair", 1) + r.Unverified()
+		return by + strings.Replace(r.ErrorSummary(), noun, noun+after, 1) + r.Unverified()
 	}
 	return by + r.ErrorSummary() + r.Unverified()
 }
@@ -279,23 +289,56 @@ func (e *Engine) verifyHook(cfg config.Config, set *patch.EditSet, sc *streaming
 		// No stream slot is held while the helper checks: a repair round
 		// takes one again.
 		sc.release()
-		sink.Status("verifying the edit")
 		before, after := VerifyFiles(changes)
+		e.readyHelpers(ctx, before, after, sink)
 		r := e.verifier.Check(ctx, before, after)
 		first := out.Verification == nil
 		if first {
 			out.Verification = &Verification{Result: r}
 		} else {
-			out.Verification.Result = r
+			out.Verification.Result, out.Verification.Restated = r, set.Restated()
 		}
 		if !first || !canRepair || len(r.NewErrors) == 0 || cfg.Verify.OnNewErrors != config.OnNewErrorsRepair {
 			return ""
 		}
 		out.Verification.Repaired, out.Verification.First = true, r
 		sc.repairFrom = sc.rounds
+		sc.repairNote = fmt.Sprintf("repairing: %s found %s", strings.Join(r.Helpers, ", "), r.ErrorSummary())
 		sink.Status(fmt.Sprintf("%s: %s; asking the model to repair it", strings.Join(r.Helpers, ", "), r.ErrorSummary()))
 		return set.Relative(repairPrompt(r))
 	}
+}
+
+// readyHelpers says on sink what a check of the files before and after
+// waits for: a helper's start ("starting gopls (first start indexes the
+// module, can take 10–20 s)"), waited for here, then "verifying the edit",
+// which says when the helper's first check still loads the workspace.
+func (e *Engine) readyHelpers(ctx context.Context, before, after []verify.File, sink Sink) {
+	var uris []workspace.URI
+	for _, f := range append(append([]verify.File(nil), before...), after...) {
+		uris = append(uris, f.URI)
+	}
+	starting, loading := e.verifier.Readiness(uris)
+	if len(starting) > 0 {
+		sink.Status(fmt.Sprintf("starting %s (first start indexes %s, can take 10–20 s)", strings.Join(starting, ", "), indexedBy(starting)))
+		e.verifier.Ready(ctx, uris)
+		sink.Status("verifying the edit")
+		return
+	}
+	if len(loading) > 0 {
+		sink.Status(fmt.Sprintf("verifying the edit (%s: still indexing %s; the first check can take 10–20 s)", strings.Join(loading, ", "), indexedBy(loading)))
+		return
+	}
+	sink.Status("verifying the edit")
+}
+
+// indexedBy is what the helpers named index at their start: gopls a
+// module, the others the workspace.
+func indexedBy(helpers []string) string {
+	if len(helpers) == 1 && helpers[0] == "gopls" {
+		return "the module"
+	}
+	return "the workspace"
 }
 
 // HelperDiagnostic is a helper language server's diagnostic, with its

@@ -59,6 +59,7 @@ func (s *Server) applyChanges(ctx context.Context, label string, out *assist.Out
 	wait := applyEditTimeout
 	if hunks != nil {
 		wait = confirmTimeout
+		status("waiting for you to review the hunks")
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()

@@ -46,9 +46,10 @@ type progress struct {
 	// mu guards the fields below.
 	mu       sync.Mutex
 	title    string
-	content  strings.Builder // the answer so far
-	reason   tailBuffer      // the end of the reasoning so far
+	content  strings.Builder // the answer so far, of this model call
+	reason   tailBuffer      // the end of the reasoning so far, of this call
 	status   string          // a short status line, e.g. "retrying"
+	pin      string          // why this call is made (Round), kept in view
 	lastSent time.Time
 	dirty    bool
 	timer    *time.Timer
@@ -130,6 +131,20 @@ func (p *progress) Status(msg string) {
 	p.mu.Unlock()
 }
 
+// Round starts another model call of the job: what the last call streamed
+// is no longer shown (the repair round does not show the broken diff
+// again), and a non-empty note stays above the rest of the job's reports.
+func (p *progress) Round(note string) {
+	p.mu.Lock()
+	p.content.Reset()
+	p.reason = tailBuffer{}
+	if note != "" {
+		p.pin = note
+	}
+	p.status = ""
+	p.mu.Unlock()
+}
+
 // scheduleLocked sends a report now if the interval has passed since the
 // last one, else arms a timer for the rest of it.
 // Precondition: p.mu is held.
@@ -169,19 +184,30 @@ func (p *progress) flushLocked() {
 }
 
 // messageLocked is the report text: the status, or the answer's tail, or
-// "thinking…" with the reasoning's tail.
+// "thinking…" with the reasoning's tail. Under a pinned note (Round) it is
+// the note and the last line of that: an editor showing the last few
+// lines of a report keeps the note in view.
 // Precondition: p.mu is held.
 func (p *progress) messageLocked() string {
-	if p.status != "" {
-		return p.status
+	var body string
+	switch {
+	case p.status != "":
+		body = p.status
+	case p.content.Len() > 0:
+		body = tail(p.content.String(), tailRunes)
+	case p.reason.String() != "":
+		body = "thinking… " + tail(p.reason.String(), tailRunes/2)
 	}
-	if p.content.Len() > 0 {
-		return tail(p.content.String(), tailRunes)
+	if p.pin == "" {
+		return body
 	}
-	if r := p.reason.String(); r != "" {
-		return "thinking… " + tail(r, tailRunes/2)
+	if i := strings.LastIndex(body, " ⏎ "); i >= 0 {
+		body = "…" + body[i+len(" ⏎ "):]
 	}
-	return ""
+	if body == "" {
+		return p.pin
+	}
+	return p.pin + " ⏎ " + body
 }
 
 // Answered records that the job's answer was shown in a

@@ -87,11 +87,18 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyErro
 	m := newMatcher(f)
 	var ps []placed
 	var probs []*ApplyError
+	// offset is how far from their headers' lines the earlier hunks were
+	// found: a header's line corrected by it breaks a tie (settledByHeader).
+	offset := 0
 	for i, h := range hunks {
 		var found []placed
 		var firstErr *locateError
+		settle := 0
+		if h.OldStart > 0 {
+			settle = max(h.OldStart+offset, 1)
+		}
 		for _, lines := range variants(h.Lines) {
-			p, lerr := m.locateGapped(lines, h.OldStart)
+			p, lerr := m.locateGapped(lines, h.OldStart, settle)
 			if lerr != nil {
 				if firstErr == nil {
 					firstErr = lerr
@@ -108,6 +115,9 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyErro
 				Detail: "some lines have no diff marker and the hunk fits both as context and as added lines; prefix every line with \" \", \"-\" or \"+\""})
 		case len(found) > 0:
 			ps = append(ps, found[0])
+			if h.OldStart > 0 {
+				offset = found[0].start - (h.OldStart - 1)
+			}
 		default:
 			e := &ApplyError{Path: name, Hunk: i + 1, Header: h.Header, Err: firstErr.err,
 				Level: firstErr.level, Detail: firstErr.detail}
@@ -150,7 +160,7 @@ func applyHunks(name, text string, hunks []*Hunk) (string, []Match, []*ApplyErro
 	}
 	matches := make([]Match, len(ps))
 	for i, p := range ps {
-		matches[i] = Match{Path: name, Hunk: p.idx + 1, Level: p.level, Line: p.start + 1}
+		matches[i] = Match{Path: name, Hunk: p.idx + 1, Level: p.level, Line: p.start + 1, ByHeader: p.byHeader}
 	}
 	sort.Slice(matches, func(a, b int) bool { return matches[a].Hunk < matches[b].Hunk })
 	var lines, eols []string
@@ -196,4 +206,7 @@ type Match struct {
 	Hunk  int    // 1-based
 	Level Level
 	Line  int // 1-based first line of the hunk's old lines in the file
+	// ByHeader is set when the hunk matched several places far apart and
+	// the line its header names chose one.
+	ByHeader bool
 }

@@ -20,17 +20,20 @@
 //     the model forgot to close). A reply cut off outside a fence cannot be
 //     told from its text; callers refuse replies the provider reports as cut
 //     off.
-//   - A header's line number may confirm a place, or refuse one, never
-//     choose one. It refuses a place found away from it when at the line
+//   - A header's line number may confirm a place, or refuse one, and
+//     choose one only between places far apart: a hunk whose old lines
+//     occur at several places goes to the one the line names (corrected by
+//     the offset the file's earlier hunks showed) within 3 lines, when every
+//     other place lies 20 lines or more from it (Match.ByHeader). It refuses a place found away from it when at the line
 //     it names (within 3 lines) the hunk's old lines all agree as written
 //     but one removed line: the target changed since the model read it,
 //     and a look-alike matched. A hunk with only one non-blank old line
 //     found more than 3 lines away from the line its header names is
 //     refused too: one line is too thin to tell its target, changed since,
 //     from a copy of it. Likewise a hunk found only re-indented is
-//     refused when all its lines but one match as written elsewhere. A hunk
-//     whose old lines (context and removed lines) occur at two places is
-//     refused whatever its header says, and uniqueness is judged with
+//     refused when all its lines but one match as written elsewhere. Any
+//     other hunk whose old lines (context and removed lines) occur at two
+//     places is refused, and uniqueness is judged with
 //     trailing whitespace, and at the indentation level leading whitespace,
 //     set aside. Thin or missing context anchors when what is left occurs
 //     once; numberless headers ("@@", "@@ ... @@") anchor by content alone.

@@ -73,6 +73,8 @@ type EditSet struct {
 	// syntax memoizes goSyntaxError by text: the same texts are checked
 	// after each diff and again by Changes.
 	syntax map[string]error
+	// restated is set once ApplyDiffToOriginal applied a diff.
+	restated bool
 }
 
 // syntaxError is goSyntaxError, memoized.
@@ -109,6 +111,11 @@ type tx struct {
 	staged  map[string]*entry
 	order   []string
 	matches []Match
+	// original: the set's files are loaded with their original text, the
+	// set's edits of them dropped (ApplyDiffToOriginal); only the files the
+	// diffs write (touched) are committed then.
+	original bool
+	touched  map[string]string
 }
 
 func (s *EditSet) begin() *tx { return &tx{set: s, staged: map[string]*entry{}} }
@@ -120,6 +127,9 @@ func (t *tx) get(path, name string) (*entry, error) {
 	}
 	if e, ok := t.set.entries[path]; ok {
 		c := *e
+		if t.original {
+			c.text, c.exists = e.orig, e.origExists
+		}
 		t.staged[path] = &c
 		t.order = append(t.order, path)
 		return &c, nil
@@ -142,6 +152,9 @@ func (t *tx) get(path, name string) (*entry, error) {
 func (t *tx) commit() {
 	t.set.matches = append(t.set.matches, t.matches...)
 	for _, p := range t.order {
+		if _, ok := t.touched[p]; t.original && !ok {
+			continue // only looked at: it keeps the set's edits
+		}
 		if _, ok := t.set.entries[p]; !ok {
 			t.set.order = append(t.set.order, p)
 		}
@@ -151,7 +164,7 @@ func (t *tx) commit() {
 
 // before returns the text of a path before this transaction.
 func (t *tx) before(path string) (string, bool) {
-	if e, ok := t.set.entries[path]; ok {
+	if e, ok := t.set.entries[path]; ok && !t.original {
 		return e.text, e.exists
 	}
 	e := t.staged[path]
@@ -219,11 +232,45 @@ func (s *EditSet) ApplyDiff(text string) error {
 	return s.ApplyFileDiffs(diffs)
 }
 
+// ApplyDiffToOriginal applies a model's reply written against the files'
+// original text (their text before any edit of the set) in place of the
+// set's edits of the files it names: each of them starts again from its
+// original text, the other files keep theirs; all or nothing, as
+// ApplyDiff. It is how a repair that restates the whole change is taken
+// (a diff that does not apply to the files as they are now). A set that
+// renamed a file refuses: its original text lives under two names.
+func (s *EditSet) ApplyDiffToOriginal(text string) error {
+	for _, e := range s.entries {
+		if e.from != "" || e.movedTo != "" {
+			return refuse(&ApplyError{Path: e.name, Err: ErrFileState, Detail: "the edit renamed it, so a diff against the original text cannot replace the edit"})
+		}
+	}
+	diffs, err := Parse(text, "")
+	if err != nil {
+		return refuse(&ApplyError{Err: err})
+	}
+	t := s.begin()
+	t.original = true
+	if err := s.applyTx(t, diffs); err != nil {
+		return err
+	}
+	s.restated = true
+	return nil
+}
+
+// Restated reports whether ApplyDiffToOriginal replaced edits of the set.
+func (s *EditSet) Restated() bool { return s.restated }
+
 // ApplyFileDiffs applies parsed file diffs, all or nothing.
 func (s *EditSet) ApplyFileDiffs(diffs []*FileDiff) error {
-	t := s.begin()
+	return s.applyTx(s.begin(), diffs)
+}
+
+// applyTx applies parsed file diffs in t and commits them if all apply.
+func (s *EditSet) applyTx(t *tx, diffs []*FileDiff) error {
 	var probs []*ApplyError
 	touched := map[string]string{} // resolved path -> name
+	t.touched = touched
 	for _, fd := range diffs {
 		probs = append(probs, t.applyFile(fd, touched, len(diffs) == 1)...)
 	}
@@ -291,7 +338,7 @@ func (t *tx) applyFile(fd *FileDiff, touched map[string]string, single bool) []*
 	case fd.Create:
 		return t.createFile(fd, newName, touched)
 	case fd.Delete:
-		return t.deleteFile(fd, oldName)
+		return t.deleteFile(fd, oldName, touched)
 	}
 	return t.patchFile(fd, oldName, newName, touched)
 }
@@ -336,7 +383,7 @@ func (t *tx) createFile(fd *FileDiff, newName string, touched map[string]string)
 // deleteFile stages the deletion of oldName that fd makes (+++ /dev/null):
 // the file must exist, and fd must show its whole current text as removed
 // (trailing spaces aside) unless it is empty.
-func (t *tx) deleteFile(fd *FileDiff, oldName string) []*ApplyError {
+func (t *tx) deleteFile(fd *FileDiff, oldName string, touched map[string]string) []*ApplyError {
 	path, perr := t.resolve(oldName)
 	if perr != nil {
 		return []*ApplyError{perr}
@@ -372,6 +419,7 @@ func (t *tx) deleteFile(fd *FileDiff, oldName string) []*ApplyError {
 		}
 	}
 	e.exists, e.text = false, ""
+	touched[path] = oldName
 	return nil
 }
 
@@ -436,7 +484,7 @@ func (t *tx) patchFile(fd *FileDiff, oldName, newName string, touched map[string
 		dst.from = src.from
 	}
 	src.exists, src.text, src.movedTo = false, "", newPath
-	touched[newPath] = newName
+	touched[oldPath], touched[newPath] = oldName, newName
 	return nil
 }
 

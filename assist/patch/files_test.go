@@ -256,3 +256,52 @@ func TestFeedback(t *testing.T) {
 }
 
 var _ patch.Files = (*patchtest.Dir)(nil)
+
+// TestApplyDiffToOriginal: a diff against the files' original text
+// replaces the set's edits of the files it names, and only those (a file
+// it merely names in a lookup keeps its edit); a refused one changes
+// nothing; a set that renamed a file refuses.
+func TestApplyDiffToOriginal(t *testing.T) {
+	const m = "package m\n\nfunc F() int {\n\treturn 1\n}\n"
+	d := workspace(t, map[string]string{"m.go": m, "n.txt": "one\ntwo\n"})
+	s := patch.NewEditSet(d, patch.Options{})
+	if err := s.Replace("m.go", "return 1", "return x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Replace("n.txt", "two", "three"); err != nil {
+		t.Fatal(err)
+	}
+	whole := "--- a/m.go\n+++ b/m.go\n@@ -3,3 +3,3 @@\n func F() int {\n-\treturn 1\n+\treturn 2\n }\n"
+	if err := s.ApplyDiff(whole); err == nil {
+		t.Fatal("the diff against the original applied to the edited text")
+	}
+	if err := s.ApplyDiffToOriginal("--- a/m.go\n+++ b/m.go\n@@\n-\treturn 7\n+\treturn 2\n"); err == nil || s.Restated() {
+		t.Fatalf("got %v, restated %v: a diff that fits neither text applied", err, s.Restated())
+	}
+	if err := s.ApplyDiffToOriginal(whole); err != nil {
+		t.Fatal(patch.Feedback(err))
+	}
+	if !s.Restated() {
+		t.Error("Restated is false")
+	}
+	changes, err := s.Changes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range changes {
+		got[filepath.Base(c.Path)] = c.Before + "→" + c.After
+	}
+	want := map[string]string{"m.go": m + "→" + strings.Replace(m, "return 1", "return 2", 1), "n.txt": "one\ntwo\n→one\nthree\n"}
+	if len(got) != 2 || got["m.go"] != want["m.go"] || got["n.txt"] != want["n.txt"] {
+		t.Errorf("changes %q, want %q", got, want)
+	}
+
+	r := patch.NewEditSet(d, patch.Options{})
+	if err := r.ApplyDiff("diff --git a/n.txt b/o.txt\nrename from n.txt\nrename to o.txt\n"); err != nil {
+		t.Fatal(patch.Feedback(err))
+	}
+	if err := r.ApplyDiffToOriginal("--- a/n.txt\n+++ b/n.txt\n@@\n one\n-two\n+2\n"); !errors.Is(err, patch.ErrFileState) {
+		t.Errorf("after a rename: got %v, want ErrFileState", err)
+	}
+}

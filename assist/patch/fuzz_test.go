@@ -116,14 +116,17 @@ func FuzzApply(f *testing.F) {
 }
 
 // FuzzAmbiguous checks that a hunk whose old lines occur twice in the file
-// is never applied, whatever its header's line number says and whichever
-// of its lines are context or removed (issue 16: a header may confirm a
-// place, never choose one).
+// is applied only where its header's line names one of the places where
+// they occur (whitespace set aside), within 3 lines, while every other
+// lies 20 lines or more away (issue 33 item 22) — and then exactly there —
+// whichever of its lines are context or removed; otherwise it is refused.
 func FuzzAmbiguous(f *testing.F) {
 	f.Add("\ttotal := 0\n\tfor _, x := range xs {\n", "package demo\n", "\n// other\n", "}\n", uint16(2), uint64(1))
 	f.Add("x\n", "", "", "", uint16(1), uint64(0))
 	f.Add("    return data\n", "def load():\n", "\ndef save():\n", "", uint16(0), uint64(3))
 	f.Add("a\n\nb\n", "a\n", "\n", "\n", uint16(7), uint64(6))
+	f.Add("\ttotal := 0\n\tfor _, x := range xs {\n", "package demo\n", strings.Repeat("// gap\n", 30), "}\n", uint16(2), uint64(1))
+	f.Add("\ttotal := 0\n\tfor _, x := range xs {\n", "package demo\n", strings.Repeat("// gap\n", 30), "}\n", uint16(35), uint64(2))
 	f.Fuzz(func(t *testing.T, block, pre, mid, post string, hint uint16, pattern uint64) {
 		if block == "" || strings.ContainsAny(block, "\r") || !strings.HasSuffix(block, "\n") {
 			return
@@ -134,22 +137,52 @@ func FuzzAmbiguous(f *testing.F) {
 			}
 		}
 		text := pre + block + mid + block + post
-		var diff strings.Builder
+		blines := strings.Split(strings.TrimSuffix(block, "\n"), "\n")
+		var diff, repl strings.Builder
 		fmt.Fprintf(&diff, "--- a/demo.go\n+++ b/demo.go\n@@ -%d +%d @@\n", hint, hint)
-		for i, l := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		for i, l := range blines {
 			bit := pattern >> (uint(i) % 64) & 1
 			if bit == 1 {
 				diff.WriteString("-" + l + "\n")
 			} else {
 				diff.WriteString(" " + l + "\n")
+				repl.WriteString(l + "\n")
 			}
 			if i == 0 {
 				diff.WriteString("+added by the edit\n")
+				repl.WriteString("added by the edit\n")
 			}
 		}
 		files := memFiles{"/ws/demo.go": text}
-		if ch, err := patch.Apply(files, diff.String(), patch.Options{AllowBrokenGo: true}); err == nil {
-			t.Fatalf("a hunk whose old lines occur twice was applied:\n%s\n--- file\n%q\n--- after\n%q", diff.String(), text, ch[0].After)
+		ch, err := patch.Apply(files, diff.String(), patch.Options{AllowBrokenGo: true})
+		if err != nil {
+			return
+		}
+		// Where the block's lines occur, whitespace set aside, and which
+		// of those the header names.
+		tl := strings.SplitAfter(text, "\n")
+		named, others := -1, 0
+		for s := 0; s+len(blines) <= len(tl); s++ {
+			same := true
+			for i, l := range blines {
+				same = same && strings.TrimSpace(tl[s+i]) == strings.TrimSpace(l)
+			}
+			if !same {
+				continue
+			}
+			switch d := s - (int(hint) - 1); {
+			case d >= -3 && d <= 3 && named < 0:
+				named = s
+			case d > -20 && d < 20:
+				others++
+			}
+		}
+		if hint == 0 || named < 0 || others > 0 {
+			t.Fatalf("a hunk whose old lines occur twice was applied without a header naming one far from the others:\n%s\n--- file\n%q\n--- after\n%q", diff.String(), text, ch[0].After)
+		}
+		want := strings.Join(tl[:named], "") + repl.String() + strings.Join(tl[named+len(blines):], "")
+		if ch[0].After != want {
+			t.Fatalf("applied elsewhere than at the line its header names (%d):\n%s\n--- file\n%q\n--- after\n%q\n--- want\n%q", named+1, diff.String(), text, ch[0].After, want)
 		}
 	})
 }

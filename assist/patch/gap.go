@@ -51,8 +51,8 @@ func (m *matcher) window(from int) *matcher {
 // file, each next one at the one place after the part before it where it
 // matches (the gap skips forward to there). A file line that really reads
 // "..." at the spot is matched as written first: the exact reading wins.
-func (m *matcher) locateGapped(lines []Line, hint int) (*place, *locateError) {
-	p, lerr := m.locate(lines, hint)
+func (m *matcher) locateGapped(lines []Line, hint, settle int) (*place, *locateError) {
+	p, lerr := m.locate(lines, hint, settle)
 	if lerr == nil {
 		return p, nil
 	}
@@ -69,7 +69,7 @@ func (m *matcher) locateGapped(lines []Line, hint int) (*place, *locateError) {
 		if i > 0 {
 			w = m.window(from)
 		}
-		sp, serr := w.locate(seg, 0)
+		sp, serr := w.locate(seg, 0, 0)
 		if serr != nil {
 			if i == 0 {
 				return nil, serr

@@ -56,6 +56,9 @@ type place struct {
 	lines []Line
 	level Level
 	re    *reindent
+	// byHeader is set when the line the header names chose the place
+	// among several (settledByHeader).
+	byHeader bool
 }
 
 // locateError says why a hunk could not be placed.
@@ -87,7 +90,10 @@ func oldLines(lines []Line) []Line {
 }
 
 // locate places one hunk (whose lines are Context, Delete or Add only).
-func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
+// hint is the 1-based line its header names (0: none); settle is that line
+// corrected by the offset the file's earlier hunks showed, the tie-breaker
+// between places (settledByHeader; 0: none).
+func (m *matcher) locate(lines []Line, hint, settle int) (*place, *locateError) {
 	old := oldLines(lines)
 	if len(old) == 0 {
 		if len(m.f.lines) == 0 {
@@ -105,9 +111,9 @@ func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
 		return nil, &locateError{err: ErrAmbiguous, level: LevelExact, places: starts(exact),
 			detail: fmt.Sprintf("its context and removed lines hold only %d non-space characters and occur %d times; include more context", n, len(exact))}
 	}
-	// The header's line number may confirm a place, never choose one: the
-	// ladder decides by content alone.
-	ps, lerr := m.ladder(lines, exact)
+	// The ladder decides by content; the header's line number (settle)
+	// only breaks a tie between places far apart (settledByHeader).
+	ps, lerr := m.ladder(lines, exact, settle)
 	if lerr != nil {
 		return nil, lerr
 	}
@@ -153,7 +159,7 @@ func (m *matcher) locate(lines []Line, hint int) (*place, *locateError) {
 				return nil, &locateError{err: ErrAmbiguous, level: LevelTrimmed, places: starts(ex),
 					detail: "with outer context trimmed, the rest is too small to be located"}
 			}
-			sps, serr := m.ladder(sub, ex)
+			sps, serr := m.ladder(sub, ex, 0)
 			if serr != nil {
 				return nil, &locateError{err: serr.err, level: LevelTrimmed, places: serr.places, detail: serr.detail}
 			}
@@ -197,10 +203,21 @@ func (m *matcher) madeUp(trimmed []Line) bool {
 // a hunk found once exactly but twice with trailing whitespace ignored is
 // ambiguous, and the indentation level counts every place whose lines agree
 // once leading whitespace is set aside, before asking whether one
-// consistent re-indentation fits.
-func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) {
+// consistent re-indentation fits. A level's several places are one when
+// the header's corrected line settles them (settledByHeader).
+func (m *matcher) ladder(lines []Line, exact []*place, settle int) ([]*place, *locateError) {
 	trailing := m.scan(lines, eqTrailing)
 	if len(exact) == 1 && len(trailing) > 1 {
+		if p := m.settledByHeader(lines, trailing, settle); p != nil {
+			if p.start == exact[0].start {
+				p = exact[0]
+				p.level = LevelExact
+			} else {
+				p.level = LevelTrailingSpace
+			}
+			p.byHeader = true
+			return []*place{p}, nil
+		}
 		return nil, &locateError{err: ErrAmbiguous, level: LevelTrailingSpace, places: starts(trailing),
 			detail: "it matches one place exactly and others once trailing whitespace is ignored"}
 	}
@@ -216,6 +233,10 @@ func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) 
 	}
 	for _, lv := range levels {
 		ps, cands := lv.find()
+		if p := m.settledByHeader(lines, ps, settle); cands > 1 && len(ps) == cands && p != nil {
+			p.byHeader = true
+			ps, cands = []*place{p}, 1
+		}
 		switch {
 		case cands > 1:
 			var at []int
@@ -243,6 +264,48 @@ func (m *matcher) ladder(lines []Line, exact []*place) ([]*place, *locateError) 
 // leading context keeps the header).
 const hintSlack = 3
 
+// headerFar is how far, at least, every other place a hunk matches must
+// lie from the line its header names for that line to choose between them.
+const headerFar = 20
+
+// settledByHeader returns the one of ps, a level's places of the hunk
+// lines, that the header's corrected line settle (1-based; 0: none) names,
+// within hintSlack, when every other of ps lies headerFar lines or more
+// from it, and so does every place where the lines agree with indentation
+// set aside (a look-alike the level did not count); else nil. A header
+// that points between two places, or near two, settles nothing: the hunk
+// stays ambiguous.
+func (m *matcher) settledByHeader(lines []Line, ps []*place, settle int) *place {
+	if settle <= 0 || len(ps) < 2 {
+		return nil
+	}
+	at := settle - 1
+	dist := func(p *place) int {
+		if d := p.start - at; d >= 0 {
+			return d
+		}
+		return at - p.start
+	}
+	var near *place
+	for _, p := range ps {
+		switch d := dist(p); {
+		case d <= hintSlack && near == nil:
+			near = p
+		case d < headerFar:
+			return nil
+		}
+	}
+	if near == nil {
+		return nil
+	}
+	for _, p := range m.scan(lines, eqIndent) {
+		if p.start != near.start && dist(p) < headerFar {
+			return nil
+		}
+	}
+	return near
+}
+
 // nonBlankOld counts the hunk's old lines that are not blank.
 func nonBlankOld(lines []Line) int {
 	n := 0
@@ -263,8 +326,9 @@ func nearHint(start, hint int) bool {
 // changedAtHint reports a place near the line the header names, away from
 // the one the hunk was found at, where all the hunk's non-blank old lines
 // but one agree with the file as written: the hunk's target, changed since
-// the model read it, while a look-alike elsewhere matched. The header
-// never chooses a place; here it only refuses one.
+// the model read it, while a look-alike elsewhere matched. Here the
+// header refuses a place; it chooses one only between places far apart
+// (settledByHeader).
 func (m *matcher) changedAtHint(lines []Line, hint, found int) (int, bool) {
 	if hint <= 0 || found >= hint-1-hintSlack && found <= hint-1+hintSlack {
 		return 0, false

@@ -45,6 +45,27 @@ type Executor struct {
 	// reads are the files whose text a result carried (read_file's, a
 	// refused edit's quoted lines), in the order first carried.
 	reads []FileRead
+	// repairing is set while the model repairs the errors its edit
+	// brought (Loop): a diff may then restate the change (applyDiff).
+	repairing bool
+}
+
+// applyDiff applies a diff of the model to the set. During a repair, a
+// diff that does not apply to the files as they are now but applies to
+// their original text restates the whole change, as models often answer a
+// repair: it replaces the earlier edits of the files it names
+// (patch.EditSet.ApplyDiffToOriginal). The error is the refusal on the
+// files as they are now.
+func (x *Executor) applyDiff(diff string) (restated bool, err error) {
+	err = x.set.ApplyDiff(diff)
+	if err == nil || !x.repairing {
+		return false, err
+	}
+	if x.set.ApplyDiffToOriginal(diff) != nil {
+		return false, err
+	}
+	x.log.Info("the repair's diff applies to the original text: it restates the whole change")
+	return true, nil
 }
 
 // FileRead is a file whose text a tool result carried (read_file's text,
@@ -326,24 +347,40 @@ func (x *Executor) call(name, arguments string) (res Result) {
 		if a.Diff == nil {
 			return missing("diff")
 		}
-		before := len(x.set.Matches())
-		if err := x.set.ApplyDiff(*a.Diff); err != nil {
-			x.editFailed(name, "", err)
-			return x.refused(name, "", err)
-		}
-		x.editSucceeded(diffPaths(*a.Diff)...)
-		var b strings.Builder
-		b.WriteString("diff applied (pending: all edits are applied together at the end):")
-		for _, m := range x.set.Matches()[before:] {
-			fmt.Fprintf(&b, "\n- %s hunk %d at line %d (%s)", m.Path, m.Hunk, m.Line, m.Level)
-		}
-		return Result{Content: b.String()}
+		return x.applyDiffCall(name, *a.Diff)
 	}
 	var names []string
 	for _, d := range definitions() {
 		names = append(names, d.Name)
 	}
 	return errorf("unknown tool %q; the tools are %s", name, strings.Join(names, ", "))
+}
+
+// applyDiffCall runs an apply_diff call of diff: the diff applied to the
+// set (a repair may restate the change, applyDiff) and where each hunk
+// went, or the refusal.
+func (x *Executor) applyDiffCall(name, diff string) Result {
+	before := len(x.set.Matches())
+	restated, err := x.applyDiff(diff)
+	if err != nil {
+		x.editFailed(name, "", err)
+		return x.refused(name, "", err)
+	}
+	x.editSucceeded(diffPaths(diff)...)
+	var b strings.Builder
+	if restated {
+		b.WriteString("diff applied to the files' original text, in place of your earlier edits of them (pending: all edits are applied together at the end):")
+	} else {
+		b.WriteString("diff applied (pending: all edits are applied together at the end):")
+	}
+	for _, m := range x.set.Matches()[before:] {
+		fmt.Fprintf(&b, "\n- %s hunk %d at line %d (%s", m.Path, m.Hunk, m.Line, m.Level)
+		if m.ByHeader {
+			b.WriteString("; its lines occur elsewhere too, far away: its header's line chose this place")
+		}
+		b.WriteString(")")
+	}
+	return Result{Content: b.String()}
 }
 
 // diffPaths returns the file names of a diff, a/ and b/ prefixes dropped.

@@ -92,7 +92,10 @@ type LoopOptions struct {
 	// the round limit allow it): a non-empty answer then (the errors the
 	// edit brings) is sent back to the model as the next message, in the
 	// same conversation, and the loop goes on as after a correction. A
-	// repair that cannot be applied (its diff refused after the
+	// repair's diff that does not apply to the files as they are now but
+	// applies to their original text restates the change and replaces
+	// the earlier edits of its files (patch.EditSet.ApplyDiffToOriginal,
+	// Restated). A repair that cannot be applied (its diff refused after the
 	// corrections DiffRetries allows, cut off, or its request failed)
 	// ends the loop without an error, the edit set as it was before the
 	// repair, after one more call of Verify.
@@ -237,7 +240,7 @@ func (l *loop) answered(ctx context.Context, resp *model.Response) (again bool, 
 			return end(&patch.Refusal{Problems: []*patch.ApplyError{{Err: patch.ErrTruncated,
 				Detail: "the reply was cut off at the token limit (finish_reason \"length\"), so its diff is not applied"}}})
 		}
-		err := x.set.ApplyDiff(msg.Content)
+		_, err := x.applyDiff(msg.Content)
 		if err != nil {
 			if l.retries <= 0 || res.Rounds >= l.rounds {
 				return end(err)
@@ -261,7 +264,7 @@ func (l *loop) answered(ctx context.Context, resp *model.Response) (again bool, 
 			can := l.opts.Repairs > 0 && res.Rounds < l.rounds
 			if fb := opts.Verify(ctx, can); fb != "" && can {
 				l.opts.Repairs--
-				l.repairing = true
+				l.repairing, x.repairing = true, true
 				x.log.Info("the edit brings new errors; asking the model to repair it")
 				req.Messages = append(req.Messages, model.UserMessage(fb))
 				return true, nil

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -343,5 +344,74 @@ func TestLoopRepairThatDoesNotApply(t *testing.T) {
 				t.Fatalf("changes %+v %v; want the first edit", changes, err)
 			}
 		})
+	}
+}
+
+// TestLoopRepairRestatedAgainstTheOriginal: a repair written as the whole
+// corrected change against the original text (it does not apply to the
+// file as the first edit left it) replaces the first edit, as a reply's
+// diff and as an apply_diff call, and the set says it was restated.
+func TestLoopRepairRestatedAgainstTheOriginal(t *testing.T) {
+	first := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + c\n }\n```"
+	whole := "--- a/calc.go\n+++ b/calc.go\n@@ -4,3 +4,3 @@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a + b\n }\n"
+	args, _ := json.Marshal(map[string]string{"diff": whole})
+	for _, tc := range []struct {
+		name   string
+		repair modeltest.Rule
+	}{
+		{"reply diff", modeltest.Rule{Match: "undefined: c", Times: 1, Content: "```diff\n" + whole + "```"}},
+		{"apply_diff call", modeltest.Rule{Match: "undefined: c", Times: 1,
+			ToolCalls: []modeltest.ScriptToolCall{{Name: tools.ApplyDiff, Arguments: string(args)}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+				{Match: "original text, in place of", Times: 1, Content: "Done."},
+				tc.repair,
+				{Match: "Fix Add", Times: 1, Content: first},
+			}}})
+			defer srv.Close()
+			x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+			var calls []bool
+			verify := func(_ context.Context, canRepair bool) string {
+				calls = append(calls, canRepair)
+				return "calc.go:4: undefined: c"
+			}
+			if _, err := tools.Loop(context.Background(), client(srv), loopRequest("Fix Add in calc.go"), x,
+				tools.LoopOptions{ReplyDiff: true, Verify: verify, Repairs: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if len(calls) != 2 {
+				t.Errorf("verify calls %v, want 2 (the edit, the restated repair)", calls)
+			}
+			changes, err := x.Set().Changes()
+			if err != nil || len(changes) != 1 || changes[0].After != strings.Replace(calc, "a - b", "a + b", 1) || changes[0].Before != calc {
+				t.Fatalf("changes %+v %v; want the restated change against the original", changes, err)
+			}
+			if !x.Set().Restated() {
+				t.Error("the set does not say the change was restated")
+			}
+		})
+	}
+}
+
+// TestLoopNoRestatementOutsideARepair: a first diff that does not apply
+// is never taken against the original text: the restatement is the
+// repair's only (here the diff is stale against a file the model's own
+// earlier call changed).
+func TestLoopNoRestatementOutsideARepair(t *testing.T) {
+	stale := "```diff\n--- a/calc.go\n+++ b/calc.go\n@@\n func Add(a, b int) int {\n-\treturn a - b\n+\treturn a * b\n }\n```"
+	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
+		{Match: "Fix Add", Times: 1, ToolCalls: []modeltest.ScriptToolCall{{Name: tools.ReplaceText,
+			Arguments: `{"path":"calc.go","old_text":"return a - b","new_text":"return a + b"}`}}},
+		{Content: stale},
+	}}})
+	defer srv.Close()
+	x, _ := newExecutor(t, map[string]string{"calc.go": calc})
+	_, err := tools.Loop(context.Background(), client(srv), loopRequest("Fix Add in calc.go"), x, tools.LoopOptions{ReplyDiff: true})
+	if err == nil {
+		t.Fatal("a stale diff applied outside a repair")
+	}
+	if x.Set().Restated() {
+		t.Error("the set says restated")
 	}
 }

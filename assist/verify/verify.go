@@ -1302,3 +1302,52 @@ func (v *Verifier) Running(uri workspace.URI) bool {
 	defer s.start.Unlock()
 	return s.h != nil && s.h.alive() == nil
 }
+
+// Readiness says, of the helpers that would check the files uris, which
+// are not running yet (starting: not started, or still starting) and
+// which run but have not finished a check (loading: the first check of a
+// helper loads the workspace, its slowest by far: 10–20 s for gopls on a
+// cold module cache; bench/README.md), by name.
+func (v *Verifier) Readiness(uris []workspace.URI) (starting, loading []string) {
+	restricted := !v.trusted(v.folders())
+	for _, g := range v.groups(uris) {
+		if g.argv == nil {
+			continue
+		}
+		name := helperName(g.argv)
+		v.mu.Lock()
+		s := v.helpers[slotKey(g.argv, restricted)]
+		v.mu.Unlock()
+		var h *helper
+		if s != nil {
+			s.start.Lock()
+			if s.h != nil && s.h.alive() == nil {
+				h = s.h
+			}
+			s.start.Unlock()
+		}
+		switch {
+		case h == nil:
+			starting = append(starting, name)
+		default:
+			h.mu.Lock()
+			warm := h.warm
+			h.mu.Unlock()
+			if !warm {
+				loading = append(loading, name)
+			}
+		}
+	}
+	return starting, loading
+}
+
+// Ready starts the helpers that would check the files uris where they do
+// not run, and waits until they run (or could not start: Check says why)
+// or ctx ends, so that a caller can tell the start from the check.
+func (v *Verifier) Ready(ctx context.Context, uris []workspace.URI) {
+	for _, g := range v.groups(uris) {
+		if g.argv != nil {
+			_, _ = v.helperFor(ctx, g.argv, g.path)
+		}
+	}
+}

@@ -343,6 +343,13 @@ func (s *terminalSink) Content(delta string) {
 
 func (s *terminalSink) Status(msg string) { s.tick(msg) }
 
+// Round shows why another model call is made, when it says.
+func (s *terminalSink) Round(note string) {
+	if note != "" {
+		s.tick(note)
+	}
+}
+
 func (s *terminalSink) tick(msg string) {
 	if !s.tty {
 		return

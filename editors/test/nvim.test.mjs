@@ -113,6 +113,10 @@ test('nvim: a failed job\'s whole reason reaches :messages, once', async () => {
   await scenario('fail', 'refused.json');
 });
 
+test('nvim 0.12: the same failure once in :messages, short of Press ENTER', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('fail', 'refused.json', undefined, process.env.NVIM012_BIN);
+});
+
 test('nvim: a missing key is told with the plugin\'s way to set it first (issue 21 item 18)', async () => {
   await scenario('nokey', 'explain.json', undefined, undefined, { KIMI_API_KEY: '' });
 });
@@ -123,6 +127,14 @@ test('nvim: :KimiTests opens the created file in a window and leaves no empty fi
 
 test('nvim: with edits.confirm = "always" the review buffer accepts one hunk of two and only that hunk lands', async () => {
   await scenario('confirm', 'confirm.json');
+});
+
+test('nvim 0.12: the same review, the progress float out of its way', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('confirm', 'confirm.json', undefined, process.env.NVIM012_BIN);
+});
+
+test('nvim 0.12: :KimiFix, its end line on one row', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('fix', 'fix.json', undefined, process.env.NVIM012_BIN);
 });
 
 test('nvim: q in the review buffer applies nothing and the job says so', async () => {
@@ -259,3 +271,18 @@ test('nvim: once gopls runs, :KimiDocument\'s prompt shows the declaration gopls
     'pool.go': `package main\n\n${FILLER}\n// Pool hands out Bs.\ntype Pool struct{ idle []*B }\n\n// Get returns an idle B.\nfunc (p *Pool) Get() *B { return p.idle[0] }\n`,
   });
 });
+
+// Issue 33 items 1 and 2 with gopls as the verification helper: the repair
+// round in view and the end line whole; the "ask" question with the change
+// and the errors shown where they can be read.
+for (const [label, nvim] of [['nvim', undefined], ['nvim 0.12', process.env.NVIM012_BIN]]) {
+  const skip = label !== 'nvim' && !nvim && 'NVIM012_BIN not set';
+  test(`${label}: the repair round is said while it runs, and the end line is read whole`, { skip }, async () => {
+    await scenario('repair_helper', 'repair.json', (standin, detail) => {
+      assert.equal(standin.requests().length, 2, `the Fix and its repair reached the provider\n${detail}`);
+    }, nvim);
+  });
+  test(`${label}: verify.onNewErrors = "ask" shows the change and the errors, then asks once more`, { skip }, async () => {
+    await scenario('ask_helper', 'repair.json', undefined, nvim);
+  });
+}

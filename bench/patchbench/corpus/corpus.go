@@ -94,11 +94,13 @@ var Perturbations = []struct {
 	{"... elision", Refuse},
 	{"truncated reply (fence never closed)", Refuse},
 	{"duplicated target block", Refuse},
-	{"thin context, two places (header names one)", Refuse},
+	{pThinFar, Apply},
 	{"target region changed since", Refuse},
 	{"target changed, mixed shapes", Refuse},
 	{pHeaderTwice, Refuse},
 	{pGapTwice, Refuse},
+	{pThinNear, Refuse},
+	{pThinBetween, Refuse},
 }
 
 // PerPerturbation is the number of cases generated per perturbation.

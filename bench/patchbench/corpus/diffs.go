@@ -540,10 +540,11 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 			return c, false, nil
 		}
 		style = dots + headerStyle(g.r.IntN(2))
-	case "thin context, two places (header names one)":
+	case pThinFar:
 		// The model trims a hunk's leading context; what is left occurs
-		// twice in the file, and the header's numbers name the place
-		// the model meant. A header may confirm a place, never choose.
+		// twice in the file, 30 lines or more apart, and the header's
+		// numbers (every hunk's, as the model read the file) name the
+		// place the model meant: the header settles it (D84).
 		k := g.r.IntN(len(d.hunks))
 		h := d.hunks[k]
 		lead := h.leadCtx()
@@ -556,18 +557,20 @@ func (g *gen) try(name string, expect Outcome) (Case, bool, error) {
 		if before, intended, at, ok = plant(h.oldBlock()); !ok {
 			return c, false, nil
 		}
-		// The header names the intended place in the file as it is now.
 		h.oldStart += lead
 		h.newStart += lead
-		if at < h.oldStart-1 {
-			h.oldStart += len(h.oldBlock())
-			h.newStart += len(h.oldBlock())
-		}
+		d.shiftFrom(at, len(h.oldBlock()))
 		h.recount()
 		if g.r.IntN(2) == 0 {
 			g.trailingWS(h)
 		}
 		if clearReading(before, h) < 2 {
+			return c, false, nil
+		}
+		want, intended, checkReading = intended, "", false
+	case pThinNear, pThinBetween:
+		var ok bool
+		if before, intended, ok = g.thinTwice(name, d, lines, ops); !ok {
 			return c, false, nil
 		}
 	case "target region changed since", "target changed, mixed shapes":

@@ -3,7 +3,7 @@
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
 -- tests | confirm | confirm_cancel | nextedit | nextedit_gopls | fix_helper |
--- fix_helper_py | definitions_helper.
+-- fix_helper_py | definitions_helper | repair_helper | ask_helper.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
 local file = os.getenv('KIMI_FILE')
@@ -193,9 +193,16 @@ local ok, err = pcall(function()
   local explain = require('kimi.explain')
   -- The setup README shows, settings = {} included.
   local confirming = scenario:match('^confirm') ~= nil
+  local asking = scenario == 'ask_helper'
+  local settings = {}
+  if confirming then
+    settings = { edits = { confirm = 'always' } }
+  elseif asking then
+    settings = { verify = { onNewErrors = 'ask' } }
+  end
   kimi.setup({
     cmd = { os.getenv('KIMI_LSP_BIN') },
-    settings = confirming and { edits = { confirm = 'always' } } or {},
+    settings = settings,
     show_document = scenario ~= 'explain_showmessage',
     progress = 'float',
   })
@@ -211,7 +218,7 @@ local ok, err = pcall(function()
   end, 'kimi-lsp to attach and initialize')
   local ft = file:match('%.py$') and 'python' or 'go'
   check(vim.bo[bufnr].filetype == ft, 'the ' .. ft .. ' file is open', vim.bo[bufnr].filetype)
-  if not confirming then
+  if not confirming and not asking then
     local sent = vim.fn.json_encode(client.config.init_options)
     check(sent == '{"kimi": {}}', 'settings = {} is sent as an object in initializationOptions', sent)
     sent = vim.fn.json_encode(client.config.settings)
@@ -235,7 +242,7 @@ local ok, err = pcall(function()
     local nwidths = 0
     wait(30000, function()
       local w = progress.window()
-      if w then
+      if w and #progress.running() > 0 then -- the end line is as wide as it needs
         float_seen = true
         local cw = vim.api.nvim_win_get_config(w).width
         if not widths[cw] then
@@ -329,6 +336,30 @@ local ok, err = pcall(function()
     check(v ~= nil and v.sent == v.buffer, 'the edit is versioned against the buffer', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
+    -- Issue 33 item 9: the end line is drawn on one row (in 80 columns:
+    -- its token counts are :KimiProgress's), its words whole.
+    local full = progress.last_outcome_full or ''
+    local fw = progress.window()
+    local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
+    local head = full:gsub(' %(%d+ prompt tokens.*', '')
+    if vim.fn.strdisplaywidth(head) <= vim.o.columns - 2 then
+      check(#fl == 1 and fl[1] == head and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
+        'the end line is one row of the float, whole but its token counts', vim.inspect({ full = full, lines = fl }))
+    else -- too long for any row (pyright's untrusted-folder note): wrapped at spaces, whole
+      check(#fl >= 2 and table.concat(fl, ' ') == head:gsub('^Kimi: ', ''), 'the long end line is wrapped whole', vim.inspect({ full = full, lines = fl }))
+    end
+    if vim.fn.has('nvim-0.10') == 1 then
+      -- As drawn (0.7's screenstring() does not see floats without a UI).
+      local rows = screen()
+      local on = 0
+      for _, r in ipairs(rows) do
+        if r:find('Fix: 1 edit', 1, true) then
+          on = on + 1
+          check(r:find(head, 1, true) ~= nil, 'the row holds the whole end line', r)
+        end
+      end
+      check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
+    end
     vim.api.nvim_set_current_win(code_win)
     vim.cmd('normal! u')
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'u restores the original text',
@@ -371,14 +402,19 @@ local ok, err = pcall(function()
     end, 'progress end of the refused job')
     local errors = notes_at(vim.log.levels.ERROR)
     check(#errors == 1, 'one error message for the failed job', vim.inspect(notes))
-    check(errors[1] ~= nil and errors[1].msg:find(reason, 1, true) ~= nil, 'the error message holds the whole reason', vim.inspect(errors))
-    check(errors[1] ~= nil and errors[1].msg:match('^Kimi: Explain') ~= nil, 'the error names the job once', vim.inspect(errors))
+    check(errors[1] ~= nil and errors[1].msg:match('^Kimi: Explain: failed: ') ~= nil, 'the error names the job once', vim.inspect(errors))
+    -- Issue 33 item 9: once in :messages, and short enough for the
+    -- command line (a longer one asked Press ENTER); the whole reason is
+    -- :KimiProgress's.
     local messages = vim.fn.execute('messages')
-    check(messages:find(reason, 1, true) ~= nil, ':messages keeps the reason', messages)
+    local _, n = messages:gsub('Explain: failed', '')
+    check(n == 1, ':messages holds the failure once', messages)
+    check(errors[1] ~= nil and vim.fn.strdisplaywidth(errors[1].msg) < vim.v.echospace and errors[1].msg:find('(see :KimiProgress)', 1, true) ~= nil,
+      'it fits the command line (v:echospace ' .. vim.v.echospace .. ') and points to :KimiProgress', errors[1] and errors[1].msg)
     check(vim.fn.strdisplaywidth(progress.last_outcome or '') <= 60, 'the float keeps a short form', progress.last_outcome)
     vim.cmd('KimiProgress')
     local last = notes[#notes].msg
-    check(last:find('KIMI-E2E-FAILURE', 1, true) ~= nil, ':KimiProgress shows the last outcome', last)
+    check(last:find('KIMI-E2E-FAILURE', 1, true) ~= nil and last:find(reason, 1, true) ~= nil, ':KimiProgress shows the whole reason', last)
     check(last:find('Kimi: Kimi', 1, true) == nil, ':KimiProgress does not double "Kimi:"', last)
   elseif scenario == 'nokey' then
     vim.cmd('6,8KimiExplain')
@@ -439,6 +475,9 @@ local ok, err = pcall(function()
     check(shown:find('  -// Add returns the sum of a and b.', 1, true) ~= nil and shown:find('  +\tfmt.Println(Add(2, 3))', 1, true) ~= nil,
       'the hunks show the lines removed and added', shown)
     check(vim.fn.bufnr('kimi://review') == -1, 'the review buffer is gone after the decision')
+    -- Issue 33 item 9: the progress float (bottom right) covered the hunk
+    -- list, saying "applying the edit" while the review waited.
+    check(r.float == nil, 'no progress float over the hunk list while it waited for keys')
     check(vim.api.nvim_get_current_win() == code_win, 'the cursor is back in the code window')
     local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
     local e = has('end')
@@ -663,6 +702,119 @@ local ok, err = pcall(function()
     check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
+    -- Issue 33 item 9: the end line is drawn on one row (in 80 columns:
+    -- its token counts are :KimiProgress's), its words whole.
+    local full = progress.last_outcome_full or ''
+    local fw = progress.window()
+    local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
+    local head = full:gsub(' %(%d+ prompt tokens.*', '')
+    if vim.fn.strdisplaywidth(head) <= vim.o.columns - 2 then
+      check(#fl == 1 and fl[1] == head and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
+        'the end line is one row of the float, whole but its token counts', vim.inspect({ full = full, lines = fl }))
+    else -- too long for any row (pyright's untrusted-folder note): wrapped at spaces, whole
+      check(#fl >= 2 and table.concat(fl, ' ') == head:gsub('^Kimi: ', ''), 'the long end line is wrapped whole', vim.inspect({ full = full, lines = fl }))
+    end
+    if vim.fn.has('nvim-0.10') == 1 then
+      -- As drawn (0.7's screenstring() does not see floats without a UI).
+      local rows = screen()
+      local on = 0
+      for _, r in ipairs(rows) do
+        if r:find('Fix: 1 edit', 1, true) then
+          on = on + 1
+          check(r:find(head, 1, true) ~= nil, 'the row holds the whole end line', r)
+        end
+      end
+      check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
+    end
+  elseif scenario == 'repair_helper' then
+    -- Issue 33 item 1: the Fix's first diff brings gopls's "undefined: c";
+    -- the float says the repair round is running and keeps saying it, the
+    -- first diff is not streamed again, and the end line is read whole.
+    local shown = {} -- each text the float showed, in order
+    vim.api.nvim_create_autocmd('User', {
+      pattern = 'KimiProgress',
+      callback = function()
+        local w = progress.window()
+        if w then
+          table.insert(shown, table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n'))
+        end
+      end,
+    })
+    vim.cmd('6,8KimiFix')
+    wait(120000, function()
+      return has('end') ~= nil
+    end, 'progress end of the repaired Fix')
+    local pin = 'repairing: gopls found 1 new error: undefined: c'
+    local from
+    for i, t in ipairs(shown) do
+      if t:find(pin, 1, true) then
+        from = from or i
+      end
+    end
+    check(from ~= nil, 'the float said the repair round is running', table.concat(shown, '\n---\n'))
+    local kept = from ~= nil
+    for i = from or 1, #shown - 1 do
+      local t = shown[i]
+      if not t:find(pin, 1, true) or t:find('sending tool results', 1, true) or t:find('a + c', 1, true) and not t:find('- return a + c', 1, true) and t:find('+ return a + c', 1, true) then
+        kept = false
+        check(false, 'the float kept the repair in view, without the first diff', t)
+        break
+      end
+    end
+    check(kept and #shown - (from or #shown) >= 2, 'the float kept saying it until the end', tostring(from) .. ' of ' .. #shown)
+    local full = progress.last_outcome_full or ''
+    check(full:find('verified by gopls: no new errors after repair', 1, true) ~= nil, 'the end says verified after repair', full)
+    local fw = progress.window()
+    local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
+    check(#fl == 1 and fl[1]:find('Fix: 1 edit applied to 1 file, verified by gopls: no new errors after repair', 1, true) == 1,
+      'the float shows the end line whole, on one row', vim.inspect({ full = full, float = fl }))
+    for _, l in ipairs(fl) do
+      check(vim.fn.strdisplaywidth(l) <= vim.o.columns - 2, 'each row fits the editor', l)
+    end
+    local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    check(lines[7] == '\treturn a + b', 'the repaired fix landed', table.concat(lines, '\n'))
+  elseif scenario == 'ask_helper' then
+    -- Issue 33 item 2: verify.onNewErrors = "ask". The keys are typed
+    -- ahead: c shows the proposed change, s the errors, d discards.
+    local confirm = require('kimi.confirm')
+    for _ = 1, 3 do
+      vim.api.nvim_feedkeys('csd', 't', false)
+      vim.cmd('6,8KimiFix')
+      wait(120000, function()
+        return has('end') ~= nil
+      end, 'progress end of the Fix asked about')
+      if not (has('end').message or ''):find('not verified', 1, true) then
+        break
+      end
+      -- gopls was still loading the module (a loaded machine): the edit
+      -- landed unverified; undone, the Fix is asked again of a warm gopls.
+      out('info: ' .. has('end').message .. '; asking again')
+      vim.api.nvim_set_current_win(code_win)
+      if not vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original) then
+        vim.cmd('normal! u')
+      end
+      vim.api.nvim_input('<Esc>')
+      progress.history, confirm.asked = {}, {}
+    end
+    local asked = confirm.asked
+    check(#asked == 3, 'asked three times (the change, the errors, the choice)', vim.inspect(asked))
+    local q = asked[1] or { message = '', choices = {} }
+    check(q.message:match('^Kimi: Fix — the edit brings 1 new error: undefined: c') ~= nil and not q.message:find('Kimi: Kimi', 1, true),
+      'the question names the job once', q.message)
+    check(vim.deep_equal(q.choices, { '&Apply anyway', '&Discard', '&Show the errors', 'Show the &change' }), 'one key per choice', vim.inspect(q.choices))
+    local cb = vim.fn.bufnr('kimi://proposed-change.diff')
+    local cl = cb > 0 and table.concat(vim.api.nvim_buf_get_lines(cb, 0, -1, false), '\n') or ''
+    check(cl:find('-\treturn a - b\n+\treturn a + c', 1, true) ~= nil and vim.bo[cb].filetype == 'diff', 'the proposed change is a diff buffer', cl)
+    check(cb > 0 and vim.fn.bufwinid(cb) ~= -1, 'shown in a window', tostring(cb))
+    local qf = vim.fn.getqflist({ items = 1, title = 1, winid = 1 })
+    local item = qf.items[1] or {}
+    check(#qf.items == 1 and item.lnum == 7 and (item.text or ''):find('undefined: c', 1, true) ~= nil
+      and vim.fn.bufname(item.bufnr or 0):match('main%.go$') ~= nil, "gopls's error is in the quickfix list, at its line", vim.inspect(qf))
+    check((qf.winid or 0) ~= 0, 'the quickfix window is open', vim.inspect(qf))
+    check(vim.api.nvim_get_current_win() == code_win, 'the cursor stays in the code window')
+    local e = has('end')
+    check((e.message or ''):find('discarded by your choice', 1, true) ~= nil, 'd discarded the edit', e.message)
+    check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'the code is unchanged')
   elseif scenario == 'definitions_helper' then
     -- :KimiDocument on run.go's conn.Close() until the stand-in's last
     -- prompt holds B's Close (nvim.test.mjs checks every prompt), 40 times

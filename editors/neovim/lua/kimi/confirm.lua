@@ -179,6 +179,10 @@ local function decide(title, list)
   vim.api.nvim_buf_set_option(buf, 'filetype', 'kimireview')
   pcall(vim.api.nvim_buf_set_name, buf, 'kimi://review')
   local at, lines = render(buf, title, list)
+  -- The progress float (bottom right) would cover the hunk list, and it
+  -- has nothing to say while the user decides.
+  local progress = require('kimi.progress')
+  progress.hold(true)
   vim.cmd(split)
   local win = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_buf(win, buf)
@@ -194,7 +198,7 @@ local function decide(title, list)
     local choice
     while not choice do
       at, lines = render(buf, title, list)
-      M.last = { lines = lines, hunks = list }
+      M.last = { lines = lines, hunks = list, float = progress.window() }
       move(cur)
       vim.cmd('redraw')
       local k = key()
@@ -227,10 +231,12 @@ local function decide(title, list)
     return choice
   end
   local ok, choice = pcall(read_keys)
+  local float = M.last and M.last.float
   if ok then
     local _, final = render(buf, title, list)
-    M.last = { lines = final, hunks = list, choice = choice }
+    M.last = { lines = final, hunks = list, choice = choice, float = float }
   end
+  progress.hold(false)
   if vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_win_close(win, true)
   end
@@ -242,6 +248,86 @@ local function decide(title, list)
     error(choice, 0) -- the window is closed; the server hears of the error
   end
   return choice
+end
+
+-- accelerators gives each action title an accelerator for confirm(): the
+-- first letter of its first word, else of its other words from the last
+-- ("Show the change" beside "Show the errors": c), else any free letter.
+local function accelerators(titles)
+  local used, out = {}, {}
+  for _, t in ipairs(titles) do
+    local starts = {}
+    for pos in t:gmatch('()%w+') do
+      table.insert(starts, pos)
+    end
+    local order = { starts[1] }
+    for i = #starts, 2, -1 do
+      table.insert(order, starts[i])
+    end
+    for i = 1, #t do
+      table.insert(order, i)
+    end
+    local label = t
+    for _, i in ipairs(order) do
+      local c = t:sub(i, i):lower()
+      if c:match('%w') and not used[c] then
+        used[c] = true
+        label = t:sub(1, i - 1) .. '&' .. t:sub(i)
+        break
+      end
+    end
+    table.insert(out, label)
+  end
+  return out
+end
+
+--- asked lists the questions ask_message was given: {message, choices}.
+M.asked = {}
+
+--- ask_message answers window/showMessageRequest of kimi-lsp: the question
+--- on the command line, one key per choice (read as the review reads its
+--- keys: getchar), so
+--- that the windows above it (the errors, the proposed change) stay in
+--- view while the user decides; "Kimi: " said once. No choice answers null.
+function M.ask_message(_, params)
+  if not params or type(params.actions) ~= 'table' or #params.actions == 0 then
+    return vim.NIL
+  end
+  local msg = (params.message or ''):gsub('%s*\n%s*', ' ')
+  if not msg:match('^Kimi') then
+    msg = 'Kimi: ' .. msg
+  end
+  local titles = {}
+  for _, a in ipairs(params.actions) do
+    table.insert(titles, a.title)
+  end
+  local choices = accelerators(titles)
+  table.insert(M.asked, { message = msg, choices = choices })
+  local keys, shown = {}, {}
+  for i, c in ipairs(choices) do
+    local at = c:find('&', 1, true)
+    if at then
+      keys[c:sub(at + 1, at + 1):lower()] = i
+      c = c:sub(1, at - 1) .. '[' .. c:sub(at + 1, at + 1) .. ']' .. c:sub(at + 2)
+    end
+    table.insert(shown, c)
+  end
+  vim.cmd('redraw')
+  vim.api.nvim_echo({ { msg .. '\n', 'WarningMsg' }, { table.concat(shown, ', ') .. ': ', 'Question' } }, false, {})
+  local n
+  while not n do
+    local k = key()
+    if k == nil or k == 'q' or k == '\27' or k == '\3' then
+      break
+    end
+    n = keys[k:lower()]
+  end
+  vim.api.nvim_echo({ { '' } }, false, {})
+  M.asked[#M.asked].answer = n
+  if not n then
+    return vim.NIL
+  end
+  return params.actions[n]
 end
 
 --- review shows the hunks of params.edit for the user to pick. Returns the

@@ -116,10 +116,68 @@ function M.is_explanation(params)
   return msg:find('\n') ~= nil or #msg >= opts.min_message_length
 end
 
+-- above opens buf in a window at the top of the editor (at most a third of
+-- its height), or shows it in the one it is in, and leaves the cursor where
+-- it was: the question about the edit is asked on the command line below.
+local function above(buf, height)
+  local prev = vim.api.nvim_get_current_win()
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd('topleft split')
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, buf)
+  end
+  vim.api.nvim_win_set_height(win, math.max(3, math.min(height, math.floor(vim.o.lines / 3))))
+  if vim.api.nvim_win_is_valid(prev) then
+    vim.api.nvim_set_current_win(prev)
+  end
+end
+
+local change_buf = nil
+
+--- show_verification shows what kimi-lsp sends while it asks about an edit
+--- that brings new errors: "Kimi: the errors the edit brings (gopls):" and
+--- its path:line: message lines go to the quickfix list, opened at the
+--- top; "Kimi: the proposed change:" and its diff to the buffer
+--- kimi://proposed-change.diff above the code. It reports whether msg was
+--- one of them.
+function M.show_verification(msg)
+  if msg:match('^Kimi: the errors the edit brings') then
+    local lines = vim.split(msg, '\n', { plain = true })
+    local title = table.remove(lines, 1)
+    vim.fn.setqflist({}, ' ', { title = title, lines = lines, efm = '%f:%l: %m' })
+    local prev = vim.api.nvim_get_current_win()
+    vim.cmd('topleft copen ' .. math.max(2, math.min(#lines, 10)))
+    if vim.api.nvim_win_is_valid(prev) then
+      vim.api.nvim_set_current_win(prev)
+    end
+    return true
+  end
+  if msg:match('^Kimi: the proposed change:') then
+    local lines = vim.split(msg, '\n', { plain = true })
+    table.remove(lines, 1)
+    if not (change_buf and vim.api.nvim_buf_is_valid(change_buf)) then
+      change_buf = vim.api.nvim_create_buf(false, true)
+      vim.api.nvim_buf_set_option(change_buf, 'bufhidden', 'hide')
+      pcall(vim.api.nvim_buf_set_name, change_buf, 'kimi://proposed-change.diff')
+    end
+    vim.api.nvim_buf_set_option(change_buf, 'modifiable', true)
+    vim.api.nvim_buf_set_lines(change_buf, 0, -1, false, lines)
+    vim.api.nvim_buf_set_option(change_buf, 'modifiable', false)
+    vim.api.nvim_buf_set_option(change_buf, 'filetype', 'diff')
+    above(change_buf, #lines)
+    return true
+  end
+  return false
+end
+
 --- show_message handles window/showMessage: explanations go to the scratch
 --- split, errors and notices to vim.notify.
 function M.show_message(_, params, ctx)
   if not params then
+    return vim.NIL
+  end
+  if M.show_verification(params.message or '') then
     return vim.NIL
   end
   if M.is_explanation(params) then

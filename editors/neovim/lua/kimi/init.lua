@@ -129,6 +129,7 @@ end
 local function handlers()
   local h = {
     ['window/showMessage'] = explain.show_message,
+    ['window/showMessageRequest'] = require('kimi.confirm').ask_message,
     ['workspace/applyEdit'] = edits.apply_edit,
     ['$/kimi/completionStatus'] = completion.on_status,
     ['textDocument/publishDiagnostics'] = nextedit.on_diagnostics(vim.lsp.handlers['textDocument/publishDiagnostics']),

@@ -20,6 +20,7 @@ M.failures = {}
 
 local opts = { mode = 'float', width = 60, lines = 4, linger_ms = 3000 }
 local float = { buf = nil, win = nil, timer = nil }
+local close_float_now, render_now -- defined below
 
 --- configure sets the display: mode is 'float', 'statusline' or 'none'.
 function M.configure(o)
@@ -27,7 +28,9 @@ function M.configure(o)
 end
 
 -- tail_lines returns the last n non-empty lines of text, each cut to width
--- from the left so the newest words stay visible. The server may mark line
+-- from the left so the newest words stay visible, but the text's first
+-- line, when shown, from the right: it is the report's head (the note of a
+-- repair round, a status), read from its start. The server may mark line
 -- breaks with "⏎" in its one-line reports; those split lines too.
 local function tail_lines(text, n, width)
   local lines = {}
@@ -43,11 +46,56 @@ local function tail_lines(text, n, width)
     local l = lines[i]
     if vim.fn.strdisplaywidth(l) > width then
       local chars = vim.fn.strchars(l)
-      l = '…' .. vim.fn.strcharpart(l, chars - (width - 1), width - 1)
+      if i == 1 and #lines > 1 then
+        l = vim.fn.strcharpart(l, 0, width - 1) .. '…'
+      else
+        l = '…' .. vim.fn.strcharpart(l, chars - (width - 1), width - 1)
+      end
     end
     table.insert(out, l)
   end
   return out
+end
+
+-- wrap_rows splits a one-line text into rows of at most width display
+-- cells, at spaces where it can: an outcome is read whole.
+local function wrap_rows(text, width)
+  local rows, row = {}, ''
+  for word in text:gmatch('%S+') do
+    local cand = row == '' and word or (row .. ' ' .. word)
+    if vim.fn.strdisplaywidth(cand) <= width then
+      row = cand
+    else
+      if row ~= '' then
+        table.insert(rows, row)
+      end
+      row = word
+      while vim.fn.strdisplaywidth(row) > width do
+        local cut = vim.fn.strcharpart(row, 0, width)
+        table.insert(rows, cut)
+        row = vim.fn.strcharpart(row, vim.fn.strchars(cut))
+      end
+    end
+  end
+  if row ~= '' or #rows == 0 then
+    table.insert(rows, row)
+  end
+  return rows
+end
+M.wrap_rows = wrap_rows
+
+-- held is set while a window the float would cover waits for the user
+-- (the hunk review, kimi.confirm): the float is not drawn then.
+local held = false
+
+--- hold hides the float while on is true and draws it again after.
+function M.hold(on)
+  held = on and true or false
+  if held then
+    close_float_now()
+  else
+    pcall(render_now)
+  end
 end
 
 local function close_float()
@@ -59,11 +107,12 @@ local function close_float()
 end
 
 local function render()
-  if opts.mode ~= 'float' then
+  if opts.mode ~= 'float' or held then
     return
   end
   local token = M.order[#M.order]
   local lines
+  local width = math.max(10, math.min(opts.width, vim.o.columns - 2))
   if token then
     local p = M.active[token]
     local title = p.title or 'Kimi'
@@ -72,9 +121,15 @@ local function render()
     end
     lines = { title }
     vim.list_extend(lines, tail_lines(p.message, opts.lines, opts.width))
-  elseif M.last_outcome then
-    lines = { M.last_outcome }
-    float.height = 1 -- the job is over: the outcome alone
+  elseif M.last_outcome_rows then
+    -- The job is over: the outcome alone, whole, on as few rows as the
+    -- editor's width allows (one, when it fits), as wide as it needs.
+    lines = M.last_outcome_rows
+    float.height = #lines
+    width = 10
+    for _, l in ipairs(lines) do
+      width = math.max(width, vim.fn.strdisplaywidth(l))
+    end
   else
     close_float()
     return
@@ -83,7 +138,6 @@ local function render()
   -- that followed each chunk's text moved its left edge on every report.
   -- It takes the configured width (the editor's, when narrower) and grows
   -- in height only, until the job ends.
-  local width = math.max(10, math.min(opts.width, vim.o.columns - 2))
   float.height = math.max(float.height or 0, #lines)
   while #lines < float.height do
     table.insert(lines, '')
@@ -110,9 +164,12 @@ local function render()
     local ok, win = pcall(vim.api.nvim_open_win, float.buf, false, cfg)
     if ok then
       float.win = win
+      -- One row per line: a line is never wrapped onto a second row.
+      pcall(vim.api.nvim_win_set_option, win, 'wrap', false)
     end
   end
 end
+close_float_now, render_now = close_float, render
 
 local function linger()
   if float.timer then
@@ -169,6 +226,31 @@ local function short(text, width)
   return vim.fn.strcharpart(line, 0, width - 1) .. '…'
 end
 
+--- outcome_rows returns the rows the float shows a job's outcome on, each
+--- at most room cells: the outcome is read whole ("verified by gopls: no
+--- new errors after repair"), on one row where it can be: first without
+--- its usage note ("(1768 prompt tokens, 0% cached)", in :KimiProgress),
+--- then without the "Kimi: " of the title (the float is Kimi's); wrapped
+--- at spaces only when still too long.
+function M.outcome_rows(full, room)
+  local text = short(full, 100000)
+  local fits = function(t)
+    return vim.fn.strdisplaywidth(t) <= room
+  end
+  if fits(text) then
+    return { text }
+  end
+  local bare = text:gsub(' %([%d,]+ prompt tokens[^()]*%)', '')
+  if fits(bare) then
+    return { bare }
+  end
+  local untitled = bare:gsub('^Kimi: ', '')
+  if fits(untitled) then
+    return { untitled }
+  end
+  return wrap_rows(untitled, room)
+end
+
 local function record(token, kind, title, message)
   table.insert(M.history, { token = token, kind = kind, title = title, message = message })
   if #M.history > M.max_history then
@@ -207,11 +289,21 @@ function M.update(client_id, params)
     end
     M.last_outcome_full = string.format('%s: %s', title, M.reword(v.message) or 'done')
     M.last_outcome = short(M.last_outcome_full, opts.width)
+    local room = math.max(10, vim.o.columns - 2)
     if p and M.is_failure(v.message) then
-      -- The float shows the outcome for a few seconds, cut to its width;
-      -- the whole reason goes to :messages, once per job.
+      -- The float shows a failure for a few seconds, cut to its width;
+      -- :messages gets it once, cut to the command line so that it never
+      -- asks Press ENTER, and :KimiProgress shows it whole.
+      M.last_outcome_rows = { M.last_outcome }
       table.insert(M.failures, M.last_outcome_full)
-      require('kimi.util').tell(M.last_outcome_full, vim.log.levels.ERROR)
+      if M.last_outcome_full:find(M.no_key, 1, true) then
+        -- How to give the key: an instruction, told whole.
+        require('kimi.util').tell(M.last_outcome_full, vim.log.levels.ERROR)
+      else
+        require('kimi.util').tell_line(M.last_outcome_full, vim.log.levels.ERROR, ':KimiProgress')
+      end
+    else
+      M.last_outcome_rows = M.outcome_rows(M.last_outcome_full, room)
     end
     record(key, 'end', title, v.message)
     pcall(render)
@@ -256,6 +348,7 @@ end
 --- reset forgets all progress (used by tests and on server exit).
 function M.reset()
   M.active, M.order, M.history, M.last_outcome, M.last_outcome_full, M.failures = {}, {}, {}, nil, nil, {}
+  M.last_outcome_rows = nil
   close_float()
 end
 

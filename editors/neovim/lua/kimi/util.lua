@@ -175,6 +175,28 @@ function M.hl_fg(name)
   return okc and c.foreground or nil, okg and g.foreground or nil
 end
 
+--- tell_line tells msg as tell does, on one line of the command line: a
+--- longer one is cut to it (v:echospace) and ends "… (see <where>)", so
+--- that it never asks Press ENTER and :messages holds it once.
+function M.tell_line(msg, level, where)
+  msg = tostring(msg or ''):gsub('%s*\n%s*', ' ')
+  if not msg:match('^Kimi') then
+    msg = 'Kimi: ' .. msg
+  end
+  local room = math.max(20, (vim.v.echospace or (vim.o.columns - 12)) - 1)
+  if vim.fn.strdisplaywidth(msg) > room then
+    local more = ' … (see ' .. where .. ')'
+    local n = room - vim.fn.strdisplaywidth(more)
+    local cut = vim.fn.strcharpart(msg, 0, n)
+    while n > 1 and vim.fn.strdisplaywidth(cut) > room - vim.fn.strdisplaywidth(more) do
+      n = n - 1
+      cut = vim.fn.strcharpart(msg, 0, n)
+    end
+    msg = cut .. more
+  end
+  vim.notify(msg, level or vim.log.levels.INFO)
+end
+
 function M.tell(msg, level)
   msg = tostring(msg or '')
   if not msg:match('^Kimi') then
