@@ -740,7 +740,7 @@ func TestRepairRestatedAgainstTheOriginalLands(t *testing.T) {
 	uri := le.open("a.go", goFile)
 	js.run("kimi.fix", map[string]any{"uri": uri, "range": rng(2, 0, 4, 1)}, "f1")
 	end := js.progressEnd(`"f1"`)
-	if !strings.Contains(end, "1 edit applied to 1 file, verified by gopls: no new errors after repair (the repair restated the whole change)") {
+	if !strings.Contains(end, "1 hunk in 1 file applied, verified by gopls: no new errors after repair (the repair restated the whole change)") {
 		t.Errorf("end %q", end)
 	}
 	if n := len(js.srv.Requests()); n != 2 {

@@ -766,7 +766,7 @@ local ok, err = pcall(function()
     check(full:find('verified by gopls: no new errors after repair', 1, true) ~= nil, 'the end says verified after repair', full)
     local fw = progress.window()
     local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
-    check(#fl == 1 and fl[1]:find('Fix: 1 edit applied to 1 file, verified by gopls: no new errors after repair', 1, true) == 1,
+    check(#fl == 1 and fl[1]:find('Fix: 1 hunk in 1 file applied, verified by gopls: no new errors after repair', 1, true) == 1,
       'the float shows the end line whole, on one row', vim.inspect({ full = full, float = fl }))
     for _, l in ipairs(fl) do
       check(vim.fn.strdisplaywidth(l) <= vim.o.columns - 2, 'each row fits the editor', l)
