@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
@@ -326,6 +327,9 @@ type Engine struct {
 	prompts   *cache.Session
 	tools     []model.Tool
 	explains  *Explanations
+	// fixed is what setup fixed for the engine's life (StartOnly), nil
+	// before the first task.
+	fixed atomic.Pointer[fixedSettings]
 
 	noUsage sync.Once // the log says once that replies carry no usage
 
@@ -394,8 +398,27 @@ func (e *Engine) setup() error {
 			e.log.Warn("explanations will not be kept on disk", "error", err)
 		}
 		e.prompts, e.tools, e.explains = prompts, defs, ex
+		e.fixed.Store(&fixedSettings{webSearch: cfg.WebSearch})
 	})
 	return e.setupErr
+}
+
+// fixedSettings are the settings the engine reads once, at its first task,
+// for its life: the tool definitions lead every prompt, whose cached
+// prefix a change would throw away.
+type fixedSettings struct {
+	webSearch bool
+}
+
+// StartOnly returns the keys whose value in cfg differs from the one the
+// engine fixed at its first task and keeps until the server starts again
+// (webSearch); none before the first task, when cfg still applies whole.
+func (e *Engine) StartOnly(cfg config.Config) []string {
+	f := e.fixed.Load()
+	if f == nil || f.webSearch == cfg.WebSearch {
+		return nil
+	}
+	return []string{"webSearch"}
 }
 
 // SetConfig makes cfg the configuration of the tasks that start from now.

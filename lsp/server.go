@@ -49,6 +49,10 @@ type Options struct {
 	// OnConfig, if set, is called with every new effective configuration
 	// (the command uses it to update the log redactor and level).
 	OnConfig func(config.Config)
+	// UserFile, if set, is the user configuration file Config was read
+	// from (config.UserFilePath): the server watches it and applies what
+	// it says from then on (userfile.go).
+	UserFile string
 	// Redact, if set, removes secrets from text sent to the editor.
 	Redact func(string) string
 	// HTTPClient, if set, carries the model requests (tests).
@@ -296,6 +300,7 @@ func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn.Go(ctx, s.handle)
+	userFile := s.watchUserFile()
 	s.spawn("forward logs", s.forwardLogs)
 	s.spawn("send kimi diagnostics", func() { s.diagnosticsSender(s.life.context()) })
 	select {
@@ -315,7 +320,10 @@ func (s *Server) Run(ctx context.Context) int {
 	// the editor end with the session's context, the queued operation and
 	// the scans stop at their next check.
 	s.inflight.cancelAll()
-	s.life.end()       // before jobs.Close: a job's pending request to the editor ends now
+	s.life.end() // before jobs.Close: a job's pending request to the editor ends now
+	if userFile != nil {
+		userFile.Close() // before serial.Close: it queues its reloads there
+	}
 	s.surfaces.Close() // the completion streams: hung up with the session's context, and waited for
 	s.jobs.Close()
 	s.engine.Close() // the helper language servers: ended, killed past 3.5 s, and waited for

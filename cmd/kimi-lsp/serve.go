@@ -92,6 +92,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Config:         env.cfg,
 		ConfigProblems: env.problems,
 		OnConfig:       env.onConfig,
+		UserFile:       config.UserFilePath(getenv),
 		Redact:         env.redactor.String,
 		HTTPClient:     modelHTTP,
 		Replied:        procSignals.start,
