@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kimi-lsp/kimi-lsp/lsp/lsptest"
+	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
 // writeUserFile writes the user configuration file as an editor saves it:
@@ -106,4 +109,18 @@ func TestUserFileStartOnlyTold(t *testing.T) {
 			t.Errorf("a request offers web_search before a restart: the engine's tools changed")
 		}
 	}
+}
+
+// TestWorkspaceFileWrittenOnDisk: a .kimi-lsp.toml written by another
+// program (no didSave, no didChangeWatchedFiles) is read again from the
+// folder's fsnotify watch, as the user file is.
+func TestWorkspaceFileWrittenOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	s := newSession(t, nil)
+	s.initialize(lsptest.DefaultInitializeParams(string(workspace.FileURI(dir))))
+	if err := s.srv.folders.Ready(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	writeUserFile(t, filepath.Join(dir, ".kimi-lsp.toml"), "[[actions]]\nname = \"shout\"\ntitle = \"Kimi: Shout\"\nprompt = \"{{selection}}\"\nresult = \"explain\"\n")
+	waitFor(t, func() bool { _, ok := s.srv.config().ActionFor("shout"); return ok })
 }
