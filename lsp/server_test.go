@@ -202,7 +202,12 @@ func TestPositionEncodingNegotiation(t *testing.T) {
 	}{
 		{nil, "utf-16"},
 		{[]string{"utf-16"}, "utf-16"},
-		{[]string{"utf-16", "utf-8"}, "utf-8"},
+		// The other servers of the buffer answer UTF-16 (D87): Neovim
+		// 0.12 offers all three, UTF-8 first; Helix UTF-8, UTF-32, UTF-16.
+		{[]string{"utf-8", "utf-16", "utf-32"}, "utf-16"},
+		{[]string{"utf-8", "utf-32", "utf-16"}, "utf-16"},
+		{[]string{"utf-16", "utf-8"}, "utf-16"},
+		{[]string{"utf-8"}, "utf-8"},
 		{[]string{"utf-32", "utf-8"}, "utf-8"},
 		{[]string{"utf-32"}, "utf-16"},
 	} {
