@@ -35,6 +35,11 @@ type Options struct {
 	Version string
 	// Logger receives the server's log; nil means slog.Default().
 	Logger *slog.Logger
+	// LogToEditor sends every record Logger enables to the editor as
+	// window/logMessage (information as Info, debug as Log), not only
+	// warnings and errors: for a command whose own log (stderr, which
+	// editors show as errors) keeps errors only.
+	LogToEditor bool
 	// ParentPollInterval is how often the editor's process (initialize's
 	// processId) is checked for life; 0 means 2 seconds.
 	ParentPollInterval time.Duration
@@ -61,9 +66,13 @@ type Options struct {
 	// cache directory.
 	ExplanationDir string
 	// Ledger records every provider request and applies the budgets; nil
-	// means the record in the state directory of the process's
-	// environment (assist.OpenLedger, opened on first use).
+	// means the record in the state directory of the environment Getenv
+	// reads (assist.OpenLedger, opened on first use, logging through the
+	// server's logger).
 	Ledger *provider.Ledger
+	// Getenv looks up the environment variables the server reads (the
+	// state directory); nil means os.Getenv.
+	Getenv func(string) string
 	// Replied, if set, is called once the initialize reply is written, on
 	// the read loop (it must not block): the command starts catching
 	// SIGINT and SIGTERM there, off the start-up path.
@@ -208,7 +217,7 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 	if base == nil {
 		base = slog.Default()
 	}
-	logs, log := newLogForwarding(base.Handler())
+	logs, log := newLogForwarding(base.Handler(), opts.LogToEditor)
 	if opts.ParentPollInterval == 0 {
 		opts.ParentPollInterval = 2 * time.Second
 	}
@@ -232,7 +241,11 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 	s.serial = newSerial(log)
 	s.ledger = opts.Ledger
 	if s.ledger == nil {
-		s.ledger, s.ownLedger = assist.OpenLedger(os.Getenv, cfg.Budget, log), true
+		getenv := opts.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		s.ledger, s.ownLedger = assist.OpenLedger(getenv, cfg.Budget, log), true
 	}
 	s.ledger.OnWarn(func(msg string) { s.showMessage(s.life.context(), protocol.MessageTypeInfo, msg) })
 	s.ledger.OnNotice(func(msg string) { s.showMessage(s.life.context(), protocol.MessageTypeWarning, msg) })
@@ -299,6 +312,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.log.Info("kimi-lsp starting", "version", s.opts.Version, "pid", os.Getpid())
 	s.conn.Go(ctx, s.handle)
 	userFile := s.watchUserFile()
 	s.spawn("forward logs", s.forwardLogs)
