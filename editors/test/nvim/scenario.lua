@@ -266,6 +266,9 @@ local ok, err = pcall(function()
     check(vim.bo[eb].filetype == 'markdown', 'the explanation buffer is markdown')
     check(vim.bo[eb].buftype == 'nofile', 'the explanation buffer is a scratch buffer')
     check(vim.fn.bufwinid(eb) ~= -1, 'the explanation is shown in a window')
+    -- Issue 33 item 10: the encoding gopls and the other servers answer,
+    -- whatever Neovim offers (0.12 offers UTF-8 first), D87.
+    check(client.offset_encoding == 'utf-16', 'the session is in UTF-16', tostring(client.offset_encoding))
     -- Issue 33 item 10: Neovim 0.12 started through editors/test/nvim012.sh
     -- looked for its parsers in …/usr/lib/lib/nvim, and every Markdown
     -- buffer raised E5113 (no parser for "markdown").
