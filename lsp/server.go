@@ -313,8 +313,10 @@ func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.log.Info("kimi-lsp starting", "version", s.opts.Version, "pid", os.Getpid())
-	s.conn.Go(ctx, s.handle)
+	// Before the first message is read: a change made once the editor
+	// has its initialize reply is seen.
 	userFile := s.watchUserFile()
+	s.conn.Go(ctx, s.handle)
 	s.spawn("forward logs", s.forwardLogs)
 	s.spawn("send kimi diagnostics", func() { s.diagnosticsSender(s.life.context()) })
 	select {

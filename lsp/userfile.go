@@ -27,6 +27,7 @@ func (s *Server) watchUserFile() *watch.File {
 		s.log.Warn("the user configuration file is read at start only", "path", path, "error", err)
 		return nil
 	}
+	s.log.Debug("watching the user configuration file", "path", path)
 	return f
 }
 
