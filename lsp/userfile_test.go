@@ -118,6 +118,8 @@ func TestWorkspaceFileWrittenOnDisk(t *testing.T) {
 	dir := t.TempDir()
 	s := newSession(t, nil)
 	s.initialize(lsptest.DefaultInitializeParams(string(workspace.FileURI(dir))))
+	// The folder is added off the read loop: its scan (and watch) first.
+	waitFor(t, func() bool { return len(s.srv.folders.List()) == 1 })
 	if err := s.srv.folders.Ready(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
