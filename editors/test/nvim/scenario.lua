@@ -649,6 +649,22 @@ local ok, err = pcall(function()
     local rows = check_display(bufnr, ns, 6)
     local shown = table.concat(rows, '\n')
     check(shown:find('undefined: b', 1, true) ~= nil, "gopls's error is drawn too", shown)
+    if vim.fn.has('nvim-0.12') == 1 then
+      -- Issue 33 item 10, D87: kimi-lsp answers gopls's encoding, so
+      -- :checkhealth no longer warns that the buffer's servers differ.
+      local encs = {}
+      for _, c in ipairs(vim.lsp.get_clients({ bufnr = bufnr })) do
+        encs[c.name] = c.offset_encoding
+      end
+      check(encs.kimi == 'utf-16' and encs.gopls == 'utf-16', 'kimi-lsp and gopls use one position encoding', vim.inspect(encs))
+      vim.cmd('checkhealth vim.lsp')
+      local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      check(report:find('different position encodings', 1, true) == nil and report:find('No buffers contain mixed position encodings', 1, true) ~= nil,
+        ':checkhealth vim.lsp finds no mixed position encodings', report)
+      check(report:find('gopls', 1, true) ~= nil, ':checkhealth vim.lsp lists the clients', report)
+      pcall(vim.cmd, 'tabclose')
+      pcall(vim.api.nvim_set_current_win, code_win)
+    end
     -- client:stop() on 0.10+ (vim.lsp.stop_client is deprecated on 0.12);
     -- on 0.7 client.stop(force) is a plain function.
     local function stop(id)
