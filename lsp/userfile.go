@@ -54,7 +54,7 @@ func (s *Server) tellStartOnly(ctx context.Context, cfg config.Config) {
 	var msg *protocol.ShowMessageParams
 	if len(keys) > 0 {
 		msg = &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo,
-			Message: "kimi-lsp: the new configuration is in force, except " + strings.Join(keys, ", ") + ": it applies when the server starts again (restart it from the editor)"}
+			Message: "kimi-lsp: the new configuration is in force, except " + strings.Join(keys, " and ") + ", which wait for the server to start again (restart it from the editor)"}
 	}
 	if s.settings.tell("start only", msg) {
 		s.notify(ctx, "window/showMessage", msg)

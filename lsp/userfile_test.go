@@ -86,7 +86,7 @@ func TestUserFileStartOnlyTold(t *testing.T) {
 	waitFor(t, func() bool { return cs.srv.config().Budget.Hourly == 5 })
 	told := func() (n int) {
 		for _, m := range cs.messages() {
-			if strings.Contains(m, "except webSearch") && strings.Contains(m, "starts again") {
+			if strings.Contains(m, "except webSearch,") && strings.Contains(m, "start again") {
 				n++
 			}
 		}
@@ -104,6 +104,17 @@ func TestUserFileStartOnlyTold(t *testing.T) {
 	if n := len(cs.prov.Requests()); n != 2 {
 		t.Errorf("%d requests at the stand-in, want 2", n)
 	}
+	// A new price table is told too: the actions' recorded cost keeps the
+	// first action's prices.
+	writeUserFile(t, user, "webSearch = true\n"+userVerifyOff+"[budget]\nhourly = 6.0\n[prices.\"kimi-k3.1-pro-highspeed\"]\noutput = 9.0\n")
+	waitFor(t, func() bool {
+		for _, m := range cs.messages() {
+			if strings.Contains(m, "except webSearch and prices (the cost recorded for actions), which wait") {
+				return true
+			}
+		}
+		return false
+	})
 	for _, r := range cs.prov.Requests() {
 		if strings.Contains(string(r.Body), `"type":"web_search"`) {
 			t.Errorf("a request offers web_search before a restart: the engine's tools changed")
