@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
@@ -332,6 +334,9 @@ type Engine struct {
 	prompts   *cache.Session
 	tools     []model.Tool
 	explains  *Explanations
+	// fixed is what setup fixed for the engine's life (StartOnly), nil
+	// before the first task.
+	fixed atomic.Pointer[fixedSettings]
 
 	noUsage sync.Once // the log says once that replies carry no usage
 
@@ -400,8 +405,37 @@ func (e *Engine) setup() error {
 			e.log.Warn("explanations will not be kept on disk", "error", err)
 		}
 		e.prompts, e.tools, e.explains = prompts, defs, ex
+		e.fixed.Store(&fixedSettings{webSearch: cfg.WebSearch, prices: provider.Prices(cfg)})
 	})
 	return e.setupErr
+}
+
+// fixedSettings are the settings the engine reads once, at its first task,
+// for its life: the tool definitions lead every prompt, whose cached
+// prefix a change would throw away, and the prices of the prompt session,
+// which prices what each action's requests cost.
+type fixedSettings struct {
+	webSearch bool
+	prices    cache.Prices
+}
+
+// StartOnly returns the keys whose value in cfg differs from the one the
+// engine fixed at its first task and keeps until the server starts again
+// (webSearch; prices, for the cost recorded of actions); none before the
+// first task, when cfg still applies whole.
+func (e *Engine) StartOnly(cfg config.Config) []string {
+	f := e.fixed.Load()
+	if f == nil {
+		return nil
+	}
+	var keys []string
+	if f.webSearch != cfg.WebSearch {
+		keys = append(keys, "webSearch")
+	}
+	if !maps.Equal(f.prices, provider.Prices(cfg)) {
+		keys = append(keys, "prices (the cost recorded for actions)")
+	}
+	return keys
 }
 
 // SetConfig makes cfg the configuration of the tasks that start from now.

@@ -146,6 +146,7 @@ func (s *Server) updateConfig(ctx context.Context, what string, change func(conf
 	}, func(next config.Config) {
 		s.reportConfigProblems(ctx, what, errs)
 		s.configChanged(next)
+		s.tellStartOnly(ctx, next)
 	})
 }
 

@@ -180,8 +180,8 @@ func TestCopilotInlineEditRenamed(t *testing.T) {
 	}
 }
 
-// TestCopilotInlineEditSidekick (sidekick.nvim's requests, in a UTF-8
-// session): its extra context param is ignored; a request it cancels
+// TestCopilotInlineEditSidekick (sidekick.nvim's requests, in the
+// session Neovim's offer of UTF-8, UTF-16 and UTF-32 makes: UTF-16, D87): its extra context param is ignored; a request it cancels
 // (the user typed) is answered cancelled and the next one gets the
 // suggestion, with still one provider request; its accept command (a
 // workspace/executeCommand request after the didChange that applied the
@@ -321,13 +321,19 @@ func TestCopilotInlineEditEncoding(t *testing.T) {
 	want := strings.ReplaceAll(text, "factor", "k")
 	diff := "--- a/main.go\n+++ b/main.go\n@@ -3,8 +3,8 @@\n func scale(v int, k int) int {\n-\tif factor == 0 {\n+\tif k == 0 {\n \t\treturn v\n \t}\n-\treturn v * factor\n+\treturn v * k\n }\n \n-// é factor\n\\ No newline at end of file\n+// é k\n\\ No newline at end of file\n"
 	for _, tc := range []struct {
-		enc     string
+		offer   []string
+		enc     string // the session's, negotiated from offer
 		wantEnd uint32
-	}{{"utf-8", 12}, {"utf-16", 11}} {
-		t.Run(tc.enc, func(t *testing.T) {
+	}{
+		{[]string{"utf-8"}, "utf-8", 12},
+		{[]string{"utf-16"}, "utf-16", 11},
+		// Neovim 0.12's offer: UTF-16, the other servers' (D87).
+		{[]string{"utf-8", "utf-16", "utf-32"}, "utf-16", 11},
+	} {
+		t.Run(strings.Join(tc.offer, ","), func(t *testing.T) {
 			settings := map[string]any{"nextEdit": map[string]any{"debounceMs": copilotPause}}
 			cs := copilotSession(t, func(root string) map[string]any {
-				return neovimInit(root, []string{tc.enc}, settings)
+				return neovimInit(root, tc.offer, settings)
 			}, "", modeltest.Rule{Content: diff})
 			uri, _ := cs.file("main.go", text+"|")
 			pos := cs.change(uri, strings.Replace(text, "v int, factor int", "v int, k| int", 1))

@@ -131,10 +131,7 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 			return nil, rpcError(jsonrpc2.InvalidParams, "initialize: invalid capabilities: %v", err)
 		}
 	}
-	enc := workspace.UTF16
-	if slices.Contains(pe.General.PositionEncodings, "utf-8") {
-		enc = workspace.UTF8
-	}
+	enc := negotiateEncoding(pe.General.PositionEncodings)
 	folders := initialFolders(&p)
 
 	var client clientInfo
@@ -243,6 +240,21 @@ func handleInitialize(s *Server, ctx context.Context, req *request) (any, error)
 // escape (\u0069tems) writes them.
 func mayNameItems(raw json.RawMessage) bool {
 	return bytes.Contains(raw, []byte("items")) || bytes.IndexByte(raw, '\\') >= 0
+}
+
+// negotiateEncoding picks the position encoding of the session from the
+// client's offer (general.positionEncodings, most preferred first): UTF-16
+// whenever it is offered, or nothing is (LSP's default, which every client
+// must support and gopls, pyright, typescript-language-server and
+// rust-analyzer answer), so that kimi-lsp shares a buffer's encoding with
+// the other servers attached to it (Neovim 0.12's :checkhealth warns when
+// they differ); UTF-8 only for a client that offers UTF-8 but not UTF-16
+// (D87).
+func negotiateEncoding(offered []string) workspace.Encoding {
+	if len(offered) == 0 || slices.Contains(offered, "utf-16") || !slices.Contains(offered, "utf-8") {
+		return workspace.UTF16
+	}
+	return workspace.UTF8
 }
 
 type folderRef struct {

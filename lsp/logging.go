@@ -11,13 +11,16 @@ import (
 
 // clientLogHandler forwards warnings and errors to the editor as
 // window/logMessage (most editors show them in their LSP log), besides
-// writing every record to the server's own log. Records are queued and sent
+// writing every record to the server's own log; with all set
+// (Options.LogToEditor), it forwards every record the logger enables:
+// information as Info, debug records as Log. Records are queued and sent
 // by Run's forwarding goroutine, so logging never blocks on the connection;
-// when the queue is full (a flood of warnings) records are dropped from the
+// when the queue is full (a flood of records) records are dropped from the
 // editor's view only. Text is redacted before it leaves.
 type clientLogHandler struct {
 	next   slog.Handler
 	queue  chan<- string
+	all    bool
 	prefix string // rendered attrs of WithAttrs, and the group path
 	group  string
 }
@@ -28,7 +31,7 @@ func (h *clientLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
 
 func (h *clientLogHandler) Handle(ctx context.Context, r slog.Record) error {
 	err := h.next.Handle(ctx, r)
-	if r.Level < slog.LevelWarn {
+	if r.Level < slog.LevelWarn && !h.all {
 		return err
 	}
 	var b strings.Builder
@@ -51,7 +54,7 @@ func (h *clientLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	for _, a := range attrs {
 		writeAttr(&b, h.group, a)
 	}
-	return &clientLogHandler{next: h.next.WithAttrs(attrs), queue: h.queue, prefix: b.String(), group: h.group}
+	return &clientLogHandler{next: h.next.WithAttrs(attrs), queue: h.queue, all: h.all, prefix: b.String(), group: h.group}
 }
 
 func (h *clientLogHandler) WithGroup(name string) slog.Handler {
@@ -59,7 +62,7 @@ func (h *clientLogHandler) WithGroup(name string) slog.Handler {
 	if h.group != "" {
 		g = h.group + "." + name
 	}
-	return &clientLogHandler{next: h.next.WithGroup(name), queue: h.queue, prefix: h.prefix, group: g}
+	return &clientLogHandler{next: h.next.WithGroup(name), queue: h.queue, all: h.all, prefix: h.prefix, group: g}
 }
 
 func writeAttr(b *strings.Builder, group string, a slog.Attr) {
@@ -79,25 +82,33 @@ func writeAttr(b *strings.Builder, group string, a slog.Attr) {
 	fmt.Fprintf(b, " %s=%v", key, a.Value.Resolve().Any())
 }
 
+// levelTag is the queued message's first byte: its LSP MessageType (1
+// error, 2 warning, 3 info, 4 log).
 func levelTag(l slog.Level) string {
-	if l >= slog.LevelError {
-		return "\x01"
+	switch {
+	case l >= slog.LevelError:
+		return string(rune(protocol.MessageTypeError))
+	case l >= slog.LevelWarn:
+		return string(rune(protocol.MessageTypeWarning))
+	case l >= slog.LevelInfo:
+		return string(rune(protocol.MessageTypeInfo))
 	}
-	return "\x02"
+	return string(rune(protocol.MessageTypeLog))
 }
 
-// logForwarding is the part of the server that carries warnings and
-// errors to the editor: the server's logger queues them
-// (clientLogHandler), forwardLogs sends them.
+// logForwarding is the part of the server that carries log records to the
+// editor: the server's logger queues them (clientLogHandler), forwardLogs
+// sends them.
 type logForwarding struct {
 	queue chan string
 }
 
 // newLogForwarding returns the forwarding and the server's logger, which
-// writes every record to next and queues warnings and errors.
-func newLogForwarding(next slog.Handler) (logForwarding, *slog.Logger) {
-	l := logForwarding{queue: make(chan string, 64)}
-	return l, slog.New(&clientLogHandler{next: next, queue: l.queue})
+// writes every record to next and queues warnings and errors, or every
+// record when all is set (Options.LogToEditor).
+func newLogForwarding(next slog.Handler, all bool) (logForwarding, *slog.Logger) {
+	l := logForwarding{queue: make(chan string, 256)}
+	return l, slog.New(&clientLogHandler{next: next, queue: l.queue, all: all})
 }
 
 // next returns the next queued message, or false once done is closed.
@@ -110,18 +121,20 @@ func (l logForwarding) next(done <-chan struct{}) (string, bool) {
 	}
 }
 
-// forwardLogs sends queued warnings and errors to the editor until the
-// session ends. Nothing is sent before initialize (the client is not ready
-// for it) and nothing after exit. A panic while one message is sent loses
-// that message alone.
+// forwardLogs sends the queued records to the editor until the session
+// ends. Nothing is sent before the initialize reply (the records of the
+// start wait in the queue until then) and nothing after exit. A panic
+// while one message is sent loses that message alone.
 func (s *Server) forwardLogs() {
+	select {
+	case <-s.life.repliedCh():
+	case <-s.life.exited():
+		return
+	}
 	for {
 		msg, ok := s.logs.next(s.life.exited())
 		if !ok {
 			return
-		}
-		if s.life.state() == stateNew {
-			continue
 		}
 		s.guard("forward logs", func() { s.forwardLog(msg) })
 	}
@@ -132,10 +145,7 @@ func (s *Server) forwardLogs() {
 // (notify sends it uncancelled).
 func (s *Server) forwardLog(msg string) {
 	s.hook("logMessage", msg)
-	typ := protocol.MessageTypeWarning
-	if strings.HasPrefix(msg, "\x01") {
-		typ = protocol.MessageTypeError
-	}
+	typ := protocol.MessageType(msg[0])
 	s.notify(s.life.context(), "window/logMessage", &protocol.LogMessageParams{
 		Type: typ, Message: "kimi-lsp: " + s.redact(msg[1:]),
 	})

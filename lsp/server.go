@@ -35,6 +35,11 @@ type Options struct {
 	Version string
 	// Logger receives the server's log; nil means slog.Default().
 	Logger *slog.Logger
+	// LogToEditor sends every record Logger enables to the editor as
+	// window/logMessage (information as Info, debug as Log), not only
+	// warnings and errors: for a command whose own log (stderr, which
+	// editors show as errors) keeps errors only.
+	LogToEditor bool
 	// ParentPollInterval is how often the editor's process (initialize's
 	// processId) is checked for life; 0 means 2 seconds.
 	ParentPollInterval time.Duration
@@ -49,6 +54,10 @@ type Options struct {
 	// OnConfig, if set, is called with every new effective configuration
 	// (the command uses it to update the log redactor and level).
 	OnConfig func(config.Config)
+	// UserFile, if set, is the user configuration file Config was read
+	// from (config.UserFilePath): the server watches it and applies what
+	// it says from then on (userfile.go).
+	UserFile string
 	// Redact, if set, removes secrets from text sent to the editor.
 	Redact func(string) string
 	// HTTPClient, if set, carries the model requests (tests).
@@ -57,9 +66,13 @@ type Options struct {
 	// cache directory.
 	ExplanationDir string
 	// Ledger records every provider request and applies the budgets; nil
-	// means the record in the state directory of the process's
-	// environment (assist.OpenLedger, opened on first use).
+	// means the record in the state directory of the environment Getenv
+	// reads (assist.OpenLedger, opened on first use, logging through the
+	// server's logger).
 	Ledger *provider.Ledger
+	// Getenv looks up the environment variables the server reads (the
+	// state directory); nil means os.Getenv.
+	Getenv func(string) string
 	// Replied, if set, is called once the initialize reply is written, on
 	// the read loop (it must not block): the command starts catching
 	// SIGINT and SIGTERM there, off the start-up path.
@@ -204,7 +217,7 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 	if base == nil {
 		base = slog.Default()
 	}
-	logs, log := newLogForwarding(base.Handler())
+	logs, log := newLogForwarding(base.Handler(), opts.LogToEditor)
 	if opts.ParentPollInterval == 0 {
 		opts.ParentPollInterval = 2 * time.Second
 	}
@@ -228,7 +241,11 @@ func newServer(r io.Reader, w io.Writer, c io.Closer, opts Options, knobs testKn
 	s.serial = newSerial(log)
 	s.ledger = opts.Ledger
 	if s.ledger == nil {
-		s.ledger, s.ownLedger = assist.OpenLedger(os.Getenv, cfg.Budget, log), true
+		getenv := opts.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		s.ledger, s.ownLedger = assist.OpenLedger(getenv, cfg.Budget, log), true
 	}
 	s.ledger.OnWarn(func(msg string) { s.showMessage(s.life.context(), protocol.MessageTypeInfo, msg) })
 	s.ledger.OnNotice(func(msg string) { s.showMessage(s.life.context(), protocol.MessageTypeWarning, msg) })
@@ -295,6 +312,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
 func (s *Server) Run(ctx context.Context) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.log.Info("kimi-lsp starting", "version", s.opts.Version, "pid", os.Getpid())
+	// Before the first message is read: a change made once the editor
+	// has its initialize reply is seen.
+	userFile := s.watchUserFile()
 	s.conn.Go(ctx, s.handle)
 	s.spawn("forward logs", s.forwardLogs)
 	s.spawn("send kimi diagnostics", func() { s.diagnosticsSender(s.life.context()) })
@@ -315,7 +336,10 @@ func (s *Server) Run(ctx context.Context) int {
 	// the editor end with the session's context, the queued operation and
 	// the scans stop at their next check.
 	s.inflight.cancelAll()
-	s.life.end()       // before jobs.Close: a job's pending request to the editor ends now
+	s.life.end() // before jobs.Close: a job's pending request to the editor ends now
+	if userFile != nil {
+		userFile.Close() // before serial.Close: it queues its reloads there
+	}
 	s.surfaces.Close() // the completion streams: hung up with the session's context, and waited for
 	s.jobs.Close()
 	s.engine.Close() // the helper language servers: ended, killed past 3.5 s, and waited for

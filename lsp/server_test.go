@@ -202,7 +202,12 @@ func TestPositionEncodingNegotiation(t *testing.T) {
 	}{
 		{nil, "utf-16"},
 		{[]string{"utf-16"}, "utf-16"},
-		{[]string{"utf-16", "utf-8"}, "utf-8"},
+		// The other servers of the buffer answer UTF-16 (D87): Neovim
+		// 0.12 offers all three, UTF-8 first; Helix UTF-8, UTF-32, UTF-16.
+		{[]string{"utf-8", "utf-16", "utf-32"}, "utf-16"},
+		{[]string{"utf-8", "utf-32", "utf-16"}, "utf-16"},
+		{[]string{"utf-16", "utf-8"}, "utf-16"},
+		{[]string{"utf-8"}, "utf-8"},
 		{[]string{"utf-32", "utf-8"}, "utf-8"},
 		{[]string{"utf-32"}, "utf-16"},
 	} {
@@ -587,6 +592,35 @@ func TestWarningsReachEditor(t *testing.T) {
 	for _, m := range s.ed.Messages() {
 		if strings.Contains(string(m.Params), "routine") {
 			t.Errorf("an info record was sent to the editor")
+		}
+	}
+}
+
+// TestLogToEditor (issue 33 item 10): with Options.LogToEditor, every
+// enabled record reaches the editor as window/logMessage with its level's
+// type: information as Info (3), debug as Log (4), warnings and errors as
+// before; the records of the start, logged before the initialize reply,
+// are sent after it, not dropped.
+func TestLogToEditor(t *testing.T) {
+	s := newSessionOpts(t, Options{LogToEditor: true}, nil)
+	s.initialize(nil)
+	for _, want := range []struct{ text, typ string }{
+		{"kimi-lsp starting version=test", `"type":3`},
+		{"initialized client=", `"type":3`},
+	} {
+		if _, err := s.ed.WaitMethod(ctxT(t), "window/logMessage", func(p json.RawMessage) bool {
+			return strings.Contains(string(p), want.text) && strings.Contains(string(p), want.typ)
+		}); err != nil {
+			t.Errorf("%q with %s: %v", want.text, want.typ, err)
+		}
+	}
+	s.srv.log.Debug("detail")
+	s.srv.log.Warn("odd")
+	for _, want := range []struct{ text, typ string }{{`"kimi-lsp: detail"`, `"type":4`}, {`"kimi-lsp: odd"`, `"type":2`}} {
+		if _, err := s.ed.WaitMethod(ctxT(t), "window/logMessage", func(p json.RawMessage) bool {
+			return strings.Contains(string(p), want.text) && strings.Contains(string(p), want.typ)
+		}); err != nil {
+			t.Errorf("no logMessage %s: %v", want, err)
 		}
 	}
 }

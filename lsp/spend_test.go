@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/gittest"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	prov "github.com/kimi-lsp/kimi-lsp/assist/provider"
@@ -29,6 +30,14 @@ var dearPrices = map[string]any{"kimi-k3.1-pro-highspeed": map[string]any{"input
 // questions.
 func newSpendSession(t *testing.T, settings map[string]any, answer string) (*compSession, *questions) {
 	t.Helper()
+	return newSpendSessionUser(t, settings, answer, "")
+}
+
+// newSpendSessionUser is newSpendSession whose server watches the user
+// configuration file at userFile (Options.UserFile; "" for none), which
+// holds the test's user file (verify off).
+func newSpendSessionUser(t *testing.T, settings map[string]any, answer, userFile string) (*compSession, *questions) {
+	t.Helper()
 	cs := &compSession{texts: map[string]string{}, version: map[string]int32{}}
 	cs.prov = modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: []modeltest.Rule{
 		{Match: `action="explain"`, Content: "It adds."}, {Content: "0"}}}, RequestLog: cs})
@@ -39,6 +48,12 @@ func newSpendSession(t *testing.T, settings map[string]any, answer string) (*com
 	}
 	cs.dir = dir
 	cfg := providerConfig(t, cs.prov)
+	if userFile != "" {
+		var errs []error
+		if cfg, errs = cfg.WithUserFile(userFile); config.HasErrors(errs) {
+			t.Fatal(errs)
+		}
+	}
 	// The record's clock stands still at the test's start: the clock hour
 	// turning mid-test would reset the hourly budget.
 	start := time.Now()
@@ -49,7 +64,7 @@ func newSpendSession(t *testing.T, settings map[string]any, answer string) (*com
 	}
 	ledger := prov.NewLedger(rec, cfg.Budget, nil)
 	t.Cleanup(func() { ledger.Close() })
-	cs.session = newSessionOpts(t, Options{Config: cfg, Ledger: ledger}, nil)
+	cs.session = newSessionOpts(t, Options{Config: cfg, Ledger: ledger, UserFile: userFile}, nil)
 	q := &questions{}
 	cs.ed.Handle("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.ResponseError) {
 		var req struct {

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -95,9 +96,17 @@ func (s *Server) askNewErrors(ctx context.Context, t *assist.Task, v *assist.Ver
 }
 
 // diskChanged passes the folders' disk changes to the helper language
-// servers (workspace.Hooks.DiskChanged), which do not watch the disk.
+// servers (workspace.Hooks.DiskChanged), which do not watch the disk, and
+// reloads the workspace configuration files when one of them changed on
+// disk (written by another program: the editor's save is didSave's).
 func (s *Server) diskChanged(changes []workspace.DiskChange) {
 	if told := s.engine.DiskChanged(changes); told != nil {
 		s.hook("diskChanged", told)
+	}
+	for _, c := range changes {
+		if path, err := c.URI.Path(); err == nil && filepath.Base(path) == config.WorkspaceFileName {
+			s.reloadWorkspaceConfig()
+			return
+		}
 	}
 }

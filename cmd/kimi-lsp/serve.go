@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/logx"
 	"github.com/kimi-lsp/kimi-lsp/assist/redact"
@@ -81,17 +80,22 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer env.close()
 	tuneGC(getenv)
-	v := version()
-	env.log.Info("kimi-lsp starting", "version", v, "pid", os.Getpid())
-	ledger := assist.OpenLedger(getenv, env.cfg.Budget, env.log)
-	defer ledger.Close()
+	log, toEditor := env.log, false
+	if lf.file == "" {
+		// Editors log a server's stderr as errors (Neovim's lsp.log
+		// tags every line [ERROR]): stderr keeps the errors, and the
+		// editor gets the rest as window/logMessage.
+		log, toEditor = slog.New(errorsOnly{env.log.Handler()}), true
+	}
 	return lsp.Serve(ctx, stdin, stdout, lsp.Options{
-		Ledger:         ledger,
-		Version:        v,
-		Logger:         env.log,
+		Getenv:         getenv,
+		Version:        version(),
+		Logger:         log,
+		LogToEditor:    toEditor,
 		Config:         env.cfg,
 		ConfigProblems: env.problems,
 		OnConfig:       env.onConfig,
+		UserFile:       config.UserFilePath(getenv),
 		Redact:         env.redactor.String,
 		HTTPClient:     modelHTTP,
 		Replied:        procSignals.start,
@@ -146,6 +150,27 @@ func setup(lf *logFlags, stderr io.Writer, getenv func(string) string) (*runEnv,
 	e.cfg, e.problems = cfg, errs
 	return e, nil
 }
+
+// errorsOnly passes the records of errors on to its handler and drops the
+// others; it enables what the handler enables, so that the server's
+// logger, which forwards every enabled record to the editor
+// (lsp.Options.LogToEditor), still sees them.
+type errorsOnly struct{ next slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+func (h errorsOnly) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < slog.LevelError {
+		return nil
+	}
+	return h.next.Handle(ctx, r)
+}
+
+func (h errorsOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return errorsOnly{h.next.WithAttrs(attrs)}
+}
+
+func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.next.WithGroup(name)} }
 
 // configRoot returns the folder whose .kimi-lsp.toml the commands read for
 // a file in dir: the nearest directory at or above dir that holds

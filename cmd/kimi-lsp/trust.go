@@ -92,9 +92,9 @@ func cmdTrust(args []string, trust bool, stdout, stderr io.Writer, getenv func(s
 		return fail("%s: %v", path, err)
 	}
 	if trust {
-		fmt.Fprintf(stdout, "trusted %s (trust.folders in %s): helpers there now run as your editor would run them; a running kimi-lsp sees it when it restarts\n", real, path)
+		fmt.Fprintf(stdout, "trusted %s (trust.folders in %s): helpers there now run as your editor would run them; a running kimi-lsp applies it at once (its helpers there start again)\n", real, path)
 	} else {
-		fmt.Fprintf(stdout, "untrusted %s (trust.folders in %s): helpers there run restricted; a running kimi-lsp sees it when it restarts\n", real, path)
+		fmt.Fprintf(stdout, "untrusted %s (trust.folders in %s): helpers there run restricted; a running kimi-lsp applies it at once (its helpers there start again)\n", real, path)
 	}
 	return 0
 }

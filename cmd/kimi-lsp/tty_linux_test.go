@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -52,9 +54,13 @@ func TestStdioOnATerminalSaysWhatItIs(t *testing.T) {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	lines := make(chan string, 1)
+	rest := make(chan string, 1)
 	go func() {
-		line, _ := bufio.NewReader(stderr).ReadString('\n')
+		r := bufio.NewReader(stderr)
+		line, _ := r.ReadString('\n')
 		lines <- line
+		more, _ := io.ReadAll(r)
+		rest <- string(more)
 	}()
 	select {
 	case line := <-lines:
@@ -81,15 +87,27 @@ func TestStdioOnATerminalSaysWhatItIs(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("kimi-lsp --stdio on a terminal did not end 30 s after Ctrl-D")
 	}
+	// README promises one line: the log's information (starting, input
+	// closed) goes to an editor as window/logMessage, not to stderr.
+	if more := <-rest; more != "" {
+		t.Errorf("after the one line, stderr had %q", more)
+	}
 
-	// An editor's pipe: nothing on stderr, and the session still works.
+	// An editor's pipe: nothing on stderr (which editors log as errors),
+	// the start told to the editor as information, and the session still
+	// works.
 	p := start(t, testEnv(t), "--stdio")
 	if _, err := p.ed.Initialize(ctxT(t), nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := p.ed.WaitMethod(ctxT(t), "window/logMessage", func(m json.RawMessage) bool {
+		return strings.Contains(string(m), "kimi-lsp starting") && strings.Contains(string(m), `"type":3`)
+	}); err != nil {
+		t.Errorf("the start was not logged to the editor as information: %v", err)
+	}
 	p.stdin.Close()
 	p.wait(t)
-	if strings.Contains(p.stderr.String(), "Language Server Protocol") {
-		t.Errorf("with stdin a pipe the hint was printed: %q", p.stderr)
+	if p.stderr.Len() != 0 {
+		t.Errorf("with stdin a pipe, stderr got %q", p.stderr)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,4 +63,32 @@ func TestUserFileProblemsReachEditor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUserFileWatchedByTheServer (issue 33 item 5): the server the command
+// starts watches the user file it read: a file written while it runs is
+// read again, and its problem is told to the editor as at start.
+func TestUserFileWatchedByTheServer(t *testing.T) {
+	env := testEnv(t)
+	userConfig(t, env, "cacheTTL = \"1h\"\n")
+	path := filepath.Join(envFunc(env)("XDG_CONFIG_HOME"), "kimi-lsp", "config.toml")
+	p := start(t, env)
+	p.ed.Handle("workspace/configuration", func(json.RawMessage) (any, *lsptest.ResponseError) { return []any{nil}, nil })
+	if _, err := p.ed.Initialize(ctxT(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("[jobs]\nmaxConcurrent = 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.ed.WaitMethod(ctxT(t), "window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "config.toml")
+	})
+	if err != nil {
+		t.Fatalf("the user file written while the server ran was not read again: %v", err)
+	}
+	if !strings.Contains(string(m.Params), "jobs.maxConcurrent: 0 is out of range") {
+		t.Errorf("message %s does not name the new file's problem", m.Params)
+	}
+	p.stdin.Close()
+	p.wait(t)
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bin, here, KEY, startStandin, waitFor, waitGone, workspace } from './lib.mjs';
 
@@ -53,9 +53,10 @@ function runNvim(scenario, standin, ws, nvim = NVIM, env = {}) {
   });
 }
 
-async function scenario(name, script, extra, nvim, env, files = {}) {
+async function scenario(name, script, extra, nvim, env, files = {}, prepare = undefined) {
   const standin = await startStandin(script);
   const ws = workspace();
+  if (prepare) prepare(ws);
   // The first of files is the one opened.
   for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(ws.ws, rel), text);
   if (Object.keys(files).length > 0) ws.file = path.join(ws.ws, Object.keys(files)[0]);
@@ -97,6 +98,35 @@ test('nvim: :KimiExplain on a visual range opens the explanation, progress on th
 
 test('nvim: the window/showMessage fallback also opens a scratch markdown split', async () => {
   await scenario('explain_showmessage', 'explain.json');
+});
+
+// Issue 33 item 10: the explanation's Markdown buffer in Neovim 0.12, with
+// filetype plugins on (tree-sitter for Markdown), raises no E5113.
+test('nvim 0.12: :KimiExplain opens the explanation, a Markdown buffer without E5113', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('explain', 'explain.json', undefined, process.env.NVIM012_BIN);
+});
+
+// Issue 33 item 7: the daily budget is spent (two requests in the shared
+// record, $0.02 today against $0.01); an edit asks for no next edit, and
+// the one notice of the day is drawn in a float naming what it pauses;
+// :KimiStats says until when in local time (TZ Asia/Tokyo, never UTC here),
+// :KimiRequests opens newest first with the cursor on the newest.
+function spentToday(ws) {
+  const dir = path.join(ws.root, 'state', 'kimi-lsp');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const now = Date.now();
+  const rec = (surface, ago, usd) => JSON.stringify({ time: new Date(now - ago).toISOString(), surface, model: 'kimi-k3.1-pro', files: [],
+    promptTokens: 1000, cachedTokens: 0, writtenTokens: 0, outputTokens: 10, costUSD: usd, outcome: 'ok' });
+  writeFileSync(path.join(dir, 'requests.jsonl'), `${rec('explain', 2000, 0.012)}\n${rec('fix', 1000, 0.008)}\n`, { mode: 0o600 });
+}
+const noRequest = (standin, detail) => assert.equal(standin.requests().length, 0, `no request while the budget is spent\n${detail}`);
+
+test('nvim: a spent budget is told in a float naming next edits and inline completion; stats and requests in local time, newest first', async () => {
+  await scenario('budget', 'nextedit.json', noRequest, undefined, { TZ: 'Asia/Tokyo' }, {}, spentToday);
+});
+
+test('nvim 0.12: the same spent-budget notice, stats and requests', { skip: !process.env.NVIM012_BIN && 'NVIM012_BIN not set' }, async () => {
+  await scenario('budget', 'nextedit.json', noRequest, process.env.NVIM012_BIN, { TZ: 'Asia/Tokyo' }, {}, spentToday);
 });
 
 test('nvim: :KimiFix applies the diff and u restores the text', async () => {

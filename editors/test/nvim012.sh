@@ -20,12 +20,19 @@ is012() { "$1" --headless -u NONE -i NONE -n -c 'if !has("nvim-0.12") | cquit 1 
 # --headless, --embed, --remote… from the caller) the wrapper starts the
 # server itself (--headless --listen SOCKET) and attaches the TUI to it
 # with --remote-ui. ":qa" in the TUI ends both.
+# For the same reason nvim finds its library directory (the tree-sitter
+# parsers: markdown, lua, vim, …) relative to the loader, at
+# …/usr/lib/lib/nvim, which does not exist: every Markdown buffer then
+# raised E5113 (no parser for "markdown") and a "Press ENTER" prompt. The
+# wrapper replaces that entry of 'runtimepath' with sid's …/usr/lib/nvim
+# before anything is loaded (--cmd).
 write_wrapper() {
   local lib="$dir/root/usr/lib/x86_64-linux-gnu"
   cat >"$wrapper" <<EOF
 #!/bin/sh
 # Debian sid's Neovim with sid's loader and libraries (see editors/test/nvim012.sh).
-# kimi-nvim012-wrapper 2: interactive use through --remote-ui.
+# kimi-nvim012-wrapper 3: interactive use through --remote-ui; the library directory in 'runtimepath'.
+rtp="let &rtp = substitute(&rtp, '\\V$dir/root/usr/lib/lib/nvim', '$dir/root/usr/lib/nvim', 'g')"
 nvim() { VIM="$dir/root/usr/share/nvim" "$lib/ld-linux-x86-64.so.2" --library-path "$lib" "$dir/root/usr/bin/nvim" "\$@"; }
 interactive=1
 [ -t 0 ] && [ -t 1 ] || interactive=0
@@ -33,11 +40,11 @@ for a in "\$@"; do
   case "\$a" in --headless|--embed|--remote*|--server|--listen|-es|-Es|--version|-v|-h|--help|--api-info) interactive=0 ;; esac
 done
 if [ "\$interactive" = 0 ]; then
-  nvim "\$@"
+  nvim --cmd "\$rtp" "\$@"
   exit \$?
 fi
 sock="\${TMPDIR:-/tmp}/kimi-nvim012.\$\$.sock"
-nvim --headless --listen "\$sock" "\$@" </dev/null >/dev/null 2>&1 &
+nvim --headless --listen "\$sock" --cmd "\$rtp" "\$@" </dev/null >/dev/null 2>&1 &
 server=\$!
 i=0
 while [ ! -S "\$sock" ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
@@ -51,7 +58,7 @@ EOF
 }
 
 if [[ -x "$dir/root/usr/bin/nvim" ]]; then
-  grep -q 'kimi-nvim012-wrapper 2' "$wrapper" 2>/dev/null || write_wrapper
+  grep -q 'kimi-nvim012-wrapper 3' "$wrapper" 2>/dev/null || write_wrapper
   if is012 "$wrapper"; then
     echo "$wrapper"
     exit 0

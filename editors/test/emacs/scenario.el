@@ -233,7 +233,11 @@ leaves the list)."
              (kimi-ok "$/progress: %d notifications (%d reports)" (length kinds)
                       (seq-count (lambda (k) (equal k "report")) kinds))))
          (let* ((reports (seq-filter (lambda (m) (string-prefix-p "Server reports" m)) kimi-shown))
-                (logs (seq-count (lambda (n) (eq (car n) 'window/logMessage)) kimi-notes)))
+                (logs (seq-count (lambda (n)
+                                   ;; The job's lines, not the server's own log ("kimi-lsp: …").
+                                   (and (eq (car n) 'window/logMessage)
+                                        (not (string-prefix-p "kimi-lsp: " (plist-get (cdr n) :message)))))
+                                 kimi-notes)))
            (when (> logs 2)
              (kimi-fail "%d window/logMessage for one explain, want at most 2" logs))
            (unless show-document

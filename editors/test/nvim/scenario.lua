@@ -2,7 +2,7 @@
 -- kimi-lsp binary, run by nvim.test.mjs as
 --   nvim --headless -u NONE -i NONE -n -c "luafile scenario.lua"
 -- with KIMI_SCENARIO = explain | explain_showmessage | fix | cancel | fail | nokey |
--- tests | confirm | confirm_cancel | nextedit | nextedit_gopls | fix_helper |
+-- tests | confirm | confirm_cancel | budget | nextedit | nextedit_gopls | fix_helper |
 -- fix_helper_py | definitions_helper | repair_helper | ask_helper.
 -- Prints "ok: ..." / "FAIL: ..." lines and exits 0 only when every check held.
 local scenario = os.getenv('KIMI_SCENARIO')
@@ -199,6 +199,14 @@ local ok, err = pcall(function()
     settings = { edits = { confirm = 'always' } }
   elseif asking then
     settings = { verify = { onNewErrors = 'ask' } }
+  elseif scenario == 'budget' then
+    -- The test's request record spends more than this today.
+    settings = { budget = { daily = 0.01 }, nextEdit = { debounceMs = 100 } }
+  end
+  if scenario == 'explain' then
+    -- As a user's setup has it: filetype plugins on, so the explanation's
+    -- Markdown buffer runs Markdown's ftplugin (tree-sitter on 0.12).
+    vim.cmd('filetype plugin on')
   end
   kimi.setup({
     cmd = { os.getenv('KIMI_LSP_BIN') },
@@ -218,7 +226,7 @@ local ok, err = pcall(function()
   end, 'kimi-lsp to attach and initialize')
   local ft = file:match('%.py$') and 'python' or 'go'
   check(vim.bo[bufnr].filetype == ft, 'the ' .. ft .. ' file is open', vim.bo[bufnr].filetype)
-  if not confirming and not asking then
+  if next(settings) == nil then
     local sent = vim.fn.json_encode(client.config.init_options)
     check(sent == '{"kimi": {}}', 'settings = {} is sent as an object in initializationOptions', sent)
     sent = vim.fn.json_encode(client.config.settings)
@@ -261,6 +269,18 @@ local ok, err = pcall(function()
     check(vim.bo[eb].filetype == 'markdown', 'the explanation buffer is markdown')
     check(vim.bo[eb].buftype == 'nofile', 'the explanation buffer is a scratch buffer')
     check(vim.fn.bufwinid(eb) ~= -1, 'the explanation is shown in a window')
+    -- Issue 33 item 10: the encoding gopls and the other servers answer,
+    -- whatever Neovim offers (0.12 offers UTF-8 first), D87.
+    check(client.offset_encoding == 'utf-16', 'the session is in UTF-16', tostring(client.offset_encoding))
+    -- Issue 33 item 10: Neovim 0.12 started through editors/test/nvim012.sh
+    -- looked for its parsers in …/usr/lib/lib/nvim, and every Markdown
+    -- buffer raised E5113 (no parser for "markdown").
+    local messages = vim.fn.execute('messages')
+    check(not messages:find('E5113', 1, true) and not vim.v.errmsg:find('E5113', 1, true), 'the Markdown buffer raised no E5113', messages .. vim.v.errmsg)
+    if vim.treesitter and vim.treesitter.get_parser and vim.fn.has('nvim-0.12') == 1 then
+      local okp, parser = pcall(vim.treesitter.get_parser, eb, 'markdown')
+      check(okp and parser ~= nil, "Neovim 0.12 has the markdown parser for the explanation", tostring(parser))
+    end
     check(vim.api.nvim_get_current_win() == code_win, 'the cursor stays in the code window')
     if scenario == 'explain' then
       check((explain.last.source or ''):match('%.md$') ~= nil, 'opened from the markdown file (window/showDocument)', tostring(explain.last.source))
@@ -498,6 +518,80 @@ local ok, err = pcall(function()
       check(#applied == 0, "Neovim's handler got nothing", vim.inspect(applied))
       check((e.message or ''):find('cancelled', 1, true) ~= nil, 'the end message says the review was cancelled', e.message)
     end
+  elseif scenario == 'budget' then
+    -- Issue 33 item 7: the daily budget is spent (the test's request
+    -- record); an edit of the user's would ask for a next edit, and the
+    -- server's one notice of the window says what is paused and until when.
+    local notice = require('kimi.notice')
+    vim.api.nvim_buf_set_text(bufnr, 5, 12, 5, 13, { 'y' })
+    vim.cmd('let &undolevels = &undolevels')
+    wait(30000, function()
+      return notice.window() ~= nil
+    end, 'the budget notice float')
+    local nw = notice.window()
+    local said = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(nw), 0, -1, false), ' ')
+    check(said:find('daily budget', 1, true) and said:find('next edits', 1, true) and said:find('inline completion', 1, true)
+      and said:find('paused until', 1, true), 'the float names the budget, next edits and inline completion', said)
+    local ncfg = vim.api.nvim_win_get_config(nw)
+    check(ncfg.relative == 'editor' and ncfg.focusable == false, 'the notice is a float that takes no cursor', vim.inspect(ncfg))
+    check(vim.api.nvim_get_current_win() == code_win, 'the cursor stays in the code window')
+    if vim.fn.has('nvim-0.10') == 1 then
+      -- (0.7 headless composes no float into screenstring().)
+      local rows = screen()
+      local top
+      for r, t in ipairs(rows) do
+        if t:find('paused', 1, true) then
+          top = top or r
+        end
+      end
+      check(top ~= nil and top <= 5, 'the notice is drawn at the top of the screen', table.concat(rows, '\n'))
+    end
+    local pos = vim.api.nvim_win_get_position(nw)
+    check(pos[1] <= 2 and pos[2] + vim.api.nvim_win_get_width(nw) >= vim.o.columns - 4, 'at the top right', vim.inspect(pos))
+    check(#notes_at(vim.log.levels.WARN, 'paused until') == 1, 'and told once through vim.notify (:messages)', vim.inspect(notes))
+    -- :KimiStats gives the end of the spent budget in local time, as the notice.
+    vim.cmd('KimiStats')
+    wait(30000, function()
+      return kimi.last_stats ~= nil
+    end, ':KimiStats')
+    local st = kimi.last_stats
+    local ends = st.spend and st.spend.cap and st.spend.cap.ends
+    local sw = kimi.stats_win
+    local sl = sw and vim.api.nvim_win_is_valid(sw) and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(sw), 0, -1, false) or {}
+    local spent
+    for _, l in ipairs(sl) do
+      if l:find('budget is spent until', 1, true) then
+        spent = l
+      end
+    end
+    local when = kimi.local_time(ends)
+    check(spent ~= nil and spent:find('until ' .. when, 1, true) ~= nil and not spent:find('%dT%d') and when:match('^%a+ %d+ %a+ 00:00$') ~= nil,
+      ':KimiStats says until when in local time (the next local midnight)', tostring(spent) .. ' / ' .. tostring(ends))
+    check(said:find('until ' .. when, 1, true) ~= nil, 'the same words as the notice', said .. ' / ' .. when)
+    vim.api.nvim_set_current_win(code_win)
+    vim.cmd('normal! j')
+    vim.cmd('doautocmd CursorMoved')
+    -- :KimiRequests opens newest first, the cursor on the newest.
+    vim.cmd('KimiRequests 10')
+    local rb
+    wait(30000, function()
+      rb = vim.fn.bufnr('kimi://requests')
+      return rb > 0 and #vim.api.nvim_buf_get_lines(rb, 0, -1, false) > 1
+    end, ':KimiRequests')
+    local rl = vim.api.nvim_buf_get_lines(rb, 0, -1, false)
+    local fix_at, explain_at
+    for i, l in ipairs(rl) do
+      if l:find(' fix ', 1, true) then
+        fix_at = fix_at or i
+      elseif l:find(' explain ', 1, true) then
+        explain_at = explain_at or i
+      end
+    end
+    check(rl[1]:find('newest first', 1, true) ~= nil and fix_at == 4 and explain_at ~= nil and explain_at > fix_at,
+      ':KimiRequests lists the newest (fix) first, then the explain', table.concat(rl, '\n'))
+    check(vim.api.nvim_get_current_buf() == rb and vim.api.nvim_win_get_cursor(0)[1] == fix_at,
+      'the cursor is on the newest request', vim.inspect(vim.api.nvim_win_get_cursor(0)))
+    vim.cmd('close')
   elseif scenario == 'nextedit' then
     local nextedit = require('kimi.nextedit')
     -- Rename b in Add's signature; the stand-in proposes the use below.
@@ -590,6 +684,22 @@ local ok, err = pcall(function()
     local rows = check_display(bufnr, ns, 6)
     local shown = table.concat(rows, '\n')
     check(shown:find('undefined: b', 1, true) ~= nil, "gopls's error is drawn too", shown)
+    if vim.fn.has('nvim-0.12') == 1 then
+      -- Issue 33 item 10, D87: kimi-lsp answers gopls's encoding, so
+      -- :checkhealth no longer warns that the buffer's servers differ.
+      local encs = {}
+      for _, c in ipairs(vim.lsp.get_clients({ bufnr = bufnr })) do
+        encs[c.name] = c.offset_encoding
+      end
+      check(encs.kimi == 'utf-16' and encs.gopls == 'utf-16', 'kimi-lsp and gopls use one position encoding', vim.inspect(encs))
+      vim.cmd('checkhealth vim.lsp')
+      local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+      check(report:find('different position encodings', 1, true) == nil and report:find('No buffers contain mixed position encodings', 1, true) ~= nil,
+        ':checkhealth vim.lsp finds no mixed position encodings', report)
+      check(report:find('gopls', 1, true) ~= nil, ':checkhealth vim.lsp lists the clients', report)
+      pcall(vim.cmd, 'tabclose')
+      pcall(vim.api.nvim_set_current_win, code_win)
+    end
     -- client:stop() on 0.10+ (vim.lsp.stop_client is deprecated on 0.12);
     -- on 0.7 client.stop(force) is a plain function.
     local function stop(id)

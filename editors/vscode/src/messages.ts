@@ -2,15 +2,16 @@
 // reaches the Kimi output and the notifications. Pure logic, no `vscode`
 // import.
 //
-// Why each server warning was in the output twice: the server writes every
-// log record to its stderr, which vscode-languageclient copies into the
-// output channel, and it also forwards warnings and errors as
-// window/logMessage ("kimi-lsp: …", for editors that show no stderr), which
+// Why each server error was in the output twice: the server writes its
+// errors to its stderr (the rest of its log too, with --log-file), which
+// vscode-languageclient copies into the output channel, and it also sends
+// every record as window/logMessage ("kimi-lsp: …"), which
 // vscode-languageclient's default handler writes into the same channel. A
 // job failure was there a third time as the extension's own end-of-job
-// line. So: the forwarded copy is dropped while the server's stderr reaches
-// the channel, and a failed job's end is not written again (the server
-// logged it).
+// line. So: the forwarded copy of an error is dropped while the server's
+// stderr reaches the channel (warnings and information reach it only as
+// window/logMessage), and a failed job's end is not written again (the
+// server logged it).
 
 import { FixAction, errorText, fixActions } from './jobs';
 
@@ -42,7 +43,7 @@ export function stderrReachesOutput(serverArgs: string[]): boolean {
  * same text is already in the output through the server's stderr.
  */
 export function logLine(m: ServerMessage, stderrShown: boolean): string | undefined {
-  const forwarded = (m.type === MessageType.Error || m.type === MessageType.Warning) && m.message.startsWith('kimi-lsp: ');
+  const forwarded = m.type === MessageType.Error && m.message.startsWith('kimi-lsp: ');
   if (forwarded && stderrShown) return undefined;
   const tag = ['', 'Error', 'Warn', 'Info', 'Log', 'Debug'][m.type] ?? 'Log';
   return `[server ${tag}] ${m.message}`;

@@ -2,14 +2,17 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { logLine, notice, proposedErrors, question, stderrReachesOutput } from '../src/messages';
 
-// What the server sends: a warning record is written to its stderr (which
+// What the server sends: an error record is written to its stderr (which
 // vscode-languageclient copies into the output) and forwarded as
-// window/logMessage "kimi-lsp: …" (lsp/logging.go).
-test('a server warning reaches the output once (issue 21 item 19)', () => {
-  const forwarded = { type: 2, message: 'kimi-lsp: job failed job=3 action=explain error="could not connect"' };
+// window/logMessage "kimi-lsp: …"; warnings and information only as
+// window/logMessage (lsp/logging.go, cmd/kimi-lsp's errorsOnly).
+test('a server record reaches the output once (issue 21 item 19, issue 33 item 10)', () => {
+  const forwarded = { type: 1, message: 'kimi-lsp: job failed job=3 action=explain error="could not connect"' };
   assert.equal(logLine(forwarded, true), undefined, 'the stderr copy is in the output already');
-  assert.equal(logLine({ type: 1, message: 'kimi-lsp: boom' }, true), undefined);
-  assert.equal(logLine(forwarded, false), `[server Warn] ${forwarded.message}`, 'with --log-file the forwarded copy is the only one');
+  assert.equal(logLine(forwarded, false), `[server Error] ${forwarded.message}`, 'with --log-file the forwarded copy is the only one');
+  const warning = { type: 2, message: 'kimi-lsp: could not read the editor\'s settings' };
+  assert.equal(logLine(warning, true), `[server Warn] ${warning.message}`, 'a warning is not on stderr: its forwarded copy is the one');
+  assert.equal(logLine({ type: 3, message: 'kimi-lsp: kimi-lsp starting version=v1' }, true), '[server Info] kimi-lsp: kimi-lsp starting version=v1');
   assert.equal(logLine({ type: 3, message: 'Kimi: Explain: reading' }, true), '[server Info] Kimi: Explain: reading', 'other messages are not in stderr');
   assert.equal(stderrReachesOutput([]), true);
   assert.equal(stderrReachesOutput(['--log-level', 'debug']), true);

@@ -3,6 +3,7 @@
 -- without showDocument (Neovim 0.7 unless the plugin advertises its own
 -- handler), sends the whole text with window/showMessage.
 local util = require('kimi.util')
+local notice = require('kimi.notice')
 
 local M = {}
 
@@ -185,6 +186,10 @@ function M.show_message(_, params, ctx)
     return vim.NIL
   end
   local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+  if notice.is_pause(params.message) then
+    -- Said while the user types: drawn where it stays visible too.
+    notice.show(params.message)
+  end
   util.tell(params.message or '', levels[params.type or 3] or vim.log.levels.INFO)
   return vim.NIL
 end

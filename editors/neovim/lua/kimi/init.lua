@@ -382,7 +382,7 @@ local function stats_lines(s)
     end
     vim.list_extend(lines, { 'Spend (every surface, every editor)', window(sp.hour, 'this hour'), window(sp.day, 'today') })
     if sp.capped and type(sp.cap) == 'table' then
-      table.insert(lines, string.format('  the %s budget is spent until %s', sp.cap.name or '?', sp.cap.ends or '?'))
+      table.insert(lines, string.format('  the %s budget is spent until %s', sp.cap.name or '?', M.local_time(sp.cap.ends)))
     end
   end
   local v = s.verify
@@ -432,6 +432,42 @@ local function stats_lines(s)
 end
 M.stats_lines = stats_lines
 
+--- local_time words an RFC 3339 time (the server's JSON times, in any
+--- zone) in local time as the server's notices do: "18:00" today, else
+--- "Thu 3 Dec 00:00"; anything else is returned as it is.
+function M.local_time(s, now)
+  if type(s) ~= 'string' then
+    return '?'
+  end
+  local y, mo, d, h, mi, sec, zone = s:match('^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)%.?%d*(.*)$')
+  if not y then
+    return s
+  end
+  local offset -- of the zone, east of UTC, in seconds
+  if zone == 'Z' or zone == 'z' then
+    offset = 0
+  else
+    local sign, zh, zm = zone:match('^([+-])(%d%d):?(%d%d)$')
+    if not sign then
+      return s
+    end
+    offset = (tonumber(zh) * 3600 + tonumber(zm) * 60) * (sign == '-' and -1 or 1)
+  end
+  -- os.time reads a table as local time: the UTC fields of the instant,
+  -- read so, are off by the local zone's offset at that instant.
+  local fields = { year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(sec) }
+  local as_local = os.time(fields)
+  local utc_fields = os.date('!*t', as_local)
+  utc_fields.isdst = nil
+  local local_offset = as_local - os.time(utc_fields)
+  local t = as_local + local_offset - offset
+  now = now or os.time()
+  if os.date('%Y-%m-%d', t) == os.date('%Y-%m-%d', now) then
+    return os.date('%H:%M', t)
+  end
+  return (os.date('%a %d %b %H:%M', t):gsub(' 0(%d) ', ' %1 '))
+end
+
 --- usd formats a cost: four decimals under a dollar, two above.
 function M.usd(v)
   if math.abs(v) < 1 then
@@ -447,20 +483,26 @@ local function count(n)
   return (out:gsub('^,', ''))
 end
 
---- requests_lines lays kimi.requests out as a table, oldest first, each
---- request's files with their sizes on the line below it (metadata only:
---- the server never records contents).
+--- requests_first is the line of requests_lines that holds the newest
+--- request (after the title, a blank line and the column names).
+local requests_first = 4
+
+--- requests_lines lays kimi.requests (oldest first, as the server sends
+--- them) out as a table, newest first, each request's files with their
+--- sizes on the line below it (metadata only: the server never records
+--- contents).
 local function requests_lines(list)
   if type(list) ~= 'table' or #list == 0 then
     return { 'No requests recorded yet.' }
   end
   local lines = {
-    'What left the machine: the newest ' .. #list .. ' requests, oldest first (metadata only, never contents)',
+    'What left the machine: the newest ' .. #list .. ' requests, newest first (metadata only, never contents)',
     '',
     string.format('%-20s %-12s %-24s %8s %8s %8s %7s %9s  %s', 'TIME', 'SURFACE', 'MODEL', 'PROMPT', 'CACHED', 'WRITTEN', 'OUTPUT', 'COST', 'OUTCOME'),
   }
   local total = 0
-  for _, r in ipairs(list) do
+  for i = #list, 1, -1 do
+    local r = list[i]
     local cost = r.unpriced and 'unpriced' or ((r.estimated and '~' or '') .. M.usd(r.costUSD or 0))
     total = total + (r.costUSD or 0)
     local time = tostring(r.time or ''):gsub('T', ' '):gsub('%.%d+', ''):sub(1, 19)
@@ -503,10 +545,13 @@ function M.requests(last, cb)
     vim.cmd('botright new')
     local buf = vim.api.nvim_get_current_buf()
     vim.api.nvim_buf_set_name(buf, 'kimi://requests')
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, requests_lines(list))
+    local lines = requests_lines(list)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
     for opt, v in pairs({ buftype = 'nofile', bufhidden = 'wipe', swapfile = false, modifiable = false }) do
       vim.api.nvim_buf_set_option(buf, opt, v)
     end
+    -- The cursor on the newest request, the one the user just made.
+    pcall(vim.api.nvim_win_set_cursor, 0, { math.min(requests_first, #lines), 0 })
     vim.api.nvim_buf_set_keymap(buf, 'n', 'q', '<cmd>close<cr>', { nowait = true, noremap = true, silent = true })
     if cb then
       cb(list)
