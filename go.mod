@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/coder/acp-go-sdk v0.13.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
