@@ -53,21 +53,19 @@ func (s *Session) files(ctx context.Context) patch.Files {
 }
 
 // write lands changes whole or not at all. Through the editor
-// (fs/write_text_file) when it offers it and the edit only modifies and
-// creates files: each file is read again first, and if one changed since
-// the model read it nothing is written; a write that fails puts back the
-// files written before it. Otherwise through the confined writer
-// (assist.WriteChanges: staged, rebased over changes on disk, rolled back
-// on a failure).
+// (fs/write_text_file) when it offers it and the edit only modifies files
+// that are not empty before or after (ACP has no delete, and its SDKs
+// refuse an empty write): each file is read again first, and if one
+// changed since the model read it nothing is written; a write that fails
+// puts back the files written before it. Otherwise through the confined
+// writer (assist.WriteChanges: staged, rebased over changes on disk,
+// rolled back on a failure).
 func (s *Session) write(ctx context.Context, changes []patch.FileChange) error {
 	if s.opts.FS == nil || !onlyTexts(changes) {
 		_, err := assist.WriteChanges(ctx, s.opts.Root, changes)
 		return err
 	}
 	for _, c := range changes {
-		if c.Kind != patch.ModifyFile {
-			continue
-		}
 		now, err := s.opts.FS.ReadTextFile(ctx, c.Path)
 		if err != nil {
 			return fmt.Errorf("reading %s again: %w (nothing was written)", c.Path, err)
@@ -86,23 +84,21 @@ func (s *Session) write(ctx context.Context, changes []patch.FileChange) error {
 }
 
 // undo puts back the files of changes, written through the editor before
-// a later write failed: their text before, a created file emptied (the
-// editor offers no delete; the log says so).
+// a later write failed.
 func (s *Session) undo(changes []patch.FileChange) {
 	ctx := context.Background() // the turn may be over: the files must be put back
 	for _, c := range changes {
 		if err := s.opts.FS.WriteTextFile(ctx, c.Path, c.Before); err != nil {
 			s.log.Error("a file written by a failed edit could not be put back", "file", c.Path, "error", err)
-		} else if c.Kind == patch.CreateFile {
-			s.log.Warn("a file created by a failed edit was emptied, not removed", "file", c.Path)
 		}
 	}
 }
 
-// onlyTexts reports whether changes only modify and create files.
+// onlyTexts reports whether changes only modify files, none empty before
+// or after.
 func onlyTexts(changes []patch.FileChange) bool {
 	for _, c := range changes {
-		if c.Kind != patch.ModifyFile && c.Kind != patch.CreateFile {
+		if c.Kind != patch.ModifyFile || c.Before == "" || c.After == "" {
 			return false
 		}
 	}
