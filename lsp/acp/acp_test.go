@@ -140,7 +140,7 @@ func (f *fakeEditor) said() (message, thought string) {
 // agentFixture is a running agent, a client connected to it and the
 // folder of its session.
 type agentFixture struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	srv    *modeltest.Server
 	ed     *fakeEditor
@@ -152,14 +152,23 @@ type agentFixture struct {
 type fixtureOpts struct {
 	verify      bool
 	onNewErrors string
+	// files are added to the folder.
+	files map[string]string
 }
 
-func newAgent(t *testing.T, o fixtureOpts, rules ...modeltest.Rule) *agentFixture {
+func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixture {
 	t.Helper()
 	srv := modeltest.NewServer(modeltest.Config{Script: &modeltest.Script{Rules: rules}})
 	t.Cleanup(srv.Close)
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	for name, text := range map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": calcGo, "util.go": utilGo, ".env": "TOKEN=secret\n"} {
+	files := map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": calcGo, "util.go": utilGo, ".env": "TOKEN=secret\n"}
+	for name, text := range o.files {
+		files[name] = text
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +217,7 @@ func newAgent(t *testing.T, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 	return f
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
