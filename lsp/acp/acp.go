@@ -15,12 +15,16 @@
 // ("code", "ask"), session/set_model and session/set_config_option
 // ("model", "mode"), session/close.
 //
-// Where the SDK falls short, and what this package does instead: it runs
-// each request in a goroutine of its own without recovering a panic (a
-// panic would end the process), so every handler here recovers and
-// answers an internal error; and nothing of it waits for those
-// goroutines, so Serve counts the turns it runs and waits for them
-// (bounded) before it closes the sessions.
+// Where the SDK falls short, and what this package does instead (D89): it
+// runs each request in a goroutine of its own without recovering a panic
+// (a panic would end the process), so every handler here recovers and
+// answers an internal error; nothing of it waits for those goroutines, so
+// Serve counts the turns it runs and waits for them (bounded) before it
+// closes the sessions; its SetLogger races with the reading goroutine
+// NewAgentSideConnection starts, so Serve holds the input back until the
+// logger is set; session/close does not cancel the session's turn, so
+// CloseSession does; and its fs/write_text_file refuses an empty content,
+// so an edit that empties a file lands through the confined writer.
 package acp
 
 import (
@@ -83,9 +87,14 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a := &server{opts: opts, log: opts.Logger, base: ctx, sessions: map[string]*session{}}
-	conn := sdk.NewAgentSideConnection(a, out, in)
+	// The connection's goroutines start reading at once, and SetLogger's
+	// write races with their first log line: nothing is read until the
+	// logger and a.conn are set.
+	gate := &gatedReader{r: in, open: make(chan struct{})}
+	conn := sdk.NewAgentSideConnection(a, out, gate)
 	conn.SetLogger(opts.Logger)
 	a.conn = conn
+	close(gate.open)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -94,6 +103,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	a.wait(jobs.DefaultCloseTimeout)
 	a.closeAll()
 	return nil
+}
+
+// gatedReader is r, read from once open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // server is the ACP agent: the connection, what initialize said, the
@@ -125,26 +145,36 @@ type session struct {
 	folders *workspace.Folders
 	ledger  *provider.Ledger
 
-	// mu guards stop, which ends the running turn (nil: none).
+	// mu guards turn, the running turn (nil: none).
 	mu   sync.Mutex
-	stop context.CancelFunc
+	turn *turnStop
 }
 
-// running sets the cancel function of the turn that runs now (nil: it
-// ended).
-func (s *session) running(stop context.CancelFunc) {
+// turnStop ends one turn.
+type turnStop struct{ stop context.CancelFunc }
+
+// running makes t the running turn; the function it returns clears it,
+// unless a newer turn took its place.
+func (s *session) running(t *turnStop) (done func()) {
 	s.mu.Lock()
-	s.stop = stop
+	s.turn = t
 	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.turn == t {
+			s.turn = nil
+		}
+		s.mu.Unlock()
+	}
 }
 
 // cancel ends the running turn, if any.
 func (s *session) cancel() {
 	s.mu.Lock()
-	stop := s.stop
+	t := s.turn
 	s.mu.Unlock()
-	if stop != nil {
-		stop()
+	if t != nil {
+		t.stop()
 	}
 }
 

@@ -199,8 +199,9 @@ func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 		toClientW.Close()
 	})
 	ed := &fakeEditor{allow: true}
+	// No SetLogger: it races with the goroutines NewClientSideConnection
+	// starts (Serve holds its input back for it; see the package doc).
 	conn := sdk.NewClientSideConnection(ed, toAgentW, toClientR)
-	conn.SetLogger(log)
 	f := &agentFixture{t: t, dir: dir, srv: srv, ed: ed, conn: conn, ledger: ledger}
 	init, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
 	if err != nil {

@@ -107,8 +107,7 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (_ sdk.PromptR
 	// and with Serve.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	s.running(stop)
-	defer s.running(nil)
+	defer s.running(&turnStop{stop: stop})()
 	unbind := context.AfterFunc(a.base, stop)
 	defer unbind()
 	text, err := promptText(s, p.Prompt)
