@@ -20,9 +20,12 @@
 //     ends early (cancelled, failed) is closed (assist.CloseTurn) so that
 //     the next request is valid and its prefix unchanged.
 //   - Its own read-only tools, list_files and search_files, which see what
-//     the workspace's ignore rules and secret checks let through, and the
-//     wrapper around every call that shows it to the user (kind, title,
-//     files, status) and refuses edits in the "ask" mode.
+//     the workspace's ignore rules and secret checks let through;
+//     run_command where the editor has terminals (each command asked
+//     about, unless the user allowed that command line always; it runs in
+//     the editor's terminal, never here); and the wrapper around every
+//     call that shows it to the user (kind, title, files, status) and
+//     refuses edits and commands in the "ask" mode.
 //   - The landing: the turn's edits, verified, go to the user as one
 //     permission question carrying each file's diff and the helper's
 //     verdict; allowed, they land whole or not at all (the editor's
@@ -30,8 +33,9 @@
 //     confined writer); rejected or unanswered, nothing is written.
 //
 // Invariants: a session runs one turn at a time; nothing is written
-// without the user's allow for that edit; no file outside the session's
-// folder, inside .git, or secret is read, listed, searched or written.
+// without the user's allow for that edit, and no command runs without the
+// user's allow for it; no file outside the session's folder, inside .git,
+// or secret is read, listed, searched or written.
 package agent
 
 import (
@@ -117,6 +121,9 @@ type Options struct {
 	// writes land in the editor. Nil: the disk, through the confined
 	// reader and writer.
 	FS FS
+	// Terminals, if set, runs commands in the editor's terminals: the
+	// session offers run_command. Nil: no command is ever run.
+	Terminals Terminals
 	// Logger receives the session's log (nil: slog.Default()).
 	Logger *slog.Logger
 }
@@ -143,6 +150,8 @@ type Session struct {
 	note   string           // said to the model with the next message
 	turns  int
 	spent  float64 // the session's cost so far
+	// always are the command lines the user allowed for the session.
+	always map[string]bool
 }
 
 // New returns a session in opts.Root, its pinned context taken now from
@@ -152,7 +161,10 @@ func New(opts Options) (*Session, error) {
 		return nil, errors.New("agent: a session needs an engine and a folder")
 	}
 	s := &Session{opts: opts, log: cmp.Or(opts.Logger, slog.Default()), tools: Tools(),
-		mode: ModeCode, model: opts.Config.Model, models: Models(opts.Config)}
+		mode: ModeCode, model: opts.Config.Model, models: Models(opts.Config), always: map[string]bool{}}
+	if opts.Terminals != nil {
+		s.tools = append(slices.Clone(s.tools), commandTool())
+	}
 	s.prefix = []model.Message{model.SystemMessage(System), model.UserMessage(pinned(opts.Folders))}
 	return s, nil
 }

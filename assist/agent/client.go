@@ -19,8 +19,9 @@ type Client interface {
 	// change of its status or content after.
 	ToolCall(ctx context.Context, t ToolCall)
 	// Permission asks the user whether the tool call t (an edit, its
-	// diffs in t.Diffs) may proceed; false, or an error, writes nothing.
-	Permission(ctx context.Context, t ToolCall) (bool, error)
+	// diffs in t.Diffs; a command) may proceed, offering AllowAlways when
+	// always is set; Reject, or an error, lets nothing happen.
+	Permission(ctx context.Context, t ToolCall, always bool) (Answer, error)
 }
 
 // FS is the editor's file access (ACP's fs/read_text_file and
@@ -39,6 +40,7 @@ const (
 	KindEdit   ToolKind = "edit"
 	KindDelete ToolKind = "delete"
 	KindSearch ToolKind = "search"
+	KindRun    ToolKind = "execute"
 	KindOther  ToolKind = "other"
 )
 

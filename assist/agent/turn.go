@@ -45,6 +45,8 @@ func (t *turnRun) call(ctx context.Context, mc model.ToolCall, run func() tools.
 		r = t.s.list(args)
 	case name == SearchFiles:
 		r = t.s.search(ctx, args, t.found)
+	case name == RunCommand:
+		r = t.command(ctx, &tc, args)
 	case isEdit(name) && t.mode == ModeAsk:
 		r = fail("%s is refused in the ask mode: nothing is edited; describe the change instead", name)
 	default:
@@ -88,6 +90,10 @@ func (t *turnRun) describe(mc model.ToolCall) ToolCall {
 		tc.Kind, tc.Title = KindEdit, "Edit "+a.Path+" (pending until the turn ends)"
 	case tools.DeleteFile:
 		tc.Kind, tc.Title = KindDelete, "Delete "+a.Path+" (pending until the turn ends)"
+	case RunCommand:
+		var c commandArgs
+		_ = json.Unmarshal([]byte(mc.Function.Arguments), &c)
+		tc.Kind, tc.Title = KindRun, "Run `"+Command{Program: deref(c.Program), Args: c.Args}.String()+"`"
 	case tools.ApplyDiff:
 		paths = diffNames(a.Diff)
 		tc.Kind, tc.Title = KindEdit, "Apply a diff to "+strings.Join(paths, ", ")+" (pending until the turn ends)"
@@ -151,7 +157,8 @@ func (t *turnRun) land(ctx context.Context, res *assist.TurnResult) string {
 	asked := false
 	permit := func(ctx context.Context) (bool, error) {
 		asked = true
-		return t.c.Permission(ctx, tc)
+		ans, err := t.c.Permission(ctx, tc, false)
+		return ans != Reject, err
 	}
 	v := res.Verification
 	vd := v.Decide(ctx, t.s.opts.Config.Verify.OnNewErrors, permit)

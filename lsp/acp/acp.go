@@ -5,7 +5,8 @@
 // types (agent.Client, agent.FS) and converts at the edge.
 //
 // What it answers: initialize (the capabilities it has: embedded context
-// in prompts; no session loading, no MCP, no images, no terminals),
+// in prompts; no session loading, no MCP, no images; run_command where
+// the client has terminals),
 // session/new (the working directory must be a folder the user could
 // open: absolute, an existing directory, not a filesystem root; its
 // .kimi-lsp.toml is read under the workspace rules, and its trust is the
@@ -140,6 +141,7 @@ var _ sdk.Agent = (*server)(nil)
 // session is one ACP session: the agent's, and what it was made of.
 type session struct {
 	id      string
+	root    string
 	agent   *agent.Session
 	engine  *assist.Engine
 	folders *workspace.Folders

@@ -3,6 +3,7 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -32,12 +33,16 @@ const utilGo = "package calc\n\n// Twice doubles n.\nfunc Twice(n int) int { ret
 // fakeEditor is the ACP client: it keeps what it was sent and answers
 // permission questions as told.
 type fakeEditor struct {
-	allow bool
+	allow  bool
+	always bool // answer "always" where it is offered
+	dir    string
 
 	mu       sync.Mutex
 	updates  []sdk.SessionUpdate
 	asked    []sdk.RequestPermissionRequest
 	onUpdate func(sdk.SessionUpdate)
+	ran      []string
+	outputs  []sdk.TerminalOutputResponse
 }
 
 var _ sdk.Client = (*fakeEditor)(nil)
@@ -61,6 +66,11 @@ func (f *fakeEditor) RequestPermission(_ context.Context, p sdk.RequestPermissio
 	if f.allow {
 		id = "allow"
 	}
+	for _, o := range p.Options {
+		if f.always && o.Kind == sdk.PermissionOptionKindAllowAlways {
+			id = o.OptionId
+		}
+	}
 	return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: id, Outcome: "selected"}}}, nil
 }
 
@@ -70,20 +80,41 @@ func (f *fakeEditor) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk
 func (f *fakeEditor) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
 }
-func (f *fakeEditor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+// The fake editor's terminals run the command as an editor does, with
+// os/exec, and keep its output; ran lists the command lines run.
+func (f *fakeEditor) CreateTerminal(_ context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	cmd := exec.Command(p.Command, p.Args...)
+	if p.Cwd != nil {
+		cmd.Dir = *p.Cwd
+	}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if err != nil {
+		code = 1
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ran = append(f.ran, strings.Join(append([]string{p.Command}, p.Args...), " ")+" in "+cmd.Dir)
+	id := fmt.Sprintf("term%d", len(f.ran))
+	f.outputs = append(f.outputs, sdk.TerminalOutputResponse{Output: string(out), ExitStatus: &sdk.TerminalExitStatus{ExitCode: &code}})
+	return sdk.CreateTerminalResponse{TerminalId: id}, nil
 }
 func (f *fakeEditor) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
 	return sdk.KillTerminalResponse{}, nil
 }
-func (f *fakeEditor) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, nil
+func (f *fakeEditor) TerminalOutput(_ context.Context, p sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var n int
+	fmt.Sscanf(p.TerminalId, "term%d", &n)
+	return f.outputs[n-1], nil
 }
 func (f *fakeEditor) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
 	return sdk.ReleaseTerminalResponse{}, nil
 }
-func (f *fakeEditor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, nil
+func (f *fakeEditor) WaitForTerminalExit(_ context.Context, p sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	r, err := f.TerminalOutput(context.Background(), sdk.TerminalOutputRequest{TerminalId: p.TerminalId})
+	return sdk.WaitForTerminalExitResponse{ExitCode: r.ExitStatus.ExitCode}, err
 }
 
 // toolCalls returns the tool calls the editor was told of, by id, each
@@ -154,6 +185,8 @@ type fixtureOpts struct {
 	onNewErrors string
 	// files are added to the folder.
 	files map[string]string
+	// terminal: the client offers terminals.
+	terminal bool
 }
 
 func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixture {
@@ -203,7 +236,8 @@ func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 	// starts (Serve holds its input back for it; see the package doc).
 	conn := sdk.NewClientSideConnection(ed, toAgentW, toClientR)
 	f := &agentFixture{t: t, dir: dir, srv: srv, ed: ed, conn: conn, ledger: ledger}
-	init, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	init, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Terminal: o.terminal}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,5 +537,63 @@ func TestVerifiedEditIsRepairedOnce(t *testing.T) {
 	}
 	if repairs == 0 {
 		t.Errorf("no request recorded as the repair: %+v", recs)
+	}
+}
+
+// commandRules: the model runs `go vet ./...`, then answers.
+func commandRules() []modeltest.Rule {
+	return []modeltest.Rule{
+		{LastRole: "tool", Reasoning: "Vet answered.", Content: "Vet is done."},
+		{Match: "vet", Reasoning: "Run vet.", ToolCalls: []modeltest.ScriptToolCall{call("v", "run_command", map[string]any{"program": "go", "args": []string{"vet", "./..."}})}},
+	}
+}
+
+// TestCommandRunsInTheEditorsTerminalWhenAllowed: run_command asks each
+// time, unless the user chose "always" for that command line; it runs in
+// the editor's terminal, in the session's folder, and its result reaches
+// the model.
+func TestCommandRunsInTheEditorsTerminalWhenAllowed(t *testing.T) {
+	f := newAgent(t, fixtureOpts{terminal: true}, commandRules()...)
+	f.ed.always = true
+	f.prompt("please vet")
+	f.prompt("vet again")
+	if len(f.ed.asked) != 1 {
+		t.Errorf("%d permission questions, want 1 (always was chosen the first time)", len(f.ed.asked))
+	}
+	if want := "go vet ./... in " + f.dir; len(f.ed.ran) != 2 || f.ed.ran[0] != want {
+		t.Errorf("ran %q, want twice %q", f.ed.ran, want)
+	}
+	if c := f.ed.toolCalls()["turn1-v"]; c == nil || c.kind != sdk.ToolKindExecute || c.status != sdk.ToolCallStatusCompleted || !strings.Contains(c.text, "exited with status 0") {
+		t.Errorf("the command's tool call: %+v", c)
+	}
+	reqs := f.srv.Requests()
+	if !strings.Contains(string(reqs[1].Body), "exited with status 0") {
+		t.Errorf("the command's result did not reach the model")
+	}
+}
+
+// TestRejectedCommandDoesNotRun: rejected, nothing runs; without
+// terminals, or in the ask mode, run_command is refused without a
+// question.
+func TestRejectedCommandDoesNotRun(t *testing.T) {
+	f := newAgent(t, fixtureOpts{terminal: true}, commandRules()...)
+	f.ed.allow = false
+	f.prompt("please vet")
+	if len(f.ed.ran) != 0 || len(f.ed.asked) != 1 {
+		t.Errorf("rejected: ran %q after %d questions", f.ed.ran, len(f.ed.asked))
+	}
+	if _, err := f.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: f.sid, ModeId: "ask"}); err != nil {
+		t.Fatal(err)
+	}
+	f.ed.allow = true
+	f.prompt("vet in ask mode")
+	if len(f.ed.ran) != 0 || len(f.ed.asked) != 1 {
+		t.Errorf("ask mode: ran %q after %d questions", f.ed.ran, len(f.ed.asked))
+	}
+	plain := newAgent(t, fixtureOpts{}, commandRules()...)
+	plain.prompt("please vet")
+	body := string(plain.srv.Requests()[0].Body)
+	if strings.Contains(body, `"run_command"`) {
+		t.Errorf("run_command is offered to a client without terminals")
 	}
 }

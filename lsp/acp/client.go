@@ -13,6 +13,7 @@ import (
 // Permission option ids.
 const (
 	optionAllow  = "allow"
+	optionAlways = "always"
 	optionReject = "reject"
 )
 
@@ -60,26 +61,36 @@ func (c *client) ToolCall(ctx context.Context, t agent.ToolCall) {
 }
 
 // Permission asks session/request_permission about t, with its diffs:
-// "allow" lets it proceed; "reject", a cancelled question or no answer
-// within permissionBound does not.
-func (c *client) Permission(ctx context.Context, t agent.ToolCall) (bool, error) {
+// "allow" (or "always", offered when always is set) lets it proceed;
+// "reject", a cancelled question or no answer within permissionBound does
+// not.
+func (c *client) Permission(ctx context.Context, t agent.ToolCall, always bool) (agent.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, permissionBound)
 	defer cancel()
 	kind, status, title := sdk.ToolKind(t.Kind), sdk.ToolCallStatus(t.Status), t.Title
+	options := []sdk.PermissionOption{{OptionId: optionAllow, Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce}}
+	if always {
+		options = append(options, sdk.PermissionOption{OptionId: optionAlways, Name: "Always allow this command", Kind: sdk.PermissionOptionKindAllowAlways})
+	}
+	options = append(options, sdk.PermissionOption{OptionId: optionReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce})
 	resp, err := c.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
 		SessionId: sdk.SessionId(c.s.id),
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(t.ID), Title: &title, Kind: &kind, Status: &status,
 			Content: toolContent(t), Locations: locations(t.Locations)},
-		Options: []sdk.PermissionOption{
-			{OptionId: optionAllow, Name: "Allow", Kind: sdk.PermissionOptionKindAllowOnce},
-			{OptionId: optionReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
-		},
+		Options: options,
 	})
 	if err != nil {
-		return false, err
+		return agent.Reject, err
 	}
-	sel := resp.Outcome.Selected
-	return sel != nil && sel.OptionId == optionAllow, nil
+	switch sel := resp.Outcome.Selected; {
+	case sel == nil:
+		return agent.Reject, nil
+	case sel.OptionId == optionAllow:
+		return agent.AllowOnce, nil
+	case sel.OptionId == optionAlways && always:
+		return agent.AllowAlways, nil
+	}
+	return agent.Reject, nil
 }
 
 // toolContent is a tool call's content: each diff (as ACP's diff content
@@ -142,12 +153,12 @@ func usageOf(u agent.Usage) *sdk.Usage {
 // whether to send a request past a budget (the engine's Confirm).
 func (a *server) confirm(ctx context.Context, s *session, question string) bool {
 	c := &client{a: a, s: s, ctx: ctx}
-	ok, err := c.Permission(ctx, agent.ToolCall{ID: fmt.Sprintf("budget-%d", time.Now().UnixNano()), Title: "Send the request?",
-		Kind: agent.KindOther, Status: agent.StatusPending, Text: question})
+	ans, err := c.Permission(ctx, agent.ToolCall{ID: fmt.Sprintf("budget-%d", time.Now().UnixNano()), Title: "Send the request?",
+		Kind: agent.KindOther, Status: agent.StatusPending, Text: question}, false)
 	if err != nil {
 		a.log.Warn("the budget question could not be asked; nothing is sent", "error", err)
 	}
-	return ok
+	return ans != agent.Reject
 }
 
 // editorFS is agent.FS over fs/read_text_file and fs/write_text_file.
@@ -170,4 +181,62 @@ func (f *editorFS) WriteTextFile(ctx context.Context, path, text string) error {
 	defer cancel()
 	_, err := f.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(f.s.id), Path: path, Content: text})
 	return err
+}
+
+// terminals is agent.Terminals over terminal/create, wait_for_exit,
+// output, kill and release.
+type terminals struct {
+	a *server
+	s *session
+}
+
+// outputLimit bounds what the editor keeps of a command's output.
+const outputLimit = 64 << 10
+
+// Run runs cmd in the session's folder in a new terminal of the editor,
+// shown in the tool call callID; ctx's end kills it. The terminal is
+// released in every case.
+func (t *terminals) Run(ctx context.Context, callID string, cmd agent.Command) (agent.CommandResult, error) {
+	sid := sdk.SessionId(t.s.id)
+	cwd, limit := t.s.root, outputLimit
+	cctx, cancel := context.WithTimeout(ctx, callBound)
+	created, err := t.a.conn.CreateTerminal(cctx, sdk.CreateTerminalRequest{SessionId: sid, Command: cmd.Program, Args: cmd.Args, Cwd: &cwd, OutputByteLimit: &limit})
+	cancel()
+	if err != nil {
+		return agent.CommandResult{}, err
+	}
+	id := created.TerminalId
+	// The terminal's end is the editor's, whatever becomes of the turn.
+	bg := context.WithoutCancel(ctx)
+	defer func() {
+		rctx, cancel := context.WithTimeout(bg, callBound)
+		defer cancel()
+		if _, err := t.a.conn.ReleaseTerminal(rctx, sdk.ReleaseTerminalRequest{SessionId: sid, TerminalId: id}); err != nil {
+			t.a.log.Debug("terminal/release failed", "error", err)
+		}
+	}()
+	status := sdk.ToolCallStatusInProgress
+	(&client{a: t.a, s: t.s, ctx: ctx}).update(ctx, sdk.UpdateToolCall(sdk.ToolCallId(callID), sdk.WithUpdateStatus(status),
+		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(id)})))
+	_, werr := t.a.conn.WaitForTerminalExit(ctx, sdk.WaitForTerminalExitRequest{SessionId: sid, TerminalId: id})
+	if werr != nil && ctx.Err() != nil {
+		kctx, cancel := context.WithTimeout(bg, callBound)
+		_, _ = t.a.conn.KillTerminal(kctx, sdk.KillTerminalRequest{SessionId: sid, TerminalId: id})
+		cancel()
+		return agent.CommandResult{}, ctx.Err()
+	}
+	octx, cancel := context.WithTimeout(bg, callBound)
+	defer cancel()
+	out, err := t.a.conn.TerminalOutput(octx, sdk.TerminalOutputRequest{SessionId: sid, TerminalId: id})
+	if err != nil {
+		return agent.CommandResult{}, err
+	}
+	res := agent.CommandResult{Output: out.Output, Truncated: out.Truncated}
+	if st := out.ExitStatus; st != nil {
+		res.ExitCode = st.ExitCode
+		if st.Signal != nil {
+			res.Signal = *st.Signal
+		}
+	}
+	return res, nil
 }

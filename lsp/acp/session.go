@@ -68,7 +68,7 @@ func (a *server) makeSession(root string, cfg config.Config) (*session, error) {
 	if err != nil {
 		a.log.Warn("the folder's scan is not complete; the session starts with the files found so far", "folder", root, "error", err)
 	}
-	s := &session{folders: folders, ledger: a.opts.Ledger}
+	s := &session{root: root, folders: folders, ledger: a.opts.Ledger}
 	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: a.log, HTTPClient: a.opts.HTTPClient, Ledger: a.opts.Ledger,
 		StatsFile: assist.DefaultStatsFile(), VerifyEnv: a.opts.VerifyEnv,
 		VerifyFolders: func() []workspace.URI { return []workspace.URI{workspace.FileURI(root)} },
@@ -79,13 +79,18 @@ func (a *server) makeSession(root string, cfg config.Config) (*session, error) {
 	}
 	s.engine = engine
 	var fs agent.FS
+	var terms agent.Terminals
 	a.mu.Lock()
-	caps := a.caps.Fs
+	caps := a.caps
 	a.mu.Unlock()
-	if caps.ReadTextFile && caps.WriteTextFile {
+	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		fs = &editorFS{a: a, s: s}
 	}
-	s.agent, err = agent.New(agent.Options{Engine: engine, Ledger: a.opts.Ledger, Folders: folders, Root: root, Config: cfg, FS: fs, Logger: a.log})
+	if caps.Terminal {
+		terms = &terminals{a: a, s: s}
+	}
+	s.agent, err = agent.New(agent.Options{Engine: engine, Ledger: a.opts.Ledger, Folders: folders, Root: root, Config: cfg,
+		FS: fs, Terminals: terms, Logger: a.log})
 	if err != nil {
 		engine.Close()
 		_ = folders.Close()
