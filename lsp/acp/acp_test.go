@@ -43,6 +43,8 @@ type fakeEditor struct {
 	onUpdate func(sdk.SessionUpdate)
 	ran      []string
 	outputs  []sdk.TerminalOutputResponse
+	buffers  map[string]string // path → text, the editor's unsaved buffers
+	reads    []string
 }
 
 var _ sdk.Client = (*fakeEditor)(nil)
@@ -74,11 +76,28 @@ func (f *fakeEditor) RequestPermission(_ context.Context, p sdk.RequestPermissio
 	return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: id, Outcome: "selected"}}}, nil
 }
 
-func (f *fakeEditor) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound("fs/read_text_file")
+// The fake editor's buffers (when it offers fs/*): a read gets the
+// buffer, unsaved edits included; a write changes the buffer, not the
+// disk.
+func (f *fakeEditor) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	text, ok := f.buffers[p.Path]
+	if !ok {
+		b, err := os.ReadFile(p.Path)
+		if err != nil {
+			return sdk.ReadTextFileResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+		}
+		text = string(b)
+	}
+	f.reads = append(f.reads, p.Path)
+	return sdk.ReadTextFileResponse{Content: text}, nil
 }
-func (f *fakeEditor) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound("fs/write_text_file")
+func (f *fakeEditor) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buffers[p.Path] = p.Content
+	return sdk.WriteTextFileResponse{}, nil
 }
 // The fake editor's terminals run the command as an editor does, with
 // os/exec, and keep its output; ran lists the command lines run.
@@ -185,8 +204,9 @@ type fixtureOpts struct {
 	onNewErrors string
 	// files are added to the folder.
 	files map[string]string
-	// terminal: the client offers terminals.
-	terminal bool
+	// terminal: the client offers terminals; fs: fs/read_text_file and
+	// fs/write_text_file.
+	terminal, fs bool
 }
 
 func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixture {
@@ -231,13 +251,13 @@ func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 		<-done
 		toClientW.Close()
 	})
-	ed := &fakeEditor{allow: true}
+	ed := &fakeEditor{allow: true, buffers: map[string]string{}}
 	// No SetLogger: it races with the goroutines NewClientSideConnection
 	// starts (Serve holds its input back for it; see the package doc).
 	conn := sdk.NewClientSideConnection(ed, toAgentW, toClientR)
 	f := &agentFixture{t: t, dir: dir, srv: srv, ed: ed, conn: conn, ledger: ledger}
 	init, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Terminal: o.terminal}})
+		ClientCapabilities: sdk.ClientCapabilities{Terminal: o.terminal, Fs: sdk.FileSystemCapabilities{ReadTextFile: o.fs, WriteTextFile: o.fs}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,5 +615,32 @@ func TestRejectedCommandDoesNotRun(t *testing.T) {
 	body := string(plain.srv.Requests()[0].Body)
 	if strings.Contains(body, `"run_command"`) {
 		t.Errorf("run_command is offered to a client without terminals")
+	}
+}
+
+// TestEditorBuffersAreReadAndWritten: where the client offers fs/*, the
+// model reads the editor's unsaved buffer and the allowed edit lands in
+// it, not on disk.
+func TestEditorBuffersAreReadAndWritten(t *testing.T) {
+	f := newAgent(t, fixtureOpts{fs: true},
+		modeltest.Rule{LastRole: "tool", MatchPrompt: "replaced in calc.go", Content: "Done.", Times: 1},
+		modeltest.Rule{LastRole: "tool", MatchPrompt: "unsaved", Reasoning: "Fix it.", Times: 1, ToolCalls: []modeltest.ScriptToolCall{
+			call("e", "replace_text", map[string]string{"path": "calc.go", "old_text": "return a - b // unsaved", "new_text": "return a + b"})}},
+		modeltest.Rule{Match: "fix Add", Reasoning: "Read it.", ToolCalls: []modeltest.ScriptToolCall{
+			call("r", "read_file", map[string]any{"path": "calc.go", "start_line": nil, "end_line": nil})}})
+	path := filepath.Join(f.dir, "calc.go")
+	unsaved := strings.Replace(calcGo, "return a - b", "return a - b // unsaved", 1)
+	f.ed.mu.Lock()
+	f.ed.buffers[path] = unsaved
+	f.ed.mu.Unlock()
+	f.prompt("fix Add")
+	f.ed.mu.Lock()
+	buf := f.ed.buffers[path]
+	f.ed.mu.Unlock()
+	if want := strings.Replace(calcGo, "return a - b", "return a + b", 1); buf != want {
+		t.Errorf("the editor's buffer is %q, want %q", buf, want)
+	}
+	if got := f.file("calc.go"); got != calcGo {
+		t.Errorf("the disk changed: %q", got)
 	}
 }
