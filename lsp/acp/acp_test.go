@@ -35,7 +35,6 @@ const utilGo = "package calc\n\n// Twice doubles n.\nfunc Twice(n int) int { ret
 type fakeEditor struct {
 	allow  bool
 	always bool // answer "always" where it is offered
-	dir    string
 
 	mu       sync.Mutex
 	updates  []sdk.SessionUpdate
@@ -99,6 +98,7 @@ func (f *fakeEditor) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest
 	f.buffers[p.Path] = p.Content
 	return sdk.WriteTextFileResponse{}, nil
 }
+
 // The fake editor's terminals run the command as an editor does, with
 // os/exec, and keep its output; ran lists the command lines run.
 func (f *fakeEditor) CreateTerminal(_ context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
