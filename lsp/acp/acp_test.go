@@ -252,9 +252,12 @@ func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 		toClientW.Close()
 	})
 	ed := &fakeEditor{allow: true, buffers: map[string]string{}}
-	// No SetLogger: it races with the goroutines NewClientSideConnection
-	// starts (Serve holds its input back for it; see the package doc).
-	conn := sdk.NewClientSideConnection(ed, toAgentW, toClientR)
+	// SetLogger races with the goroutines NewClientSideConnection starts:
+	// their input is held back until it is set, as Serve does (D89).
+	open := make(chan struct{})
+	conn := sdk.NewClientSideConnection(ed, toAgentW, gated{toClientR, open})
+	conn.SetLogger(log)
+	close(open)
 	f := &agentFixture{t: t, dir: dir, srv: srv, ed: ed, conn: conn, ledger: ledger}
 	init, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientCapabilities: sdk.ClientCapabilities{Terminal: o.terminal, Fs: sdk.FileSystemCapabilities{ReadTextFile: o.fs, WriteTextFile: o.fs}}})
@@ -270,6 +273,17 @@ func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 	}
 	f.sid = s.SessionId
 	return f
+}
+
+// gated is r, read from once open is closed.
+type gated struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g gated) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 func ctxT(t testing.TB) context.Context {
