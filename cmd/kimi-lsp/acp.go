@@ -45,6 +45,7 @@ func cmdACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Logger:     env.log,
 		Version:    v,
 		HTTPClient: modelHTTP,
+		StatsFile:  assist.DefaultStatsFile(),
 		Config: func(root string) (config.Config, []error) {
 			cfg, errs := user.WithWorkspaceFiles(config.WorkspaceFile(root))
 			env.onConfig(cfg)

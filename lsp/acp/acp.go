@@ -73,6 +73,10 @@ type Options struct {
 	// VerifyEnv is added to the helper language servers' environment
 	// (tests).
 	VerifyEnv []string
+	// ExplanationDir is the engines' directory for long texts ("": the
+	// user cache directory's, assist.Options.ExplanationDir); StatsFile
+	// receives the statistics after each turn ("": none).
+	ExplanationDir, StatsFile string
 }
 
 // Serve speaks ACP on in and out until in ends or ctx is done, then ends

@@ -241,8 +241,8 @@ func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		acp.Serve(ctx, toAgentR, toClientW, acp.Options{Ledger: ledger, Logger: log, Version: "test",
-			VerifyEnv: []string{"TMPDIR=" + t.TempDir(), "GOTOOLCHAIN=local", "GOFLAGS=-modcacherw", "GOTELEMETRY=off"},
+		acp.Serve(ctx, toAgentR, toClientW, acp.Options{Ledger: ledger, Logger: log, Version: "test", ExplanationDir: t.TempDir(),
+			VerifyEnv: []string{"TMPDIR=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "GOTOOLCHAIN=local", "GOFLAGS=-modcacherw", "GOTELEMETRY=off"},
 			Config:    func(string) (config.Config, []error) { return cfg, nil }})
 	}()
 	t.Cleanup(func() {

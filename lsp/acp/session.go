@@ -70,7 +70,7 @@ func (a *server) makeSession(root string, cfg config.Config) (*session, error) {
 	}
 	s := &session{root: root, folders: folders, ledger: a.opts.Ledger}
 	engine, err := assist.NewEngine(assist.Options{Config: cfg, Logger: a.log, HTTPClient: a.opts.HTTPClient, Ledger: a.opts.Ledger,
-		StatsFile: assist.DefaultStatsFile(), VerifyEnv: a.opts.VerifyEnv,
+		StatsFile: a.opts.StatsFile, ExplanationDir: a.opts.ExplanationDir, VerifyEnv: a.opts.VerifyEnv,
 		VerifyFolders: func() []workspace.URI { return []workspace.URI{workspace.FileURI(root)} },
 		Confirm:       func(ctx context.Context, q string) bool { return a.confirm(ctx, s, q) }})
 	if err != nil {
