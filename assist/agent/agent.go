@@ -234,8 +234,13 @@ func (s *Session) Messages() []model.Message {
 	return append(slices.Clone(s.prefix), s.msgs...)
 }
 
-// Close ends the session: the engine's helper language servers stop.
-func (s *Session) Close() { s.opts.Engine.Close() }
+// Close ends the session once its running turn, if any, has ended (the
+// caller cancels it first); the engine's helper language servers stop.
+func (s *Session) Close() {
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	s.opts.Engine.Close()
+}
 
 // Turn runs one turn: prompt is the user's message. The answer, the
 // reasoning and each tool call stream to c; the turn's edits, verified,

@@ -658,3 +658,37 @@ func TestEditorBuffersAreReadAndWritten(t *testing.T) {
 		t.Errorf("the disk changed: %q", got)
 	}
 }
+
+// TestCloseSessionCancelsItsTurn: session/close during a stream ends the
+// turn "cancelled" and hangs up the provider (the SDK does not cancel on
+// close; CloseSession does, D89); the session is gone after it.
+func TestCloseSessionCancelsItsTurn(t *testing.T) {
+	f := newAgent(t, fixtureOpts{}, modeltest.Rule{Match: "slow", Content: strings.Repeat("word ", 400), Chunks: 400, IntervalMS: 20})
+	started := make(chan struct{})
+	var once sync.Once
+	f.ed.mu.Lock()
+	f.ed.onUpdate = func(u sdk.SessionUpdate) {
+		if u.AgentMessageChunk != nil {
+			once.Do(func() { close(started) })
+		}
+	}
+	f.ed.mu.Unlock()
+	closed := make(chan error, 1)
+	go func() {
+		<-started
+		_, err := f.conn.CloseSession(context.Background(), sdk.CloseSessionRequest{SessionId: f.sid})
+		closed <- err
+	}()
+	if resp := f.prompt("a slow answer"); resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("stop reason %q, want cancelled", resp.StopReason)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if reqs, err := f.srv.WaitRequests(ctxT(t), 1); err != nil || !reqs[0].HungUp {
+		t.Errorf("the provider stream was not hung up")
+	}
+	if _, err := f.conn.Prompt(ctxT(t), sdk.PromptRequest{SessionId: f.sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("more")}}); err == nil {
+		t.Errorf("a closed session took a prompt")
+	}
+}
