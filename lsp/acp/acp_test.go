@@ -692,3 +692,22 @@ func TestCloseSessionCancelsItsTurn(t *testing.T) {
 		t.Errorf("a closed session took a prompt")
 	}
 }
+
+// TestCreatedFileLandsOnDisk: the editor offers fs/* but no delete and no
+// empty write, so an edit that creates a file lands through the confined
+// writer, whole, and not through fs/write_text_file (D92).
+func TestCreatedFileLandsOnDisk(t *testing.T) {
+	f := newAgent(t, fixtureOpts{fs: true},
+		modeltest.Rule{LastRole: "tool", Content: "Created.", Times: 1},
+		modeltest.Rule{Match: "add Sub", Reasoning: "A new file.", ToolCalls: []modeltest.ScriptToolCall{
+			call("c", "create_file", map[string]string{"path": "sub.go", "content": "package calc\n\nfunc Sub(a, b int) int { return a - b }\n"})}})
+	f.prompt("add Sub")
+	if got := f.file("sub.go"); !strings.Contains(got, "func Sub") {
+		t.Errorf("sub.go is %q", got)
+	}
+	f.ed.mu.Lock()
+	defer f.ed.mu.Unlock()
+	if len(f.ed.buffers) != 0 {
+		t.Errorf("the editor was asked to write %v", f.ed.buffers)
+	}
+}
