@@ -267,7 +267,10 @@ func (s *Session) Turn(ctx context.Context, prompt string, c Client) (Result, er
 	if res != nil {
 		msgs = res.Messages
 	}
-	stop, err := s.ended(ctx, msgs, res, err)
+	stop, why, err := s.ended(ctx, msgs, res, err)
+	if why != "" {
+		c.Message("\n\nkimi-lsp: " + why)
+	}
 	if err == nil && stop == StopEndTurn && len(res.Changes) > 0 {
 		landed := tr.land(ctx, res)
 		if ctx.Err() != nil {
@@ -281,19 +284,21 @@ func (s *Session) Turn(ctx context.Context, prompt string, c Client) (Result, er
 }
 
 // ended keeps the conversation after a turn's model work (msgs, closed
-// when the turn ended early) and says how the turn ends: an error the
-// model's answer explains (cut off, too many rounds, not sent) is a stop
-// reason with a message to the user; any other is returned.
-func (s *Session) ended(ctx context.Context, msgs []model.Message, res *assist.TurnResult, err error) (StopReason, error) {
-	stop := StopEndTurn
+// when the turn ended early) and says how the turn ends: an error that
+// has a stop reason (cut off, too many rounds, a budget) is that reason and
+// a line for the user (why); any other is returned.
+func (s *Session) ended(ctx context.Context, msgs []model.Message, res *assist.TurnResult, err error) (stop StopReason, why string, _ error) {
+	stop = StopEndTurn
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		stop, err = StopCancelled, nil
 	case errors.Is(err, model.ErrCutOff), errors.Is(err, model.ErrNoAnswer):
-		stop, err = StopMaxTokens, nil
+		stop, why, err = StopMaxTokens, err.Error(), nil
 	case errors.Is(err, tools.ErrTooManyRounds):
-		stop, err = StopMaxRounds, nil
+		stop, why, err = StopMaxRounds, err.Error(), nil
+	case errors.Is(err, provider.ErrBudget):
+		stop, why, err = StopRefusal, err.Error(), nil
 	}
 	if stop != StopEndTurn || err != nil {
 		why := "the user cancelled this turn"
@@ -314,7 +319,7 @@ func (s *Session) ended(ctx context.Context, msgs []model.Message, res *assist.T
 		s.reads = addReads(s.reads, res.Reads)
 	}
 	s.mu.Unlock()
-	return stop, err
+	return stop, why, err
 }
 
 // userText is a turn's user message: the mode, what became of the last

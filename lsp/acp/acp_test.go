@@ -207,6 +207,8 @@ type fixtureOpts struct {
 	// terminal: the client offers terminals; fs: fs/read_text_file and
 	// fs/write_text_file.
 	terminal, fs bool
+	// confirmAbove is budget.confirmAbove (0: the default).
+	confirmAbove float64
 }
 
 func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixture {
@@ -231,6 +233,9 @@ func newAgent(t testing.TB, o fixtureOpts, rules ...modeltest.Rule) *agentFixtur
 	cfg.Verify.Enable = config.VerifyOff
 	if o.verify {
 		cfg.Verify.Enable, cfg.Verify.OnNewErrors = config.VerifyAuto, o.onNewErrors
+	}
+	if o.confirmAbove > 0 {
+		cfg.Budget.ConfirmAbove = o.confirmAbove
 	}
 	log := slog.New(slog.DiscardHandler)
 	ledger := provider.OpenLedger(t.TempDir(), cfg.Budget, log) // the request record in a state directory of the test
@@ -709,5 +714,26 @@ func TestCreatedFileLandsOnDisk(t *testing.T) {
 	defer f.ed.mu.Unlock()
 	if len(f.ed.buffers) != 0 {
 		t.Errorf("the editor was asked to write %v", f.ed.buffers)
+	}
+}
+
+// TestBudgetQuestionThroughPermission: a request estimated above
+// budget.confirmAbove is put to the user through session/request_permission;
+// refused, nothing is sent and the turn ends "refusal", saying why.
+func TestBudgetQuestionThroughPermission(t *testing.T) {
+	f := newAgent(t, fixtureOpts{confirmAbove: 1e-9}, modeltest.Rule{Content: "Hello."})
+	f.ed.allow = false
+	if resp := f.prompt("hello"); resp.StopReason != sdk.StopReasonRefusal {
+		t.Fatalf("stop reason %q, want refusal", resp.StopReason)
+	}
+	if n := len(f.srv.Requests()); n != 0 || len(f.ed.asked) != 1 {
+		t.Errorf("%d requests sent after %d questions, want none after 1", n, len(f.ed.asked))
+	}
+	if msg, _ := f.ed.said(); !strings.Contains(msg, "not sent") {
+		t.Errorf("the refusal is not said: %q", msg)
+	}
+	f.ed.allow = true
+	if resp := f.prompt("hello again"); resp.StopReason != sdk.StopReasonEndTurn || len(f.srv.Requests()) != 1 {
+		t.Errorf("allowed: stop %q, %d requests", resp.StopReason, len(f.srv.Requests()))
 	}
 }
