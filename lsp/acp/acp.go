@@ -37,6 +37,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -261,7 +263,8 @@ func (a *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Aut
 
 // CheckFolder returns dir, cleaned, if it is a folder the user could open
 // as a workspace: an absolute path to an existing directory, not a
-// filesystem root. It is the check of session/new's cwd.
+// filesystem root, not inside a .git directory (which no tool of ours
+// reads or writes). It is the check of session/new's cwd.
 func CheckFolder(dir string) (string, error) {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return "", fmt.Errorf("the working directory %q is not an absolute path", dir)
@@ -280,6 +283,11 @@ func CheckFolder(dir string) (string, error) {
 	}
 	if filepath.Dir(real) == real {
 		return "", fmt.Errorf("the working directory %s is a filesystem root: open a project folder", dir)
+	}
+	for _, p := range []string{dir, real} {
+		if slices.Contains(strings.Split(filepath.ToSlash(p), "/"), ".git") {
+			return "", fmt.Errorf("the working directory %s is inside a .git directory: open the project folder", dir)
+		}
 	}
 	return dir, nil
 }

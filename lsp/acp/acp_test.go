@@ -527,10 +527,13 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 // TestSessionFolderMustBeOpenable: session/new refuses a relative path, a
-// file and the filesystem root.
+// file, the filesystem root, a missing folder and one inside .git.
 func TestSessionFolderMustBeOpenable(t *testing.T) {
 	f := newAgent(t, fixtureOpts{})
-	for _, cwd := range []string{"relative/dir", filepath.Join(f.dir, "calc.go"), "/", filepath.Join(f.dir, "missing")} {
+	if err := os.MkdirAll(filepath.Join(f.dir, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, cwd := range []string{"relative/dir", filepath.Join(f.dir, "calc.go"), "/", filepath.Join(f.dir, "missing"), filepath.Join(f.dir, ".git", "hooks")} {
 		if _, err := f.conn.NewSession(ctxT(t), sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}}); err == nil {
 			t.Errorf("session/new accepted %q", cwd)
 		}
