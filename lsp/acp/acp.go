@@ -8,7 +8,8 @@
 // in prompts; no session loading, no MCP, no images; run_command where
 // the client has terminals),
 // session/new (the working directory must be a folder the user could
-// open: absolute, an existing directory, not a filesystem root; its
+// open: absolute, an existing directory, not a filesystem root nor inside
+// .git; its
 // .kimi-lsp.toml is read under the workspace rules, and its trust is the
 // user's trust.folders, as for the helpers), session/prompt (one turn),
 // session/cancel (the SDK cancels the turn's context: the provider stream
