@@ -2,16 +2,15 @@
 // ACP version 1 over stdio, on github.com/coder/acp-go-sdk, beside the
 // LSP face of its parent package. It is the only package that knows ACP;
 // the agent itself is assist/agent, which it drives through plain Go
-// types (agent.Client, agent.FS) and converts at the edge.
+// types (agent.Client, agent.FS, agent.Terminals) and converts at the edge.
 //
 // What it answers: initialize (the capabilities it has: embedded context
-// in prompts; no session loading, no MCP, no images; run_command where
-// the client has terminals),
-// session/new (the working directory must be a folder the user could
-// open: absolute, an existing directory, not a filesystem root nor inside
-// .git; its
-// .kimi-lsp.toml is read under the workspace rules, and its trust is the
-// user's trust.folders, as for the helpers), session/prompt (one turn),
+// in prompts, session/close; no session loading, no MCP, no images;
+// run_command where the client has terminals), session/new (the working
+// directory must be a folder the user could open: absolute, an existing
+// directory, not a filesystem root nor inside .git; its .kimi-lsp.toml is
+// read under the workspace rules, and its trust is the user's
+// trust.folders, as for the helpers), session/prompt (one turn),
 // session/cancel (the SDK cancels the turn's context: the provider stream
 // and every tool call end, the turn ends "cancelled"), session/set_mode
 // ("code", "ask"), session/set_model and session/set_config_option
