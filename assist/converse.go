@@ -134,7 +134,15 @@ func (e *Engine) Converse(ctx context.Context, t Turn, sink Sink) (res *TurnResu
 		waitLimit: cmp.Or(cfg.WaitTimeout, model.DefaultWaitTimeout), room: windowRoom(prompt.EstimatedTokens),
 		repairFrom: -1, cfg: cfg, past: past, edit: true, conversation: true, base: len(t.Messages), reads: t.Reads}
 	defer sc.release()
-	lopts := tools.LoopOptions{MaxRounds: ConverseMaxRounds, DiffRetries: 1, Call: t.Call}
+	lopts := tools.LoopOptions{MaxRounds: ConverseMaxRounds, DiffRetries: 1}
+	if t.Call != nil {
+		// The surface's own tools answer too: no key in their results.
+		lopts.Call = func(ctx context.Context, mc model.ToolCall, run func() tools.Result) tools.Result {
+			r := t.Call(ctx, mc, run)
+			r.Content = rs.r.Keys(r.Content)
+			return r
+		}
+	}
 	if e.verifying(cfg) {
 		lopts.Verify = e.verifyHook(cfg, set, sc, rs, out)
 		lopts.Repairs = 1

@@ -52,6 +52,7 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model"
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
+	"github.com/kimi-lsp/kimi-lsp/assist/redact"
 	"github.com/kimi-lsp/kimi-lsp/assist/spend"
 	"github.com/kimi-lsp/kimi-lsp/assist/tools"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -136,6 +137,8 @@ type Session struct {
 	tools  []model.Tool
 	prefix []model.Message
 	models []string
+	// redact strikes the API key from what the tool calls show.
+	redact *redact.Redactor
 
 	// turn is held for the length of a turn.
 	turn sync.Mutex
@@ -160,7 +163,8 @@ func New(opts Options) (*Session, error) {
 	if opts.Engine == nil || opts.Folders == nil {
 		return nil, errors.New("agent: a session needs an engine and a folder")
 	}
-	s := &Session{opts: opts, log: cmp.Or(opts.Logger, slog.Default()), tools: Tools(),
+	key, _ := opts.Config.Key()
+	s := &Session{opts: opts, log: cmp.Or(opts.Logger, slog.Default()), tools: Tools(), redact: redact.New(key),
 		mode: ModeCode, model: opts.Config.Model, models: Models(opts.Config), always: map[string]bool{}}
 	if opts.Terminals != nil {
 		s.tools = append(slices.Clone(s.tools), commandTool())

@@ -52,6 +52,7 @@ func (t *turnRun) call(ctx context.Context, mc model.ToolCall, run func() tools.
 	default:
 		r = run()
 	}
+	r.Content = t.s.redact.Keys(r.Content) // the engine strikes it for the model too
 	tc.Start, tc.Status, tc.Text = false, StatusCompleted, r.Content
 	if r.IsError {
 		tc.Status = StatusFailed
@@ -199,7 +200,7 @@ func (t *turnRun) editCall(res *assist.TurnResult) (names string, tc ToolCall) {
 			rel = c.Path
 		}
 		list = append(list, filepath.ToSlash(rel))
-		d := Diff{Path: c.Path, NewText: c.After, Unified: c.Diff(root), Deleted: c.Kind == patch.DeleteFile}
+		d := Diff{Path: c.Path, NewText: c.After, Unified: t.s.redact.Keys(c.Diff(root)), Deleted: c.Kind == patch.DeleteFile}
 		if c.Kind != patch.CreateFile {
 			before := c.Before
 			d.OldText = &before

@@ -740,3 +740,26 @@ func TestBudgetQuestionThroughPermission(t *testing.T) {
 		t.Errorf("allowed: stop %q, %d requests", resp.StopReason, len(f.srv.Requests()))
 	}
 }
+
+// TestKeyStruckFromTheAgentsOwnTools: a file holding the API key, found
+// by search_files, reaches neither the editor nor the provider with the
+// key in it.
+func TestKeyStruckFromTheAgentsOwnTools(t *testing.T) {
+	srvKey := modeltest.DefaultKey
+	f := newAgent(t, fixtureOpts{files: map[string]string{"notes.txt": "token = " + srvKey + "\n"}},
+		modeltest.Rule{LastRole: "tool", Content: "Found it.", Times: 1},
+		modeltest.Rule{Match: "token", Reasoning: "Search.", ToolCalls: []modeltest.ScriptToolCall{
+			call("s", "search_files", map[string]any{"query": "token", "regex": nil, "directory": nil})}})
+	if f.srv.Key != srvKey {
+		t.Fatalf("the stand-in's key is %q", f.srv.Key)
+	}
+	f.prompt("where is the token?")
+	c := f.ed.toolCalls()["turn1-s"]
+	if c == nil || !strings.Contains(c.text, "notes.txt:1:") || strings.Contains(c.text, srvKey) {
+		t.Errorf("the search's tool call: %+v", c)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 2 || strings.Contains(string(reqs[1].Body), srvKey) || !strings.Contains(string(reqs[1].Body), "[REDACTED]") {
+		t.Errorf("the search result went to the provider with the key, or not at all")
+	}
+}
