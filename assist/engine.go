@@ -954,6 +954,17 @@ type streamingCompleter struct {
 	// line, which is not asked): the task's requests hold their estimates
 	// without asking again.
 	past bool
+	// conversation is set for a turn of a conversation (Engine.Converse):
+	// its prompt is no built prompt of the session, so every request is
+	// recorded as a follow-up; base is the number of the prompt's
+	// messages (those the estimate of a later round starts after).
+	conversation bool
+	base         int
+	// reads, if set, lists the files whose text the surface's own tools
+	// carried (Engine.Converse), for the record.
+	reads func() []tools.FileRead
+	// costUSD sums the priced cost of the requests made.
+	costUSD float64
 }
 
 // acquire takes a stream slot from the engine's gate, once per task: the
@@ -1039,6 +1050,7 @@ func (c *streamingCompleter) call(ctx context.Context, req *model.Request) (*mod
 	resp, err := c.e.stream(ctx, c.client, req, c.sink, c.waitLimit, c.rec)
 	c.sink.flush()
 	a := c.account(req, resp)
+	c.costUSD += a.InputCostUSD + a.OutputCostUSD
 	done := err
 	if done == nil && resp != nil {
 		done = finished(resp, req.MaxCompletionTokens)
@@ -1090,7 +1102,7 @@ func (c *streamingCompleter) reserve(ctx context.Context, req *model.Request) (*
 func (c *streamingCompleter) estimate(req *model.Request) (tokens int, usd float64, basis string) {
 	in, cached := c.prompt.EstimatedTokens, c.prompt.PredictedCachedTokens
 	if c.rounds > 1 {
-		in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(len(c.prompt.Messages), len(req.Messages)):]))
+		in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(c.baseMessages(), len(req.Messages)):]))
 		cached = c.lastIn
 	}
 	exp := c.e.ledger.ExpectedOutput(c.rec.Surface, req.Model, req.MaxCompletionTokens)
@@ -1099,6 +1111,15 @@ func (c *streamingCompleter) estimate(req *model.Request) (tokens int, usd float
 		return in, 0, exp.Basis
 	}
 	return in, spend.Estimate(p, in, cached, exp.Tokens, c.prompt.TTL == time.Hour), exp.Basis
+}
+
+// baseMessages is the number of messages of the request's prompt: what a
+// later round adds comes after them.
+func (c *streamingCompleter) baseMessages() int {
+	if c.conversation {
+		return c.base
+	}
+	return len(c.prompt.Messages)
 }
 
 // recorded is the request record's view of the call just made: the
@@ -1111,6 +1132,9 @@ func (c *streamingCompleter) recorded() *provider.Call {
 	var reads []tools.FileRead
 	if c.exec != nil {
 		reads = c.exec.Reads()
+	}
+	if c.reads != nil {
+		reads = append(reads, c.reads()...)
 	}
 	if len(reads) == 0 && !repair {
 		return c.rec
@@ -1143,7 +1167,7 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 		if c.rounds > 1 {
 			// The prompt, then what the rounds added; the provider holds
 			// the previous request's prompt in its cache.
-			in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(len(c.prompt.Messages), len(req.Messages)):]))
+			in += c.e.prompts.EstimateTokens(messagesText(req.Messages[min(c.baseMessages(), len(req.Messages)):]))
 			cached = c.lastIn
 		}
 		cu = provider.EstimateUsage(c.e.prompts.EstimateTokens, in, cached, resp.Message)
@@ -1158,7 +1182,7 @@ func (c *streamingCompleter) account(req *model.Request, resp *model.Response) c
 	c.lastIn = cu.PromptTokens
 	var err error
 	var a cache.Accounting
-	if c.rounds == 1 {
+	if c.rounds == 1 && !c.conversation {
 		a, err = c.e.prompts.Record(c.prompt.Handle, cu)
 	} else {
 		a, err = c.e.prompts.RecordFollowUp(req.Model, cu)

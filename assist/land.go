@@ -408,3 +408,58 @@ func Summarize(out *Outcome, err error) Landing {
 func DocumentEdit(path, before, after string, version int32) *Outcome {
 	return &Outcome{Changes: []patch.FileChange{{Path: path, Kind: patch.ModifyFile, Before: before, After: after, Version: version}}}
 }
+
+// WriteChanges writes checked changes (their paths were confined to the
+// workspace when the edit set was built) below root, all or nothing,
+// through the confined writer (workspace.Writer). It lands them as the
+// server does (Lander), on the files read again from disk: if one
+// changed on disk while the model ran, the change is rebased onto the new
+// text, or, when the user's change touches the same lines, everything is
+// refused with nothing written. It returns the workspace-relative names of
+// the files that were rebased.
+func WriteChanges(ctx context.Context, root string, changes []patch.FileChange) (rebased []string, err error) {
+	w, err := workspace.NewWriter(root, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	lander := &Lander{Disk: w}
+	plan, err := lander.Plan(ctx, changes, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w (nothing was written)", err)
+	}
+	defer plan.End()
+	tx := w.Begin()
+	defer tx.Abort() // after Commit, a no-op
+	for _, f := range plan.Files {
+		path, perr := f.URI.Path()
+		if perr != nil {
+			return nil, fmt.Errorf("%w (nothing was written)", perr)
+		}
+		text, terr := f.NewText()
+		switch {
+		case terr != nil:
+			err = terr
+		case f.Kind == EditCreate:
+			err = tx.Create(path, []byte(text))
+		case f.Kind == EditDelete:
+			err = tx.Remove(path, f.Stamp)
+		case f.Kind == EditRename:
+			old, oerr := f.OldURI.Path()
+			if err = oerr; err == nil {
+				if err = tx.Create(path, []byte(text)); err == nil {
+					err = tx.Remove(old, f.Stamp)
+				}
+			}
+		default:
+			err = tx.Replace(path, f.Stamp, []byte(text))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (nothing was written)", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return plan.Summary().Rebased, nil
+}

@@ -288,6 +288,9 @@ func TestLayering(t *testing.T) {
 			if strings.HasPrefix(p, "go.lsp.dev/") && !under(dir, "lsp") {
 				t.Errorf("%s imports %s: only lsp knows the protocol libraries", dir, p)
 			}
+			if strings.HasPrefix(p, "github.com/coder/acp-go-sdk") && dir != "lsp/acp" {
+				t.Errorf("%s imports %s: only lsp/acp knows the Agent Client Protocol", dir, p)
+			}
 			rel, ours := strings.CutPrefix(p, mod)
 			if ours && listed && !slices.Contains(ok, rel) {
 				t.Errorf("%s imports %s, which its row of docs/ARCHITECTURE.md's table of allowed imports does not allow (it allows %q)", dir, rel, ok)

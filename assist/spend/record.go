@@ -16,6 +16,7 @@ const (
 	SurfaceCompletion = "completion"
 	SurfaceNextEdit   = "nextEdit"
 	SurfaceRepair     = "repair"
+	SurfaceAgent      = "agent"
 )
 
 // Outcomes of a Record.
@@ -32,7 +33,7 @@ const (
 type Record struct {
 	Time time.Time `json:"time"`
 	// Surface is the action's name, or SurfaceCompletion, SurfaceNextEdit,
-	// SurfaceRepair.
+	// SurfaceRepair, SurfaceAgent.
 	Surface string `json:"surface"`
 	Model   string `json:"model"`
 	// Files are the files the prompt included, workspace-relative, each

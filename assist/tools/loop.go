@@ -102,6 +102,13 @@ type LoopOptions struct {
 	Verify func(ctx context.Context, canRepair bool) string
 	// Repairs bounds the rounds Verify may start (0: none).
 	Repairs int
+	// Call, if set, runs each function call in place of the executor: it
+	// gets the call and run, which runs it through the executor, and
+	// returns the result sent back to the model. A surface wraps the
+	// executor's tools with it (the agent shows each call, answers tools
+	// of its own, refuses edits in a read-only mode) without a second
+	// loop. ctx is the loop's.
+	Call func(ctx context.Context, call model.ToolCall, run func() Result) Result
 }
 
 // LoopResult reports how a loop ended.
@@ -290,7 +297,13 @@ func (l *loop) runCalls(ctx context.Context, pending []model.ToolCall) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := l.x.Call(call.Function.Name, call.Function.Arguments)
+		run := func() Result { return l.x.Call(call.Function.Name, call.Function.Arguments) }
+		var r Result
+		if l.opts.Call != nil {
+			r = l.opts.Call(ctx, call, run)
+		} else {
+			r = run()
+		}
 		l.res.Calls++
 		l.x.log.Debug("tool call", "tool", call.Function.Name, "id", call.ID, "error", r.IsError)
 		l.req.AppendToolResult(call.ID, r.Content)

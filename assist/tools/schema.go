@@ -52,6 +52,8 @@ type Schema struct {
 	Required             []string   `json:"required,omitempty"`
 	AdditionalProperties *bool      `json:"additionalProperties,omitempty"`
 	Minimum              *int       `json:"minimum,omitempty"`
+	// Items is an array's element schema.
+	Items *Schema `json:"items,omitempty"`
 }
 
 // Property is one named property of an object schema.

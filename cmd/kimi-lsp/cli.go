@@ -22,7 +22,6 @@ import (
 
 	"github.com/kimi-lsp/kimi-lsp/assist"
 	"github.com/kimi-lsp/kimi-lsp/assist/config"
-	"github.com/kimi-lsp/kimi-lsp/assist/patch"
 	"github.com/kimi-lsp/kimi-lsp/assist/provider"
 	"github.com/kimi-lsp/kimi-lsp/cache"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -535,7 +534,7 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 		fmt.Fprintf(stderr, "kimi-lsp: not written: the edit brings new errors (verify.onNewErrors = %q; \"apply\" writes it anyway)\n", env.cfg.Verify.OnNewErrors)
 		return 1
 	}
-	rebased, err := writeChanges(ctx, root, out.Changes)
+	rebased, err := assist.WriteChanges(ctx, root, out.Changes)
 	if err != nil {
 		fmt.Fprintf(stderr, "kimi-lsp: %v\n", err)
 		return 1
@@ -545,59 +544,4 @@ func runCLI(ctx context.Context, lf *logFlags, stdout, stderr io.Writer, getenv 
 	}
 	fmt.Fprintf(stderr, "kimi-lsp: wrote %d %s\n", len(out.Changes), map[bool]string{true: "file", false: "files"}[len(out.Changes) == 1])
 	return 0
-}
-
-// writeChanges writes checked changes (their paths were confined to the
-// workspace when the edit set was built) below root, all or nothing,
-// through the confined writer (workspace.Writer). It lands them as the
-// server does (assist.Lander), on the files read again from disk: if one
-// changed on disk while the model ran, the change is rebased onto the new
-// text, or, when the user's change touches the same lines, everything is
-// refused with nothing written. It returns the workspace-relative names of
-// the files that were rebased.
-func writeChanges(ctx context.Context, root string, changes []patch.FileChange) (rebased []string, err error) {
-	w, err := workspace.NewWriter(root, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	lander := &assist.Lander{Disk: w}
-	plan, err := lander.Plan(ctx, changes, "", nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w (nothing was written)", err)
-	}
-	defer plan.End()
-	tx := w.Begin()
-	defer tx.Abort() // after Commit, a no-op
-	for _, f := range plan.Files {
-		path, perr := f.URI.Path()
-		if perr != nil {
-			return nil, fmt.Errorf("%w (nothing was written)", perr)
-		}
-		text, terr := f.NewText()
-		switch {
-		case terr != nil:
-			err = terr
-		case f.Kind == assist.EditCreate:
-			err = tx.Create(path, []byte(text))
-		case f.Kind == assist.EditDelete:
-			err = tx.Remove(path, f.Stamp)
-		case f.Kind == assist.EditRename:
-			old, oerr := f.OldURI.Path()
-			if err = oerr; err == nil {
-				if err = tx.Create(path, []byte(text)); err == nil {
-					err = tx.Remove(old, f.Stamp)
-				}
-			}
-		default:
-			err = tx.Replace(path, f.Stamp, []byte(text))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w (nothing was written)", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return plan.Summary().Rebased, nil
 }

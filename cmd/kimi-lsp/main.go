@@ -66,6 +66,11 @@ func init() {
 			run: func(ctx context.Context, args []string, s streams) int {
 				return cmdServe(ctx, args, s.stdin, s.stdout, s.stderr, s.getenv)
 			}},
+		{name: "acp", summary: "serve the Agent Client Protocol on stdin/stdout (also --acp): an agent for Zed, JetBrains IDEs, CodeCompanion, agent-shell and other ACP clients, whose edits are verified, asked for with their diff and budgeted",
+			flags: flagsOnly(newACPFlags),
+			run: func(ctx context.Context, args []string, s streams) int {
+				return cmdACP(ctx, args, s.stdin, s.stdout, s.stderr, s.getenv)
+			}},
 		{name: "explain", args: "FILE[:START[-END]]", summary: "stream an explanation of the file or line range to stdout",
 			flags: flagsOnly(newExplainFlags),
 			run: func(ctx context.Context, args []string, s streams) int {
@@ -110,6 +115,20 @@ func init() {
 	}
 }
 
+// acpFlag reports whether args start the agent (--acp, as Copilot's
+// language server takes it), and returns them without it.
+func acpFlag(args []string) ([]string, bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--acp" || a == "-acp" {
+			return append(append([]string(nil), args[:i]...), args[i+1:]...), true
+		}
+	}
+	return nil, false
+}
+
 // lookup returns the command called name.
 func lookup(name string) (command, bool) {
 	for _, c := range commands {
@@ -130,6 +149,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if wantsHelp(args) {
 			writeHelp(stdout)
 			return 0
+		}
+		if rest, ok := acpFlag(args); ok {
+			procSignals.start()
+			return cmdACP(ctx, rest, stdin, stdout, stderr, getenv)
 		}
 		return cmdServe(ctx, args, stdin, stdout, stderr, getenv)
 	}

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Runs every editor test: builds kimi-lsp and the stand-in provider, the VS
 # Code extension's compile and unit tests, the Helix config check, the
-# protocol harness on vscode-languageserver-protocol, headless Neovim, and
-# Emacs + eglot in batch mode. Needs go, node/npm, nvim (Debian's neovim)
+# protocol harness on vscode-languageserver-protocol, headless Neovim,
+# Emacs + eglot in batch mode, and `kimi-lsp acp` through the ACP client
+# library (@agentclientprotocol/sdk). Needs go, node/npm, nvim (Debian's neovim)
 # and emacs with eglot (Debian's emacs-nox and elpa-eglot, or Emacs 29+) on
 # PATH, and gopls and pyright-langserver (.ci/run installs them). Exits
 # non-zero on any failure.
 #
 #   editors/test/run.sh            # everything
-#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, vscode-e2e, helix, ci, lsp, nvim, emacs
+#   KIMI_E2E_ONLY=helix editors/test/run.sh   # one of: vscode, vscode-e2e, helix, ci, lsp, nvim, emacs, acp
 #
 # vscode-e2e runs the packaged extension in code-server under headless
 # Chromium: it needs Debian's chromium (or KIMI_CHROMIUM) and installs Node
@@ -28,7 +29,7 @@ need() {
 }
 need node "the editor tests need Node.js ≥ 20.10 (https://nodejs.org); .ci/run checks and installs what they need"
 need npm "the editor tests install their packages with npm (it comes with Node.js)"
-if want lsp || want nvim || want emacs || want helix || want vscode-e2e; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
+if want lsp || want nvim || want emacs || want helix || want vscode-e2e || want acp; then need go "the editor tests build kimi-lsp with Go (https://go.dev/dl)"; fi
 if want helix; then need script "the Helix test runs hx in a terminal made by script(1) (util-linux)"; fi
 if want nvim; then need nvim "the Neovim tests need Neovim ≥ 0.7 (Debian: apt-get install neovim)"; fi
 # The helper language servers kimi-lsp starts for Fix from their diagnostics
@@ -39,8 +40,8 @@ if want vscode-e2e; then
   chromium="${KIMI_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}"
   [[ -n "$chromium" ]] || { echo "editors/test/run.sh: chromium not found: the VS Code tests run code-server in headless Chromium (Debian: apt-get install chromium; .ci/run does), or set KIMI_CHROMIUM" >&2; exit 1; }
 fi
-if want nvim || want emacs; then
-  need gopls "the Neovim and Emacs tests of verification need gopls (go install golang.org/x/tools/gopls@v0.23.0; .ci/run does)"
+if want nvim || want emacs || want acp; then
+  need gopls "the Neovim, Emacs and ACP tests of verification need gopls (go install golang.org/x/tools/gopls@v0.23.0; .ci/run does)"
 fi
 if want nvim; then
   need pyright-langserver "the Neovim test of verification in Python needs pyright (npm install -g pyright@1.1.414; .ci/run does)"
@@ -58,7 +59,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/tmp"
 export TMPDIR="$tmp/tmp"
 
-if want lsp || want nvim || want emacs || want helix || want vscode-e2e; then
+if want lsp || want nvim || want emacs || want helix || want vscode-e2e || want acp; then
   echo "== building kimi-lsp and kimi-standin"
   (cd "$repo" && go build -o "$tmp/kimi-lsp" ./cmd/kimi-lsp)
   (cd "$repo" && go build -o "$tmp/kimi-standin" ./assist/model/modeltest/cmd/kimi-standin)
@@ -131,6 +132,7 @@ want ci && files+=(ci.test.mjs)
 want lsp && files+=(lsp.test.mjs completion.test.mjs)
 want nvim && files+=(nvim.test.mjs)
 want emacs && files+=(emacs.test.mjs)
+want acp && files+=(acp.test.mjs)
 if ((${#files[@]} > 0)); then
   echo "== editors/test: ${files[*]}"
   cd "$here"
