@@ -119,11 +119,14 @@ type Usage struct {
 }
 
 // sink passes a turn's stream to the client.
-type sink struct{ c Client }
+type sink struct {
+	c    Client
+	note *string // the last Round note said
+}
 
 var _ assist.Sink = sink{}
 
-func sinkFor(c Client) sink { return sink{c: c} }
+func sinkFor(c Client) sink { return sink{c: c, note: new(string)} }
 
 func (s sink) Reasoning(delta string) { s.c.Thought(delta) }
 func (s sink) Content(delta string)   { s.c.Message(delta) }
@@ -134,9 +137,11 @@ func (s sink) Status(string) {}
 
 // Round: an ACP client keeps every chunk of the turn, so a new model call
 // simply goes on streaming; a repair's note ("repairing: gopls found 1
-// new error: …") is said once, as a thought.
+// new error: …"), given again at each call of the repair, is said once,
+// as a thought.
 func (s sink) Round(note string) {
-	if note != "" {
+	if note != "" && note != *s.note {
+		*s.note = note
 		s.c.Thought("\n" + note + "\n")
 	}
 }

@@ -580,6 +580,10 @@ func TestVerifiedEditIsRepairedOnce(t *testing.T) {
 	if repairs == 0 {
 		t.Errorf("no request recorded as the repair: %+v", recs)
 	}
+	// The repair round is said once, as a thought (assist.Sink.Round).
+	if _, thought := f.ed.said(); strings.Count(thought, "repairing: gopls found") != 1 {
+		t.Errorf("the repair's note in the thoughts: %q", thought)
+	}
 }
 
 // commandRules: the model runs `go vet ./...`, then answers.
