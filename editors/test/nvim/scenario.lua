@@ -190,6 +190,33 @@ end
 local ok, err = pcall(function()
   local kimi = require('kimi')
   local progress = require('kimi.progress')
+  -- check_end_row: a Fix's end line is drawn on one row (issue 33 item 9).
+  local function check_end_row()
+    -- Issue 33 item 9: the end line is drawn on one row (in 80 columns:
+    -- its token counts are :KimiProgress's), its words whole.
+    local full = progress.last_outcome_full or ''
+    local fw = progress.window()
+    local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
+    local head = full:gsub(' %(%d+ prompt tokens.*', '')
+    if vim.fn.strdisplaywidth(head) <= vim.o.columns - 2 then
+      check(#fl == 1 and fl[1] == head and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
+        'the end line is one row of the float, whole but its token counts', vim.inspect({ full = full, lines = fl }))
+    else -- too long for any row (pyright's untrusted-folder note): wrapped at spaces, whole
+      check(#fl >= 2 and table.concat(fl, ' ') == head:gsub('^Kimi: ', ''), 'the long end line is wrapped whole', vim.inspect({ full = full, lines = fl }))
+    end
+    if vim.fn.has('nvim-0.10') == 1 then
+      -- As drawn (0.7's screenstring() does not see floats without a UI).
+      local rows = screen()
+      local on = 0
+      for _, r in ipairs(rows) do
+        if r:find('Fix: 1 hunk', 1, true) then
+          on = on + 1
+          check(r:find(head, 1, true) ~= nil, 'the row holds the whole end line', r)
+        end
+      end
+      check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
+    end
+  end
   local explain = require('kimi.explain')
   -- The setup README shows, settings = {} included.
   local confirming = scenario:match('^confirm') ~= nil
@@ -356,30 +383,7 @@ local ok, err = pcall(function()
     check(v ~= nil and v.sent == v.buffer, 'the edit is versioned against the buffer', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
-    -- Issue 33 item 9: the end line is drawn on one row (in 80 columns:
-    -- its token counts are :KimiProgress's), its words whole.
-    local full = progress.last_outcome_full or ''
-    local fw = progress.window()
-    local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
-    local head = full:gsub(' %(%d+ prompt tokens.*', '')
-    if vim.fn.strdisplaywidth(head) <= vim.o.columns - 2 then
-      check(#fl == 1 and fl[1] == head and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
-        'the end line is one row of the float, whole but its token counts', vim.inspect({ full = full, lines = fl }))
-    else -- too long for any row (pyright's untrusted-folder note): wrapped at spaces, whole
-      check(#fl >= 2 and table.concat(fl, ' ') == head:gsub('^Kimi: ', ''), 'the long end line is wrapped whole', vim.inspect({ full = full, lines = fl }))
-    end
-    if vim.fn.has('nvim-0.10') == 1 then
-      -- As drawn (0.7's screenstring() does not see floats without a UI).
-      local rows = screen()
-      local on = 0
-      for _, r in ipairs(rows) do
-        if r:find('Fix: 1 edit', 1, true) then
-          on = on + 1
-          check(r:find(head, 1, true) ~= nil, 'the row holds the whole end line', r)
-        end
-      end
-      check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
-    end
+    check_end_row()
     vim.api.nvim_set_current_win(code_win)
     vim.cmd('normal! u')
     check(vim.deep_equal(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), original), 'u restores the original text',
@@ -812,30 +816,7 @@ local ok, err = pcall(function()
     check(#applied == 1, 'exactly one workspace/applyEdit', vim.inspect(applied))
     check(applied[1] and (applied[1].params.label or ''):match('^Kimi: Fix') ~= nil, 'the edit is labelled Kimi: Fix',
       vim.inspect(applied[1] and applied[1].params.label))
-    -- Issue 33 item 9: the end line is drawn on one row (in 80 columns:
-    -- its token counts are :KimiProgress's), its words whole.
-    local full = progress.last_outcome_full or ''
-    local fw = progress.window()
-    local fl = fw and vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(fw), 0, -1, false) or {}
-    local head = full:gsub(' %(%d+ prompt tokens.*', '')
-    if vim.fn.strdisplaywidth(head) <= vim.o.columns - 2 then
-      check(#fl == 1 and fl[1] == head and vim.api.nvim_win_get_config(fw).height == 1 and not vim.api.nvim_win_get_option(fw, 'wrap'),
-        'the end line is one row of the float, whole but its token counts', vim.inspect({ full = full, lines = fl }))
-    else -- too long for any row (pyright's untrusted-folder note): wrapped at spaces, whole
-      check(#fl >= 2 and table.concat(fl, ' ') == head:gsub('^Kimi: ', ''), 'the long end line is wrapped whole', vim.inspect({ full = full, lines = fl }))
-    end
-    if vim.fn.has('nvim-0.10') == 1 then
-      -- As drawn (0.7's screenstring() does not see floats without a UI).
-      local rows = screen()
-      local on = 0
-      for _, r in ipairs(rows) do
-        if r:find('Fix: 1 edit', 1, true) then
-          on = on + 1
-          check(r:find(head, 1, true) ~= nil, 'the row holds the whole end line', r)
-        end
-      end
-      check(on == 1, 'the end line is on one row of the screen', table.concat(rows, '\n'))
-    end
+    check_end_row()
   elseif scenario == 'repair_helper' then
     -- Issue 33 item 1: the Fix's first diff brings gopls's "undefined: c";
     -- the float says the repair round is running and keeps saying it, the
