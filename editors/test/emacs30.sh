@@ -12,6 +12,8 @@
 # shadow the built-in eglot). The result is kept for the next run. Exits non-zero, saying why
 # on stderr, when no such Emacs can be had.
 set -euo pipefail
+# shellcheck source=sid.sh
+source "$(dirname "${BASH_SOURCE[0]}")/sid.sh"
 
 dir="${KIMI_EMACS30_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kimi-lsp/emacs30}"
 wrapper="$dir/emacs"
@@ -50,21 +52,7 @@ if [[ -x "$dir/root/usr/bin/emacs-nox" ]]; then
     exit 0
   fi
 fi
-if ! command -v apt-get >/dev/null || [[ ! -r /usr/share/keyrings/debian-archive-keyring.gpg ]]; then
-  echo "emacs30.sh: needs apt-get and Debian's archive keyring" >&2
-  exit 1
-fi
-rm -rf "$dir"
-mkdir -p "$dir/lists/partial" "$dir/debs" "$dir/root"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main" >"$dir/sources.list"
-opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$dir/lists"
-  -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-apt-get "${opts[@]}" -qq update >&2
-mapfile -t pkgs < <(apt-cache "${opts[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-  --no-replaces --no-enhances emacs-nox | grep -v '^[ <]' | sort -u)
-(cd "$dir/debs" && apt-get "${opts[@]}" -qq download "${pkgs[@]}" >&2)
-for d in "$dir"/debs/*.deb; do dpkg-deb -x "$d" "$dir/root"; done
-rm -rf "$dir/debs" "$dir/lists" # about 90 MB of packages; the unpacked root is what runs
+sid_fetch emacs30.sh "$dir" emacs-nox
 write_wrapper
 if ! is30 "$wrapper"; then
   echo "emacs30.sh: Debian sid's Emacs did not start as Emacs 30 with eglot here" >&2

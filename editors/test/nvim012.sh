@@ -8,6 +8,8 @@
 # own dynamic loader and libraries. The result is kept for the next run.
 # Exits non-zero, saying why on stderr, when no such Neovim can be had.
 set -euo pipefail
+# shellcheck source=sid.sh
+source "$(dirname "${BASH_SOURCE[0]}")/sid.sh"
 
 dir="${KIMI_NVIM012_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kimi-lsp/nvim012}"
 wrapper="$dir/nvim"
@@ -64,20 +66,7 @@ if [[ -x "$dir/root/usr/bin/nvim" ]]; then
     exit 0
   fi
 fi
-if ! command -v apt-get >/dev/null || [[ ! -r /usr/share/keyrings/debian-archive-keyring.gpg ]]; then
-  echo "nvim012.sh: needs apt-get and Debian's archive keyring" >&2
-  exit 1
-fi
-rm -rf "$dir"
-mkdir -p "$dir/lists/partial" "$dir/debs" "$dir/root"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main" >"$dir/sources.list"
-opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$dir/lists"
-  -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-apt-get "${opts[@]}" -qq update >&2
-mapfile -t pkgs < <(apt-cache "${opts[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-  --no-replaces --no-enhances neovim | grep -v '^[ <]' | sort -u)
-(cd "$dir/debs" && apt-get "${opts[@]}" -qq download "${pkgs[@]}" >&2)
-for d in "$dir"/debs/*.deb; do dpkg-deb -x "$d" "$dir/root"; done
+sid_fetch nvim012.sh "$dir" neovim
 write_wrapper
 if ! is012 "$wrapper"; then
   echo "nvim012.sh: Debian sid's nvim did not start as 0.12+ here" >&2
