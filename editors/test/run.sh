@@ -78,41 +78,37 @@ if want vscode || want vscode-e2e; then
   echo "packaged $(du -h "$tmp/kimi-lsp.vsix" | cut -f1) .vsix $(grep -o '([0-9]* files' "$tmp/vsce.log" | tr -d '(')"
 fi
 
+# from_sid VAR SCRIPT WHAT MISSING: exports VAR as the path of the editor
+# SCRIPT fetches from Debian sid (once, into the cache), or says "no
+# MISSING" when none can be had.
+from_sid() {
+  local bin
+  echo "== $3"
+  if bin="$("$here/$2")"; then
+    export "$1=$bin"
+    echo "using $("$bin" --version | head -1) ($bin)"
+  else
+    echo "no $4"
+  fi
+}
+
 if want nvim && [[ -z "${NVIM012_BIN:-}" ]]; then
   # Neovim 0.12+ for the vim.lsp.inline_completion test: Debian sid's,
   # fetched once into the cache (nvim012.sh); without one it is skipped.
-  echo "== Neovim 0.12 for the built-in inline completion test"
-  if nvim012="$("$here/nvim012.sh")"; then
-    export NVIM012_BIN="$nvim012"
-    echo "using $("$nvim012" --version | head -1) ($nvim012)"
-  else
-    echo "no Neovim 0.12 could be had: that test is skipped"
-  fi
+  from_sid NVIM012_BIN nvim012.sh "Neovim 0.12 for the built-in inline completion test" "Neovim 0.12 could be had: that test is skipped"
 fi
 
 if want emacs && [[ -z "${EMACS30_BIN:-}" ]]; then
   # Emacs 30 (eglot 1.17 built in) for what a newer eglot declares
   # ($/progress, showDocument): Debian sid's, fetched once into the cache
   # (emacs30.sh); without one those tests are skipped.
-  echo "== Emacs 30 for the newer eglot's tests"
-  if emacs30="$("$here/emacs30.sh")"; then
-    export EMACS30_BIN="$emacs30"
-    echo "using $("$emacs30" --version | head -1) ($emacs30)"
-  else
-    echo "no Emacs 30 could be had: those tests are skipped"
-  fi
+  from_sid EMACS30_BIN emacs30.sh "Emacs 30 for the newer eglot's tests" "Emacs 30 could be had: those tests are skipped"
 fi
 
 if want helix && [[ -z "${HELIX_BIN:-}" ]]; then
   # Helix itself for the test in a terminal: Debian sid's hx, fetched once
   # into the cache (helix.sh); without one that test is skipped.
-  echo "== Helix for the test in a terminal"
-  if helix="$("$here/helix.sh")"; then
-    export HELIX_BIN="$helix"
-    echo "using $("$helix" --version | head -1) ($helix)"
-  else
-    echo "no Helix could be had: that test is skipped"
-  fi
+  from_sid HELIX_BIN helix.sh "Helix for the test in a terminal" "Helix could be had: that test is skipped"
 fi
 
 if want vscode-e2e; then
