@@ -3,12 +3,12 @@ package lsp
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/complete"
+	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -19,15 +19,7 @@ import (
 // cookieSource is net/http's cookie.go.
 func cookieSource(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http", "cookie.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return cachetest.GoSource(t, "net/http/cookie.go")
 }
 
 // openFile writes name with text and opens it (text may hold "|").

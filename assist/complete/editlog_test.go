@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
+	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
@@ -19,15 +17,7 @@ import (
 // the test: a real-size file.
 func cookieGo(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http", "cookie.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return cachetest.GoSource(t, "net/http/cookie.go")
 }
 
 // messages returns the message texts of the stand-in's i-th request.
