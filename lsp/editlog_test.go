@@ -68,14 +68,6 @@ func editLogOf(last string) string {
 	return last
 }
 
-func mustReplace(t *testing.T, text, old, neu string) string {
-	t.Helper()
-	if !strings.Contains(text, old) {
-		t.Fatalf("no %q in the text", old)
-	}
-	return strings.Replace(text, old, neu, 1)
-}
-
 // TestNextEditPromptHoldsTheRename is issue 32's check "renaming a
 // parameter in a freshly opened 500-line file: the request holds a diff
 // of the rename": the first request shows the file as opened and the
@@ -85,7 +77,7 @@ func TestNextEditPromptHoldsTheRename(t *testing.T) {
 	cs := nextSession(t, quietNext)
 	opened := cookieSource(t)
 	uri := cs.openFile("cookie.go", opened)
-	renamed := mustReplace(t, opened, "func readSetCookies(h Header) []*Cookie {", "func readSetCookies(hdr Header) []*Cookie {")
+	renamed := cachetest.ReplaceOnce(t, opened, "func readSetCookies(h Header) []*Cookie {", "func readSetCookies(hdr Header) []*Cookie {")
 	cs.changeTo(uri, renamed)
 	cs.waitNext("the rename answered", func(st complete.NextStats) bool { return st.Empty == 1 })
 	m1 := cs.promptOf(0)
@@ -96,7 +88,7 @@ func TestNextEditPromptHoldsTheRename(t *testing.T) {
 	if !strings.Contains(log1, "\n-func readSetCookies(h Header) []*Cookie {\n+func readSetCookies(hdr Header) []*Cookie {\n") {
 		t.Fatalf("the request does not hold the rename's diff: %q", log1)
 	}
-	cs.changeTo(uri, mustReplace(t, renamed, `cookieCount := len(h["Set-Cookie"])`, `cookieCount := len(hdr["Set-Cookie"])`))
+	cs.changeTo(uri, cachetest.ReplaceOnce(t, renamed, `cookieCount := len(h["Set-Cookie"])`, `cookieCount := len(hdr["Set-Cookie"])`))
 	cs.waitNext("the second burst answered", func(st complete.NextStats) bool { return st.Empty == 2 })
 	m2 := cs.promptOf(1)
 	if m2[0] != m1[0] || m2[1] != m1[1] || !strings.HasPrefix(m2[2], log1) {
@@ -115,16 +107,16 @@ func TestNextEditLogStartsAtTheReload(t *testing.T) {
 	cs := nextSession(t, quietNext)
 	opened := cookieSource(t)
 	uri := cs.openFile("cookie.go", opened)
-	cs.changeTo(uri, mustReplace(t, opened, "func readSetCookies(h Header)", "func readSetCookies(hh Header)"))
+	cs.changeTo(uri, cachetest.ReplaceOnce(t, opened, "func readSetCookies(h Header)", "func readSetCookies(hh Header)"))
 	cs.waitNext("the edit answered", func(st complete.NextStats) bool { return st.Empty == 1 })
 
-	disk := mustReplace(t, opened, "// String returns the serialization", "// String (changed on disk) returns the serialization")
+	disk := cachetest.ReplaceOnce(t, opened, "// String returns the serialization", "// String (changed on disk) returns the serialization")
 	if err := os.WriteFile(filepath.Join(cs.dir, "cookie.go"), []byte(disk), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cs.changeRanged(uri, rangedChange{0, len(cs.texts[uri]), disk}) // :e!
 	cs.waitNext("the reload taken as no typing", func(st complete.NextStats) bool { return st.NotTyped == 1 })
-	cs.changeTo(uri, mustReplace(t, disk, "func (c *Cookie) String() string {", "func (ck *Cookie) String() string {"))
+	cs.changeTo(uri, cachetest.ReplaceOnce(t, disk, "func (c *Cookie) String() string {", "func (ck *Cookie) String() string {"))
 	st := cs.waitNext("the edit after the reload answered", func(st complete.NextStats) bool { return st.Empty == 2 })
 	if st.Requested != 2 {
 		t.Fatalf("kimi.stats nextEdit = %+v, want 2 requests", st)

@@ -20,6 +20,14 @@ func TestSessionEndWaitsForCompletionStreams(t *testing.T) {
 	uri, pos := cs.file("main.go", mainGo)
 	cs.inline(uri, pos, 1)
 	cs.waitArrived(1)
+	endWaitsForStream(t, cs, tr, completionStreamRunning, "completion stream")
+}
+
+// endWaitsForStream closes cs's input while a stream of what is held open
+// at the stand-in (hung up slowly by tr), and checks that Run returns only
+// after the stream's request and its goroutine (running) have ended.
+func endWaitsForStream(t *testing.T, cs *compSession, tr *modeltest.SlowHangUp, running func() bool, what string) {
+	t.Helper()
 	cs.in.Close()
 	select {
 	case <-cs.done:
@@ -27,10 +35,10 @@ func TestSessionEndWaitsForCompletionStreams(t *testing.T) {
 		t.Fatal("Run did not return after the input closed")
 	}
 	if !tr.Returned() {
-		t.Errorf("Run returned before the hung-up stream's request did")
+		t.Errorf("Run returned before the hung-up %s's request did", what)
 	}
-	if completionStreamRunning() {
-		t.Errorf("a completion stream's goroutine runs after Run returned")
+	if running() {
+		t.Errorf("a %s's goroutine runs after Run returned", what)
 	}
 }
 
@@ -49,18 +57,7 @@ func TestSessionEndWaitsForNextEditStreams(t *testing.T) {
 	uri, _ := cs.file("main.go", scaleGo+"|")
 	cs.change(uri, renamedGo+"|")
 	cs.waitArrived(1)
-	cs.in.Close()
-	select {
-	case <-cs.done:
-	case <-ctxT(t).Done():
-		t.Fatal("Run did not return after the input closed")
-	}
-	if !tr.Returned() {
-		t.Errorf("Run returned before the hung-up next-edit stream's request did")
-	}
-	if nextEditStreamRunning() {
-		t.Errorf("a next-edit goroutine runs after Run returned")
-	}
+	endWaitsForStream(t, cs, tr, nextEditStreamRunning, "next-edit stream")
 }
 
 // nextEditStreamRunning reports whether a goroutine runs a next edit's

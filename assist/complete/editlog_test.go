@@ -81,14 +81,6 @@ func (s *nextSession) edit(text string, whole bool) {
 	s.prev = snap
 }
 
-func replaceOnce(t *testing.T, text, old, neu string) string {
-	t.Helper()
-	if !strings.Contains(text, old) {
-		t.Fatalf("no %q in the text", old)
-	}
-	return strings.Replace(text, old, neu, 1)
-}
-
 // TestNextEditFirstRequestShowsTheEdit: renaming a parameter in a freshly
 // opened 575-line file, the first request's prompt shows the file as
 // opened and the rename as a diff; the second request keeps the first
@@ -98,7 +90,7 @@ func TestNextEditFirstRequestShowsTheEdit(t *testing.T) {
 	f := newFixture(t, `{"nextEdit": {"debounceMs": 0}}`, modeltest.Rule{Content: ""})
 	opened := cookieGo(t)
 	s := newNextSession(t, f, opened)
-	renamed := replaceOnce(t, opened, "func readSetCookies(h Header) []*Cookie {", "func readSetCookies(hdr Header) []*Cookie {")
+	renamed := cachetest.ReplaceOnce(t, opened, "func readSetCookies(h Header) []*Cookie {", "func readSetCookies(hdr Header) []*Cookie {")
 	s.edit(renamed, false)
 	f.waitArrived(1)
 	waitFor(t, func() bool { return s.n.Stats().Empty == 1 })
@@ -111,7 +103,7 @@ func TestNextEditFirstRequestShowsTheEdit(t *testing.T) {
 		t.Fatalf("the first request's edit log does not show the rename: %q", log1)
 	}
 
-	next := replaceOnce(t, renamed, "cookieCount := len(h[\"Set-Cookie\"])", "cookieCount := len(hdr[\"Set-Cookie\"])")
+	next := cachetest.ReplaceOnce(t, renamed, "cookieCount := len(h[\"Set-Cookie\"])", "cookieCount := len(hdr[\"Set-Cookie\"])")
 	s.edit(next, false)
 	f.waitArrived(2)
 	waitFor(t, func() bool { return s.n.Stats().Empty == 2 })
@@ -131,16 +123,16 @@ func TestNextEditReloadStartsTheLog(t *testing.T) {
 	f := newFixture(t, `{"nextEdit": {"debounceMs": 0}}`, modeltest.Rule{Content: ""})
 	opened := cookieGo(t)
 	s := newNextSession(t, f, opened)
-	s.edit(replaceOnce(t, opened, "func readSetCookies(h Header)", "func readSetCookies(hh Header)"), false)
+	s.edit(cachetest.ReplaceOnce(t, opened, "func readSetCookies(h Header)", "func readSetCookies(hh Header)"), false)
 	f.waitArrived(1)
 	waitFor(t, func() bool { return s.n.Stats().Empty == 1 })
 
-	disk := replaceOnce(t, opened, "// String returns the serialization", "// String (reloaded from disk) returns the serialization")
+	disk := cachetest.ReplaceOnce(t, opened, "// String returns the serialization", "// String (reloaded from disk) returns the serialization")
 	s.edit(disk, true)
 	if st := s.n.Stats(); st.NotTyped != 1 {
 		t.Fatalf("the reload: notTyped = %d, want 1", st.NotTyped)
 	}
-	s.edit(replaceOnce(t, disk, "func (c *Cookie) String() string {", "func (ck *Cookie) String() string {"), false)
+	s.edit(cachetest.ReplaceOnce(t, disk, "func (c *Cookie) String() string {", "func (ck *Cookie) String() string {"), false)
 	f.waitArrived(2)
 	waitFor(t, func() bool { return s.n.Stats().Empty == 2 })
 	if n := len(f.srv.Requests()); n != 2 {
@@ -170,9 +162,9 @@ func TestNextEditCloseWaits(t *testing.T) {
 	f.svc = NewServices(ServicesOptions{HTTPClient: &http.Client{Transport: tr}})
 	opened := cookieGo(t)
 	s := newNextSession(t, f, opened)
-	s.edit(replaceOnce(t, opened, "func readSetCookies(h Header)", "func readSetCookies(hh Header)"), false)
+	s.edit(cachetest.ReplaceOnce(t, opened, "func readSetCookies(h Header)", "func readSetCookies(hh Header)"), false)
 	f.waitArrived(1)
-	s.edit(replaceOnce(t, s.prev.Text(), "func (c *Cookie) String() string {", "func (ck *Cookie) String() string {"), false)
+	s.edit(cachetest.ReplaceOnce(t, s.prev.Text(), "func (c *Cookie) String() string {", "func (ck *Cookie) String() string {"), false)
 	f.svc.Close()
 	if !tr.Returned() {
 		t.Errorf("Close returned before the hung-up stream's request did")

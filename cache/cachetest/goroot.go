@@ -23,3 +23,13 @@ func GoSource(t testing.TB, rel string) string {
 	}
 	return string(b)
 }
+
+// ReplaceOnce replaces the first old in text by neu, failing the test when
+// text holds no old (an edit the test makes to such a file must happen).
+func ReplaceOnce(t testing.TB, text, old, neu string) string {
+	t.Helper()
+	if !strings.Contains(text, old) {
+		t.Fatalf("no %q in the text", old)
+	}
+	return strings.Replace(text, old, neu, 1)
+}
