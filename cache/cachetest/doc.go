@@ -29,4 +29,7 @@
 // of net/http it averages 3.2 bytes per token, close to real BPE tokenizers
 // on code. Like them it is prefix-stable: the tokens of a prefix of a text are
 // the text's tokens, except perhaps the last one.
+//
+// GoSource and ReplaceOnce give tests real-size files to measure and edit:
+// a file of the Go tree that runs them, changed in one place.
 package cachetest
