@@ -43,6 +43,16 @@ func (s *Snapshot) Text() string {
 	return s.flat
 }
 
+// withText returns s made of the whole text, whose rope's leaves share
+// text's memory: text is then also its flat text, so Text costs no copy
+// (an opened document is otherwise held twice, as the string the client
+// sent and as its flattened copy).
+func (s *Snapshot) withText(text string, sh *shape) *Snapshot {
+	s.text = newRope(text, sh)
+	s.once.Do(func() { s.flat = text })
+	return s
+}
+
 // Len returns the length of the text in bytes.
 func (s *Snapshot) Len() int { return s.text.len() }
 

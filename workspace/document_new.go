@@ -4,5 +4,5 @@ package workspace
 // a file read from disk — so that its positions can be mapped like an open
 // document's. Seq is zero and Edited the zero time.
 func NewSnapshot(uri URI, languageID string, version int32, text string) *Snapshot {
-	return &Snapshot{URI: uri, LanguageID: languageID, Version: version, text: newRope(text, defaultShape)}
+	return (&Snapshot{URI: uri, LanguageID: languageID, Version: version}).withText(text, defaultShape)
 }

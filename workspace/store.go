@@ -126,14 +126,13 @@ func (d *Documents) Open(uri URI, languageID string, version int32, text string)
 	if old := d.currentLocked(uri); old != nil {
 		d.logLocked().Warn("document opened again; replacing it", "uri", string(uri), "version", version, "previous", old.Version)
 	}
-	d.publishLocked(&Snapshot{
+	d.publishLocked((&Snapshot{
 		URI:        uri,
 		LanguageID: languageID,
 		Version:    version,
 		Seq:        d.nextSeqLocked(),
 		Edited:     time.Now(),
-		text:       newRope(text, d.sh),
-	})
+	}).withText(text, d.sh))
 	return nil
 }
 
@@ -243,7 +242,7 @@ func (d *Documents) Save(uri URI, text *string) error {
 	if text != nil && !cur.text.equalString(*text) {
 		d.logLocked().Warn("saved text differs from the open buffer; taking the saved text",
 			"uri", string(uri), "version", cur.Version, "bufferBytes", cur.text.len(), "savedBytes", len(*text))
-		next.text = newRope(*text, d.sh)
+		next = (&Snapshot{URI: uri, LanguageID: cur.LanguageID, Version: cur.Version, Saved: true}).withText(*text, d.sh)
 		next.Seq = d.nextSeqLocked()
 		next.Edited = time.Now()
 	}
