@@ -401,14 +401,25 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
       assert.match(kimiLog(), /Kimi: Fix: not applied: .*\(discarded by your choice\)/);
     });
 
-    await step('edits.confirm: two hunks are two ticked entries; unticking one applies exactly the other, "1 of 2 hunks"', async () => {
+    await step('edits.confirm: two hunks are two ticked entries; Escape applies none; unticking one applies exactly the other, "1 of 2 hunks"', async () => {
       await configure({ 'kimi.verify.onNewErrors': 'ask', 'kimi.edits.confirm': 'always' }, /"confirm":"always"/);
       const before = fileText();
-      await backToMain();
-      await gotoLine(10); // the stand-in answers a Fix of line 10 with a two-hunk diff
-      await palette('Kimi: Fix');
       const picker = page.locator('.quick-input-widget');
-      await picker.locator('.quick-input-title', { hasText: '2 hunks to apply' }).waitFor({ state: 'visible', timeout: 90000 });
+      const review = async () => {
+        await backToMain();
+        await gotoLine(10); // the stand-in answers a Fix of line 10 with a two-hunk diff
+        await palette('Kimi: Fix');
+        await picker.locator('.quick-input-title', { hasText: '2 hunks to apply' }).waitFor({ state: 'visible', timeout: 90000 });
+      };
+      // Escape: nothing lands, said in the status bar, no error toast.
+      await review();
+      await page.keyboard.press('Escape');
+      await waitFor(async () => (await page.locator('.statusbar', { hasText: 'you dismissed the hunk review' }).count()) > 0, 60000, 'the status bar to say the review was dismissed');
+      assert.deepEqual((await toasts()).filter((t) => /not applied|dismissed/i.test(t)), [], 'no error toast');
+      await waitFor(async () => (await proposedTabs()) === 0, 30000, 'the diff closed with the review');
+      assert.equal(fileText(), before, 'main.go unchanged on disk');
+      assert.doesNotMatch(await editorText(), /Add\(2, 3\)|a plus b/, 'and in the editor');
+      await review();
       const rows = picker.locator('.quick-input-list .monaco-list-row');
       /** ticks are the rows' labels and whether each is ticked. */
       const ticks = () =>

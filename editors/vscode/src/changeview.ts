@@ -223,7 +223,7 @@ export class ChangeView implements vscode.TextDocumentContentProvider {
     const qp = this.code.window.createQuickPick<Item>();
     const items: Item[] = hunks.map((h) => ({ label: h.label, description: h.description, detail: firstLine(h.edit.newText), key: h.key }));
     qp.title = `${label ?? 'Kimi'}: ${hunks.length} ${hunks.length === 1 ? 'hunk' : 'hunks'} to apply`;
-    qp.placeholder = 'Untick the hunks to leave out: Enter applies the ticked ones, Escape none';
+    qp.placeholder = 'Enter applies the ticked hunks, Escape none';
     qp.canSelectMany = true;
     qp.ignoreFocusOut = true; // clicking into the diff keeps the review open
     qp.matchOnDescription = true;
