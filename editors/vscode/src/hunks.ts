@@ -234,8 +234,6 @@ export interface FileDiff {
   /** Paths without their a/ and b/ prefixes; "/dev/null" for none. */
   oldPath: string;
   newPath: string;
-  /** The file's part of the diff as it was written. */
-  text: string;
   hunks: DiffHunk[];
   /** complete: every hunk has the lines its header counts (a cut message has not). */
   complete: boolean;
@@ -249,20 +247,16 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
   const lines = diff.split('\n');
   let file: FileDiff | undefined;
   let hunk: DiffHunk | undefined;
-  let textStart = 0;
-  const close = (end: number) => {
-    if (!file) return;
-    file.text = lines.slice(textStart, end).join('\n');
-    file.complete = file.hunks.length > 0 && file.hunks.every(full);
+  const close = () => {
+    if (file) file.complete = file.hunks.length > 0 && file.hunks.every(full);
   };
   const full = (h: DiffHunk) =>
     h.lines.filter((l) => l.mark !== '+').length === h.oldLines && h.lines.filter((l) => l.mark !== '-').length === h.newLines;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i];
     if (l.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ') && (!hunk || full(hunk))) {
-      close(i);
-      textStart = i;
-      file = { oldPath: stripPrefix(l.slice(4).trim()), newPath: stripPrefix(lines[i + 1].slice(4).trim()), text: '', hunks: [], complete: false };
+      close();
+      file = { oldPath: stripPrefix(l.slice(4).trim()), newPath: stripPrefix(lines[i + 1].slice(4).trim()), hunks: [], complete: false };
       files.push(file);
       hunk = undefined;
       i++;
@@ -289,7 +283,7 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
       hunk.lines.push({ mark: ' ', text: '', eol: true }); // a context line whose space was trimmed
     }
   }
-  close(lines.length);
+  close();
   return files;
 }
 
