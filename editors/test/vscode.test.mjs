@@ -4,8 +4,10 @@
 // kimi-lsp and gopls, and the stand-in provider (fixtures/vscode.json). One
 // window goes through activation, Explain, Fix and its undo, Restart Server
 // (the old kimi-lsp and its gopls end, the extension keeps working), a next
-// edit accepted with Tab, Tab, and Review Changes. run.sh's vscode-e2e part
-// sets the paths (vscode-e2e.sh installs what it needs).
+// edit accepted with Tab, Tab, Review Changes, the "ask" question about an
+// edit with new errors (modal, Show the change, Discard) and the hunk
+// review of edits.confirm (two ticked entries, one unticked). run.sh's
+// vscode-e2e part sets the paths (vscode-e2e.sh installs what it needs).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -67,7 +69,7 @@ function alive(pid) {
   }
 }
 
-test('VS Code (code-server in headless Chromium): activation, Explain, Fix and undo, Restart Server, next edit, Review Changes', { timeout: 600000 }, async (t) => {
+test('VS Code (code-server in headless Chromium): activation, Explain, Fix and undo, Restart Server, next edit, Review Changes, the ask question, the hunk review', { timeout: 600000 }, async (t) => {
   const node24 = bin('KIMI_NODE24');
   const codeServer = bin('KIMI_CODE_SERVER');
   const chromiumPath = bin('KIMI_CHROMIUM');
@@ -89,32 +91,27 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
   // /etc/profile resets PATH: the user's profile puts gopls back on it, as
   // a Go developer's does.
   writeFileSync(path.join(home, '.profile'), `export PATH='${process.env.PATH.replaceAll("'", "'\\''")}'\n`);
-  writeFileSync(
-    path.join(userData, 'User', 'settings.json'),
-    JSON.stringify(
-      {
-        'kimi.serverPath': kimiLsp,
-        'kimi.baseURL': standin.url,
-        'kimi.completion': { enable: false },
-        'kimi.nextEdit': { debounceMs: 150 },
-        'workbench.startupEditor': 'none',
-        'workbench.tips.enabled': false,
-        'workbench.enableExperiments': false,
-        'security.workspace.trust.enabled': false,
-        'telemetry.telemetryLevel': 'off',
-        'extensions.autoUpdate': false,
-        'extensions.autoCheckUpdates': false,
-        'update.mode': 'none',
-        'git.enabled': false,
-        'editor.formatOnSave': false,
-        'files.autoSave': 'off',
-        'chat.disableAIFeatures': true,
-        'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      },
-      null,
-      1,
-    ),
-  );
+  const settingsFile = path.join(userData, 'User', 'settings.json');
+  const settings = {
+    'kimi.serverPath': kimiLsp,
+    'kimi.baseURL': standin.url,
+    'kimi.completion': { enable: false },
+    'kimi.nextEdit': { debounceMs: 150 },
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    'update.mode': 'none',
+    'git.enabled': false,
+    'editor.formatOnSave': false,
+    'files.autoSave': 'off',
+    'chat.disableAIFeatures': true,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  };
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 1));
   const env = {
     ...process.env,
     HOME: home,
@@ -335,6 +332,121 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
       const problems = page.locator('.markers-panel');
       await waitFor(async () => ((await problems.textContent()) ?? '').includes('KIMI-E2E-FINDING'), 60000, 'the finding in Problems');
       await shot('6-reviewed');
+    });
+
+    /**
+     * configure edits the User settings as a user does (Preferences: Open
+     * User Settings (JSON), the text replaced, saved, closed) and waits until
+     * the extension sent them to the server (seen: a pattern of its log line).
+     */
+    const configure = async (more, seen) => {
+      const before = kimiLog().length;
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 20000 });
+      await input.fill('>Preferences: Open User Settings (JSON)');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open User Settings (JSON)' }).first().click();
+      // VS Code 1.139 opens it in a modal editor, not a tab.
+      const editor = page.locator('.monaco-editor', { hasText: 'kimi.serverPath' }).first();
+      await editor.waitFor({ state: 'visible', timeout: 20000 });
+      await editor.locator('.view-lines').click();
+      await page.keyboard.press('Control+a');
+      await page.keyboard.insertText(JSON.stringify({ ...settings, ...more }, null, 1));
+      await page.keyboard.press('Control+s');
+      await waitFor(() => kimiLog().slice(before).split('\n').some((l) => l.includes('configuration changed:') && seen.test(l)), 30000, `the settings ${JSON.stringify(more)} sent to the server`);
+      await page.keyboard.press('Control+w');
+      await editor.waitFor({ state: 'hidden', timeout: 20000 });
+    };
+    /** backToMain focuses main.go's editor. */
+    const backToMain = async () => {
+      await page.locator('.tab', { hasText: 'main.go' }).first().click();
+      await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    };
+    const dialog = page.locator('.monaco-dialog-box');
+    /** buttons are the titles of the modal dialog's buttons. */
+    const buttons = async () => (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((t) => t.trim());
+    /** toasts are the texts of the notifications shown. */
+    const toasts = async () => page.locator('.notifications-toasts .notification-toast').allTextContents();
+    const proposedTabs = () => page.locator('.tab', { hasText: 'proposed by Kimi' }).count();
+
+    await step('ask: the new-errors question is modal, Show the change opens the diff beside the code, Discard changes nothing', async () => {
+      await configure({ 'kimi.verify.onNewErrors': 'ask' }, /"onNewErrors":"ask"/);
+      const before = fileText();
+      await backToMain();
+      await gotoLine(11); // the stand-in answers a Fix of line 11 with a diff that uses an undefined c
+      await palette('Kimi: Fix');
+      await dialog.waitFor({ state: 'visible', timeout: 90000 });
+      const text = (await dialog.textContent()) ?? '';
+      assert.match(text, /Kimi: Fix/, text);
+      assert.match(text, /undefined: c/, text);
+      assert.doesNotMatch(text, /Kimi: Kimi:/, text);
+      assert.deepEqual((await buttons()).sort(), ['Apply anyway', 'Discard', 'Show the change', 'Show the errors'], 'the four answers');
+      await shot('7-asked');
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Show the change' }).click();
+      // The diff opens beside the code, then the question comes back.
+      await waitFor(async () => (await proposedTabs()) === 1, 30000, 'the proposed change in a diff editor tab');
+      // Side by side or inline (a narrow group): the proposed line is drawn.
+      const diffEditor = page.locator('.monaco-diff-editor').first();
+      await waitFor(async () => ((await diffEditor.textContent()) ?? '').replaceAll('\u00a0', ' ').includes('fmt.Println(Add(1, c))'), 30000, 'the diff to show Add(1, c)');
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      assert.deepEqual((await buttons()).sort(), ['Apply anyway', 'Discard', 'Show the change', 'Show the errors'], 'asked again');
+      await shot('8-change-shown');
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Discard' }).click();
+      // Said in the status bar, not as an error toast (issue 33 item 16).
+      await waitFor(async () => (await page.locator('.statusbar', { hasText: 'discarded by your choice' }).count()) > 0, 60000, 'the status bar to say the edit was discarded');
+      assert.deepEqual((await toasts()).filter((t) => /not applied|discarded/i.test(t)), [], 'no error toast');
+      await waitFor(async () => (await proposedTabs()) === 0, 30000, 'the diff closed with the answer');
+      assert.equal(fileText(), before, 'main.go unchanged on disk');
+      assert.doesNotMatch(await editorText(), /Add\(1, c\)/, 'and in the editor');
+      assert.match(kimiLog(), /Kimi: Fix: not applied: .*\(discarded by your choice\)/);
+    });
+
+    await step('edits.confirm: two hunks are two ticked entries; Escape applies none; unticking one applies exactly the other, "1 of 2 hunks"', async () => {
+      await configure({ 'kimi.verify.onNewErrors': 'ask', 'kimi.edits.confirm': 'always' }, /"confirm":"always"/);
+      const before = fileText();
+      const picker = page.locator('.quick-input-widget');
+      const review = async () => {
+        await backToMain();
+        await gotoLine(10); // the stand-in answers a Fix of line 10 with a two-hunk diff
+        await palette('Kimi: Fix');
+        await picker.locator('.quick-input-title', { hasText: '2 hunks to apply' }).waitFor({ state: 'visible', timeout: 90000 });
+      };
+      // Escape: nothing lands, said in the status bar, no error toast.
+      await review();
+      await page.keyboard.press('Escape');
+      await waitFor(async () => (await page.locator('.statusbar', { hasText: 'you dismissed the hunk review' }).count()) > 0, 60000, 'the status bar to say the review was dismissed');
+      assert.deepEqual((await toasts()).filter((t) => /not applied|dismissed/i.test(t)), [], 'no error toast');
+      await waitFor(async () => (await proposedTabs()) === 0, 30000, 'the diff closed with the review');
+      assert.equal(fileText(), before, 'main.go unchanged on disk');
+      assert.doesNotMatch(await editorText(), /Add\(2, 3\)|a plus b/, 'and in the editor');
+      await review();
+      const rows = picker.locator('.quick-input-list .monaco-list-row');
+      /** ticks are the rows' labels and whether each is ticked. */
+      const ticks = () =>
+        rows.evaluateAll((els) =>
+          els.map((r) => {
+            const box = r.querySelector('input[type=checkbox]');
+            const toggle = r.querySelector('.monaco-custom-toggle, .monaco-checkbox');
+            const checked = box ? box.checked : toggle ? toggle.classList.contains('checked') || toggle.getAttribute('aria-checked') === 'true' : r.getAttribute('aria-checked') === 'true';
+            return [r.querySelector('.label-name, .monaco-icon-label')?.textContent?.trim() ?? r.textContent.trim(), checked];
+          }),
+        );
+      await waitFor(async () => (await rows.count()) === 2, 20000, 'two entries');
+      const shown = await ticks();
+      assert.deepEqual(shown.map(([, c]) => c), [true, true], `both ticked: ${JSON.stringify(shown)} ${await rows.first().innerHTML()}`);
+      assert.match(shown[0][0], /main\.go:5 \(hunk 1 of 2\)/);
+      assert.match(shown[1][0], /main\.go:11 \(hunk 2 of 2\)/);
+      await waitFor(async () => (await proposedTabs()) === 1, 30000, 'the proposed result in a diff editor tab');
+      await shot('9-hunks');
+      await rows.first().locator('input[type=checkbox], .monaco-custom-toggle, .monaco-checkbox').first().click();
+      await waitFor(async () => JSON.stringify((await ticks()).map(([, c]) => c)) === '[false,true]', 10000, 'hunk 1 unticked');
+      await picker.locator('.quick-input-action .monaco-button', { hasText: 'OK' }).click();
+      const want = before.replace('Add(1, 2)', 'Add(2, 3)');
+      assert.notEqual(want, before);
+      assert.equal(await save((t) => t.includes('Add(2, 3)'), 'hunk 2 applied'), want, 'exactly hunk 2 applied');
+      await waitFor(() => /Kimi: Fix: 1 of 2 hunks applied/.test(kimiLog()), 60000, 'the end line "1 of 2 hunks"');
+      await waitFor(async () => (await proposedTabs()) === 0, 30000, 'the diff closed with the answer');
+      await shot('10-hunk-applied');
     });
   } catch (err) {
     await shot('failed').catch(() => undefined);

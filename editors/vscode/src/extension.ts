@@ -22,6 +22,7 @@ import {
   ServerOptions,
   ShowMessageNotification,
   ShowMessageRequest,
+  ApplyWorkspaceEditRequest,
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
@@ -58,7 +59,9 @@ import {
   statsItems,
   statusView,
 } from './jobs';
-import { logLine, notice, proposedErrors, question, stderrReachesOutput } from './messages';
+import { finalAnswer, logLine, notice, proposedErrors, question, stderrReachesOutput } from './messages';
+import { proposedChange } from './hunks';
+import { ChangeView } from './changeview';
 import { isExplanation, openExplanation } from './preview';
 import { CompletionStats, CompletionUI, completionStatsLine } from './completion';
 import { RequestRecord, requestItems } from './requests';
@@ -103,6 +106,10 @@ const jobs = new JobTracker();
 let stats: Stats | undefined;
 /** proposed holds the errors of an edit the server asks about, as Problems entries. */
 let proposed: vscode.DiagnosticCollection;
+/** changeView shows proposed changes (Show the change) and runs the hunk review (edits.confirm). */
+let changeView: ChangeView;
+/** changeShown settles when the last Show the change has opened its views. */
+let changeShown: Promise<void> = Promise.resolve();
 let tokenSeq = 0;
 /** Cancels, per progress token, the notification shown for it. */
 const cancellers = new Map<string, () => void>();
@@ -136,6 +143,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   statusItem.name = STATUS_ITEM.name;
   proposed = vscode.languages.createDiagnosticCollection('kimi: proposed edit');
   context.subscriptions.push(output, statusItem, proposed);
+  changeView = new ChangeView(vscode, context, (line) => output.appendLine(line));
   completion = new CompletionUI(vscode, SECTION, context, () => refreshStatus());
   nextEdit = new NextEditUI(vscode, SECTION, context, () => refreshStatus());
   refreshStatus();
@@ -263,19 +271,40 @@ async function start(): Promise<LanguageClient | undefined> {
     const line = logLine(m, stderrShown);
     if (line !== undefined) output.appendLine(line);
   });
-  // The questions that hold a job are modal (issue 33 item 16).
+  // The questions that hold a job are modal (issue 33 item 16); asked again
+  // after Show the change, once the change is open beside the code.
   c.onRequest(ShowMessageRequest.type, async (p) => {
     const q = question(p.message, (p.actions ?? []).map((a) => a.title));
     const show =
       p.type === 1 ? vscode.window.showErrorMessage : p.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    await changeShown;
     const pick = q.modal ? await show(q.text, { modal: true, detail: q.detail }, ...q.actions) : await show(q.text, ...q.actions);
-    if (!pick || pick.title !== 'Show the errors') proposed.clear();
+    if (q.modal && finalAnswer(pick?.title)) {
+      proposed.clear();
+      await changeView.closeViews();
+    }
     return pick ? { title: pick.title } : null;
   });
+  // Edits whose hunks need confirmation (edits.confirm): the extension's own
+  // review, every hunk ticked (D101); any other edit as the client applies it.
+  c.onRequest(ApplyWorkspaceEditRequest.type, (p) =>
+    changeView.applyEdit(p as Parameters<ChangeView['applyEdit']>[0], {
+      asWorkspaceEdit: (e) => c.protocol2CodeConverter.asWorkspaceEdit(e as Parameters<typeof c.protocol2CodeConverter.asWorkspaceEdit>[0]),
+      asUri: (u) => c.protocol2CodeConverter.asUri(u),
+    }),
+  );
   c.onNotification(ShowMessageNotification.type, (m) => {
     // "Show the errors": they go to the Problems panel, not a toast.
     const pe = proposedErrors(m.message);
     if (pe && showProposed(pe.helpers, pe.errors)) return;
+    // "Show the change": a diff editor per file beside the code (D100).
+    const pc = proposedChange(m.message);
+    if (pc) {
+      changeShown = changeView.showChange(pc).catch((err) => {
+        output.appendLine(`[kimi] cannot show the proposed change: ${String(err)}`);
+      });
+      return;
+    }
     const n = notice(m);
     if (n.level === 'error' || n.actions.length > 0) tellError(n.text, n.actions, n.level === 'warning' ? 'warning' : 'error');
     else if (n.level === 'warning') void vscode.window.showWarningMessage(n.text);

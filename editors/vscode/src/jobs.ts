@@ -364,6 +364,10 @@ export function endNotice(title: string, message: string | undefined): EndNotice
   const m = (message ?? '').trim();
   // Discarded because the user said so: no error toast (issue 33 item 16).
   if (/\(discarded by your choice\)/.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };
+  // Nothing applied because the hunk review said so (hunks.ts reviewRefusal): no error toast either.
+  if (/\b(you dismissed the hunk review|you unticked every hunk)\b/.test(m)) {
+    return { level: 'status', text: `$(circle-slash) ${title}: ${m.replace(/^not applied: the editor did not apply the edit: /, '')}`, actions: [] };
+  }
   if (/^(failed|not applied|error|refused)\b/i.test(m)) return { level: 'error', text: errorText(title, m), actions: fixActions(m) };
   // A cancel the user asked for is confirmed in the status bar, briefly.
   if (/^cancelled\b/i.test(m)) return { level: 'status', text: `$(circle-slash) ${title}: ${m}`, actions: [] };

@@ -75,10 +75,24 @@ export function notice(m: ServerMessage): Notice {
   return { level: 'info', text: m.message, actions: [] };
 }
 
-/** The titles of the server's question about an edit that brings new errors. */
-export const NEW_ERRORS_ACTIONS = ['Apply anyway', 'Discard', 'Show the errors'];
-/** The titles of the server's question before a costly or over-budget request. */
+/**
+ * The titles by which the server's question about an edit that brings new
+ * errors is known (it also offers Show the errors and Show the change; the
+ * set may grow, so the question is known by these two).
+ */
+export const NEW_ERRORS_ACTIONS = ['Apply anyway', 'Discard'];
+/** The titles by which the server's question before a costly or over-budget request is known. */
 export const SEND_ACTIONS = ['Send', 'Cancel'];
+/** The answers to the new-errors question that show something and are asked again. */
+export const SHOW_ACTIONS = ['Show the errors', 'Show the change'];
+
+/**
+ * finalAnswer says whether an answer to a question ends it (the server asks
+ * again after Show the errors or Show the change).
+ */
+export function finalAnswer(title: string | undefined): boolean {
+  return title === undefined || !SHOW_ACTIONS.includes(title);
+}
 
 /** How a window/showMessageRequest is asked. */
 export interface Question {
@@ -92,13 +106,15 @@ export interface Question {
 
 /**
  * question words a window/showMessageRequest. The server's two questions
- * that hold a job (an edit that brings new errors, a request to send) are
- * modal, with the text once prefixed "Kimi:" and Discard or Cancel as the
- * dialog's close button; any other is asked as it is.
+ * that hold a job (an edit that brings new errors, a request to send:
+ * known by their titles holding Apply anyway and Discard, or Send and
+ * Cancel, whatever else they offer) are modal, with the text once
+ * prefixed "Kimi:" and Discard or Cancel as the dialog's close button; any
+ * other is asked as it is.
  */
 export function question(message: string, titles: string[]): Question {
-  const same = (want: string[]) => titles.length === want.length && want.every((t) => titles.includes(t));
-  const close = same(NEW_ERRORS_ACTIONS) ? 'Discard' : same(SEND_ACTIONS) ? 'Cancel' : undefined;
+  const has = (want: string[]) => want.every((t) => titles.includes(t));
+  const close = has(NEW_ERRORS_ACTIONS) ? 'Discard' : has(SEND_ACTIONS) ? 'Cancel' : undefined;
   if (!close) return { modal: false, text: message, actions: titles.map((title) => ({ title })) };
   const body = message.replace(/^((kimi-lsp|Kimi):\s*)+/i, '');
   const cut = body.indexOf(' — ');

@@ -62,9 +62,23 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
   class ThemeColor {
     constructor(readonly id: string) {}
   }
+  class EventEmitter<T> {
+    private listeners: Array<(e: T) => unknown> = [];
+    event = (l: (e: T) => unknown) => {
+      this.listeners.push(l);
+      return disposable;
+    };
+    fire(e: T): void {
+      for (const l of this.listeners) l(e);
+    }
+    dispose(): void {
+      this.listeners = [];
+    }
+  }
   const api: { [name: string]: unknown } = {
     __esModule: true,
     ThemeColor,
+    EventEmitter,
     OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
     Uri,
     StatusBarAlignment: { Left: 1, Right: 2 },
@@ -115,6 +129,7 @@ export function installFakeVSCode(settings: FakeVSCode['settings'] = {}): FakeVS
       isTrusted: true,
       onDidChangeConfiguration: () => disposable,
       onDidGrantWorkspaceTrust: () => disposable,
+      registerTextDocumentContentProvider: () => disposable,
       getConfiguration: () => ({
         get: (key: string) => {
           const s = fake.settings[key];

@@ -106,6 +106,12 @@ test('endNotice tells failures in full and a stored explanation, nothing else', 
   assert.equal(endNotice('Kimi: Fix', '1 of 2 hunks applied (confirmed hunk by hunk)')?.level, 'status');
   assert.equal(endNotice('Kimi: Fix', 'not applied: verified by gopls: 1 new error: undefined: x (discarded by your choice)')?.level, 'status', 'a discard the user chose ends quietly');
   // Issue 21 item 19: a cancel had no feedback.
+  assert.deepEqual(endNotice('Kimi: Fix', 'not applied: the editor did not apply the edit: you dismissed the hunk review: nothing applied'), {
+    level: 'status',
+    text: '$(circle-slash) Kimi: Fix: you dismissed the hunk review: nothing applied',
+    actions: [],
+  }, 'a hunk review the user dismissed ends quietly');
+  assert.equal(endNotice('Kimi: Fix', 'not applied: the editor did not apply the edit: you unticked every hunk: nothing applied')?.level, 'status');
   assert.deepEqual(endNotice('Kimi: Fix', 'cancelled'), { level: 'status', text: '$(circle-slash) Kimi: Fix: cancelled', actions: [] });
   assert.equal(endNotice('Kimi: Fix', 'cancelled: superseded by a newer request for the same range')?.level, 'status');
 });

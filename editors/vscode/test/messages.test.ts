@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { logLine, notice, proposedErrors, question, stderrReachesOutput } from '../src/messages';
+import { finalAnswer, logLine, notice, proposedErrors, question, stderrReachesOutput } from '../src/messages';
 
 // What the server sends: an error record is written to its stderr (which
 // vscode-languageclient copies into the output) and forwarded as
@@ -43,6 +43,21 @@ test('the new-errors and send questions are modal, once prefixed, with Discard o
   assert.deepEqual(send.actions.filter((a) => a.isCloseAffordance).map((a) => a.title), ['Cancel']);
   const other = question('Kimi: how should the selection be rewritten?', ['Simplify', 'Document']);
   assert.equal(other.modal, false);
+});
+
+test('the new-errors question is known by Apply anyway and Discard, whatever else it offers (issue 33 item 16)', () => {
+  const four = ['Apply anyway', 'Discard', 'Show the errors', 'Show the change'];
+  const q = question('Kimi: Fix — the edit brings 1 new error: undefined: c (gopls). Apply it anyway?', four);
+  assert.equal(q.modal, true, 'the four titles the server sends since D85');
+  assert.deepEqual(q.actions.map((a) => a.title), four, 'every title kept, in order');
+  assert.deepEqual(q.actions.filter((a) => a.isCloseAffordance).map((a) => a.title), ['Discard']);
+  assert.equal(question('Kimi: Fix — …', ['Apply anyway', 'Discard']).modal, true, 'the two alone');
+  assert.equal(question('Kimi: Fix — …', ['Apply anyway', 'Show the errors']).modal, false, 'without Discard it is not that question');
+  assert.equal(finalAnswer('Show the change'), false, 'asked again');
+  assert.equal(finalAnswer('Show the errors'), false);
+  assert.equal(finalAnswer('Discard'), true);
+  assert.equal(finalAnswer('Apply anyway'), true);
+  assert.equal(finalAnswer(undefined), true, 'Escape');
 });
 
 test('proposedErrors reads the errors the edit brings, for the Problems panel', () => {
