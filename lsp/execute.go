@@ -192,7 +192,7 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job, r *jobRun) {
 		}
 		p.End(endCtx, explainOutcome(out), false)
 	default:
-		vd := s.decideVerified(ctx, cfg, t, out)
+		vd := s.decideVerified(ctx, cfg, t, out, p.Status)
 		if ctx.Err() != nil && !vd.Land {
 			// Cancelled while the editor asked about the new errors.
 			msg, failed := cancelOutcome(context.Cause(ctx))

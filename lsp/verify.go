@@ -34,9 +34,14 @@ func jobTitle(title string) string {
 // decideVerified applies verify.onNewErrors to an edit as verified (the
 // one policy, Verification.Decide): the server asks with
 // window/showMessageRequest.
-func (s *Server) decideVerified(ctx context.Context, cfg config.Config, t *assist.Task, out *assist.Outcome) assist.Verdict {
+// While the editor asks, the job's progress says it waits for the user
+// (status), not that it is still checking the edit.
+func (s *Server) decideVerified(ctx context.Context, cfg config.Config, t *assist.Task, out *assist.Outcome, status func(string)) assist.Verdict {
 	v := out.Verification
-	vd := v.Decide(ctx, cfg.Verify.OnNewErrors, func(ctx context.Context) (bool, error) { return s.askNewErrors(ctx, t, v, out.Changes) })
+	vd := v.Decide(ctx, cfg.Verify.OnNewErrors, func(ctx context.Context) (bool, error) {
+		status("waiting for your answer: the edit brings new errors")
+		return s.askNewErrors(ctx, t, v, out.Changes)
+	})
 	if vd.AskErr != nil {
 		s.log.Info("the editor did not ask whether to apply an edit that brings new errors", "error", vd.AskErr)
 	}

@@ -185,6 +185,14 @@ func TestNewErrorsAskShowsTheChange(t *testing.T) {
 	if !strings.Contains(end, "(discarded by your choice)") {
 		t.Errorf("end %q", end)
 	}
+	// While asked, the progress says the job waits for the user.
+	waiting := false
+	for _, v := range js.progressOf(`"f1"`) {
+		waiting = waiting || strings.Contains(v.Message, "waiting for your answer")
+	}
+	if !waiting {
+		t.Errorf("no progress report said it waits for the answer: %+v", js.progressOf(`"f1"`))
+	}
 }
 
 // TestNewErrorsAskDiscard: with onNewErrors = "ask" the editor is asked
