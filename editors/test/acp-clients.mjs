@@ -21,7 +21,7 @@
 // built from this checkout unless KIMI_LSP_BIN and KIMI_STANDIN_BIN name
 // them; gopls must be on PATH (edits are verified).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY, here, startStandin, tmpdir, waitGone, workspace } from './lib.mjs';
@@ -66,6 +66,7 @@ function clientEnv(ws, standin, extra) {
     XDG_STATE_HOME: path.join(ws.root, 'state'),
     XDG_DATA_HOME: path.join(ws.root, 'data'),
     HOME: ws.root, // and the helper gopls's GOPATH
+    TMPDIR: ws.tmp, // the clients' temporary files (Neovim's RPC logs, agent-shell's diffs)
     ...extra,
   };
 }
@@ -96,6 +97,8 @@ function requests(env) {
  */
 async function session(client, answer, drive) {
   const ws = workspace();
+  ws.tmp = path.join(ws.root, 'tmp');
+  mkdirSync(ws.tmp);
   writeFileSync(path.join(ws.ws, 'calc.go'), CALC);
   const standin = await startStandin('acp-clients.json');
   const env = clientEnv(ws, standin, {});
@@ -107,8 +110,9 @@ async function session(client, answer, drive) {
       return;
     }
     check(`${name}: the read turn's answer is in the chat buffer`, /KIMI-ANSWER: Mul adds a and b/.test(seen.turn1), seen.turn1);
-    check(`${name}: the read tool call is shown`, /calc\.go/.test(seen.turn1) && /Read/i.test(seen.turn1), seen.turn1);
-    check(`${name}: the thoughts are shown`, /I should read calc\.go first\./.test(seen.turn1), seen.turn1);
+    const all = seen.turn1All ?? seen.turn1;
+    check(`${name}: the read tool call is shown`, seen.readCall.test(all), all);
+    check(`${name}: the thoughts reach the chat`, /I should read calc\.go first\./.test(all), all);
     check(`${name}: the permission prompt carries the diff`, /-\s*return a \+ b/.test(seen.asking) && /\+\s*return a \* b/.test(seen.asking), seen.asking);
     const now = readFileSync(path.join(ws.ws, 'calc.go'), 'utf8');
     if (answer === 'accept') check(`${name}: the allowed edit changed calc.go`, now === FIXED, now);
@@ -119,8 +123,8 @@ async function session(client, answer, drive) {
   } finally {
     standin.stop();
     const left = await waitGone(ws.cacheHome);
-    if (left.length === 0) rmSync(ws.root, { recursive: true, force: true });
-    else console.log(`     (left ${ws.root}: still running ${left.join(', ')})`);
+    if (left.length > 0) console.log(`     (still running after the session: ${left.join(', ')})`);
+    rmSync(ws.root, { recursive: true, force: true });
   }
 }
 
@@ -140,8 +144,36 @@ async function codecompanion(answer) {
     const res = JSON.parse(readFileSync(out, 'utf8'));
     const seen = Object.fromEntries(res.steps.map((s) => [s.name, s.value]));
     seen.error = res.error;
+    seen.readCall = /^Read: calc\.go$/m;
     const modes = (seen.config_options ?? []).map((o) => `${o.category}: ${o.options.map((v) => v.value).join(', ')}`);
     seen.notes = [`config options: ${modes.join('; ')}`, `tokens shown: ${seen.tokens} after turn 1, ${seen.tokens2} after turn 2`];
+    return seen;
+  });
+}
+
+/** agentShell drives agent-shell in `emacs -Q --batch` (acp-clients/agent-shell-check.el). */
+async function agentShell(answer) {
+  const dirs = [process.env.AGENT_SHELL_DIR, process.env.ACP_EL_DIR, process.env.SHELL_MAKER_DIR];
+  const emacs = firstOf(process.env.EMACS, path.join(os.homedir(), '.cache/kimi-lsp/emacs30/emacs'));
+  if (dirs.some((d) => !d)) return skip(`agent-shell (${answer})`, 'set AGENT_SHELL_DIR, ACP_EL_DIR and SHELL_MAKER_DIR');
+  if (!emacs) return skip(`agent-shell (${answer})`, 'no Emacs ≥ 29: set EMACS, or make one with editors/test/emacs30.sh');
+  await session('agent-shell', answer, async (ws, env) => {
+    const out = path.join(ws.root, 'agent-shell.json');
+    const r = await run(emacs, ['-Q', '--batch', '-l', path.join(here, 'acp-clients/agent-shell-check.el')], {
+      cwd: ws.ws,
+      env: { ...env, AS_LOAD_PATH: dirs.join(':'), AS_OUT: out, AS_ANSWER: answer, AS_BOUND_S: String(BOUND_MS / 1000) },
+    }, 4 * BOUND_MS);
+    if (!existsSync(out)) return { error: `Emacs wrote no result (exit ${r.code ?? r.signal}):\n${r.output}` };
+    const res = JSON.parse(readFileSync(out, 'utf8'));
+    const seen = Object.fromEntries(res.steps.map((s) => [s.name, s.value]));
+    seen.error = res.error;
+    seen.turn1All = seen.turn1_all;
+    seen.readCall = /\[✓\]\[read\] calc\.go/; // in a collapsed section
+    if (!seen.error) {
+      check(`agent-shell (${answer}): View opens the diff`, /-\s*return a \+ b/.test(seen.diff) && /\+\s*return a \* b/.test(seen.diff), seen.diff);
+      check(`agent-shell (${answer}): no log line of kimi-lsp below warn in the shell`, !/level=(INFO|DEBUG)/.test(seen.turn2_all), seen.turn2_all);
+    }
+    seen.notes = [`header line: ${seen.header?.trim()}`, `options: ${seen.options}`];
     return seen;
   });
 }
@@ -150,9 +182,14 @@ if (process.env.NODE_TEST_CONTEXT) {
   // Picked up by `node --test`: this is a script, not a test file.
 } else {
   const dir = tmpdir('kimi-acp-clients-');
+  // Every temporary directory of the run (the workspaces, the stand-ins'
+  // logs) goes under dir, removed at the end.
+  process.env.TMPDIR = path.join(dir, 'tmp');
+  mkdirSync(process.env.TMPDIR);
   try {
     binaries(dir);
     for (const answer of ['accept', 'reject']) await codecompanion(answer);
+    for (const answer of ['accept', 'reject']) await agentShell(answer);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
