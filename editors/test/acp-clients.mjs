@@ -55,8 +55,8 @@ function firstOf(...paths) {
   return paths.find((p) => p && existsSync(p));
 }
 
-/** env is a client's environment: the stand-in as the provider, private homes. */
-function clientEnv(ws, standin, extra) {
+/** clientEnv is a client's environment: the stand-in as the provider, private homes and temporary directory. */
+function clientEnv(ws, standin) {
   return {
     ...process.env,
     KIMI_API_KEY: KEY,
@@ -67,7 +67,6 @@ function clientEnv(ws, standin, extra) {
     XDG_DATA_HOME: path.join(ws.root, 'data'),
     HOME: ws.root, // and the helper gopls's GOPATH
     TMPDIR: ws.tmp, // the clients' temporary files (Neovim's RPC logs, agent-shell's diffs)
-    ...extra,
   };
 }
 
@@ -101,7 +100,7 @@ async function session(client, answer, drive) {
   mkdirSync(ws.tmp);
   writeFileSync(path.join(ws.ws, 'calc.go'), CALC);
   const standin = await startStandin('acp-clients.json');
-  const env = clientEnv(ws, standin, {});
+  const env = clientEnv(ws, standin);
   const name = `${client} (${answer})`;
   try {
     const seen = await drive(ws, env);
