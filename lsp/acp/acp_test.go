@@ -396,6 +396,27 @@ func TestTurnReadsTwoFilesAndEditsWithPermission(t *testing.T) {
 	}
 }
 
+// TestPermissionContentStartsWithTheDiff: the permission question's
+// content opens with the diff, the unified diff and the verdict after it.
+// CodeCompanion (v19.22.0) looks at the first block only: a text first and
+// it asks without showing the change (D105).
+func TestPermissionContentStartsWithTheDiff(t *testing.T) {
+	f := newAgent(t, fixtureOpts{}, editRules()...)
+	f.prompt("please fix Add")
+	if len(f.ed.asked) != 1 {
+		t.Fatalf("%d permission questions, want 1", len(f.ed.asked))
+	}
+	content := f.ed.asked[0].ToolCall.Content
+	if len(content) < 2 || content[0].Diff == nil || content[0].Diff.Path != filepath.Join(f.dir, "calc.go") {
+		t.Fatalf("the permission question's content is %+v, want the diff of calc.go first", content)
+	}
+	for i, c := range content[1:] {
+		if c.Content == nil || c.Content.Content.Text == nil {
+			t.Errorf("content[%d] is %+v, want text after the diff", i+1, c)
+		}
+	}
+}
+
 func fileNames(fs []spend.File) string {
 	var out []string
 	for _, f := range fs {

@@ -95,6 +95,8 @@ func (c *client) Permission(ctx context.Context, t agent.ToolCall, always bool) 
 
 // toolContent is a tool call's content: each diff (as ACP's diff content
 // and as a unified diff, for clients that show text only), then its text.
+// The diffs come first: CodeCompanion shows a permission question's diff
+// only when it is the first block (D105).
 func toolContent(t agent.ToolCall) []sdk.ToolCallContent {
 	var out []sdk.ToolCallContent
 	for _, d := range t.Diffs {
