@@ -326,6 +326,10 @@ func (r *runner) one(ctx context.Context, i int, answer answerer, follow string)
 	}
 	st := r.next.Stats()
 	o := outcome{why: r.why.take(), fail: st.Failed > st0.Failed}
+	if o.why == "" && st.Refused > st0.Refused {
+		// NextEdits counts a refusal, then logs its reason: wait for it.
+		o.why = r.why.await(ctx, r.wait)
+	}
 	sug := r.next.Current(key)
 	pred := t.doc
 	if sug != nil {
@@ -517,6 +521,18 @@ func (w *whyLog) Handle(_ context.Context, rec slog.Record) error {
 		return true
 	})
 	return nil
+}
+
+// await waits, at most wait, for a why and takes it ("" if none came).
+func (w *whyLog) await(ctx context.Context, wait time.Duration) string {
+	deadline := time.Now().Add(wait)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		if s := w.take(); s != "" {
+			return s
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return ""
 }
 
 // take returns the last why and forgets it.
