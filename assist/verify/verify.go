@@ -285,12 +285,17 @@ func New(opts Options) *Verifier {
 // the first default found on PATH. missing names what was looked for
 // when none is found; lang without a helper returns nil and "".
 func (v *Verifier) commandFor(lang string) (argv Command, path, missing string) {
+	// The helper is found on the PATH it will run with: never a program
+	// of the workspace's own (cleanPath).
+	return v.commandOn(lang, v.helperPath())
+}
+
+// commandOn is commandFor on the PATH list list (v.helperPath's).
+func (v *Verifier) commandOn(lang, list string) (argv Command, path, missing string) {
 	v.mu.Lock()
 	cands, _ := candidates(v.opts.Servers, lang)
 	v.mu.Unlock()
-	// The helper is found on the PATH it will run with: never a program
-	// of the workspace's own (cleanPath).
-	return findCommand(cands, v.helperPath())
+	return findCommand(cands, list)
 }
 
 // candidates are the commands that may check lang: the one servers names
@@ -1152,14 +1157,22 @@ func (v *Verifier) SetServers(servers map[string]Command, idle time.Duration) {
 			s.start.Unlock()
 		}
 	}
+	if len(slots) == 0 {
+		// Nothing runs, so nothing to stop (as at the start, where
+		// finding every language's command on the PATH would cost more
+		// than the rest of the configuration); a helper started from now
+		// on runs a command of the new servers.
+		return
+	}
+	list := v.helperPath() // once: it resolves the links of every PATH entry
 	named := map[string]bool{}
 	for lang := range DefaultServers {
-		if argv, _, _ := v.commandFor(lang); argv != nil {
+		if argv, _, _ := v.commandOn(lang, list); argv != nil {
 			named[strings.Join(argv, "\x00")] = true
 		}
 	}
 	for lang := range servers {
-		if argv, _, _ := v.commandFor(lang); argv != nil {
+		if argv, _, _ := v.commandOn(lang, list); argv != nil {
 			named[strings.Join(argv, "\x00")] = true
 		}
 	}
