@@ -33,7 +33,7 @@ const nextPageLines = 32
 // pageReach is the share of the window's bytes around the cursor whose
 // pages a prompt must show: a new layout shows those, and a request whose
 // reach takes in a page not shown appends it (D102).
-const pageReach = 0.2
+const pageReach = 0.15
 
 // pageAhead is how much further below the cursor than pageReach an append
 // reaches, room allowing: an append rewrites the edit log and the request
