@@ -12,9 +12,9 @@ import (
 // This file is next edits' paged window (D102, D103): a file larger than
 // the prompt's window is shown in pages of nextPageLines lines, each a
 // document of the cache session of its own (a part of the active file,
-// "page N"). A layout shows at first the pages around the cursor
-// (pageReach of the window's bytes, a third of it above the cursor); when
-// the cursor comes near a page not yet shown, that page is appended after
+// "page N"). A layout shows at first the pages within pageFirst of the
+// window's bytes around the cursor (a third of it above the cursor); when
+// a page within the smaller pageReach is not shown, it is appended after
 // the others, with those the cursor will reach next (pageAhead), so the
 // pages already shown stay byte for byte and only the new pages and what
 // follows them (the edit log, the request block) are written. An edit
@@ -31,18 +31,22 @@ import (
 const nextPageLines = 32
 
 // pageReach is the share of the window's bytes around the cursor whose
-// pages a prompt must show: a new layout shows those, and a request whose
-// reach takes in a page not shown appends it (D102).
-const pageReach = 0.15
+// pages a prompt must show: a request whose reach takes in a page not
+// shown appends it (D102).
+const pageReach = 0.10
 
 // pageAhead is how much further below the cursor than pageReach an append
 // reaches, room allowing: an append rewrites the edit log and the request
 // block after the pages, so fewer and larger appends cost less (D102).
-const pageAhead = 2.0
+const pageAhead = 4.0
+
+// pageFirst is the share of the window's bytes around the cursor whose
+// pages a new layout shows (D102).
+const pageFirst = 0.40
 
 // pageRoom is the room of a layout's pages, in quarters of the window's
 // bytes (roomFor): past it, a reset (D103).
-const pageRoom = 2
+const pageRoom = 3
 
 // roomFor is the bytes the pages of a layout may take before a reset,
 // where the window may take size bytes.
@@ -70,7 +74,7 @@ func choosePages(doc *workspace.Snapshot, cursor, size int, above float64) *page
 		pg.bounds = append(pg.bounds, doc.LineStart(line))
 	}
 	pg.bounds = append(pg.bounds, doc.Len())
-	pg.shown = pg.missing(cursor, size, above)
+	pg.shown = pg.missingAhead(cursor, int(float64(size)*pageFirst), above, 1)
 	if pg.bytes(pg.shown) > roomFor(size) {
 		return nil
 	}
@@ -112,14 +116,13 @@ func mapForward(edits []patch.Edit, x int) int {
 // cursor must show: those holding the cursor or overlapping the reach
 // around it (pageReach of size, the share above of it above the cursor).
 func (pg *paged) missing(cursor, size int, above float64) []int {
-	return pg.missingAhead(cursor, size, above, 1)
+	return pg.missingAhead(cursor, int(float64(size)*pageReach), above, 1)
 }
 
 // missingAhead is missing with the reach below the cursor ahead times as
 // long.
-func (pg *paged) missingAhead(cursor, size int, above, ahead float64) []int {
+func (pg *paged) missingAhead(cursor, reach int, above, ahead float64) []int {
 	n := len(pg.text)
-	reach := int(float64(size) * pageReach)
 	start := cursor - int(float64(reach)*above)
 	end := cursor + int(float64(reach)*(1-above)*ahead)
 	if start < 0 {
@@ -175,7 +178,7 @@ func (pg *paged) documents(in promptInput, size int, above float64, related int)
 	if add := pg.missing(in.cursor, size, above); len(add) > 0 {
 		// What the cursor will reach next too (pageAhead), room allowing.
 		for ahead := pageAhead; ahead > 1; ahead -= 0.25 {
-			more := pg.missingAhead(in.cursor, size, above, ahead)
+			more := pg.missingAhead(in.cursor, int(float64(size)*pageReach), above, ahead)
 			if pg.bytes(pg.shown)+pg.bytes(more) <= roomFor(size) {
 				add = more
 				break

@@ -62,13 +62,13 @@ func walkPages(t *testing.T, lines []int) pageWalk {
 var pageHeader = regexp.MustCompile(`<file path="net/http/client.go" language="go" part="page (\d+)"`)
 
 // TestNextEditPagesKeepThePrefix: a cursor moving down a 1,053-line file,
-// 5 lines a request, keeps every request's prompt as a byte-for-byte
+// 10 lines a request, keeps every request's prompt as a byte-for-byte
 // prefix of the next one up to the page it appends (the system message,
 // the pages shown, the edit log), and each request after the first
 // writes fewer than 1,500 uncached tokens.
 func TestNextEditPagesKeepThePrefix(t *testing.T) {
 	var lines []int
-	for l := 300; l <= 350; l += 5 {
+	for l := 300; l <= 380; l += 10 {
 		lines = append(lines, l)
 	}
 	w := walkPages(t, lines)
