@@ -36,7 +36,7 @@ type layout struct {
 func (l *layout) fits(in promptInput, spec promptSpec) bool {
 	size := splitBudget(spec.budgetTokens).windowBytes(l.relatedBytes())
 	if l.pages != nil {
-		return l.pages.fits(in.doc, in.cursor, size, spec.above)
+		return l.pages.fits(in.doc, in.changeStart(), in.cursor, size, spec.above)
 	}
 	return l.win.fits(in.doc, in.cursor, size)
 }
@@ -51,7 +51,7 @@ func newLayout(in promptInput, spec promptSpec, related []cache.Document) *layou
 	}
 	size := splitBudget(spec.budgetTokens).windowBytes(rb)
 	if spec.paged && in.doc.Len() > size {
-		if pg := choosePages(in.doc, in.cursor, size, spec.above); pg != nil {
+		if pg := choosePages(in.doc, in.changeStart(), in.cursor, size, spec.above); pg != nil {
 			return &layout{pages: pg, related: related, project: pagedProject(spec.lead, in.project, in.path)}
 		}
 	}
@@ -107,6 +107,18 @@ type promptInput struct {
 	// edits' edit log, editlog.go).
 	base    string
 	hasBase bool
+	// from, when hasFrom is set, is where the change of the burst that
+	// asks begins in doc (at most cursor): a paged layout shows it all.
+	from    int
+	hasFrom bool
+}
+
+// changeStart is where in's burst's change begins: from, or the cursor.
+func (in promptInput) changeStart() int {
+	if in.hasFrom {
+		return min(in.from, in.cursor)
+	}
+	return in.cursor
 }
 
 // docPrompt is one document's prompt state in one surface: its cache

@@ -476,6 +476,16 @@ func textOf(s *workspace.Snapshot) string {
 	return s.Text()
 }
 
+// commonPrefix returns the length of the common prefix of a and b: where
+// the change from a to b begins.
+func commonPrefix(a, b string) int {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	return p
+}
+
 // changeEnd returns where the change from prev to cur ends in cur: after
 // their common prefix and before their common suffix.
 func changeEnd(prev, cur string) int {
@@ -654,6 +664,9 @@ func (n *NextEdits) ask(d *nextDoc, seq uint64, req NextRequest, in promptInput,
 	spec := n.spec(cfg)
 	in.base = d.logBaseLocked(req.Doc.Text(), int(float64(splitBudget(spec.budgetTokens).logTokens)*bytesPerToken*logShare))
 	in.hasBase = true
+	if d.burst != nil {
+		in.from, in.hasFrom = commonPrefix(textOf(d.burst), req.Doc.Text()), true
+	}
 	j, err := d.prompt.build(in, cfg, spec, related, &n.retired, n.log)
 	if err != nil {
 		n.mu.Unlock()

@@ -68,13 +68,13 @@ type paged struct {
 // the pages within pageReach of size around the cursor shown (above of
 // them above it). Nil when those take more than the room (very long
 // lines): the caller shows a window instead.
-func choosePages(doc *workspace.Snapshot, cursor, size int, above float64) *paged {
+func choosePages(doc *workspace.Snapshot, from, cursor, size int, above float64) *paged {
 	pg := &paged{text: doc.Text()}
 	for line := 0; line < doc.LineCount(); line += nextPageLines {
 		pg.bounds = append(pg.bounds, doc.LineStart(line))
 	}
 	pg.bounds = append(pg.bounds, doc.Len())
-	pg.shown = pg.missingAhead(cursor, int(float64(size)*pageFirst), above, 1)
+	pg.shown = pg.missingAhead(from, cursor, int(float64(size)*pageFirst), above, 1)
 	if pg.bytes(pg.shown) > roomFor(size) {
 		return nil
 	}
@@ -113,15 +113,16 @@ func mapForward(edits []patch.Edit, x int) int {
 }
 
 // missing returns the pages not shown, in file order, that a request at
-// cursor must show: those holding the cursor or overlapping the reach
-// around it (pageReach of size, the share above of it above the cursor).
-func (pg *paged) missing(cursor, size int, above float64) []int {
-	return pg.missingAhead(cursor, int(float64(size)*pageReach), above, 1)
+// cursor must show: those holding the cursor, overlapping the reach around
+// it (pageReach of size, the share above of it above the cursor) or the
+// burst's change, from from to the cursor (the edit that asks, D80).
+func (pg *paged) missing(from, cursor, size int, above float64) []int {
+	return pg.missingAhead(from, cursor, int(float64(size)*pageReach), above, 1)
 }
 
 // missingAhead is missing with the reach below the cursor ahead times as
 // long.
-func (pg *paged) missingAhead(cursor, reach int, above, ahead float64) []int {
+func (pg *paged) missingAhead(from, cursor, reach int, above, ahead float64) []int {
 	n := len(pg.text)
 	start := cursor - int(float64(reach)*above)
 	end := cursor + int(float64(reach)*(1-above)*ahead)
@@ -131,6 +132,7 @@ func (pg *paged) missingAhead(cursor, reach int, above, ahead float64) []int {
 	if end > n {
 		start, end = max(0, start-(end-n)), n
 	}
+	start = min(start, from)
 	var out []int
 	for k := 0; k+1 < len(pg.bounds); k++ {
 		lo, hi := pg.bounds[k], pg.bounds[k+1]
@@ -163,9 +165,9 @@ func (pg *paged) bytes(pages []int) int {
 // fits reports whether the layout can show what a request at cursor of
 // doc needs without a reset: the shown pages and the missing ones within
 // the room.
-func (pg *paged) fits(doc *workspace.Snapshot, cursor, size int, above float64) bool {
+func (pg *paged) fits(doc *workspace.Snapshot, from, cursor, size int, above float64) bool {
 	pg.follow(doc.Text())
-	return pg.bytes(pg.shown)+pg.bytes(pg.missing(cursor, size, above)) <= roomFor(size)
+	return pg.bytes(pg.shown)+pg.bytes(pg.missing(from, cursor, size, above)) <= roomFor(size)
 }
 
 // documents returns the pages to show for a request at in, the missing
@@ -175,10 +177,10 @@ func (pg *paged) fits(doc *workspace.Snapshot, cursor, size int, above float64) 
 func (pg *paged) documents(in promptInput, size int, above float64, related int) []cache.Document {
 	text := in.doc.Text()
 	pg.follow(text)
-	if add := pg.missing(in.cursor, size, above); len(add) > 0 {
+	if add := pg.missing(in.changeStart(), in.cursor, size, above); len(add) > 0 {
 		// What the cursor will reach next too (pageAhead), room allowing.
 		for ahead := pageAhead; ahead > 1; ahead -= 0.25 {
-			more := pg.missingAhead(in.cursor, int(float64(size)*pageReach), above, ahead)
+			more := pg.missingAhead(in.changeStart(), in.cursor, int(float64(size)*pageReach), above, ahead)
 			if pg.bytes(pg.shown)+pg.bytes(more) <= roomFor(size) {
 				add = more
 				break

@@ -139,3 +139,45 @@ func commonLen(a, b string) int {
 	}
 	return n
 }
+
+// TestNextEditPagesShowTheWholeBurst: a burst that changes every fourth
+// line of 50 ending at the cursor, after a request at the file's end, is
+// shown whole: every
+// line it writes is a "+" line of the prompt, however far above the
+// cursor it begins (the pages a request needs take in the burst's change).
+func TestNextEditPagesShowTheWholeBurst(t *testing.T) {
+	f := newFixture(t, `{"nextEdit": {"debounceMs": 0}}`, modeltest.Rule{Content: ""})
+	text := cachetest.GoSource(t, "net/http/client.go")
+	s := newNextSession(t, f, text)
+	lines := strings.SplitAfter(text, "\n")
+	edit := func(text string) {
+		s.ver++
+		snap := workspace.NewSnapshot(workspace.URI(s.key), "go", s.ver, text)
+		s.n.Edited(NextRequest{Key: s.key, Path: "net/http/client.go", Language: "go", Doc: snap, Prev: s.prev})
+		s.prev = snap
+	}
+	// A request at the file's end.
+	lines[len(lines)-3] = strings.TrimSuffix(lines[len(lines)-3], "\n") + " // at the end\n"
+	edit(strings.Join(lines, ""))
+	f.waitArrived(1)
+	waitFor(t, func() bool { return s.n.Stats().Empty == 1 })
+	// One burst: every fourth line from 300 to 348 gets a comment.
+	var want []string
+	for i := 299; i < 349; i += 4 {
+		if strings.TrimSpace(lines[i]) == "" {
+			continue
+		}
+		lines[i] = strings.TrimSuffix(lines[i], "\n") + fmt.Sprintf(" // burst %d\n", i)
+		want = append(want, "\n+"+lines[i])
+	}
+	edit(strings.Join(lines, ""))
+	f.waitArrived(2)
+	waitFor(t, func() bool { return s.n.Stats().Empty == 2 })
+	m := messages(t, f.srv, 1)
+	prompt := strings.Join(m, "\n")
+	for _, l := range want {
+		if !strings.Contains(prompt, l) {
+			t.Fatalf("the prompt does not show the burst's line %q", l[1:])
+		}
+	}
+}
