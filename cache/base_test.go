@@ -91,3 +91,48 @@ func TestBaseTooLargeShowsText(t *testing.T) {
 	}
 	checkReconstruct(t, p, docs)
 }
+
+// TestBasePartsOfTheActiveFile: the parts of an excerpted active file (a
+// next edit's pages) show their bases too: a part laid out at the first
+// request, and one appended at a later request, each shows its base and
+// the change since in the log, and the later prompt keeps the earlier one
+// byte for byte up to the appended part.
+func TestBasePartsOfTheActiveFile(t *testing.T) {
+	docs := workspace(t, "cookie.go")
+	base := docs[0].Text
+	text := strings.Replace(base, "func readSetCookies(h Header)", "func readSetCookies(hdr Header)", 1)
+	text = strings.Replace(text, "func (c *Cookie) String() string {", "func (ck *Cookie) String() string {", 1)
+	page := func(text string, from, to int) string {
+		lines := strings.SplitAfter(text, "\n")
+		return strings.Join(lines[from:to], "")
+	}
+	at := func(s string) int { return strings.Count(text[:strings.Index(text, s)], "\n") }
+	p1Line, p2Line := at("func readSetCookies("), at("func (ck *Cookie) String()")
+	part := func(name string, line int) cache.Document {
+		return cache.Document{Path: docs[0].Path, Part: name, Line: line + 1, Language: "go",
+			Text: page(text, line, line+10), Base: page(base, line, line+10), HasBase: true, LastEdited: int64(line)}
+	}
+	whole := docs[0]
+	whole.Text = text
+	req := func(now time.Time, parts ...cache.Document) cache.Request {
+		return cache.Request{Project: project, Documents: append([]cache.Document{whole}, parts...), Active: whole.Path,
+			ExcerptActive: true, Selection: cache.Selection{Start: 10, End: 10}, Action: "next-edit", Now: now}
+	}
+	s := newSession(t, cache.Config{})
+	p1 := build(t, s, req(t0, part("page 1", p1Line)))
+	if !strings.Contains(p1.Messages[1].Content, "func readSetCookies(h Header)") || !strings.Contains(p1.Messages[2].Content, "\n+func readSetCookies(hdr Header)") {
+		t.Fatalf("the first part does not show its base and the change: %.300q", p1.Messages[2].Content)
+	}
+	p2 := build(t, s, req(t0.Add(time.Second), part("page 1", p1Line), part("page 2", p2Line)))
+	if p2.Messages[0] != p1.Messages[0] || !strings.HasPrefix(p2.Messages[1].Content, p1.Messages[1].Content) {
+		t.Fatal("appending a part does not keep the prompt before it")
+	}
+	added := p2.Messages[1].Content[len(p1.Messages[1].Content):]
+	if !strings.Contains(added, `part="page 2"`) || !strings.Contains(added, "func (c *Cookie) String() string {") {
+		t.Errorf("the appended part does not show its base: %.200q", added)
+	}
+	log1 := p1.Messages[2].Content[:strings.Index(p1.Messages[2].Content, "<request ")]
+	if rest := strings.TrimPrefix(p2.Messages[2].Content, log1); rest == p2.Messages[2].Content || !strings.Contains(rest, `part="page 2"`) || !strings.Contains(rest, "\n+func (ck *Cookie) String() string {") {
+		t.Errorf("the log does not keep its blocks and add the appended part's change: %.300q", p2.Messages[2].Content)
+	}
+}

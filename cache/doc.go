@@ -78,9 +78,11 @@
 // than appending would and keeps a line typed over many requests one
 // block, not one per request (the log then reaches its limit, and the
 // rebase that rewrites the file, much later).
-// An active document may carry a Base (Document.Base, HasBase): an
-// earlier text of it. Whenever its block is laid out afresh (the
-// session's first request, a cold cache, a new project block, a rebase)
+// The active file's documents (the whole file, or its parts: next edits
+// show it in pages) may carry a Base (Document.Base, HasBase): an
+// earlier text of each. Whenever such a block is laid out afresh (the
+// session's first request, a cold cache, a new project block, a rebase,
+// its first appearance)
 // the block shows the base and the log begins with the change from it to
 // the text, so that even a first prompt shows the edits that led to it
 // (next edits pass the text at the document's open, assist/complete's

@@ -400,7 +400,7 @@ func (s *Session) layoutLocked(req Request, now time.Time) (reasons []string, re
 	if s.maxLog > 0 && len(s.editLog) > 0 && s.est.tokens(len(s.editLog)) > s.maxLog {
 		// Fold until at most half the limit is left, so that rebases are
 		// rare, and from the end of the stable part, so that they are cheap.
-		s.rebaseLocked(activeDoc(req), req.Active, int(float64(s.maxLog/2)*s.est.charsPerToken/s.est.ratio))
+		s.rebaseLocked(req, int(float64(s.maxLog/2)*s.est.charsPerToken/s.est.ratio))
 		reasons = append(reasons, "rebase")
 	}
 	return reasons, relaid
@@ -434,7 +434,7 @@ func (s *Session) fitBudgetLocked(req Request, activeLen, volLen, tailLen int, r
 		// trimTarget of the budget (dropping one rewrites what follows
 		// it). Their edit blocks go with them: fold the log first.
 		if len(s.editLog) > 0 {
-			s.rebaseLocked(activeDoc(req), req.Active, 0)
+			s.rebaseLocked(req, 0)
 		}
 		s.dropGoneFromEndLocked(int(float64(budget)*trimTarget), extra)
 		reasons = append(reasons, "drop")
@@ -448,7 +448,7 @@ func (s *Session) fitBudgetLocked(req Request, activeLen, volLen, tailLen int, r
 	// Trimming rewrites the end of the stable part: fold the log first, as
 	// the files it edits may go.
 	if len(s.editLog) > 0 {
-		s.rebaseLocked(activeDoc(req), req.Active, 0)
+		s.rebaseLocked(req, 0)
 	}
 	trimmed, over = s.trimLocked(req.Active, budget, extra, relaid)
 	return trimmed, over, append(reasons, "trim")
@@ -657,7 +657,6 @@ func (s *Session) relayoutLocked(req Request, project string) {
 	s.order = s.order[:0]
 	s.editLog, s.logBlocks = nil, nil
 	var act *fileSeg
-	var actDoc *Document
 	for _, d := range sortedDocs(req) {
 		if req.ExcerptActive && d.Path == req.Active && d.Part == "" {
 			continue
@@ -665,19 +664,22 @@ func (s *Session) relayoutLocked(req Request, project string) {
 		f := newFileSeg(d)
 		s.byPath[f.key()] = f
 		if f.isActive(req.Active) {
-			act, actDoc = f, d
+			act = f
 			continue
 		}
 		s.order = append(s.order, f)
 	}
 	if act != nil {
 		s.order = append(s.order, act)
-		s.showBaseLocked(act, actDoc)
+	}
+	for _, f := range s.order {
+		s.showBaseLocked(f, baseDoc(req, f))
 	}
 	s.dirty = true
 }
 
-// showBaseLocked makes the active file's block f, just snapshotted at
+// showBaseLocked makes the block f of the active file (or of one of its
+// parts), just snapshotted at
 // d.Text with no edit block, show d.Base instead, and appends the change
 // from d.Base to d.Text to the edit log: when d has a base (HasBase) that
 // differs from its text and the change fits in half the log's limit (so
@@ -697,13 +699,15 @@ func (s *Session) showBaseLocked(f *fileSeg, d *Document) {
 	s.appendEditLocked(f, d.Text)
 }
 
-// activeDoc returns req's active document, whole, or nil (ExcerptActive).
-func activeDoc(req Request) *Document {
-	if req.ExcerptActive {
+// baseDoc returns the document of req that f shows when its base counts
+// (Document.Base): one of the active file's documents (the whole file,
+// unless excerpted, or one of its parts) that has a base; else nil.
+func baseDoc(req Request, f *fileSeg) *Document {
+	if f.path != req.Active || f.part == "" && req.ExcerptActive {
 		return nil
 	}
 	for i := range req.Documents {
-		if d := &req.Documents[i]; d.Path == req.Active && d.Part == "" {
+		if d := &req.Documents[i]; d.Path == f.path && d.Part == f.part && d.HasBase {
 			return d
 		}
 	}
@@ -751,8 +755,8 @@ func (s *Session) syncLocked(req Request) string {
 			return cmp.Compare(b2i(a.isActive(req.Active)), b2i(b.isActive(req.Active)))
 		})
 		s.order = append(s.order, added...)
-		if last := added[len(added)-1]; last.isActive(req.Active) {
-			s.showBaseLocked(last, activeDoc(req))
+		for _, f := range added {
+			s.showBaseLocked(f, baseDoc(req, f))
 		}
 		s.dirty = true
 		reason = "open"
@@ -825,11 +829,12 @@ func b2i(b bool) int {
 // onwards move, re-snapshotted, to the end (in edit order, the active file
 // last), with p as late as leaves at most keep bytes of edit blocks in the
 // log (keep 0 folds everything). Closed files after p are dropped, as
-// everything after p is rewritten anyway. The active file, if moved,
-// shows its base again (act, the request's active document:
-// showBaseLocked), so that the edits since it stay in the log.
+// everything after p is rewritten anyway. The active file and its parts,
+// if moved, show their base again (req's documents: showBaseLocked), so
+// that the edits since it stay in the log.
 // Precondition: s.mu is held.
-func (s *Session) rebaseLocked(act *Document, active string, keep int) {
+func (s *Session) rebaseLocked(req Request, keep int) {
+	active := req.Active
 	// Fold from p: the latest place such that the blocks of files before
 	// it fit in keep.
 	before := len(s.editLog) // log bytes of files before p
@@ -885,8 +890,10 @@ func (s *Session) rebaseLocked(act *Document, active string, keep int) {
 		f.snapshot(f.cur)
 	}
 	s.order = append(kept, moved...)
-	if n := len(moved); n > 0 && moved[n-1].isActive(active) && act != nil && act.Text == moved[n-1].cur {
-		s.showBaseLocked(moved[n-1], act)
+	for _, f := range moved {
+		if d := baseDoc(req, f); d != nil && d.Text == f.cur {
+			s.showBaseLocked(f, d)
+		}
 	}
 	s.dirty = true
 }
@@ -933,7 +940,8 @@ func (s *Session) estimateLocked(tailBytes int) int {
 // the stable part, which keeps the cached prefix; right after a relayout
 // (fromFront), when nothing is cached, the least recently edited go first.
 // Precondition: s.mu is held and the edit log holds blocks of the active
-// file only (its base's, showBaseLocked), if any.
+// file and its parts only (their bases', showBaseLocked), if any: those
+// are never dropped.
 func (s *Session) trimLocked(active string, budget, tailBytes int, fromFront bool) (trimmed []string, over bool) {
 	target := int(float64(budget) * trimTarget)
 	s.dropGoneLocked()

@@ -35,15 +35,17 @@ type Document struct {
 	// or Unix nanoseconds, larger meaning more recent. The prompt shows the
 	// least recently edited first.
 	LastEdited int64
-	// Base, when HasBase is set, is an earlier text of the active document
-	// (Request.Active, whole): the text its block shows whenever the
-	// session lays that block out afresh (the session's first request, a
-	// cold cache, a new project block, a rebase), the edit log then
+	// Base, when HasBase is set, is an earlier text of a document of the
+	// active file (Request.Active): the whole file, or one of its parts
+	// (a page of it, a declaration). It is the text the document's block
+	// shows whenever the session lays that block out afresh (the
+	// session's first request, a cold cache, a new project block, a
+	// rebase, the document's first appearance), the edit log then
 	// beginning with the change from Base to Text. A prompt made afresh so
 	// still shows the edits made since Base. A change from Base larger than
 	// half the log's limit (Config.MaxLogTokens) is not shown: the block
-	// shows Text. Ignored for other documents and with
-	// Request.ExcerptActive.
+	// shows Text. Ignored for other files' documents and for the whole
+	// active file with Request.ExcerptActive (its block is not shown).
 	Base    string
 	HasBase bool
 }

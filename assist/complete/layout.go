@@ -22,11 +22,41 @@ import (
 // what its prompt differs in as a promptSpec.
 
 // layout is what a document's prompts show while it lasts: the window of
-// the active file and the related snippets.
+// the active file, or its pages (pages.go), and the related snippets.
 type layout struct {
 	win     window
+	pages   *paged // nil: the window
 	related []cache.Document
 	project cache.Project
+}
+
+// fits reports whether l suits a prompt at in (else one is laid out
+// afresh): its window still suits the cursor, or its pages can show what
+// the cursor needs within the window's bytes.
+func (l *layout) fits(in promptInput, spec promptSpec) bool {
+	size := splitBudget(spec.budgetTokens).windowBytes(l.relatedBytes())
+	if l.pages != nil {
+		return l.pages.fits(in.doc, in.changeStart(), in.cursor, size, spec.above)
+	}
+	return l.win.fits(in.doc, in.cursor, size)
+}
+
+// newLayout lays in's file out with the related snippets: in pages when
+// the spec asks for them and the file is larger than the window, else in
+// a window around the cursor.
+func newLayout(in promptInput, spec promptSpec, related []cache.Document) *layout {
+	rb := 0
+	for _, r := range related {
+		rb += len(r.Text)
+	}
+	size := splitBudget(spec.budgetTokens).windowBytes(rb)
+	if spec.paged && in.doc.Len() > size {
+		if pg := choosePages(in.doc, in.changeStart(), in.cursor, size, spec.above); pg != nil {
+			return &layout{pages: pg, related: related, project: pagedProject(spec.lead, in.project, in.path)}
+		}
+	}
+	w := chooseWindow(in.doc, in.cursor, size, spec.above)
+	return &layout{win: w, related: related, project: projectFor(spec.lead, in.project, in.path, w)}
 }
 
 // relatedBytes returns the size of l's related snippets (0 for no layout).
@@ -59,6 +89,9 @@ type promptSpec struct {
 	// file's window above the cursor (chooseWindow).
 	windowLines int
 	above       float64
+	// paged shows a file larger than the window in pages (pages.go,
+	// next edits) instead of a window.
+	paged bool
 	// lead starts the project block ("Inline completion in"); what names
 	// the prompt in an error ("completion").
 	lead, what string
@@ -74,6 +107,18 @@ type promptInput struct {
 	// edits' edit log, editlog.go).
 	base    string
 	hasBase bool
+	// from, when hasFrom is set, is where the change of the burst that
+	// asks begins in doc (at most cursor): a paged layout shows it all.
+	from    int
+	hasFrom bool
+}
+
+// changeStart is where in's burst's change begins: from, or the cursor.
+func (in promptInput) changeStart() int {
+	if in.hasFrom {
+		return min(in.from, in.cursor)
+	}
+	return in.cursor
 }
 
 // docPrompt is one document's prompt state in one surface: its cache
@@ -86,11 +131,11 @@ type docPrompt struct {
 }
 
 // needsLayout reports whether p's next prompt at in lays the file out
-// afresh (and so wants related snippets, chooseRelated): no layout yet,
-// new settings, or a window that no longer suits the cursor.
+// afresh with new related snippets (chooseRelated): no layout yet, new
+// settings, or a window that no longer suits the cursor. A reset of pages
+// keeps its layout's snippets (D103).
 func (p *docPrompt) needsLayout(in promptInput, spec promptSpec) bool {
-	b := splitBudget(spec.budgetTokens)
-	return p.layout == nil || p.sessID != spec.session || !p.layout.win.fits(in.doc, in.cursor, b.windowBytes(p.layout.relatedBytes()))
+	return p.layout == nil || p.sessID != spec.session || p.layout.pages == nil && !p.layout.fits(in, spec)
 }
 
 // retire drops p's session and layout, adding the session's figures to
@@ -160,6 +205,17 @@ func fitRelated(docs []relevance.ContextFile, active string, tokens int) []cache
 // log and the request block, and the request to send.
 func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, related []cache.Document, retired *cache.Stats, log *slog.Logger) (*job, error) {
 	b := splitBudget(spec.budgetTokens)
+	relayout := p.layout == nil || !p.layout.fits(in, spec)
+	if relayout && p.layout != nil && p.layout.pages != nil {
+		// A reset of the pages (D103): a new session, so that the pages
+		// shown so far go; the related snippets stay, and with them the
+		// prefix the provider has cached (the system message, the project
+		// block and the snippets are the same bytes).
+		if related == nil {
+			related = p.layout.related
+		}
+		p.retire(retired)
+	}
 	if p.sess == nil || p.sessID != spec.session {
 		s, err := cache.NewSession(cache.Config{
 			System:       spec.surface.System,
@@ -178,30 +234,10 @@ func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, re
 		p.retire(retired)
 		p.sess, p.sessID = s, spec.session
 	}
-	if p.layout == nil || !p.layout.win.fits(in.doc, in.cursor, b.windowBytes(p.layout.relatedBytes())) {
-		rb := 0
-		for _, r := range related {
-			rb += len(r.Text)
-		}
-		w := chooseWindow(in.doc, in.cursor, b.windowBytes(rb), spec.above)
-		p.layout = &layout{win: w, related: related, project: projectFor(spec.lead, in.project, in.path, w)}
+	if relayout || p.layout == nil {
+		p.layout = newLayout(in, spec, related)
 	}
-	l := p.layout
-	start, end := l.win.bounds(in.doc)
-	active := cache.Document{
-		Path: in.path, Language: in.language, Text: in.doc.Slice(start, end),
-		Version: in.doc.Version, LastEdited: int64(len(l.related)),
-	}
-	if in.hasBase {
-		active.Base, active.HasBase = baseWindow(in.base, in.doc.Text(), start, end), true
-	}
-	docs := append(slices.Clip(l.related), active)
-	at := in.cursor - start
-	pr, err := p.sess.Build(cache.Request{
-		Project: l.project, Documents: docs, Active: in.path,
-		Selection: cache.Selection{Start: at, End: at},
-		Action:    spec.surface.Action, Model: spec.model,
-	})
+	pr, err := p.sess.Build(p.request(in, spec))
 	if err != nil {
 		return nil, fmt.Errorf("building the %s prompt: %w", spec.what, err)
 	}
@@ -218,4 +254,32 @@ func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, re
 			PromptCache:         model.ImplicitCache(cfg.CacheTTL),
 		},
 	}, nil
+}
+
+// request is the cache request of p's layout at in: the related snippets
+// and the window of the active file, or its pages with the whole file
+// serving the request block (cache.Request.ExcerptActive).
+func (p *docPrompt) request(in promptInput, spec promptSpec) cache.Request {
+	l := p.layout
+	req := cache.Request{Project: l.project, Active: in.path, Action: spec.surface.Action, Model: spec.model}
+	if l.pages != nil {
+		size := splitBudget(spec.budgetTokens).windowBytes(l.relatedBytes())
+		req.Documents = append(slices.Clip(l.related), l.pages.documents(in, size, spec.above, len(l.related))...)
+		req.Documents = append(req.Documents, cache.Document{Path: in.path, Language: in.language, Text: in.doc.Text(), Version: in.doc.Version})
+		req.ExcerptActive = true
+		req.Selection = cache.Selection{Start: in.cursor, End: in.cursor}
+		return req
+	}
+	start, end := l.win.bounds(in.doc)
+	active := cache.Document{
+		Path: in.path, Language: in.language, Text: in.doc.Slice(start, end),
+		Version: in.doc.Version, LastEdited: int64(len(l.related)),
+	}
+	if in.hasBase {
+		active.Base, active.HasBase = baseWindow(in.base, in.doc.Text(), start, end), true
+	}
+	req.Documents = append(slices.Clip(l.related), active)
+	at := in.cursor - start
+	req.Selection = cache.Selection{Start: at, End: at}
+	return req
 }

@@ -26,6 +26,7 @@ import (
 // the instruction, so that the request block stays small.
 const NextSystem = `You are the next-edit engine of the kimi-lsp language server.
 The first user message shows the project and the file being edited (sometimes only a part of it, as the project block says).
+A large file is shown in pages: each <file> block with part="page N" line="L" holds the file's lines from line L on as they were when the page was first shown, the pages in the order they were first shown; an <edit> block naming the page changes it, its line numbers counting from the page's first line. Lines in no page are not shown.
 The second shows the edits the user just made to that file, as unified diff hunks, then the request, with <|cursor|> marking where the user stopped typing.
 Predict the one edit the user will make next because of what they just changed, elsewhere in this file: the uses of a renamed name, a new field in a constructor or a String method, the other calls of a function whose parameters changed.
 Answer with a unified diff of that file only (--- a/PATH, +++ b/PATH, then @@ hunks with 3 lines of context exactly as the file has them now) and nothing else: no explanation, no Markdown fences.
@@ -475,6 +476,16 @@ func textOf(s *workspace.Snapshot) string {
 	return s.Text()
 }
 
+// commonPrefix returns the length of the common prefix of a and b: where
+// the change from a to b begins.
+func commonPrefix(a, b string) int {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	return p
+}
+
 // changeEnd returns where the change from prev to cur ends in cur: after
 // their common prefix and before their common suffix.
 func changeEnd(prev, cur string) int {
@@ -570,6 +581,7 @@ func (n *NextEdits) spec(cfg config.Config) promptSpec {
 		model:   name, effort: ne.ReasoningEffort,
 		budgetTokens: ne.MaxContextTokens, answerTokens: nextAnswerTokens,
 		windowLines: nextTailLines, above: nextAbove, lead: "Next-edit suggestions in", what: "next-edit",
+		paged: true,
 	}
 }
 
@@ -652,6 +664,9 @@ func (n *NextEdits) ask(d *nextDoc, seq uint64, req NextRequest, in promptInput,
 	spec := n.spec(cfg)
 	in.base = d.logBaseLocked(req.Doc.Text(), int(float64(splitBudget(spec.budgetTokens).logTokens)*bytesPerToken*logShare))
 	in.hasBase = true
+	if d.burst != nil {
+		in.from, in.hasFrom = commonPrefix(textOf(d.burst), req.Doc.Text()), true
+	}
 	j, err := d.prompt.build(in, cfg, spec, related, &n.retired, n.log)
 	if err != nil {
 		n.mu.Unlock()
