@@ -24,7 +24,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KEY, here, startStandin, tmpdir, waitGone, workspace } from './lib.mjs';
+import { agentEnv, here, startStandin, tmpdir, waitGone, workspace } from './lib.mjs';
 
 const CALC = 'package main\n\n// Mul returns a times b.\nfunc Mul(a, b int) int {\n\treturn a + b\n}\n';
 const FIXED = CALC.replace('return a + b', 'return a * b');
@@ -57,17 +57,10 @@ function firstOf(...paths) {
 
 /** clientEnv is a client's environment: the stand-in as the provider, private homes and temporary directory. */
 function clientEnv(ws, standin) {
-  return {
-    ...process.env,
-    KIMI_API_KEY: KEY,
-    KIMI_BASE_URL: standin.url,
-    XDG_CACHE_HOME: ws.cacheHome,
-    XDG_CONFIG_HOME: ws.configHome,
-    XDG_STATE_HOME: path.join(ws.root, 'state'),
+  return agentEnv(ws, standin, {
     XDG_DATA_HOME: path.join(ws.root, 'data'),
-    HOME: ws.root, // and the helper gopls's GOPATH
     TMPDIR: ws.tmp, // the clients' temporary files (Neovim's RPC logs, agent-shell's diffs)
-  };
+  });
 }
 
 /** run runs a client to its end (at most boundMs) and returns its output. */

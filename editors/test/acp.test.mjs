@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
-import { KEY, bin, startStandin, waitFor, waitGone, workspace } from './lib.mjs';
+import { agentEnv, bin, startStandin, waitFor, waitGone, workspace } from './lib.mjs';
 
 const CALC = 'package main\n\n// Mul returns a times b.\nfunc Mul(a, b int) int {\n\treturn a + b\n}\n';
 const FIXED = CALC.replace('return a + b', 'return a * b');
@@ -24,15 +24,7 @@ class Agent {
     this.updates = [];
     this.asked = [];
     this.stderr = '';
-    this.env = {
-      ...process.env,
-      KIMI_API_KEY: KEY,
-      KIMI_BASE_URL: standin.url,
-      XDG_CACHE_HOME: ws.cacheHome,
-      XDG_CONFIG_HOME: ws.configHome,
-      XDG_STATE_HOME: path.join(ws.root, 'state'),
-      HOME: ws.root, // and the helper gopls's GOPATH
-    };
+    this.env = agentEnv(ws, standin);
     this.proc = spawn(bin('KIMI_LSP_BIN'), ['acp'], { cwd: ws.ws, env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stderr.on('data', (d) => (this.stderr += d));
     const app = acp

@@ -43,6 +43,24 @@ export function workspace() {
 }
 
 /**
+ * agentEnv is the environment of a `kimi-lsp acp` (or of the client that
+ * starts it) in ws: the stand-in as the provider, private homes (HOME is
+ * also the helper gopls's GOPATH); extra is added last.
+ */
+export function agentEnv(ws, standin, extra = {}) {
+  return {
+    ...process.env,
+    KIMI_API_KEY: KEY,
+    KIMI_BASE_URL: standin.url,
+    XDG_CACHE_HOME: ws.cacheHome,
+    XDG_CONFIG_HOME: ws.configHome,
+    XDG_STATE_HOME: path.join(ws.root, 'state'),
+    HOME: ws.root,
+    ...extra,
+  };
+}
+
+/**
  * startStandin runs kimi-standin with a fixture script and resolves once it
  * prints its base URL. stderr (-v: one line per request, with hung_up=) is
  * kept for assertions; the stand-in exits when stop() closes its stdin.
