@@ -512,6 +512,21 @@ func TestListAndSearchLeaveSecretsOut(t *testing.T) {
 	}
 }
 
+// answerStarted returns a channel closed at the turn's first agent
+// message chunk (the provider stream is then under way).
+func (f *agentFixture) answerStarted() <-chan struct{} {
+	started := make(chan struct{})
+	var once sync.Once
+	f.ed.mu.Lock()
+	defer f.ed.mu.Unlock()
+	f.ed.onUpdate = func(u sdk.SessionUpdate) {
+		if u.AgentMessageChunk != nil {
+			once.Do(func() { close(started) })
+		}
+	}
+	return started
+}
+
 // TestCancelMidStream: session/cancel during the answer hangs up the
 // provider stream and ends the turn "cancelled"; the next turn is a valid
 // request that keeps the conversation.
@@ -519,15 +534,7 @@ func TestCancelMidStream(t *testing.T) {
 	f := newAgent(t, fixtureOpts{},
 		modeltest.Rule{Match: "slow", Content: strings.Repeat("word ", 400), Chunks: 400, IntervalMS: 20},
 		modeltest.Rule{Match: "next", Content: "Fine."})
-	started := make(chan struct{})
-	var once sync.Once
-	f.ed.mu.Lock()
-	f.ed.onUpdate = func(u sdk.SessionUpdate) {
-		if u.AgentMessageChunk != nil {
-			once.Do(func() { close(started) })
-		}
-	}
-	f.ed.mu.Unlock()
+	started := f.answerStarted()
 	go func() {
 		<-started
 		f.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: f.sid})
@@ -697,15 +704,7 @@ func TestEditorBuffersAreReadAndWritten(t *testing.T) {
 // close; CloseSession does, D89); the session is gone after it.
 func TestCloseSessionCancelsItsTurn(t *testing.T) {
 	f := newAgent(t, fixtureOpts{}, modeltest.Rule{Match: "slow", Content: strings.Repeat("word ", 400), Chunks: 400, IntervalMS: 20})
-	started := make(chan struct{})
-	var once sync.Once
-	f.ed.mu.Lock()
-	f.ed.onUpdate = func(u sdk.SessionUpdate) {
-		if u.AgentMessageChunk != nil {
-			once.Do(func() { close(started) })
-		}
-	}
-	f.ed.mu.Unlock()
+	started := f.answerStarted()
 	closed := make(chan error, 1)
 	go func() {
 		<-started
