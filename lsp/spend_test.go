@@ -135,19 +135,7 @@ func (cs *compSession) explain(uri, token string) string {
 }
 
 // messages returns the window/showMessage texts the client got.
-func (cs *compSession) messages() []string {
-	var out []string
-	for _, m := range cs.ed.Messages() {
-		if m.Method == "window/showMessage" {
-			var p struct {
-				Message string `json:"message"`
-			}
-			json.Unmarshal(m.Params, &p)
-			out = append(out, p.Message)
-		}
-	}
-	return out
-}
+func (cs *compSession) messages() []string { return shownMessages(cs.ed) }
 
 // TestHourlyBudgetStopsCompletion (#25.1, #30.6): with budget.hourly =
 // 0.01, a completion whose estimate passes what is left is not sent, and

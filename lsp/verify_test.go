@@ -168,16 +168,7 @@ func TestNewErrorsAskShowsTheChange(t *testing.T) {
 	if len(asked) != 3 || !strings.HasPrefix(asked[0], "Kimi: Fix — the edit brings 1 new error") {
 		t.Fatalf("asked %q, want 3 questions starting \"Kimi: Fix — \"", asked)
 	}
-	var shown []string
-	for _, m := range js.ed.Messages() {
-		if m.Method == "window/showMessage" {
-			var p struct {
-				Message string `json:"message"`
-			}
-			json.Unmarshal(m.Params, &p)
-			shown = append(shown, p.Message)
-		}
-	}
+	shown := shownMessages(js.ed)
 	if len(shown) != 2 || !strings.HasPrefix(shown[0], "Kimi: the proposed change:\n--- a/a.go\n+++ b/a.go\n@@") ||
 		!strings.Contains(shown[0], "\n-\treturn 1\n+\treturn x\n") || !strings.Contains(shown[1], "a.go:4: undefined: x") {
 		t.Errorf("shown %q, want the diff, then the error", shown)

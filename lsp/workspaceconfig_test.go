@@ -28,11 +28,11 @@ func workspaceConfigSession(t *testing.T, toml string) (*session, string) {
 	return s, uri
 }
 
-// shownMessages returns the window/showMessage texts received so far that
-// contain every one of want.
-func shownMessages(s *session, want ...string) []string {
+// shownMessages returns the window/showMessage texts ed received so far
+// that contain every one of want, in order.
+func shownMessages(ed *lsptest.Editor, want ...string) []string {
 	var out []string
-	for _, m := range s.ed.Messages() {
+	for _, m := range ed.Messages() {
 		if m.Method != "window/showMessage" {
 			continue
 		}
@@ -63,7 +63,7 @@ func TestWorkspaceTemplateCapShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the editor was not told: %v", err)
 	}
-	if got := shownMessages(s, "huge"); len(got) != 1 {
+	if got := shownMessages(s.ed, "huge"); len(got) != 1 {
 		t.Errorf("told %d times: %q", len(got), got)
 	}
 }
@@ -83,7 +83,7 @@ func TestWorkspaceBuiltinNameShown(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the editor was not told: %v", err)
 	}
-	if got := shownMessages(s, "built-in"); len(got) != 1 {
+	if got := shownMessages(s.ed, "built-in"); len(got) != 1 {
 		t.Errorf("told %d times: %q", len(got), got)
 	}
 }
