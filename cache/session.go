@@ -97,6 +97,13 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// LateInLog places a document that joins the session after its layout
+	// in the edit log, after the blocks logged so far, instead of after
+	// the stable part's documents: the request then writes that document,
+	// its edits and the request block, not the whole log again (a next
+	// edit's pages, D106). The next rebase, trim or relayout moves such
+	// documents into the stable part.
+	LateInLog bool
 }
 
 // ErrUnknownHandle is returned by Record for a handle that was never built,
@@ -122,6 +129,9 @@ type fileSeg struct {
 	hasPrev bool
 	lastSeq int
 	gone    bool // no longer among the request's documents
+	// inLog: the file block is in the edit log (Config.LateInLog), not in
+	// the stable context.
+	inLog bool
 }
 
 // docKey identifies a document of the stable part: its path and part.
@@ -139,10 +149,12 @@ func (f *fileSeg) isActive(active string) bool { return f.path == active && f.pa
 
 const fileFooter = "\n</file>\n\n"
 
-// logBlock locates the edit block of a file in the edit log.
+// logBlock locates the edit block of a file in the edit log, or the file
+// block of a document placed in the log (doc, Config.LateInLog).
 type logBlock struct {
 	key        string
 	start, end int
+	doc        bool
 }
 
 // mark ends a named segment of the context message at offset end.
@@ -187,6 +199,8 @@ type Session struct {
 	excluded     map[string]bool     // docKeys trimmed out until the next relayout
 	editLog      []byte
 	logBlocks    []logBlock // where each file's blocks are in editLog
+	lateInLog    bool
+	lateBytes    int // bytes of the file blocks in editLog (not edits)
 	editSeq      int
 	context      string // the stable user message, rendered from the above
 	marks        []mark
@@ -209,22 +223,23 @@ type Session struct {
 // NewSession returns a Session for cfg, or an error for a bad setting.
 func NewSession(cfg Config) (*Session, error) {
 	s := &Session{
-		system:   cmp.Or(cfg.System, DefaultSystem),
-		tools:    slices.Clone(cfg.Tools),
-		model:    cmp.Or(cfg.Model, DefaultModel),
-		prices:   cfg.Prices,
-		ttl:      cmp.Or(cfg.TTL, DefaultTTL),
-		budget:   cmp.Or(cfg.BudgetTokens, DefaultBudgetTokens),
-		maxLog:   cmp.Or(cfg.MaxLogTokens, DefaultMaxLogTokens),
-		window:   cmp.Or(cfg.WindowLines, DefaultWindowLines),
-		winBytes: cmp.Or(max(cfg.WindowBytes, 0), DefaultWindowBytes),
-		count:    cfg.CountTokens,
-		log:      cfg.Logger,
-		now:      cfg.Now,
-		byPath:   make(map[string]*fileSeg),
-		excluded: make(map[string]bool),
-		pend:     make(map[Handle]pending),
-		est:      Estimator{charsPerToken: cmp.Or(cfg.CharsPerToken, DefaultCharsPerToken), ratio: 1, budgetRatio: 1},
+		system:    cmp.Or(cfg.System, DefaultSystem),
+		tools:     slices.Clone(cfg.Tools),
+		model:     cmp.Or(cfg.Model, DefaultModel),
+		prices:    cfg.Prices,
+		ttl:       cmp.Or(cfg.TTL, DefaultTTL),
+		budget:    cmp.Or(cfg.BudgetTokens, DefaultBudgetTokens),
+		maxLog:    cmp.Or(cfg.MaxLogTokens, DefaultMaxLogTokens),
+		window:    cmp.Or(cfg.WindowLines, DefaultWindowLines),
+		winBytes:  cmp.Or(max(cfg.WindowBytes, 0), DefaultWindowBytes),
+		lateInLog: cfg.LateInLog,
+		count:     cfg.CountTokens,
+		log:       cfg.Logger,
+		now:       cfg.Now,
+		byPath:    make(map[string]*fileSeg),
+		excluded:  make(map[string]bool),
+		pend:      make(map[Handle]pending),
+		est:       Estimator{charsPerToken: cmp.Or(cfg.CharsPerToken, DefaultCharsPerToken), ratio: 1, budgetRatio: 1},
 		track: tracker{
 			block: cmp.Or(cfg.BlockTokens, DefaultBlockTokens),
 			min:   cmp.Or(cfg.MinCacheTokens, DefaultMinCacheTokens),
@@ -397,7 +412,7 @@ func (s *Session) layoutLocked(req Request, now time.Time) (reasons []string, re
 	} else if r := s.syncLocked(req); r != "" {
 		reasons = append(reasons, r)
 	}
-	if s.maxLog > 0 && len(s.editLog) > 0 && s.est.tokens(len(s.editLog)) > s.maxLog {
+	if edits := len(s.editLog) - s.lateBytes; s.maxLog > 0 && edits > 0 && s.est.tokens(edits) > s.maxLog {
 		// Fold until at most half the limit is left, so that rebases are
 		// rare, and from the end of the stable part, so that they are cheap.
 		s.rebaseLocked(req, int(float64(s.maxLog/2)*s.est.charsPerToken/s.est.ratio))
@@ -655,7 +670,7 @@ func (s *Session) relayoutLocked(req Request, project string) {
 	clear(s.byPath)
 	clear(s.excluded)
 	s.order = s.order[:0]
-	s.editLog, s.logBlocks = nil, nil
+	s.editLog, s.logBlocks, s.lateBytes = nil, nil, 0
 	var act *fileSeg
 	for _, d := range sortedDocs(req) {
 		if req.ExcerptActive && d.Path == req.Active && d.Part == "" {
@@ -686,17 +701,76 @@ func (s *Session) relayoutLocked(req Request, project string) {
 // that the log it starts is not folded again at once).
 // Precondition: s.mu is held.
 func (s *Session) showBaseLocked(f *fileSeg, d *Document) {
-	if d == nil || !d.HasBase || d.Base == d.Text || f.logged {
+	if !s.showsBaseLocked(f, d) {
 		return
+	}
+	f.snapshot(d.Base)
+	s.appendEditLocked(f, d.Text)
+}
+
+// showsBaseLocked reports whether f, just snapshotted at d.Text, is to
+// show d.Base and the change since (showBaseLocked).
+// Precondition: s.mu is held.
+func (s *Session) showsBaseLocked(f *fileSeg, d *Document) bool {
+	if d == nil || !d.HasBase || d.Base == d.Text || f.logged {
+		return false
 	}
 	if s.maxLog > 0 {
 		from := &fileSeg{path: f.path, part: f.part, cur: d.Base}
 		if s.est.tokens(len(appendSegEdit(nil, from, s.editSeq+1, d.Text))) > s.maxLog/2 {
-			return
+			return false
 		}
 	}
-	f.snapshot(d.Base)
-	s.appendEditLocked(f, d.Text)
+	return true
+}
+
+// appendDocLocked places f, a document that joins the session after its
+// layout, in the edit log (Config.LateInLog): its file block after the
+// log's blocks so far — as of d's base with the change since as an edit
+// block after it, where showBaseLocked would show the base.
+// Precondition: s.mu is held.
+func (s *Session) appendDocLocked(f *fileSeg, d *Document) {
+	base := s.showsBaseLocked(f, d)
+	if base {
+		f.snapshot(d.Base)
+	}
+	f.inLog = true
+	start := len(s.editLog)
+	s.editLog = append(s.editLog, f.header...)
+	s.editLog = append(s.editLog, f.snap...)
+	s.editLog = append(s.editLog, fileFooter...)
+	s.logBlocks = append(s.logBlocks, logBlock{key: f.key(), start: start, end: len(s.editLog), doc: true})
+	s.lateBytes += len(s.editLog) - start
+	if base {
+		s.appendEditLocked(f, d.Text)
+	}
+}
+
+// settleLocked moves the documents placed in the edit log
+// (appendDocLocked) into the stable part, where they are in s.order, and
+// their file blocks out of the log; their edit blocks stay. Everything
+// from the first of them on is rewritten: it precedes whatever reorders
+// the stable part (a rebase, a trim), which rewrites that much anyway.
+// Precondition: s.mu is held.
+func (s *Session) settleLocked() {
+	if s.lateBytes == 0 {
+		return
+	}
+	var log []byte
+	var blocks []logBlock
+	for _, b := range s.logBlocks {
+		if b.doc {
+			continue
+		}
+		start := len(log)
+		log = append(log, s.editLog[b.start:b.end]...)
+		blocks = append(blocks, logBlock{key: b.key, start: start, end: len(log)})
+	}
+	s.editLog, s.logBlocks, s.lateBytes = log, blocks, 0
+	for _, f := range s.order {
+		f.inLog = false
+	}
+	s.dirty = true
 }
 
 // baseDoc returns the document of req that f shows when its base counts
@@ -755,6 +829,14 @@ func (s *Session) syncLocked(req Request) string {
 			return cmp.Compare(b2i(a.isActive(req.Active)), b2i(b.isActive(req.Active)))
 		})
 		s.order = append(s.order, added...)
+		if s.lateInLog {
+			// After the log instead (Config.LateInLog): nothing shown
+			// before is written again.
+			for _, f := range added {
+				s.appendDocLocked(f, baseDoc(req, f))
+			}
+			return ""
+		}
 		for _, f := range added {
 			s.showBaseLocked(f, baseDoc(req, f))
 		}
@@ -773,7 +855,7 @@ func (s *Session) syncLocked(req Request) string {
 // rebase that rewrites the file) much later.
 // Precondition: s.mu is held.
 func (s *Session) appendEditLocked(f *fileSeg, text string) {
-	if n := len(s.logBlocks); n > 0 && s.logBlocks[n-1].key == f.key() && s.logBlocks[n-1].end == len(s.editLog) && f.hasPrev {
+	if n := len(s.logBlocks); n > 0 && s.logBlocks[n-1].key == f.key() && !s.logBlocks[n-1].doc && s.logBlocks[n-1].end == len(s.editLog) && f.hasPrev {
 		last := s.logBlocks[n-1]
 		cur := f.cur
 		f.cur = f.prev
@@ -797,7 +879,7 @@ func (s *Session) appendEditLocked(f *fileSeg, text string) {
 	s.editSeq++
 	start := len(s.editLog)
 	s.editLog = appendSegEdit(s.editLog, f, s.editSeq, text)
-	s.logBlocks = append(s.logBlocks, logBlock{f.key(), start, len(s.editLog)})
+	s.logBlocks = append(s.logBlocks, logBlock{key: f.key(), start: start, end: len(s.editLog)})
 	f.logBytes += len(s.editLog) - start
 	f.prev, f.hasPrev, f.lastSeq = f.cur, true, s.editSeq
 	f.cur = text
@@ -834,6 +916,7 @@ func b2i(b bool) int {
 // that the edits since it stay in the log.
 // Precondition: s.mu is held.
 func (s *Session) rebaseLocked(req Request, keep int) {
+	s.settleLocked()
 	active := req.Active
 	// Fold from p: the latest place such that the blocks of files before
 	// it fit in keep.
@@ -878,7 +961,7 @@ func (s *Session) rebaseLocked(req Request, keep int) {
 		if stay[b.key] {
 			start := len(log)
 			log = append(log, s.editLog[b.start:b.end]...)
-			blocks = append(blocks, logBlock{b.key, start, len(log)})
+			blocks = append(blocks, logBlock{key: b.key, start: start, end: len(log)})
 		}
 	}
 	s.editLog, s.logBlocks = log, blocks
@@ -901,6 +984,7 @@ func (s *Session) rebaseLocked(req Request, keep int) {
 // dropGoneLocked drops the closed files anywhere in the stable part.
 // Precondition: s.mu is held.
 func (s *Session) dropGoneLocked() {
+	s.settleLocked()
 	s.order = slices.DeleteFunc(s.order, func(f *fileSeg) bool {
 		if f.gone {
 			delete(s.byPath, f.key())
@@ -914,6 +998,7 @@ func (s *Session) dropGoneLocked() {
 // of the stable part backwards, until the estimate is at most target.
 // Precondition: s.mu is held.
 func (s *Session) dropGoneFromEndLocked(target, tailBytes int) {
+	s.settleLocked()
 	for i := len(s.order) - 1; i >= 0 && s.estimateLocked(tailBytes) > target; i-- {
 		if f := s.order[i]; f.gone {
 			delete(s.byPath, f.key())
@@ -928,7 +1013,9 @@ func (s *Session) dropGoneFromEndLocked(target, tailBytes int) {
 func (s *Session) estimateLocked(tailBytes int) int {
 	n := s.overhead + len(s.projectBlock) + len(s.editLog) + tailBytes + 2*(msgHeaderLen("user")+len(msgClose))
 	for _, f := range s.order {
-		n += len(f.header) + len(f.snap) + len(fileFooter)
+		if !f.inLog { // else counted in the log
+			n += len(f.header) + len(f.snap) + len(fileFooter)
+		}
 	}
 	return s.est.tokens(n)
 }
@@ -943,6 +1030,7 @@ func (s *Session) estimateLocked(tailBytes int) int {
 // file and its parts only (their bases', showBaseLocked), if any: those
 // are never dropped.
 func (s *Session) trimLocked(active string, budget, tailBytes int, fromFront bool) (trimmed []string, over bool) {
+	s.settleLocked()
 	target := int(float64(budget) * trimTarget)
 	s.dropGoneLocked()
 	for s.estimateLocked(tailBytes) > target {
@@ -979,6 +1067,9 @@ func (s *Session) renderContextLocked() {
 	b.WriteString(s.projectBlock)
 	s.marks = append(s.marks, mark{b.Len(), "project"})
 	for _, f := range s.order {
+		if f.inLog {
+			continue
+		}
 		b.WriteString(f.header)
 		b.WriteString(f.snap)
 		b.WriteString(fileFooter)
