@@ -1,6 +1,9 @@
 package cache_test
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +121,97 @@ func TestLateDocumentsLogLimitCountsEdits(t *testing.T) {
 			strings.Contains(p.Messages[2].Content, "response.go"))
 	}
 	checkReconstruct(t, p, docs)
+}
+
+// TestLateDocumentsRandomSession: a long random session with
+// Config.LateInLog in which files join and leave, are edited, the log
+// passes its limit and the budget trims: every prompt conveys the text of
+// every file it is asked to show, and a prompt that neither rebased, trimmed
+// nor dropped keeps the one before it up to its edit log's last edit block
+// (which typing on replaces).
+func TestLateDocumentsRandomSession(t *testing.T) {
+	all := workspace(t, "header.go", "cookie.go", "response.go", "clone.go")
+	for _, budget := range []int{0, 9000} {
+		t.Run(fmt.Sprint("budget=", budget), func(t *testing.T) {
+			docs := slices.Clone(all)
+			s := newSession(t, cache.Config{LateInLog: true, MaxLogTokens: 300, BudgetTokens: budget})
+			ed := editor{rand.New(rand.NewPCG(11, uint64(budget)))}
+			now := t0
+			open := []int{0}
+			active, off := 0, 100
+			var prev *cache.Prompt
+			late, settled := 0, 0
+			trimmed := map[string]bool{}
+			for step := 0; step < 150; step++ {
+				switch r := ed.r.IntN(10); {
+				case r == 0 && len(open) < len(docs):
+					for _, i := range ed.r.Perm(len(docs)) {
+						if !slices.Contains(open, i) {
+							open = append(open, i)
+							break
+						}
+					}
+				case r == 1 && len(open) > 1:
+					k := ed.r.IntN(len(open))
+					if open[k] != active {
+						open = slices.Delete(open, k, k+1)
+					}
+				case r < 4:
+					active = open[ed.r.IntN(len(open))]
+					off = ed.r.IntN(len(docs[active].Text))
+				}
+				docs[active].Text, off = ed.edit(docs[active].Text, off)
+				docs[active].LastEdited = int64(100 + step)
+				now = now.Add(time.Duration(1+ed.r.IntN(20)) * time.Second)
+				var shown []cache.Document
+				for _, i := range open {
+					shown = append(shown, docs[i])
+				}
+				slices.SortFunc(shown, func(a, b cache.Document) int { return strings.Compare(a.Path, b.Path) })
+				at := slices.IndexFunc(shown, func(d cache.Document) bool { return d.Path == docs[active].Path })
+				p := build(t, s, request(shown, at, off, "fix", now))
+				for _, k := range p.Trimmed {
+					trimmed[k] = true // out until the next layout afresh
+				}
+				var want []cache.Document
+				for _, d := range shown {
+					if !trimmed[d.Path] || d.Path == shown[at].Path {
+						want = append(want, d)
+					}
+				}
+				checkReconstruct(t, p, want)
+				if strings.Contains(p.Messages[2].Content, "<file ") {
+					late++
+				}
+				if prev != nil && p.Layout == "" {
+					// Typing on replaces the log's last edit block (never
+					// a file block): the rest stays.
+					log := logPart(prev)
+					if i := strings.LastIndex(log, "<edit "); i >= 0 && i > strings.LastIndex(log, "<file ") {
+						log = log[:i]
+					}
+					if p.Messages[1] != prev.Messages[1] || !strings.HasPrefix(p.Messages[2].Content, log) {
+						t.Fatalf("step %d: no layout change, but the prompt does not keep the previous one's", step)
+					}
+				}
+				if prev != nil && strings.Contains(prev.Messages[2].Content, "<file ") && !strings.Contains(p.Messages[2].Content, "<file ") {
+					settled++
+				}
+				prev = p
+			}
+			t.Logf("%d prompts with a file in the log, %d settled, %d files trimmed", late, settled, len(trimmed))
+			if late == 0 || settled == 0 {
+				t.Errorf("%d prompts with a file in the log, %d settled: the session does not test them", late, settled)
+			}
+		})
+	}
+}
+
+// logPart is the last message of p up to its request block.
+func logPart(p *cache.Prompt) string {
+	c := p.Messages[2].Content
+	if i := strings.Index(c, "<request "); i >= 0 {
+		return c[:i]
+	}
+	return c
 }
