@@ -100,8 +100,8 @@
 // document with a constant system message (NextSystem, which holds the
 // instruction), the window of the file around the edit (a third of it
 // above the cursor: what follows an edit is mostly below it; a file larger
-// than the window is shown in pages appended as the cursor reaches them,
-// pages.go), the
+// than the window is shown in pages appended after the edit log as the
+// cursor reaches them, pages.go), the
 // relevance snippets, and the append-only edit log, which is what shows
 // the model the edit the user just made. The log begins when the document
 // is opened (Opened) and again at a reload (editlog.go): each prompt passes

@@ -44,14 +44,14 @@ func (l *layout) fits(in promptInput, spec promptSpec) bool {
 // newLayout lays in's file out with the related snippets: in pages when
 // the spec asks for them and the file is larger than the window, else in
 // a window around the cursor.
-func newLayout(in promptInput, spec promptSpec, related []cache.Document) *layout {
+func newLayout(in promptInput, spec promptSpec, related []cache.Document, reset bool) *layout {
 	rb := 0
 	for _, r := range related {
 		rb += len(r.Text)
 	}
 	size := splitBudget(spec.budgetTokens).windowBytes(rb)
 	if spec.paged && in.doc.Len() > size {
-		if pg := choosePages(in.doc, in.changeStart(), in.cursor, size, spec.above); pg != nil {
+		if pg := choosePages(in.doc, in.changeStart(), in.cursor, size, spec.above, reset); pg != nil {
 			return &layout{pages: pg, related: related, project: pagedProject(spec.lead, in.project, in.path)}
 		}
 	}
@@ -206,7 +206,8 @@ func fitRelated(docs []relevance.ContextFile, active string, tokens int) []cache
 func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, related []cache.Document, retired *cache.Stats, log *slog.Logger) (*job, error) {
 	b := splitBudget(spec.budgetTokens)
 	relayout := p.layout == nil || !p.layout.fits(in, spec)
-	if relayout && p.layout != nil && p.layout.pages != nil {
+	reset := relayout && p.layout != nil && p.layout.pages != nil
+	if reset {
 		// A reset of the pages (D103): a new session, so that the pages
 		// shown so far go; the related snippets stay, and with them the
 		// prefix the provider has cached (the system message, the project
@@ -227,6 +228,8 @@ func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, re
 			WindowLines:  spec.windowLines,
 			WindowBytes:  tailBytes,
 			Logger:       log,
+			// A page appended goes after the edit log (D106).
+			LateInLog: spec.paged,
 		})
 		if err != nil {
 			return nil, err
@@ -235,7 +238,7 @@ func (p *docPrompt) build(in promptInput, cfg config.Config, spec promptSpec, re
 		p.sess, p.sessID = s, spec.session
 	}
 	if relayout || p.layout == nil {
-		p.layout = newLayout(in, spec, related)
+		p.layout = newLayout(in, spec, related, reset)
 	}
 	pr, err := p.sess.Build(p.request(in, spec))
 	if err != nil {

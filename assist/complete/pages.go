@@ -9,40 +9,41 @@ import (
 	"github.com/kimi-lsp/kimi-lsp/workspace"
 )
 
-// This file is next edits' paged window (D102, D103): a file larger than
-// the prompt's window is shown in pages of nextPageLines lines, each a
-// document of the cache session of its own (a part of the active file,
+// This file is next edits' paged window (D102, D103, D106): a file larger
+// than the prompt's window is shown in pages of nextPageLines lines, each
+// a document of the cache session of its own (a part of the active file,
 // "page N"). A layout shows at first the pages within pageFirst of the
 // window's bytes around the cursor (a third of it above the cursor); when
 // a page within the smaller pageReach is not shown, it is appended after
-// the others, with those the cursor will reach next (pageAhead), so the
-// pages already shown stay byte for byte and only the new pages and what
-// follows them (the edit log, the request block) are written. An edit
-// inside a page shown is an edit block of that page in the session's log,
-// and every page carries the log's base (cache.Document.Base), so a page
-// laid out afresh — a layout's first request, a new page, a rebase — shows
-// its text as of the base and the change since. When the pages the cursor
-// needs would take the shown ones past the layout's room (roomFor), the
-// layout is reset: a new session with the pages around the cursor only and
-// the same related snippets, so the prefix up to the pages stays cached.
+// the edit log (cache.Config.LateInLog), so everything shown before stays
+// byte for byte, the log included, and only the new page and the request
+// block are written. An edit inside a page shown is an edit block of that
+// page in the session's log, and every page carries the log's base
+// (cache.Document.Base), so a page laid out afresh — a layout's first
+// request, a new page, a rebase — shows its text as of the base and the
+// change since. When the pages the cursor needs would take the shown ones
+// past the layout's room (roomFor), the layout is reset: a new session
+// with the pages within pageReset around the cursor only and the same
+// related snippets, so the prefix up to the pages stays cached.
 
 // nextPageLines is the size of a page, in lines of the file as it was
 // when the layout was made (D102).
-const nextPageLines = 32
+const nextPageLines = 16
 
 // pageReach is the share of the window's bytes around the cursor whose
 // pages a prompt must show: a request whose reach takes in a page not
-// shown appends it (D102).
+// shown appends it (D102). An append writes the new pages and the request
+// block only (D106), so a request appends no more than it needs.
 const pageReach = 0.10
 
-// pageAhead is how much further below the cursor than pageReach an append
-// reaches, room allowing: an append rewrites the edit log and the request
-// block after the pages, so fewer and larger appends cost less (D102).
-const pageAhead = 4.0
-
 // pageFirst is the share of the window's bytes around the cursor whose
-// pages a new layout shows (D102).
+// pages a document's first layout shows (D102): a short session on one
+// part of the file then appends nothing.
 const pageFirst = 0.40
+
+// pageReset is the share a reset's layout shows (D106): a reset writes
+// every page it shows, and the cursor that filled the room is moving on.
+const pageReset = 0.15
 
 // pageRoom is the room of a layout's pages, in quarters of the window's
 // bytes (roomFor): past it, a reset (D103).
@@ -65,16 +66,20 @@ type paged struct {
 
 // choosePages returns the pages of a new layout of doc at cursor, where
 // the window may take size bytes: the file cut every nextPageLines lines,
-// the pages within pageReach of size around the cursor shown (above of
-// them above it). Nil when those take more than the room (very long
-// lines): the caller shows a window instead.
-func choosePages(doc *workspace.Snapshot, from, cursor, size int, above float64) *paged {
+// the pages within pageFirst of size around the cursor shown (pageReset
+// for a reset; above of them above it). Nil when those take more than the
+// room (very long lines): the caller shows a window instead.
+func choosePages(doc *workspace.Snapshot, from, cursor, size int, above float64, reset bool) *paged {
 	pg := &paged{text: doc.Text()}
 	for line := 0; line < doc.LineCount(); line += nextPageLines {
 		pg.bounds = append(pg.bounds, doc.LineStart(line))
 	}
 	pg.bounds = append(pg.bounds, doc.Len())
-	pg.shown = pg.missingAhead(from, cursor, int(float64(size)*pageFirst), above, 1)
+	first := pageFirst
+	if reset {
+		first = pageReset
+	}
+	pg.shown = pg.missingWithin(from, cursor, int(float64(size)*first), above)
 	if pg.bytes(pg.shown) > roomFor(size) {
 		return nil
 	}
@@ -117,15 +122,14 @@ func mapForward(edits []patch.Edit, x int) int {
 // it (pageReach of size, the share above of it above the cursor) or the
 // burst's change, from from to the cursor (the edit that asks, D80).
 func (pg *paged) missing(from, cursor, size int, above float64) []int {
-	return pg.missingAhead(from, cursor, int(float64(size)*pageReach), above, 1)
+	return pg.missingWithin(from, cursor, int(float64(size)*pageReach), above)
 }
 
-// missingAhead is missing with the reach below the cursor ahead times as
-// long.
-func (pg *paged) missingAhead(from, cursor, reach int, above, ahead float64) []int {
+// missingWithin is missing with a reach of reach bytes.
+func (pg *paged) missingWithin(from, cursor, reach int, above float64) []int {
 	n := len(pg.text)
 	start := cursor - int(float64(reach)*above)
-	end := cursor + int(float64(reach)*(1-above)*ahead)
+	end := cursor + int(float64(reach)*(1-above))
 	if start < 0 {
 		start, end = 0, end-start
 	}
@@ -177,17 +181,7 @@ func (pg *paged) fits(doc *workspace.Snapshot, from, cursor, size int, above flo
 func (pg *paged) documents(in promptInput, size int, above float64, related int) []cache.Document {
 	text := in.doc.Text()
 	pg.follow(text)
-	if add := pg.missing(in.changeStart(), in.cursor, size, above); len(add) > 0 {
-		// What the cursor will reach next too (pageAhead), room allowing.
-		for ahead := pageAhead; ahead > 1; ahead -= 0.25 {
-			more := pg.missingAhead(in.changeStart(), in.cursor, int(float64(size)*pageReach), above, ahead)
-			if pg.bytes(pg.shown)+pg.bytes(more) <= roomFor(size) {
-				add = more
-				break
-			}
-		}
-		pg.shown = append(pg.shown, add...)
-	}
+	pg.shown = append(pg.shown, pg.missing(in.changeStart(), in.cursor, size, above)...)
 	var edits []patch.Edit
 	if in.hasBase {
 		edits = patch.LineEdits(in.base, text)

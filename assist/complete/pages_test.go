@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-lsp/kimi-lsp/assist/config"
 	"github.com/kimi-lsp/kimi-lsp/assist/model/modeltest"
 	"github.com/kimi-lsp/kimi-lsp/cache/cachetest"
 	"github.com/kimi-lsp/kimi-lsp/workspace"
@@ -62,30 +63,34 @@ func walkPages(t *testing.T, lines []int) pageWalk {
 var pageHeader = regexp.MustCompile(`<file path="net/http/client.go" language="go" part="page (\d+)"`)
 
 // TestNextEditPagesKeepThePrefix: a cursor moving down a 1,053-line file,
-// 10 lines a request, keeps every request's prompt as a byte-for-byte
-// prefix of the next one up to the page it appends (the system message,
-// the pages shown, the edit log), and each request after the first
-// writes fewer than 1,500 uncached tokens.
+// 5 lines a request, keeps every request's prompt as a byte-for-byte
+// prefix of the next one up to the end of its edit log (the system
+// message, the pages first shown, the log with the pages appended to it,
+// D106): a page appended goes after the log, with nothing but edit
+// blocks after it; and each request after the first writes fewer than
+// 1,500 uncached tokens.
 func TestNextEditPagesKeepThePrefix(t *testing.T) {
 	var lines []int
-	for l := 300; l <= 380; l += 10 {
+	for l := 300; l <= 350; l += 5 {
 		lines = append(lines, l)
 	}
 	w := walkPages(t, lines)
 	appended := 0
 	for i := 1; i < len(w.msgs); i++ {
 		prev, cur := w.msgs[i-1], w.msgs[i]
-		if cur[0] != prev[0] || !strings.HasPrefix(cur[1], prev[1]) {
-			t.Fatalf("request %d does not keep request %d's pages: diverged at byte %d of %d", i, i-1, commonLen(cur[1], prev[1]), len(prev[1]))
-		}
-		if added := cur[1][len(prev[1]):]; added != "" {
-			appended++
-			if !strings.HasPrefix(added, "<file ") || len(pageHeader.FindAllString(added, -1)) != strings.Count(added, "<file ") {
-				t.Errorf("request %d appends more than pages: %.200q", i, added)
-			}
+		if cur[0] != prev[0] || cur[1] != prev[1] {
+			t.Fatalf("request %d does not keep request %d's first pages: diverged at byte %d of %d", i, i-1, commonLen(cur[1], prev[1]), len(prev[1]))
 		}
 		if !strings.HasPrefix(logOf(cur[2]), logOf(prev[2])) {
-			t.Errorf("request %d does not keep request %d's edit log", i, i-1)
+			t.Fatalf("request %d does not keep request %d's edit log: diverged at byte %d of %d", i, i-1,
+				commonLen(logOf(cur[2]), logOf(prev[2])), len(logOf(prev[2])))
+		}
+		added := logOf(cur[2])[len(logOf(prev[2])):]
+		if n := strings.Count(added, "<file "); n > 0 {
+			appended++
+			if !strings.HasPrefix(added, "<file ") && !strings.HasPrefix(added, "<edit ") || len(pageHeader.FindAllString(added, -1)) != n {
+				t.Errorf("request %d appends more than pages and edits: %.200q", i, added)
+			}
 		}
 		if w.uncached[i] > 1500 {
 			t.Errorf("request %d: %d uncached prompt tokens, want at most 1,500", i, w.uncached[i])
@@ -99,31 +104,43 @@ func TestNextEditPagesKeepThePrefix(t *testing.T) {
 
 // TestNextEditPagesKeepTheBudget: a cursor walking the whole 1,053-line
 // file, 40 lines a request, never makes a prompt past
-// nextEdit.maxContextTokens (4,096) nor shows more pages than the layout's
-// room: the pages are reset to the ones around the cursor.
+// nextEdit.maxContextTokens (its default) nor shows more pages than the layout's
+// room: the pages are reset to the ones around the cursor, fewer than a
+// first layout shows.
 func TestNextEditPagesKeepTheBudget(t *testing.T) {
 	var lines []int
 	for l := 20; l <= 1040; l += 40 {
 		lines = append(lines, l)
 	}
 	w := walkPages(t, lines)
-	room := roomFor(splitBudget(4096).windowBytes(0))
+	budget := config.DefaultNextEditContextTokens
+	room := roomFor(splitBudget(budget).windowBytes(0))
 	bytesAttr := regexp.MustCompile(`part="page \d+" line="\d+" bytes="(\d+)"`)
 	resets := 0
 	for i := range w.msgs {
-		if w.prompt[i] > 4096 {
-			t.Errorf("request %d: %d prompt tokens, past the budget of 4,096", i, w.prompt[i])
+		if w.prompt[i] > budget {
+			t.Errorf("request %d: %d prompt tokens, past the budget of %d", i, w.prompt[i], budget)
 		}
 		shown := 0
-		for _, m := range bytesAttr.FindAllStringSubmatch(w.msgs[i][1], -1) {
+		for _, m := range bytesAttr.FindAllStringSubmatch(w.msgs[i][1]+logOf(w.msgs[i][2]), -1) {
 			n, _ := strconv.Atoi(m[1])
 			shown += n
 		}
 		if shown == 0 || shown > room {
 			t.Errorf("request %d shows %d bytes of pages, want some and at most the room of %d", i, shown, room)
 		}
-		if i > 0 && !strings.HasPrefix(w.msgs[i][1], w.msgs[i-1][1]) {
+		if i > 0 && w.msgs[i][1] != w.msgs[i-1][1] {
 			resets++
+			// A reset shows the smaller share (pageReset): its pages
+			// before any appended, at most one page on each side more.
+			first := 0
+			for _, m := range bytesAttr.FindAllStringSubmatch(w.msgs[i][1], -1) {
+				n, _ := strconv.Atoi(m[1])
+				first += n
+			}
+			if share := splitBudget(budget).windowBytes(0) * 15 / 100; first > share+2*nextPageLines*80 {
+				t.Errorf("request %d: a reset shows %d bytes of pages, want about %d (pageReset)", i, first, share)
+			}
 		}
 	}
 	if resets == 0 {

@@ -495,7 +495,7 @@ var schema = []entry{
 			}
 		},
 	},
-	field("nextEdit.maxContextTokens", DefaultNextEditContextTokens, "4096", "the whole next-edit prompt (1024–262144): the file around the edit (a large file in pages of 32 lines, appended as the cursor reaches them, within 3/4 of what the budget leaves the file), room for its edit log, related snippets",
+	field("nextEdit.maxContextTokens", DefaultNextEditContextTokens, "3072", "the whole next-edit prompt (1024–262144): the file around the edit (a large file in pages of 16 lines, appended after the edit log as the cursor reaches them, within 3/4 of what the budget leaves the file), room for its edit log, related snippets",
 		func(c *Config) *int { return &c.NextEdit.MaxContextTokens }, readInt(1024, 262144), showInt),
 	field("nextEdit.maxLines", DefaultNextEditMaxLines, "20", "most lines a suggestion may change",
 		func(c *Config) *int { return &c.NextEdit.MaxLines }, readInt(1, 200), showInt),
