@@ -314,7 +314,8 @@ func (s *Server) Run(ctx context.Context) int {
 	defer cancel()
 	s.log.Info("kimi-lsp starting", "version", s.opts.Version, "pid", os.Getpid())
 	// Before the first message is read: a change made once the editor
-	// has its initialize reply is seen.
+	// has its initialize reply is seen (the watch itself starts after the
+	// reply).
 	userFile := s.watchUserFile()
 	s.conn.Go(ctx, s.handle)
 	s.spawn("forward logs", s.forwardLogs)

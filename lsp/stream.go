@@ -76,7 +76,39 @@ type stream struct {
 	// encoded without the library's codec (see Write).
 	idmu   sync.Mutex
 	rawIDs map[jsonrpc2.ID]json.RawMessage
+
+	// grow runs growReadLoopStack on the read loop, at its first Read.
+	grow sync.Once
 }
+
+// readLoopStack is the stack the read loop reaches on its first message,
+// initialize: decoding it and encoding the reply (encoding/json's first
+// use of each type recurses through reflection) take it from the 2 KiB a
+// goroutine starts with to 32 KiB.
+const readLoopStack = 32 << 10
+
+// growReadLoopStack grows the calling goroutine's stack to readLoopStack
+// at once, while it is shallow (D107). Grown on demand instead, the stack
+// was copied four times on the way to the initialize reply (2, 4, 8, 16 →
+// 32 KiB), each copy walking a deeper stack through the function tables:
+// about a tenth of the instructions from exec to the reply. The runtime
+// sizes the new stack for the frame that needs it, so one frame a little
+// over half of readLoopStack makes it allocate readLoopStack in one step.
+// It changes nothing else: the stack is the size it reached anyway, and
+// the garbage collector may shrink it later as it does any stack.
+func growReadLoopStack() { largeFrame() }
+
+// largeFrame's frame holds an array of 20 KiB; the pointer to it does not
+// escape, so the array is on the stack.
+//
+//go:noinline
+func largeFrame() byte {
+	var frame [readLoopStack * 5 / 8]byte
+	return lastByte(&frame)
+}
+
+//go:noinline
+func lastByte(b *[readLoopStack * 5 / 8]byte) byte { return b[len(b)-1] }
 
 var _ jsonrpc2.Stream = (*stream)(nil)
 
@@ -93,6 +125,7 @@ func newStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *stream 
 
 // Read returns the next well-formed message.
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	s.grow.Do(growReadLoopStack)
 	var total int64
 	resync := false
 	for {

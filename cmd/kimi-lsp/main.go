@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	// First among the initializers: the main goroutine's stack grown once.
+	_ "github.com/kimi-lsp/kimi-lsp/cmd/kimi-lsp/stackstart"
 )
 
 func main() {

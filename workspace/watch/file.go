@@ -30,6 +30,20 @@ type FileOptions struct {
 	Debounce time.Duration
 	// Logger receives the File's problems; nil means slog.Default().
 	Logger *slog.Logger
+	// Since, if set, is the path's identity when its reader last read it
+	// (Identify, taken before the read): a change made between then and
+	// NewFile is reported, after Debounce, as one made once the File
+	// runs. Without it the File reports changes from NewFile on.
+	Since *Identity
+}
+
+// Identity is a path's identity at one moment (see File): what Identify
+// returns, for FileOptions.Since.
+type Identity struct{ id fileID }
+
+// Identify returns path's identity now: a readlink and a stat, no open.
+func Identify(path string) *Identity {
+	return &Identity{(&File{path: filepath.Clean(path)}).identity()}
 }
 
 // File watches one file by its path with fsnotify, as a configuration
@@ -92,8 +106,13 @@ func NewFile(path string, opts FileOptions) (*File, error) {
 	f := &File{path: filepath.Clean(path), opts: opts, log: log, w: w,
 		done: make(chan struct{}), ended: make(chan struct{}), watched: map[string]bool{}}
 	f.last = f.identity()
+	changed := false
+	if opts.Since != nil && !opts.Since.id.same(f.last) {
+		// Reported by the loop after the pause, as a change seen now.
+		f.last, changed = opts.Since.id, true
+	}
 	f.rearm()
-	go f.loop()
+	go f.loop(changed)
 	return f, nil
 }
 
@@ -167,8 +186,9 @@ func (f *File) rearm() {
 	}
 }
 
-// loop is the File's only goroutine.
-func (f *File) loop() {
+// loop is the File's only goroutine; changed says the path changed since
+// FileOptions.Since.
+func (f *File) loop(changed bool) {
 	defer close(f.ended)
 	defer f.w.Close()
 	defer func() {
@@ -178,6 +198,9 @@ func (f *File) loop() {
 	}()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	if changed {
+		timer.Reset(f.opts.Debounce)
+	}
 	for {
 		select {
 		case <-f.done:

@@ -145,3 +145,38 @@ func TestFileCloseLeaksNothing(t *testing.T) {
 		t.Errorf("%d open descriptors after Close, %d before NewFile", got, fds)
 	}
 }
+
+// TestFileSince: a change made between Identify and NewFile (a watch
+// started after its file was read) is reported once, and the next write
+// too; with the file unchanged since Identify, nothing is reported.
+func TestFileSince(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	write(t, dir, "config.toml", "d = 1\n")
+	since := Identify(path)
+	write(t, dir, "config.toml.tmp", "d = 2\n")
+	if err := os.Rename(filepath.Join(dir, "config.toml.tmp"), path); err != nil {
+		t.Fatal(err)
+	}
+	calls := &fileCalls{}
+	f, err := NewFile(path, FileOptions{Since: since, OnChange: func() { calls.add(path) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	waitSeen(t, calls, "d = 2\n")
+	write(t, dir, "config.toml", "d = 33\n")
+	waitSeen(t, calls, "d = 2\n", "d = 33\n")
+
+	// Unchanged since Identify: the next write is the first call.
+	other := filepath.Join(dir, "other.toml")
+	write(t, dir, "other.toml", "e = 1\n")
+	quiet := &fileCalls{}
+	g, err := NewFile(other, FileOptions{Since: Identify(other), OnChange: func() { quiet.add(other) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	write(t, dir, "other.toml", "e = 22\n")
+	waitSeen(t, quiet, "e = 22\n")
+}
