@@ -192,6 +192,41 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
     await page.keyboard.press('Enter');
   };
 
+  /**
+   * focusMain puts the keyboard focus in main.go's editor and waits until it
+   * holds there: the explanation's preview, opened beside the code, may take
+   * the focus back a moment after its tab shows (a webview that loads late,
+   * as under CI's load), and keys typed then land nowhere.
+   */
+  const focusMain = async () => {
+    const focused = () =>
+      page.evaluate(() => {
+        const g = document.querySelector('.editor-group-container.active');
+        const tab = g && g.querySelector('.tab.active');
+        const ed = g && g.querySelector('.monaco-editor.focused');
+        return !!(tab && tab.textContent.trim() === 'main.go' && ed && ed.contains(document.activeElement));
+      });
+    let held = 0;
+    await waitFor(async () => {
+      if (!(await focused())) {
+        held = 0;
+        await page.locator('.tab', { hasText: /^main\.go$/ }).first().click();
+        await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+        return false;
+      }
+      // Held over several looks, half a second apart.
+      if (++held < 3) {
+        await page.waitForTimeout(500);
+        return false;
+      }
+      return true;
+    }, 60000, "the keyboard focus in main.go's editor").catch(async (err) => {
+      const tabs = await page.evaluate(() => [...document.querySelectorAll('.editor-group-container .tab')].map((t) => JSON.stringify(t.textContent)).join(', '));
+      err.message += `; the tabs: ${tabs}`;
+      throw err;
+    });
+  };
+
   /** step runs one part as a subtest; a failure carries the Kimi output and a screenshot. */
   let stepNo = 0;
   const step = (name, fn) =>
@@ -247,8 +282,7 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
 
     await step('Fix lands in the editor as one edit, verified by gopls; one undo restores the code', async () => {
       // Back to main.go (the preview took the focus beside it).
-      await page.locator('.tab', { hasText: 'main.go' }).first().click();
-      await page.locator('.monaco-editor .view-lines').first().click();
+      await focusMain();
       await gotoLine(7);
       await palette('Kimi: Fix');
       // Said where the user looks, not only in the output (issue 33 item 18):
@@ -287,14 +321,14 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
     });
 
     await step('a next edit is drawn after the rename, Tab jumps to it, Tab applies it', async () => {
-      await page.locator('.tab', { hasText: 'main.go' }).first().click();
-      await page.locator('.monaco-editor .view-lines').first().click();
+      await focusMain();
       // Rename b to y in Add's signature: line 6 is "func Add(a, b int) int {".
       await gotoLine(6);
       await page.keyboard.press('End');
       for (let i = 0; i < 'b int) int {'.length; i++) await page.keyboard.press('ArrowLeft');
       await page.keyboard.press('Delete');
       await page.keyboard.type('y');
+      await waitFor(async () => (await editorText()).includes('func Add(a, y int) int {'), 20000, 'the rename typed in main.go');
       // The suggestion's new text is drawn after the line it replaces
       // (line 7, "return a - b"), not at the start of the next (issue 33
       // item 15): shown() is the 1-based line it is drawn on.
@@ -357,11 +391,6 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
       await page.keyboard.press('Control+w');
       await editor.waitFor({ state: 'hidden', timeout: 20000 });
     };
-    /** backToMain focuses main.go's editor. */
-    const backToMain = async () => {
-      await page.locator('.tab', { hasText: 'main.go' }).first().click();
-      await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
-    };
     const dialog = page.locator('.monaco-dialog-box');
     /** buttons are the titles of the modal dialog's buttons. */
     const buttons = async () => (await dialog.locator('.dialog-buttons .monaco-button').allTextContents()).map((t) => t.trim());
@@ -372,7 +401,7 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
     await step('ask: the new-errors question is modal, Show the change opens the diff beside the code, Discard changes nothing', async () => {
       await configure({ 'kimi.verify.onNewErrors': 'ask' }, /"onNewErrors":"ask"/);
       const before = fileText();
-      await backToMain();
+      await focusMain();
       await gotoLine(11); // the stand-in answers a Fix of line 11 with a diff that uses an undefined c
       await palette('Kimi: Fix');
       await dialog.waitFor({ state: 'visible', timeout: 90000 });
@@ -406,7 +435,7 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
       const before = fileText();
       const picker = page.locator('.quick-input-widget');
       const review = async () => {
-        await backToMain();
+        await focusMain();
         await gotoLine(10); // the stand-in answers a Fix of line 10 with a two-hunk diff
         await palette('Kimi: Fix');
         await picker.locator('.quick-input-title', { hasText: '2 hunks to apply' }).waitFor({ state: 'visible', timeout: 90000 });
