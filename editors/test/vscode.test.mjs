@@ -210,6 +210,9 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
     await waitFor(async () => {
       if (!(await focused())) {
         held = 0;
+        // Keys sent while the focus was elsewhere may have opened a quick
+        // input (Go to Line in a preview is Quick Open), which takes clicks.
+        if (await page.locator('.quick-input-widget').isVisible()) await page.keyboard.press('Escape');
         await page.locator('.tab', { hasText: /^main\.go$/ }).first().click();
         await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
         return false;
@@ -321,14 +324,22 @@ test('VS Code (code-server in headless Chromium): activation, Explain, Fix and u
     });
 
     await step('a next edit is drawn after the rename, Tab jumps to it, Tab applies it', async () => {
-      await focusMain();
       // Rename b to y in Add's signature: line 6 is "func Add(a, b int) int {".
-      await gotoLine(6);
-      await page.keyboard.press('End');
-      for (let i = 0; i < 'b int) int {'.length; i++) await page.keyboard.press('ArrowLeft');
-      await page.keyboard.press('Delete');
-      await page.keyboard.type('y');
-      await waitFor(async () => (await editorText()).includes('func Add(a, y int) int {'), 20000, 'the rename typed in main.go');
+      // Keys that went elsewhere (the focus taken back by the preview after
+      // focusMain saw it hold) left the line as it was: then again, twice.
+      for (let attempt = 1; ; attempt++) {
+        await focusMain();
+        await gotoLine(6);
+        await page.keyboard.press('End');
+        for (let i = 0; i < 'b int) int {'.length; i++) await page.keyboard.press('ArrowLeft');
+        await page.keyboard.press('Delete');
+        await page.keyboard.type('y');
+        const renamed = await waitFor(async () => (await editorText()).includes('func Add(a, y int) int {'), 5000, 'the rename typed in main.go').then(() => true, () => false);
+        if (renamed) break;
+        const text = await editorText();
+        // An empty text: no editor had the focus, the keys changed nothing.
+        if (attempt === 3 || (text && !text.includes('func Add(a, b int) int {'))) assert.fail(`the rename was not typed in main.go (attempt ${attempt}); the editor shows:\n${text}`);
+      }
       // The suggestion's new text is drawn after the line it replaces
       // (line 7, "return a - b"), not at the start of the next (issue 33
       // item 15): shown() is the 1-based line it is drawn on.
