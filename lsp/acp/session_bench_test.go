@@ -2,6 +2,9 @@ package acp_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -32,28 +35,43 @@ func sessionFiles() map[string]string {
 	return out
 }
 
-// sessionRules script the session: turn N searches for a function of
-// pkg/fNN.go, reads the file, every third turn replaces its first TODO,
-// then answers in a paragraph — a round per step, as an agent works. Each
-// rule is keyed by the tool call it follows ("<|tool|>[rN]" in the
-// stand-in's rendering).
-func sessionRules() []modeltest.Rule {
+// sessionTurn is what turn N of a session asks the model to do: search
+// for query, read file, and on an edit turn replace oldText by newText.
+type sessionTurn struct {
+	file, query, oldText, newText string
+}
+
+// smallTurns are the small session's turns: pkg/fNN.go's first function
+// and first TODO.
+func smallTurns() []sessionTurn {
+	var out []sessionTurn
+	for n := 1; n <= sessionTurns; n++ {
+		out = append(out, sessionTurn{file: fmt.Sprintf("pkg/f%02d.go", n), query: fmt.Sprintf("func F%d_0(", n),
+			oldText: fmt.Sprintf("// TODO %d.0: check the bounds", n), newText: fmt.Sprintf("// Bounds of step %d are checked by the caller.", n)})
+	}
+	return out
+}
+
+// sessionRules script the session: turn N searches for its query, reads
+// its file, every third turn replaces oldText, then answers in a paragraph
+// — a round per step, as an agent works. Each rule is keyed by the tool
+// call it follows ("<|tool|>[rN]" in the stand-in's rendering).
+func sessionRules(turns []sessionTurn) []modeltest.Rule {
 	var rules []modeltest.Rule
 	answer := "I looked at the file. " + strings.Repeat("The function multiplies its input and adds the step number; the bounds are not checked. ", 6)
 	after := func(id string) string { return "<|tool|>[" + id + "]" }
-	for n := 1; n <= sessionTurns; n++ {
-		file := fmt.Sprintf("pkg/f%02d.go", n)
+	for i, tn := range turns {
+		n := i + 1
 		s, r, e := fmt.Sprintf("s%d", n), fmt.Sprintf("r%d", n), fmt.Sprintf("e%d", n)
 		rules = append(rules,
 			modeltest.Rule{Match: fmt.Sprintf("step %d:", n), LastRole: "user", Reasoning: "Find it first.", Times: 1,
-				ToolCalls: []modeltest.ScriptToolCall{call(s, "search_files", map[string]any{"query": fmt.Sprintf("func F%d_0(", n), "regex": nil, "directory": nil})}},
-			modeltest.Rule{MatchPrompt: after(s), LastRole: "tool", Reasoning: "Read " + file + ".", Times: 1,
-				ToolCalls: []modeltest.ScriptToolCall{call(r, "read_file", map[string]any{"path": file, "start_line": nil, "end_line": nil})}})
+				ToolCalls: []modeltest.ScriptToolCall{call(s, "search_files", map[string]any{"query": tn.query, "regex": nil, "directory": nil})}},
+			modeltest.Rule{MatchPrompt: after(s), LastRole: "tool", Reasoning: "Read " + tn.file + ".", Times: 1,
+				ToolCalls: []modeltest.ScriptToolCall{call(r, "read_file", map[string]any{"path": tn.file, "start_line": nil, "end_line": nil})}})
 		last := r
 		if n%3 == 0 {
 			rules = append(rules, modeltest.Rule{MatchPrompt: after(r), LastRole: "tool", Reasoning: "Mark the bounds.", Times: 1,
-				ToolCalls: []modeltest.ScriptToolCall{call(e, "replace_text", map[string]string{"path": file,
-					"old_text": fmt.Sprintf("// TODO %d.0: check the bounds", n), "new_text": fmt.Sprintf("// Bounds of step %d are checked by the caller.", n)})}})
+				ToolCalls: []modeltest.ScriptToolCall{call(e, "replace_text", map[string]string{"path": tn.file, "old_text": tn.oldText, "new_text": tn.newText})}})
 			last = e
 		}
 		rules = append(rules, modeltest.Rule{MatchPrompt: after(last), LastRole: "tool", Reasoning: "Now answer.", Content: answer, Times: 1})
@@ -68,12 +86,18 @@ type turnFigures struct {
 	cost                             float64
 }
 
-// runSession runs the 10 turns and returns each one's figures.
+// runSession runs the small session's 10 turns and returns each one's figures.
 func runSession(tb testing.TB) (*agentFixture, []turnFigures) {
-	f := newAgent(tb, fixtureOpts{files: sessionFiles()}, sessionRules()...)
+	return runTurns(tb, sessionFiles(), smallTurns())
+}
+
+// runTurns runs a session over files and returns each turn's figures.
+func runTurns(tb testing.TB, files map[string]string, turns []sessionTurn) (*agentFixture, []turnFigures) {
+	f := newAgent(tb, fixtureOpts{files: files}, sessionRules(turns)...)
 	var out []turnFigures
-	for n := 1; n <= sessionTurns; n++ {
-		resp := f.prompt(fmt.Sprintf("step %d: what does pkg/f%02d.go do, and are its bounds checked?", n, n))
+	for i, tn := range turns {
+		n := i + 1
+		resp := f.prompt(fmt.Sprintf("step %d: what does %s do, and are its bounds checked?", n, tn.file))
 		if resp.StopReason != sdk.StopReasonEndTurn {
 			tb.Fatalf("turn %d ended %q", n, resp.StopReason)
 		}
@@ -128,23 +152,88 @@ func TestTenTurnSessionStaysCached(t *testing.T) {
 // prices), for bench/README.md; -v prints each turn.
 func BenchmarkTenTurnSession(b *testing.B) {
 	for range b.N {
-		f, turns := runSession(b)
-		var prompt, cached, output, requests int
-		var cost float64
-		for i, tf := range turns {
-			prompt, cached, output, requests, cost = prompt+tf.prompt, cached+tf.cached, output+tf.output, requests+tf.requests, cost+tf.cost
-			b.Logf("turn %2d: %d requests, %6d prompt tokens (%6d cached, %.3f), %4d output, $%.5f", i+1, tf.requests, tf.prompt, tf.cached,
-				float64(tf.cached)/float64(tf.prompt), tf.output, tf.cost)
-		}
-		b.ReportMetric(float64(cached)/float64(prompt), "hit-ratio")
-		var warmPrompt, warmCached int // the requests after the session's first (cold) one
-		for _, r := range f.srv.Requests()[1:] {
-			warmPrompt, warmCached = warmPrompt+r.Usage.PromptTokens, warmCached+r.Usage.CachedTokens
-		}
-		b.ReportMetric(float64(warmCached)/float64(warmPrompt), "warm-hit-ratio")
-		b.ReportMetric(float64(prompt)/sessionTurns, "prompt-tokens/turn")
-		b.ReportMetric(float64(output)/sessionTurns, "output-tokens/turn")
-		b.ReportMetric(cost/sessionTurns, "USD/turn")
-		b.ReportMetric(float64(requests)/sessionTurns, "requests/turn")
+		reportSession(b, func() (*agentFixture, []turnFigures) { return runSession(b) })
 	}
+}
+
+// BenchmarkTenTurnSessionRealSize is the same session over real-size
+// files: ten net/http sources of the Go tree (300 lines and more, the
+// first ten by name), each turn searching for the file's first function,
+// reading the file (read_file's cut at 600 lines or 64 KiB applies) and
+// every third turn putting a comment above that function.
+func BenchmarkTenTurnSessionRealSize(b *testing.B) {
+	files, turns := realSizeSession(b)
+	for range b.N {
+		reportSession(b, func() (*agentFixture, []turnFigures) { return runTurns(b, files, turns) })
+	}
+}
+
+// realSizeSession reads the real-size session's files and turns.
+func realSizeSession(tb testing.TB) (map[string]string, []sessionTurn) {
+	dir := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files := map[string]string{}
+	var turns []sessionTurn
+	for _, e := range ents {
+		name := e.Name()
+		if len(turns) == sessionTurns || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		text := string(data)
+		lines := strings.Split(text, "\n")
+		if len(lines) < 300 {
+			continue
+		}
+		var first string
+		for _, l := range lines {
+			if strings.HasPrefix(l, "func ") && strings.Count(text, l) == 1 {
+				first = l
+				break
+			}
+		}
+		if first == "" {
+			continue
+		}
+		path := "http/" + name
+		files[path] = text
+		query := first[:strings.IndexByte(first, '(')+1]
+		if strings.HasPrefix(first, "func (") { // a method: its name
+			rest := first[strings.IndexByte(first, ')')+2:]
+			query = rest[:strings.IndexByte(rest, '(')+1]
+		}
+		turns = append(turns, sessionTurn{file: path, query: query, oldText: first, newText: "// Checked by the caller.\n" + first})
+	}
+	if len(turns) < sessionTurns {
+		tb.Fatalf("%s has %d sources of 300 lines and more, want %d", dir, len(turns), sessionTurns)
+	}
+	return files, turns
+}
+
+// reportSession runs a session and reports its figures.
+func reportSession(b *testing.B, run func() (*agentFixture, []turnFigures)) {
+	f, turns := run()
+	var prompt, cached, output, requests int
+	var cost float64
+	for i, tf := range turns {
+		prompt, cached, output, requests, cost = prompt+tf.prompt, cached+tf.cached, output+tf.output, requests+tf.requests, cost+tf.cost
+		b.Logf("turn %2d: %d requests, %6d prompt tokens (%6d cached, %.3f), %4d output, $%.5f", i+1, tf.requests, tf.prompt, tf.cached,
+			float64(tf.cached)/float64(tf.prompt), tf.output, tf.cost)
+	}
+	b.ReportMetric(float64(cached)/float64(prompt), "hit-ratio")
+	var warmPrompt, warmCached int // the requests after the session's first (cold) one
+	for _, r := range f.srv.Requests()[1:] {
+		warmPrompt, warmCached = warmPrompt+r.Usage.PromptTokens, warmCached+r.Usage.CachedTokens
+	}
+	b.ReportMetric(float64(warmCached)/float64(warmPrompt), "warm-hit-ratio")
+	b.ReportMetric(float64(prompt)/sessionTurns, "prompt-tokens/turn")
+	b.ReportMetric(float64(output)/sessionTurns, "output-tokens/turn")
+	b.ReportMetric(cost/sessionTurns, "USD/turn")
+	b.ReportMetric(float64(requests)/sessionTurns, "requests/turn")
 }
