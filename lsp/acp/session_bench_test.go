@@ -3,8 +3,8 @@ package acp_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -170,7 +170,11 @@ func BenchmarkTenTurnSessionRealSize(b *testing.B) {
 
 // realSizeSession reads the real-size session's files and turns.
 func realSizeSession(tb testing.TB) (map[string]string, []sessionTurn) {
-	dir := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Fatalf("go env GOROOT: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(goroot)), "src", "net", "http")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		tb.Fatal(err)
