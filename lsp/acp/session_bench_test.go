@@ -152,7 +152,8 @@ func TestTenTurnSessionStaysCached(t *testing.T) {
 // prices), for bench/README.md; -v prints each turn.
 func BenchmarkTenTurnSession(b *testing.B) {
 	for range b.N {
-		reportSession(b, func() (*agentFixture, []turnFigures) { return runSession(b) })
+		f, turns := runSession(b)
+		reportSession(b, f, turns)
 	}
 }
 
@@ -164,7 +165,8 @@ func BenchmarkTenTurnSession(b *testing.B) {
 func BenchmarkTenTurnSessionRealSize(b *testing.B) {
 	files, turns := realSizeSession(b)
 	for range b.N {
-		reportSession(b, func() (*agentFixture, []turnFigures) { return runTurns(b, files, turns) })
+		f, figs := runTurns(b, files, turns)
+		reportSession(b, f, figs)
 	}
 }
 
@@ -220,9 +222,8 @@ func realSizeSession(tb testing.TB) (map[string]string, []sessionTurn) {
 	return files, turns
 }
 
-// reportSession runs a session and reports its figures.
-func reportSession(b *testing.B, run func() (*agentFixture, []turnFigures)) {
-	f, turns := run()
+// reportSession reports a session's figures.
+func reportSession(b *testing.B, f *agentFixture, turns []turnFigures) {
 	var prompt, cached, output, requests int
 	var cost float64
 	for i, tf := range turns {
