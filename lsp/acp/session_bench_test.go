@@ -126,9 +126,19 @@ func (f *fakeEditor) lastUsage() map[string]any {
 // message, pinned context, earlier turns with their reasoning_content and
 // tool calls), so the stand-in's cache serves all of the previous prompt
 // but its last partial 16-token block; what is not cached is what the
-// request adds. The edits of the session land.
+// request adds. The edits of the session land. The same holds at real
+// size (bench/README.md, "Agent sessions").
 func TestTenTurnSessionStaysCached(t *testing.T) {
-	f, _ := runSession(t)
+	t.Run("small", func(t *testing.T) { checkStaysCached(t, sessionFiles(), smallTurns()) })
+	t.Run("real-size", func(t *testing.T) {
+		files, turns := realSizeSession(t)
+		checkStaysCached(t, files, turns)
+	})
+}
+
+// checkStaysCached runs a session and checks its cache and its edits.
+func checkStaysCached(t *testing.T, files map[string]string, turns []sessionTurn) {
+	f, _ := runTurns(t, files, turns)
 	reqs := f.srv.Requests()
 	const block = 16 // the stand-in's default (cachetest.DefaultBlockTokens)
 	for i := 1; i < len(reqs); i++ {
@@ -140,8 +150,8 @@ func TestTenTurnSessionStaysCached(t *testing.T) {
 			t.Errorf("request %d: %d of %d prompt tokens cached, want at least the previous prompt's %d", i+1, u.CachedTokens, u.PromptTokens, want)
 		}
 	}
-	for n := 3; n <= sessionTurns; n += 3 {
-		if got := f.file(fmt.Sprintf("pkg/f%02d.go", n)); !strings.Contains(got, fmt.Sprintf("Bounds of step %d are checked", n)) {
+	for n := 3; n <= len(turns); n += 3 {
+		if got := f.file(turns[n-1].file); !strings.Contains(got, turns[n-1].newText) {
 			t.Errorf("turn %d's edit did not land", n)
 		}
 	}
